@@ -1,0 +1,25 @@
+import type { ActivityDeps } from './deps';
+
+// Truthful record of every agent process and model call (SPEC §5.3): reports state only what is here.
+
+export interface ExecutionRecordInput {
+  loopId: string;
+  iterationSeq: number | null;
+  role: 'maker' | 'reviewer';
+  kind: 'AGENT_PROCESS' | 'MODEL_CALL';
+  provider: string;
+  model?: string | null;
+  responseId?: string | null;
+  requestId?: string | null;
+  pid?: number | null;
+  promptTokens?: number | null;
+  completionTokens?: number | null;
+  latencyMs: number;
+  outcome: string;
+  detail?: string | null;
+}
+
+export async function recordExecution(deps: ActivityDeps, input: ExecutionRecordInput): Promise<string> {
+  const row = await deps.prisma.executionRecord.create({ data: input });
+  return row.id;
+}

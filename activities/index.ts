@@ -1,0 +1,27 @@
+import { freezeContract, type FreezeContractInput } from './contract';
+import type { ActivityDeps } from './deps';
+import { deliver, type DeliverInput } from './delivery';
+import { runMaker, type MakerInput } from './maker';
+import { recordProgress, type ProgressInput } from './progress';
+import { recordDecision, recordEscalation, recordVerdict, type EscalationInput } from './records';
+import { runReview, type ReviewInput } from './review/run-review';
+import { runVerification, type VerificationInput } from './verification/run-verification';
+import { prepareWorkspace, type PrepareWorkspaceInput } from './workspace';
+
+/** Every activity the loop workflow calls, bound to the service's dependencies. */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    prepareWorkspace: (input: PrepareWorkspaceInput) => prepareWorkspace(deps, input),
+    freezeContract: (input: FreezeContractInput) => freezeContract(deps, input),
+    recordProgress: (input: ProgressInput) => recordProgress(deps, input),
+    runMaker: (input: MakerInput) => runMaker(deps, input),
+    runVerification: (input: VerificationInput) => runVerification(deps, input),
+    runReview: (input: ReviewInput) => runReview(deps, input),
+    recordVerdict: (input: Parameters<typeof recordVerdict>[1]) => recordVerdict(deps, input),
+    recordEscalation: (input: EscalationInput) => recordEscalation(deps, input),
+    recordDecision: (input: Parameters<typeof recordDecision>[1]) => recordDecision(deps, input),
+    deliver: (input: DeliverInput) => deliver(deps, input),
+  };
+}
+
+export type LoopActivities = ReturnType<typeof createActivities>;

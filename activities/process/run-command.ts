@@ -1,0 +1,213 @@
+// Runs one gate or agent command as a real subprocess and records what happened as evidence:
+// no shell, cwd confined to the workspace, bounded in time, bounded in memory, and the whole
+// process tree killed on timeout or cancellation.
+import { spawn } from 'node:child_process';
+import { createHash, randomUUID, type Hash } from 'node:crypto';
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+
+export interface CommandSpec {
+  /** argv[0] is executed directly, never through a shell. */
+  argv: string[];
+  /** Absolute, or relative to workspaceRoot; must resolve (symlinks included) inside it. */
+  cwd: string;
+  workspaceRoot: string;
+  timeoutMs: number;
+  /** The child's exact environment; build it with childEnvironment(). */
+  env: Record<string, string>;
+  stdin?: string;
+  /** Per stream: the head is kept up to this size, the rest is only hashed and counted. */
+  outputCapBytes: number;
+  heartbeat?: () => void;
+  heartbeatIntervalMs?: number;
+  /** Aborting kills the process group; the result is CANCELLED. */
+  signal?: AbortSignal;
+}
+
+export type TimeoutStatus = 'COMPLETED' | 'TIMED_OUT' | 'CANCELLED';
+
+export interface CommandResult {
+  executionId: string;
+  argv: string[];
+  pid: number | null;
+  startTime: Date;
+  endTime: Date;
+  /** null when the child was killed by a signal or never started. */
+  exitCode: number | null;
+  signal: string | null;
+  timeoutStatus: TimeoutStatus;
+  /** Capped heads of the streams, with a truncation marker when cut. */
+  stdout: string;
+  stderr: string;
+  /** Hashes and sizes of the full streams, not just the kept heads. */
+  stdoutSha256: string;
+  stderrSha256: string;
+  stdoutBytes: number;
+  stderrBytes: number;
+  truncated: boolean;
+  /** Why the command could not start (e.g. not found); recorded, not thrown. */
+  spawnError: string | null;
+}
+
+export class WorkspaceEscapeError extends Error {
+  override readonly name = 'WorkspaceEscapeError';
+
+  constructor(
+    readonly cwd: string,
+    readonly workspaceRoot: string,
+    reason: string,
+  ) {
+    super(`cwd ${cwd} is not usable inside workspace ${workspaceRoot}: ${reason}`);
+  }
+}
+
+const DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
+// Time the group gets to exit on SIGTERM before SIGKILL.
+const KILL_GRACE_MS = 2_000;
+
+export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
+  const [command, ...args] = spec.argv;
+  if (command === undefined) throw new Error('argv is empty: there is no command to run');
+  const cwd = await confinedCwd(spec.cwd, spec.workspaceRoot);
+
+  return new Promise((resolve) => {
+    const executionId = randomUUID();
+    const startTime = new Date();
+    const stdout = new CappedStream(spec.outputCapBytes);
+    const stderr = new CappedStream(spec.outputCapBytes);
+    let timeoutStatus: TimeoutStatus = 'COMPLETED';
+    let spawnError: string | null = null;
+    let killTimer: NodeJS.Timeout | undefined;
+
+    // detached: the child leads a new process group, so the whole tree can be signalled at once.
+    const child = spawn(command, args, { cwd, env: spec.env, detached: true, stdio: 'pipe' });
+    const pid = child.pid ?? null;
+
+    child.stdout.on('data', (chunk: Buffer) => stdout.write(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.write(chunk));
+    // Only spawn failures reach here: the group is signalled with process.kill, not child.kill.
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      spawnError = error.code === 'ENOENT' ? `ENOENT: command not found: ${command}` : error.message;
+    });
+    // A child may exit without reading its input (EPIPE); that is its business, not an error here.
+    child.stdin.on('error', () => {});
+    child.stdin.end(spec.stdin);
+
+    const terminate = (status: TimeoutStatus) => {
+      if (pid === null || timeoutStatus !== 'COMPLETED') return;
+      timeoutStatus = status;
+      signalGroup(pid, 'SIGTERM');
+      killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
+    };
+    const onAbort = () => terminate('CANCELLED');
+    const timeoutTimer = setTimeout(() => terminate('TIMED_OUT'), spec.timeoutMs);
+    const heartbeatTimer =
+      spec.heartbeat &&
+      setInterval(spec.heartbeat, spec.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS);
+    spec.signal?.addEventListener('abort', onAbort, { once: true });
+    if (spec.signal?.aborted) onAbort();
+
+    // 'close' waits for the exit and for every holder of the pipes, grandchildren included.
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timeoutTimer);
+      clearTimeout(killTimer);
+      clearInterval(heartbeatTimer);
+      spec.signal?.removeEventListener('abort', onAbort);
+      // Descendants that outlived the leader after SIGTERM (ignored it, or do not hold the pipes)
+      // must not keep running in the workspace.
+      if (pid !== null && timeoutStatus !== 'COMPLETED') signalGroup(pid, 'SIGKILL');
+      const out = stdout.finish();
+      const err = stderr.finish();
+      resolve({
+        executionId,
+        argv: spec.argv,
+        pid,
+        startTime,
+        endTime: new Date(),
+        // A failed spawn reports a negative errno as its "exit code"; it never ran.
+        exitCode: spawnError === null ? exitCode : null,
+        signal,
+        timeoutStatus,
+        stdout: out.text,
+        stderr: err.text,
+        stdoutSha256: out.sha256,
+        stderrSha256: err.sha256,
+        stdoutBytes: out.bytes,
+        stderrBytes: err.bytes,
+        truncated: out.truncated || err.truncated,
+        spawnError,
+      });
+    });
+  });
+}
+
+// Resolves cwd with symlinks followed, so neither `..` nor a link pointing outside gets out.
+async function confinedCwd(cwd: string, workspaceRoot: string): Promise<string> {
+  const root = await realpathOrThrow(workspaceRoot, cwd, workspaceRoot);
+  const resolved = await realpathOrThrow(path.resolve(root, cwd), cwd, workspaceRoot);
+  const relative = path.relative(root, resolved);
+  const inside =
+    relative === '' ||
+    (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+  if (!inside) throw new WorkspaceEscapeError(cwd, workspaceRoot, `it resolves to ${resolved}`);
+  return resolved;
+}
+
+// A path that cannot be resolved cannot be shown to be inside the workspace.
+async function realpathOrThrow(target: string, cwd: string, workspaceRoot: string): Promise<string> {
+  try {
+    return await realpath(target);
+  } catch (error) {
+    const reason = `${target} cannot be resolved (${String(error)})`;
+    throw new WorkspaceEscapeError(cwd, workspaceRoot, reason);
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    // ESRCH: the group is already gone, which is the goal. EPERM: a member changed its
+    // credentials and cannot be signalled; nothing more can be done, and throwing from a timer
+    // would crash the worker.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ESRCH' && code !== 'EPERM') throw error;
+  }
+}
+
+// Hashes and counts a whole stream while keeping only its first capBytes in memory.
+class CappedStream {
+  private readonly hash: Hash = createHash('sha256');
+  private readonly head: Buffer[] = [];
+  private keptBytes = 0;
+  private totalBytes = 0;
+
+  constructor(private readonly capBytes: number) {}
+
+  write(chunk: Buffer): void {
+    this.hash.update(chunk);
+    this.totalBytes += chunk.length;
+    const room = this.capBytes - this.keptBytes;
+    if (room <= 0) return;
+    // Copy a partial chunk so the kept head does not pin the whole chunk's memory.
+    const kept = chunk.length <= room ? chunk : Buffer.from(chunk.subarray(0, room));
+    this.head.push(kept);
+    this.keptBytes += kept.length;
+  }
+
+  finish(): { text: string; sha256: string; bytes: number; truncated: boolean } {
+    const sha256 = this.hash.digest('hex');
+    const kept = Buffer.concat(this.head);
+    const omitted = this.totalBytes - this.keptBytes;
+    if (omitted === 0) {
+      return { text: kept.toString('utf8'), sha256, bytes: this.totalBytes, truncated: false };
+    }
+    // StringDecoder.write holds back a UTF-8 sequence cut at the cap instead of mangling it.
+    const text =
+      new StringDecoder('utf8').write(kept) +
+      `\n[output truncated: kept the first ${this.keptBytes} of ${this.totalBytes} bytes, ` +
+      `${omitted} bytes omitted]\n`;
+    return { text, sha256, bytes: this.totalBytes, truncated: true };
+  }
+}

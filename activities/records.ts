@@ -1,0 +1,110 @@
+import type { Decision } from '../domain/decision';
+import type { JudgeReport } from '../domain/judge';
+import { renderEscalationReport, renderJudgeReport, type EscalationReport } from '../domain/reports';
+import type { ActivityDeps } from './deps';
+
+// Audit-trail writes for verdicts, escalations and decisions. Each is idempotent on its natural key.
+
+export async function recordVerdict(deps: ActivityDeps, input: { loopId: string; sequence: number; report: JudgeReport }): Promise<void> {
+  const iteration = await deps.prisma.iteration.findUniqueOrThrow({
+    where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
+  });
+  const data = {
+    verdict: input.report.verdict,
+    trigger: input.report.trigger,
+    directives: input.report.directives,
+    report: input.report as object,
+    markdown: renderJudgeReport(input.report),
+  };
+  await deps.prisma.verdict.upsert({
+    where: { iterationId: iteration.id },
+    create: { loopId: input.loopId, iterationId: iteration.id, ...data },
+    update: data,
+  });
+}
+
+export interface EscalationInput {
+  loopId: string;
+  escalationSequence: number;
+  sequence: number;
+  report: JudgeReport;
+}
+
+/** Stores the six-part escalation report (SPEC §7) and opens the escalation. */
+export async function recordEscalation(deps: ActivityDeps, input: EscalationInput): Promise<{ escalationId: string; reportId: string }> {
+  const loop = await deps.prisma.loop.findUniqueOrThrow({
+    where: { id: input.loopId },
+    include: { iterations: { orderBy: { sequence: 'asc' }, include: { verdict: true } } },
+  });
+  const current = loop.iterations.find((i) => i.sequence === input.sequence)!;
+  const blocking = await deps.prisma.finding.findMany({
+    where: { iterationId: current.id, validity: 'VALID', severity: { in: ['BLOCKER', 'HIGH'] } },
+    orderBy: { findingId: 'asc' },
+  });
+  const trigger = input.report.trigger ?? 'MAX_ITERATIONS';
+  const report: EscalationReport = {
+    trigger,
+    roundIteration: input.report.roundIteration,
+    maxIterations: input.report.maxIterations,
+    attempts: loop.iterations.map((i) => ({
+      sequence: i.sequence,
+      roundIteration: i.roundIteration,
+      changedFiles: Array.isArray(i.changedFiles) ? (i.changedFiles as string[]) : [],
+      verdict: i.verdict?.verdict ?? 'NONE',
+      reasons: ((i.verdict?.report as { reasons?: string[] } | undefined)?.reasons ?? []).slice(0, 5),
+    })),
+    coreBlocker: [input.report.reasons.join('; '), ...input.report.directives].join('\n'),
+    openFindings: blocking.map((f) => {
+      const loc = f.location as { file: string; startLine: number; endLine: number };
+      return { findingId: f.findingId, title: f.title, severity: f.severity, location: `${loc.file}:${loc.startLine}-${loc.endLine}` };
+    }),
+    options: [
+      { decision: 'retry', description: 'send the maker back with guidance that resolves the core blocker (becomes a contract constraint; the iteration count restarts)' },
+      { decision: 'approve', description: `accept checkpoint ${current.checkpointCommit?.slice(0, 12)} as it is, recorded as a human override` },
+      { decision: 'reject', description: 'stop the loop; the branch is kept for inspection' },
+    ],
+    workspace: {
+      branch: loop.branch ?? '',
+      checkpointCommit: current.checkpointCommit ?? '',
+      gates: input.report.gateAudit.map((g) => ({ gate: g.gate, status: g.status })),
+    },
+  };
+  const key = `escalation-${input.escalationSequence}`;
+  const stored = await deps.prisma.report.upsert({
+    where: { loopId_key: { loopId: input.loopId, key } },
+    create: { loopId: input.loopId, kind: 'ESCALATION', key, body: report as object, markdown: renderEscalationReport(report) },
+    update: {},
+  });
+  const escalation = await deps.prisma.escalation.upsert({
+    where: { loopId_sequence: { loopId: input.loopId, sequence: input.escalationSequence } },
+    create: { loopId: input.loopId, sequence: input.escalationSequence, trigger, reportId: stored.id, status: 'OPEN' },
+    update: {},
+  });
+  return { escalationId: escalation.id, reportId: stored.id };
+}
+
+/** Records who decided what on an escalation, and closes it. */
+export async function recordDecision(
+  deps: ActivityDeps,
+  input: { loopId: string; escalationSequence: number; decision: Decision },
+): Promise<void> {
+  const escalation = await deps.prisma.escalation.findUniqueOrThrow({
+    where: { loopId_sequence: { loopId: input.loopId, sequence: input.escalationSequence } },
+  });
+  const d = input.decision;
+  await deps.prisma.$transaction([
+    deps.prisma.decision.upsert({
+      where: { escalationId: escalation.id },
+      create: {
+        loopId: input.loopId,
+        escalationId: escalation.id,
+        kind: d.kind,
+        guidance: d.kind === 'retry' ? d.guidance : null,
+        actor: d.actor,
+        comment: d.comment ?? null,
+      },
+      update: {},
+    }),
+    deps.prisma.escalation.update({ where: { id: escalation.id }, data: { status: 'DECIDED', decidedAt: new Date() } }),
+  ]);
+}

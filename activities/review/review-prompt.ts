@@ -1,0 +1,65 @@
+import type { FrozenContract } from '../../domain/contract';
+import { FINDING_TOPICS } from '../../domain/ledger';
+import type { ChatMessage } from './chat-completions';
+
+// The reviewer sees only the frozen contract, the diff against the base commit, the verification
+// summary and prior finding signatures (SPEC §5.1) — never the maker's transcript.
+
+export interface ReviewContext {
+  frozen: FrozenContract;
+  diff: string;
+  diffTruncated: boolean;
+  verificationSummary: string[];
+  priorSignatures: string[];
+}
+
+const SYSTEM_PROMPT = `You are an adversarial code reviewer (devil's advocate). Find real defects in the change
+against its contract: correctness, error handling, security, concurrency, performance, maintainability, testing gaps.
+Do not praise. Report only what the diff shows. Answer with ONE JSON object and nothing else:
+{"findings": [{
+  "id": "COR-001" (three capital letters, dash, three digits; unique),
+  "title": string,
+  "topic": one of ${FINDING_TOPICS.map((t) => `"${t}"`).join(', ')},
+  "severity": "BLOCKER" | "HIGH" | "MEDIUM" | "LOW",
+  "validity": "VALID" | "INVALID",
+  "disposition": "STRONG" | "ACCEPTABLE" | "WEAK",
+  "location": {"file": string, "startLine": integer >= 1, "endLine": integer >= startLine},
+  "acceptanceCriteria": ["AC-1", ...] or ["GENERAL_REGRESSION"],
+  "evidence": string, "failureScenario": string, "reproduction": string,
+  "concreteAlternativeDiff": string (required when validity is VALID and severity is BLOCKER or HIGH)
+}]}
+An empty list {"findings": []} means you found nothing.`;
+
+export function buildReviewMessages(ctx: ReviewContext): ChatMessage[] {
+  const c = ctx.frozen.contract;
+  const user = [
+    `# Contract v${ctx.frozen.version} (hash ${ctx.frozen.hash})`,
+    `Objective: ${c.objective}`,
+    `Outcome: ${c.outcome}`,
+    'Acceptance criteria:',
+    ...c.acceptanceCriteria.map((ac) => `- ${ac.id}: ${ac.statement}`),
+    ...(c.constraints.length ? ['Constraints:', ...c.constraints.map((x) => `- ${x}`)] : []),
+    '',
+    '# Verification summary',
+    ...ctx.verificationSummary,
+    '',
+    '# Signatures of findings raised in earlier iterations',
+    ctx.priorSignatures.length ? ctx.priorSignatures.join('\n') : '(none)',
+    '',
+    `# Diff against the base commit${ctx.diffTruncated ? ' (truncated)' : ''}`,
+    '```diff',
+    ctx.diff,
+    '```',
+  ].join('\n');
+  return [
+    { role: 'system', content: SYSTEM_PROMPT },
+    { role: 'user', content: user },
+  ];
+}
+
+export function buildRepairMessage(errors: string[]): ChatMessage {
+  return {
+    role: 'user',
+    content: `Your answer is not a valid finding ledger:\n${errors.map((e) => `- ${e}`).join('\n')}\nAnswer again with only the corrected JSON object.`,
+  };
+}

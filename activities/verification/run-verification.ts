@@ -1,0 +1,215 @@
+import { CancelledFailure, Context } from '@temporalio/activity';
+import type { AcceptanceCriterion } from '../../domain/contract';
+import { GATE_ORDER, type GateCommand, type GateName, type GateSummary } from '../../domain/gates';
+import type { AcceptanceCheckSummary } from '../../domain/judge';
+import { loadContract } from '../contract';
+import type { ActivityDeps } from '../deps';
+import { sha256 } from '../git';
+import { childEnvironment } from '../process/child-environment';
+import { runCommand, type CommandResult } from '../process/run-command';
+import { gateFailureReason, normaliseOutput } from './gate-outcome';
+import { parseTestCounts } from './test-counts';
+
+export interface VerificationInput {
+  loopId: string;
+  sequence: number;
+  contractVersion: number;
+  gates: GateCommand[];
+}
+
+export interface VerificationResult {
+  gates: GateSummary[];
+  acceptanceChecks: AcceptanceCheckSummary[];
+}
+
+/** Stored per stream; the sha256 and byte count always cover the full stream. */
+const STORED_OUTPUT_CAP = 1024 * 1024;
+
+/**
+ * Runs the configured gates in order (tests → typecheck → lint → build), stopping at the first failure,
+ * then each acceptance criterion's own command. Every run is stored as Evidence; the workflow gets
+ * ids and one-line summaries. Idempotent per (loop, sequence).
+ */
+export async function runVerification(deps: ActivityDeps, input: VerificationInput): Promise<VerificationResult> {
+  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
+  const iteration = await deps.prisma.iteration.findUniqueOrThrow({
+    where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
+  });
+  const workspace = loop.workspacePath!;
+  const { contract } = await loadContract(deps, input.loopId, input.contractVersion);
+  if (iteration.verifiedAt) return storedVerification(deps, iteration.id, input, contract.acceptanceCriteria);
+  // Evidence of an interrupted attempt is discarded: this attempt re-runs every gate.
+  await deps.prisma.evidence.deleteMany({ where: { iterationId: iteration.id } });
+
+  const ctx = Context.current();
+  const run = async (argv: string[], timeoutSeconds: number, label: string): Promise<CommandResult> => {
+    const result = await runCommand({
+      argv,
+      cwd: workspace,
+      workspaceRoot: workspace,
+      timeoutMs: timeoutSeconds * 1000,
+      env: childEnvironment(),
+      outputCapBytes: STORED_OUTPUT_CAP,
+      heartbeat: () => ctx.heartbeat({ phase: 'verify', step: label }),
+      signal: ctx.cancellationSignal,
+    });
+    if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure(`the loop was cancelled during ${label}`);
+    return result;
+  };
+
+  const gates: GateSummary[] = [];
+  let failed = false;
+  for (const [order, gate] of GATE_ORDER.entries()) {
+    const configured = input.gates.find((g) => g.gate === gate);
+    if (!configured) {
+      gates.push(summary(gate, 'NOT_CONFIGURED'));
+      continue;
+    }
+    if (failed) {
+      gates.push(summary(gate, 'NOT_RUN'));
+      continue;
+    }
+    const result = await run(configured.argv, configured.timeoutSeconds, `gate ${gate}`);
+    const output = `${result.stdout}\n${result.stderr}`;
+    const counts = gate === 'tests' ? parseTestCounts(output) : null;
+    const failureReason = gateFailureReason(gate, result, counts);
+    const evidence = await storeEvidence(deps, {
+      loopId: input.loopId,
+      iterationId: iteration.id,
+      gate,
+      gateOrder: order,
+      result,
+      testCounts: counts,
+      failureReason,
+      failureSignature: failureReason ? sha256(`${gate}|${result.exitCode}|${normaliseOutput(output)}`) : null,
+      proves: failureReason ? [] : provenBy(gate, output, contract.acceptanceCriteria),
+    });
+    gates.push(gateSummary(evidence));
+    failed ||= failureReason !== null;
+  }
+
+  const acceptanceChecks: AcceptanceCheckSummary[] = [];
+  if (!failed) {
+    for (const [index, ac] of contract.acceptanceCriteria.entries()) {
+      if (ac.verification.type !== 'command') continue;
+      const result = await run(ac.verification.argv, ac.verification.timeoutSeconds, `check ${ac.id}`);
+      const failureReason = gateFailureReason(`acceptance:${ac.id}`, result, null);
+      const evidence = await storeEvidence(deps, {
+        loopId: input.loopId,
+        iterationId: iteration.id,
+        gate: `acceptance:${ac.id}`,
+        gateOrder: GATE_ORDER.length + index,
+        result,
+        testCounts: null,
+        failureReason,
+        failureSignature: null,
+        proves: failureReason ? [] : [ac.id],
+      });
+      acceptanceChecks.push({ acId: ac.id, status: failureReason ? 'FAILED' : 'PASSED', evidenceId: evidence.id });
+    }
+  }
+
+  await deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() } });
+  return { gates, acceptanceChecks };
+}
+
+function summary(gate: GateName, status: 'NOT_CONFIGURED' | 'NOT_RUN'): GateSummary {
+  return {
+    gate,
+    status,
+    evidenceId: null,
+    exitCode: null,
+    timeoutStatus: null,
+    testCounts: null,
+    failureReason: null,
+    failureSignature: null,
+    provesAcceptanceCriteria: [],
+  };
+}
+
+/** AC ids a passing gate proves: ACs verified by this gate, and — for tests — ACs whose test name the runner printed. */
+function provenBy(gate: GateName, output: string, criteria: AcceptanceCriterion[]): string[] {
+  return criteria
+    .filter((ac) => {
+      const v = ac.verification;
+      if (v.type === 'gate') return v.gate === gate;
+      if (v.type === 'test') return gate === 'tests' && output.includes(v.name);
+      return false;
+    })
+    .map((ac) => ac.id);
+}
+
+interface EvidenceInput {
+  loopId: string;
+  iterationId: string;
+  gate: string;
+  gateOrder: number;
+  result: CommandResult;
+  testCounts: GateSummary['testCounts'];
+  failureReason: string | null;
+  failureSignature: string | null;
+  proves: string[];
+}
+
+function storeEvidence(deps: ActivityDeps, e: EvidenceInput) {
+  const r = e.result;
+  return deps.prisma.evidence.create({
+    data: {
+      loopId: e.loopId,
+      iterationId: e.iterationId,
+      gate: e.gate,
+      gateOrder: e.gateOrder,
+      status: e.failureReason ? 'FAILED' : 'PASSED',
+      source: 'task',
+      command: r.argv,
+      executionId: r.executionId,
+      pid: r.pid,
+      startTime: r.startTime,
+      endTime: r.endTime,
+      exitCode: r.exitCode,
+      timeoutStatus: r.timeoutStatus,
+      stdout: r.stdout,
+      stderr: r.spawnError ? `${r.stderr}${r.spawnError}` : r.stderr,
+      stdoutSha256: r.stdoutSha256,
+      stderrSha256: r.stderrSha256,
+      stdoutBytes: r.stdoutBytes,
+      stderrBytes: r.stderrBytes,
+      outputTruncated: r.truncated,
+      testCounts: e.testCounts ? { ...e.testCounts } : undefined,
+      failureReason: e.failureReason,
+      failureSignature: e.failureSignature,
+      assertionEvidence: e.proves,
+    },
+  });
+}
+
+type EvidenceRow = Awaited<ReturnType<typeof storeEvidence>>;
+
+function gateSummary(row: EvidenceRow): GateSummary {
+  return {
+    gate: row.gate as GateName,
+    status: row.status as 'PASSED' | 'FAILED',
+    evidenceId: row.id,
+    exitCode: row.exitCode,
+    timeoutStatus: row.timeoutStatus as GateSummary['timeoutStatus'],
+    testCounts: row.testCounts as GateSummary['testCounts'],
+    failureReason: row.failureReason,
+    failureSignature: row.failureSignature,
+    provesAcceptanceCriteria: row.assertionEvidence as string[],
+  };
+}
+
+/** Rebuilds the result of an iteration that was already verified (the activity retried after it finished). */
+async function storedVerification(deps: ActivityDeps, iterationId: string, input: VerificationInput, criteria: AcceptanceCriterion[]): Promise<VerificationResult> {
+  const rows = await deps.prisma.evidence.findMany({ where: { iterationId }, orderBy: { gateOrder: 'asc' } });
+  const gates = GATE_ORDER.map((gate): GateSummary => {
+    const row = rows.find((r) => r.gate === gate);
+    if (row) return gateSummary(row);
+    return summary(gate, input.gates.some((g) => g.gate === gate) ? 'NOT_RUN' : 'NOT_CONFIGURED');
+  });
+  const acceptanceChecks = criteria.flatMap((ac) => {
+    const row = rows.find((r) => r.gate === `acceptance:${ac.id}`);
+    return row ? [{ acId: ac.id, status: row.status as 'PASSED' | 'FAILED', evidenceId: row.id }] : [];
+  });
+  return { gates, acceptanceChecks };
+}

@@ -1,0 +1,69 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ActivityDeps } from './deps';
+import { git, GitError, headCommit } from './git';
+
+export interface PrepareWorkspaceInput {
+  loopId: string;
+  repository: { url: string; baseRef: string };
+}
+export interface PreparedWorkspace {
+  workspacePath: string;
+  baseCommit: string;
+  branch: string;
+}
+
+export function workspacePathFor(deps: ActivityDeps, loopId: string): string {
+  return path.join(deps.config.workspacesDir, loopId);
+}
+
+export function loopBranch(loopId: string): string {
+  return `engineering-loop/${loopId}`;
+}
+
+/** Clones the repository into the loop's own workspace and creates the loop's branch at the base ref. Idempotent. */
+export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspaceInput): Promise<PreparedWorkspace> {
+  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
+  const workspacePath = workspacePathFor(deps, input.loopId);
+  const branch = loopBranch(input.loopId);
+  if (loop.baseCommit && loop.workspacePath && (await exists(path.join(loop.workspacePath, '.git')))) {
+    return { workspacePath: loop.workspacePath, baseCommit: loop.baseCommit, branch };
+  }
+
+  // A half-finished clone from an earlier attempt is discarded and redone.
+  await fs.rm(workspacePath, { recursive: true, force: true });
+  await fs.mkdir(path.dirname(workspacePath), { recursive: true });
+  try {
+    await git(deps.config.workspacesDir, ['clone', '--quiet', '--no-checkout', input.repository.url, workspacePath]);
+    const base = await resolveBaseRef(workspacePath, input.repository.baseRef);
+    await git(workspacePath, ['checkout', '--quiet', '-b', branch, base]);
+  } catch (err) {
+    if (err instanceof GitError) {
+      throw ApplicationFailure.create({ type: 'WorkspaceError', message: err.message, nonRetryable: true });
+    }
+    throw err;
+  }
+  const baseCommit = await headCommit(workspacePath);
+  await deps.prisma.loop.update({
+    where: { id: input.loopId },
+    data: { workspacePath, baseCommit, branch },
+  });
+  return { workspacePath, baseCommit, branch };
+}
+
+/** A branch name resolves through the clone's remote; a tag or commit id resolves as it is. */
+async function resolveBaseRef(workspacePath: string, ref: string): Promise<string> {
+  for (const candidate of [`origin/${ref}`, ref]) {
+    const commit = await git(workspacePath, ['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`]).catch(() => '');
+    if (commit.trim()) return commit.trim();
+  }
+  throw new GitError(`base ref "${ref}" does not exist in the repository`);
+}
+
+async function exists(p: string): Promise<boolean> {
+  return fs.stat(p).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,63 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+
+// One error shape for every failure: { statusCode, error, message, requestId }. A 5xx never exposes internals.
+
+export const errorResponseSchema = z.object({
+  statusCode: z.number().int(),
+  error: z.string(),
+  message: z.string(),
+  requestId: z.string(),
+});
+
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+export const notFound = (what: string) => new ApiError(404, `${what} was not found`);
+export const conflict = (message: string) => new ApiError(409, message);
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  409: 'Conflict',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `no route ${request.method} ${request.url}`, requestId: request.id });
+  });
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    let statusCode = 500;
+    let message = 'internal error; see the server log for request ' + request.id;
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      statusCode = 400;
+      const where = err.validationContext ?? 'request';
+      message = err.validation
+        .map((v) => {
+          const field = `${where}${v.instancePath.replace(/\//g, '.')}`.replace(/\.$/, '');
+          const keys = Array.isArray((v.params as { keys?: unknown }).keys) ? ` ${(v.params as { keys: string[] }).keys.map((k) => `${field}.${k}`).join(', ')}` : '';
+          return `${field}: ${v.message}${keys}`;
+        })
+        .join('; ');
+    } else if (err instanceof ApiError) {
+      statusCode = err.statusCode;
+      message = err.message;
+    } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      statusCode = err.statusCode;
+      message = err.message;
+    } else {
+      request.log.error({ err }, 'request failed');
+    }
+    void reply.code(statusCode).send({ statusCode, error: REASONS[statusCode] ?? 'Error', message, requestId: request.id });
+  });
+}

@@ -1,0 +1,107 @@
+import type { PrismaClient } from '../prisma/client';
+
+// How loops look through the API: read-model rows mapped to plain JSON (large texts left out).
+
+export async function loopDetail(prisma: PrismaClient, id: string) {
+  const loop = await prisma.loop.findUnique({
+    where: { id },
+    include: {
+      contractVersions: { orderBy: { version: 'asc' } },
+      iterations: {
+        orderBy: { sequence: 'asc' },
+        include: {
+          verdict: true,
+          evidence: { orderBy: { gateOrder: 'asc' } },
+          findings: { orderBy: { findingId: 'asc' } },
+        },
+      },
+      escalations: { orderBy: { sequence: 'asc' }, include: { decisions: true } },
+    },
+  });
+  if (!loop) return null;
+  return {
+    ...loopSummary(loop),
+    baseCommit: loop.baseCommit,
+    branch: loop.branch,
+    failureReason: loop.failureReason,
+    contractVersions: loop.contractVersions.map((c) => ({
+      version: c.version,
+      hash: c.hash,
+      reason: c.reason,
+      createdAt: c.createdAt.toISOString(),
+      contract: c.contract,
+    })),
+    iterations: loop.iterations.map((i) => ({
+      sequence: i.sequence,
+      roundIteration: i.roundIteration,
+      contractVersion: i.contractVersion,
+      startCommit: i.startCommit,
+      checkpointCommit: i.checkpointCommit,
+      diffHash: i.diffHash,
+      changedFiles: (i.changedFiles as string[] | null) ?? [],
+      noChange: i.noChange,
+      makerExitCode: i.makerExitCode,
+      makerAttempts: i.makerAttempts,
+      verdict: i.verdict ? { verdict: i.verdict.verdict, trigger: i.verdict.trigger, directives: i.verdict.directives as string[] } : null,
+      evidence: i.evidence.map((e) => ({
+        id: e.id,
+        gate: e.gate,
+        status: e.status,
+        command: e.command as string[],
+        exitCode: e.exitCode,
+        timeoutStatus: e.timeoutStatus,
+        testCounts: e.testCounts,
+        failureReason: e.failureReason,
+        assertionEvidence: e.assertionEvidence as string[],
+      })),
+      findings: i.findings.map((f) => ({
+        findingId: f.findingId,
+        title: f.title,
+        topic: f.topic,
+        severity: f.severity,
+        validity: f.validity,
+        signature: f.signature,
+        location: f.location,
+      })),
+    })),
+    escalations: loop.escalations.map((e) => ({
+      sequence: e.sequence,
+      trigger: e.trigger,
+      status: e.status,
+      reportId: e.reportId,
+      createdAt: e.createdAt.toISOString(),
+      decision: e.decisions[0]
+        ? { kind: e.decisions[0].kind, actor: e.decisions[0].actor, guidance: e.decisions[0].guidance, comment: e.decisions[0].comment, createdAt: e.decisions[0].createdAt.toISOString() }
+        : null,
+    })),
+  };
+}
+
+export function loopSummary(loop: {
+  id: string;
+  workflowId: string;
+  status: string;
+  phase: string;
+  repoUrl: string;
+  baseRef: string;
+  maxIterations: number;
+  roundIteration: number;
+  lastVerdict: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}) {
+  return {
+    id: loop.id,
+    workflowId: loop.workflowId,
+    status: loop.status,
+    phase: loop.phase,
+    repository: { url: loop.repoUrl, baseRef: loop.baseRef },
+    iteration: loop.roundIteration,
+    maxIterations: loop.maxIterations,
+    lastVerdict: loop.lastVerdict,
+    createdAt: loop.createdAt.toISOString(),
+    updatedAt: loop.updatedAt.toISOString(),
+    finishedAt: loop.finishedAt?.toISOString() ?? null,
+  };
+}

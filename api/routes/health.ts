@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../app';
+
+const checkSchema = z.object({ ok: z.boolean(), error: z.string().optional() });
+const healthSchema = z.object({ status: z.enum(['ok', 'unavailable']), checks: z.object({ postgres: checkSchema, temporal: checkSchema }) });
+
+async function probe(check: () => Promise<unknown>): Promise<z.infer<typeof checkSchema>> {
+  try {
+    await check();
+    return { ok: true };
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
+  app.withTypeProvider<ZodTypeProvider>().get('/healthz', {
+    schema: { tags: ['health'], summary: 'Checks PostgreSQL and Temporal', response: { 200: healthSchema, 503: healthSchema } },
+    handler: async (_request, reply) => {
+      const [postgres, temporal] = await Promise.all([
+        probe(() => deps.prisma.$queryRaw`SELECT 1`),
+        probe(() => deps.temporal.workflowService.getSystemInfo({})),
+      ]);
+      const ok = postgres.ok && temporal.ok;
+      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, temporal } });
+    },
+  });
+}

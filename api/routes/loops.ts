@@ -1,0 +1,167 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { decisionSchema } from '../../domain/decision';
+import { loopRequestSchema } from '../../domain/loop-request';
+import { TERMINAL_STATUSES, type LoopStatus } from '../../domain/loop-state';
+import { decisionSignal } from '../../workflows/messages';
+import type { AppDeps } from '../app';
+import { conflict, errorResponseSchema, notFound } from '../errors';
+import { submitLoop } from '../loop-submission';
+import { loopDetail, loopSummary } from '../loop-views';
+import {
+  acceptedSchema,
+  evidenceSchema,
+  listLoopsQuerySchema,
+  loopDetailSchema,
+  loopIdParamsSchema,
+  loopSummarySchema,
+  reportSchema,
+  submitLoopHeadersSchema,
+} from '../schemas';
+
+const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 409: errorResponseSchema };
+
+export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.post('/v1/loops', {
+    schema: {
+      tags: ['loops'],
+      summary: 'Submit a coding task; starts its engineering loop',
+      headers: submitLoopHeadersSchema,
+      body: loopRequestSchema,
+      response: { 200: loopSummarySchema, 201: loopSummarySchema, ...errors },
+    },
+    handler: async (request, reply) => {
+      const { loop, created } = await submitLoop(
+        { prisma: deps.prisma, temporal: deps.temporal, taskQueue: deps.taskQueue },
+        request.body,
+        request.headers['idempotency-key'],
+      );
+      return reply.code(created ? 201 : 200).send(loopSummary(loop));
+    },
+  });
+
+  r.get('/v1/loops', {
+    schema: {
+      tags: ['loops'],
+      summary: 'List loops, newest first',
+      querystring: listLoopsQuerySchema,
+      response: { 200: z.object({ loops: z.array(loopSummarySchema) }), 400: errorResponseSchema },
+    },
+    handler: async (request) => {
+      const loops = await deps.prisma.loop.findMany({
+        where: request.query.status ? { status: request.query.status } : {},
+        orderBy: { createdAt: 'desc' },
+        take: request.query.limit,
+      });
+      return { loops: loops.map(loopSummary) };
+    },
+  });
+
+  r.get('/v1/loops/:id', {
+    schema: {
+      tags: ['loops'],
+      summary: 'A loop with its contract versions, iterations, evidence, findings, verdicts and escalations',
+      params: loopIdParamsSchema,
+      response: { 200: loopDetailSchema, ...errors },
+    },
+    handler: async (request) => {
+      const detail = await loopDetail(deps.prisma, request.params.id);
+      if (!detail) throw notFound(`loop ${request.params.id}`);
+      return detail;
+    },
+  });
+
+  r.get('/v1/loops/:id/report', {
+    schema: {
+      tags: ['loops'],
+      summary: 'The final report, or the latest escalation report while none exists',
+      params: loopIdParamsSchema,
+      response: { 200: reportSchema, ...errors },
+    },
+    handler: async (request) => {
+      const id = request.params.id;
+      const loop = await deps.prisma.loop.findUnique({ where: { id } });
+      if (!loop) throw notFound(`loop ${id}`);
+      const report =
+        (await deps.prisma.report.findFirst({ where: { loopId: id, kind: 'FINAL' } })) ??
+        (await deps.prisma.report.findFirst({ where: { loopId: id, kind: 'ESCALATION' }, orderBy: { createdAt: 'desc' } }));
+      if (!report) throw notFound(`a report for loop ${id} (none written yet)`);
+      return {
+        kind: report.kind as 'FINAL' | 'ESCALATION',
+        key: report.key,
+        createdAt: report.createdAt.toISOString(),
+        body: report.body,
+        markdown: report.markdown,
+      };
+    },
+  });
+
+  r.get('/v1/loops/:id/evidence/:evidenceId', {
+    schema: {
+      tags: ['loops'],
+      summary: 'One evidence record with its stored (capped) output',
+      params: z.object({ id: z.uuid(), evidenceId: z.uuid() }),
+      response: { 200: evidenceSchema, ...errors },
+    },
+    handler: async (request) => {
+      const evidence = await deps.prisma.evidence.findFirst({
+        where: { id: request.params.evidenceId, loopId: request.params.id },
+      });
+      if (!evidence) throw notFound(`evidence ${request.params.evidenceId}`);
+      return {
+        ...evidence,
+        startTime: evidence.startTime?.toISOString() ?? null,
+        endTime: evidence.endTime?.toISOString() ?? null,
+        createdAt: evidence.createdAt.toISOString(),
+      };
+    },
+  });
+
+  r.post('/v1/loops/:id/decisions', {
+    schema: {
+      tags: ['decisions'],
+      summary: 'Decide an open escalation: approve, reject, or retry with guidance',
+      params: loopIdParamsSchema,
+      body: decisionSchema,
+      response: { 202: acceptedSchema, ...errors },
+    },
+    handler: async (request, reply) => {
+      const id = request.params.id;
+      const loop = await deps.prisma.loop.findUnique({ where: { id } });
+      if (!loop) throw notFound(`loop ${id}`);
+      // Claim the open escalation atomically, so two concurrent decisions cannot both be accepted.
+      const claimed = await deps.prisma.escalation.updateMany({
+        where: { loopId: id, status: 'OPEN' },
+        data: { status: 'DECIDING' },
+      });
+      if (claimed.count === 0) throw conflict(`loop ${id} is not awaiting a decision (status ${loop.status})`);
+      try {
+        await deps.temporal.workflow.getHandle(loop.workflowId).signal(decisionSignal, request.body);
+      } catch (err) {
+        await deps.prisma.escalation.updateMany({ where: { loopId: id, status: 'DECIDING' }, data: { status: 'OPEN' } });
+        throw err;
+      }
+      return reply.code(202).send({ loopId: id, status: 'DECISION_ACCEPTED', message: `${request.body.kind} delivered to the loop` });
+    },
+  });
+
+  r.post('/v1/loops/:id/cancel', {
+    schema: {
+      tags: ['loops'],
+      summary: 'Cancel a loop: running commands are stopped and the loop is recorded as cancelled',
+      params: loopIdParamsSchema,
+      response: { 202: acceptedSchema, ...errors },
+    },
+    handler: async (request, reply) => {
+      const id = request.params.id;
+      const loop = await deps.prisma.loop.findUnique({ where: { id } });
+      if (!loop) throw notFound(`loop ${id}`);
+      if (TERMINAL_STATUSES.includes(loop.status as LoopStatus)) throw conflict(`loop ${id} has already ended (${loop.status})`);
+      await deps.temporal.workflow.getHandle(loop.workflowId).cancel();
+      return reply.code(202).send({ loopId: id, status: 'CANCELLING', message: 'cancellation requested' });
+    },
+  });
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { LOOP_STATUSES } from '../domain/loop-state';
+
+// Response and parameter schemas of the HTTP API (request bodies come from domain/).
+
+export const loopIdParamsSchema = z.object({ id: z.uuid() });
+
+export const loopSummarySchema = z.object({
+  id: z.string(),
+  workflowId: z.string(),
+  status: z.string(),
+  phase: z.string(),
+  repository: z.object({ url: z.string(), baseRef: z.string() }),
+  iteration: z.number().int(),
+  maxIterations: z.number().int(),
+  lastVerdict: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  finishedAt: z.string().nullable(),
+});
+
+/** The detail view declares its main fields; nested records pass through as stored. */
+export const loopDetailSchema = z.looseObject({
+  ...loopSummarySchema.shape,
+  baseCommit: z.string().nullable(),
+  branch: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  contractVersions: z.array(z.looseObject({ version: z.number().int(), hash: z.string() })),
+  iterations: z.array(z.looseObject({ sequence: z.number().int(), roundIteration: z.number().int() })),
+  escalations: z.array(z.looseObject({ sequence: z.number().int(), trigger: z.string(), status: z.string() })),
+});
+
+export const listLoopsQuerySchema = z.strictObject({
+  status: z.enum([...LOOP_STATUSES, 'QUEUED']).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const submitLoopHeadersSchema = z.object({
+  'idempotency-key': z.string().trim().min(1).max(200).optional(),
+});
+
+export const reportSchema = z.object({
+  kind: z.enum(['FINAL', 'ESCALATION']),
+  key: z.string(),
+  createdAt: z.string(),
+  body: z.unknown(),
+  markdown: z.string(),
+});
+
+export const evidenceSchema = z.looseObject({
+  id: z.string(),
+  gate: z.string(),
+  status: z.string(),
+  command: z.unknown(),
+  stdout: z.string(),
+  stderr: z.string(),
+});
+
+export const acceptedSchema = z.object({ loopId: z.string(), status: z.string(), message: z.string() });

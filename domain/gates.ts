@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+// The four verification gates, in the order they run (SPEC §3.1).
+export const GATE_ORDER = ['tests', 'typecheck', 'lint', 'build'] as const;
+export const gateNameSchema = z.enum(GATE_ORDER);
+export type GateName = z.infer<typeof gateNameSchema>;
+
+// Global ceiling no configuration layer may raise (SPEC §3.2).
+export const MAX_COMMAND_TIMEOUT_SECONDS = 600;
+
+export const argvSchema = z
+  .array(z.string().min(1).max(4096))
+  .min(1, 'argv needs at least the program to run')
+  .max(256);
+
+export const gateCommandSchema = z.strictObject({
+  gate: gateNameSchema,
+  argv: argvSchema,
+  timeoutSeconds: z.number().int().min(1).max(MAX_COMMAND_TIMEOUT_SECONDS).default(300),
+});
+export type GateCommand = z.infer<typeof gateCommandSchema>;
+
+/** NOT_RUN: configured, but an earlier gate failed first. */
+export type GateStatus = 'PASSED' | 'FAILED' | 'NOT_CONFIGURED' | 'NOT_RUN';
+export type TimeoutStatus = 'COMPLETED' | 'TIMED_OUT' | 'CANCELLED';
+
+export interface TestCounts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+/** What the workflow keeps of one gate run; the full record lives in the Evidence table. */
+export interface GateSummary {
+  gate: GateName;
+  status: GateStatus;
+  evidenceId: string | null;
+  exitCode: number | null;
+  timeoutStatus: TimeoutStatus | null;
+  testCounts: TestCounts | null;
+  /** Why the gate failed, in one line a maker can act on. */
+  failureReason: string | null;
+  /** Hash of the normalised failing output, to spot the same failure repeating. */
+  failureSignature: string | null;
+  /** AC ids this run proves. */
+  provesAcceptanceCriteria: string[];
+}

@@ -1,0 +1,188 @@
+import type { GateSummary } from './gates';
+import { isBlocking, type FindingSummary } from './ledger';
+
+// The judge (SPEC §6): a pure, deterministic policy. Only it can PASS.
+
+export type Verdict = 'PASS' | 'ITERATE' | 'ESCALATE';
+
+export const ESCALATION_TRIGGERS = [
+  'MAX_ITERATIONS',
+  'NO_CHANGE',
+  'REPEATED_BLOCKING_SIGNATURE',
+  'PING_PONG_DIFF',
+  'REPEATED_GATE_FAILURE',
+  'REVIEW_UNAVAILABLE',
+] as const;
+export type EscalationTrigger = (typeof ESCALATION_TRIGGERS)[number];
+
+export type ReviewOutcome =
+  | { status: 'COMPLETED'; findings: FindingSummary[]; responseIds: string[] }
+  | { status: 'SKIPPED'; reason: string }
+  | { status: 'FAILED'; reason: string };
+
+export interface AcceptanceCheckSummary {
+  acId: string;
+  status: 'PASSED' | 'FAILED';
+  evidenceId: string;
+}
+
+/** What the judge remembers of an earlier iteration of the same round. */
+export interface IterationRecord {
+  roundIteration: number;
+  diffHash: string;
+  blockingSignatures: string[];
+  failureSignature: string | null;
+}
+
+export interface JudgeInput {
+  roundIteration: number;
+  maxIterations: number;
+  gates: GateSummary[];
+  acceptanceChecks: AcceptanceCheckSummary[];
+  review: ReviewOutcome;
+  acceptanceCriteria: { id: string; statement: string; proof: string }[];
+  maker: { noChange: boolean; diffHash: string; cumulativeDiffEmpty: boolean };
+  /** Earlier iterations of this round, oldest first. */
+  previous: IterationRecord[];
+}
+
+export interface JudgeReport {
+  verdict: Verdict;
+  trigger: EscalationTrigger | null;
+  roundIteration: number;
+  maxIterations: number;
+  /** Why the verdict is what it is, in the order the rules fired. */
+  reasons: string[];
+  gateAudit: Array<Pick<GateSummary, 'gate' | 'status' | 'exitCode' | 'timeoutStatus' | 'testCounts' | 'evidenceId' | 'failureReason'>>;
+  acCompliance: Array<{ id: string; statement: string; status: 'PROVEN' | 'NOT_PROVEN'; evidenceIds: string[] }>;
+  findingTriage: Array<{
+    findingId: string;
+    title: string;
+    severity: FindingSummary['severity'];
+    validity: FindingSummary['validity'];
+    outcome: 'BLOCKING' | 'ACCEPTED_TRADE_OFF' | 'DISMISSED';
+  }>;
+  directives: string[];
+  /** This iteration as the judge will remember it next time. */
+  record: IterationRecord;
+}
+
+export function computeVerdict(input: JudgeInput): JudgeReport {
+  const findings = input.review.status === 'COMPLETED' ? input.review.findings : [];
+  const blocking = findings.filter(isBlocking);
+  const failedGates = input.gates.filter((g) => g.status === 'FAILED');
+  const acCompliance = acceptanceCompliance(input);
+  const unproven = acCompliance.filter((ac) => ac.status === 'NOT_PROVEN');
+  const record: IterationRecord = {
+    roundIteration: input.roundIteration,
+    diffHash: input.maker.diffHash,
+    blockingSignatures: [...new Set(blocking.map((f) => f.signature))].sort(),
+    failureSignature: failedGates[0]?.failureSignature ?? null,
+  };
+
+  const reasons: string[] = [];
+  const directives: string[] = [];
+  let verdict: Verdict;
+  let trigger: EscalationTrigger | null = null;
+
+  if (failedGates.length > 0) {
+    // Rule 1: a configured gate failed.
+    verdict = 'ITERATE';
+    for (const g of failedGates) {
+      reasons.push(`gate ${g.gate} failed`);
+      directives.push(`Fix the failing ${g.gate} gate: ${g.failureReason ?? 'it did not pass'}.`);
+    }
+  } else if (blocking.length > 0) {
+    // Rule 2: VALID BLOCKER/HIGH findings.
+    verdict = 'ITERATE';
+    reasons.push(`${blocking.length} valid blocking finding(s)`);
+    for (const f of blocking) {
+      const where = `${f.location.file}:${f.location.startLine}-${f.location.endLine}`;
+      directives.push(`Resolve ${f.findingId} (${f.severity}, ${where}): ${f.title}.`);
+    }
+  } else if (input.review.status === 'FAILED') {
+    // No PASS without a review; retrying the maker cannot repair the reviewer.
+    verdict = 'ESCALATE';
+    trigger = 'REVIEW_UNAVAILABLE';
+    reasons.push(`review unavailable: ${input.review.reason}`);
+  } else if (unproven.length > 0) {
+    // Rule 3: an acceptance criterion without passing evidence.
+    verdict = 'ITERATE';
+    for (const ac of unproven) {
+      const criterion = input.acceptanceCriteria.find((c) => c.id === ac.id);
+      reasons.push(`${ac.id} has no passing evidence`);
+      directives.push(`Prove ${ac.id} (${ac.statement}) with passing evidence: ${criterion?.proof ?? ''}.`);
+    }
+  } else if (input.maker.cumulativeDiffEmpty) {
+    // A "success" with no diff is a stall (SPEC §8).
+    verdict = 'ESCALATE';
+    trigger = 'NO_CHANGE';
+    reasons.push('everything passes but the branch has no change against the base commit');
+  } else {
+    verdict = 'PASS';
+    reasons.push('all configured gates passed, no valid blocking findings, every acceptance criterion proven');
+  }
+
+  if (verdict === 'ITERATE') {
+    trigger = escalationTrigger(input, record);
+    if (trigger) {
+      verdict = 'ESCALATE';
+      reasons.push(`escalated: ${trigger}`);
+    }
+  }
+
+  return {
+    verdict,
+    trigger,
+    roundIteration: input.roundIteration,
+    maxIterations: input.maxIterations,
+    reasons,
+    gateAudit: input.gates.map(({ gate, status, exitCode, timeoutStatus, testCounts, evidenceId, failureReason }) => ({
+      gate,
+      status,
+      exitCode,
+      timeoutStatus,
+      testCounts,
+      evidenceId,
+      failureReason,
+    })),
+    acCompliance,
+    findingTriage: findings.map((f) => ({
+      findingId: f.findingId,
+      title: f.title,
+      severity: f.severity,
+      validity: f.validity,
+      outcome: isBlocking(f) ? 'BLOCKING' : f.validity === 'VALID' ? 'ACCEPTED_TRADE_OFF' : 'DISMISSED',
+    })),
+    directives: directives.map((d, i) => `${i + 1}. ${d}`),
+    record,
+  };
+}
+
+/** When an ITERATE must become ESCALATE (SPEC §6), checked in a fixed order. */
+function escalationTrigger(input: JudgeInput, current: IterationRecord): EscalationTrigger | null {
+  const last = input.previous.at(-1);
+  const twoBack = input.previous.at(-2);
+  if (input.roundIteration >= input.maxIterations) return 'MAX_ITERATIONS';
+  if (input.maker.noChange) return 'NO_CHANGE';
+  if (last && current.blockingSignatures.some((s) => last.blockingSignatures.includes(s))) {
+    return 'REPEATED_BLOCKING_SIGNATURE';
+  }
+  if (twoBack && twoBack.diffHash === current.diffHash) return 'PING_PONG_DIFF';
+  if (last && current.failureSignature !== null && last.failureSignature === current.failureSignature) {
+    return 'REPEATED_GATE_FAILURE';
+  }
+  return null;
+}
+
+function acceptanceCompliance(input: JudgeInput): JudgeReport['acCompliance'] {
+  return input.acceptanceCriteria.map((ac) => {
+    const evidenceIds = [
+      ...input.gates
+        .filter((g) => g.status === 'PASSED' && g.provesAcceptanceCriteria.includes(ac.id) && g.evidenceId)
+        .map((g) => g.evidenceId as string),
+      ...input.acceptanceChecks.filter((c) => c.acId === ac.id && c.status === 'PASSED').map((c) => c.evidenceId),
+    ];
+    return { id: ac.id, statement: ac.statement, status: evidenceIds.length > 0 ? 'PROVEN' : 'NOT_PROVEN', evidenceIds };
+  });
+}

@@ -1,0 +1,44 @@
+import type { EscalationTrigger, Verdict } from './judge';
+
+// The loop's state as the workflow holds it and the `loopState` query returns it.
+
+export const LOOP_STATUSES = ['RUNNING', 'AWAITING_DECISION', 'PASSED', 'APPROVED', 'REJECTED', 'CANCELLED', 'FAILED'] as const;
+export type LoopStatus = (typeof LOOP_STATUSES)[number] | 'QUEUED';
+export const TERMINAL_STATUSES: readonly LoopStatus[] = ['PASSED', 'APPROVED', 'REJECTED', 'CANCELLED', 'FAILED'];
+
+export type LoopPhase =
+  | 'QUEUED'
+  | 'PREPARING'
+  | 'CONTRACT'
+  | 'MAKER'
+  | 'VERIFY'
+  | 'REVIEW'
+  | 'JUDGE'
+  | 'AWAITING_DECISION'
+  | 'DONE';
+
+export interface IterationState {
+  sequence: number;
+  roundIteration: number;
+  contractVersion: number;
+  checkpointCommit: string | null;
+  verdict: Verdict | null;
+  trigger: EscalationTrigger | null;
+}
+
+export interface LoopState {
+  loopId: string;
+  status: LoopStatus;
+  phase: LoopPhase;
+  contractVersion: number;
+  contractHash: string | null;
+  /** K of N: resets to 1 when a human sends the loop back to the maker. */
+  roundIteration: number;
+  maxIterations: number;
+  /** Counts every iteration the loop ran, across rounds. */
+  sequence: number;
+  lastVerdict: Verdict | null;
+  awaitingDecision: { escalationSequence: number; trigger: string } | null;
+  iterations: IterationState[];
+  failureReason: string | null;
+}

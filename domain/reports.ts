@@ -1,0 +1,136 @@
+import type { GateSummary } from './gates';
+import type { EscalationTrigger, JudgeReport } from './judge';
+
+// Reports people read: the judge report of each verdict, the escalation report (SPEC §7) and the
+// final report delivered on PASS or human approval (SPEC §9). Pure data in, Markdown out.
+
+export interface EscalationReport {
+  trigger: EscalationTrigger | 'REVIEW_UNAVAILABLE';
+  roundIteration: number;
+  maxIterations: number;
+  attempts: Array<{ sequence: number; roundIteration: number; changedFiles: string[]; verdict: string; reasons: string[] }>;
+  coreBlocker: string;
+  openFindings: Array<{ findingId: string; title: string; severity: string; location: string }>;
+  options: Array<{ decision: 'approve' | 'reject' | 'retry'; description: string }>;
+  workspace: { branch: string; checkpointCommit: string; gates: Array<Pick<GateSummary, 'gate' | 'status'>> };
+}
+
+export interface FinalReport {
+  outcome: 'PASSED' | 'APPROVED_BY_HUMAN';
+  objective: string;
+  contract: { version: number; hash: string };
+  branch: string;
+  baseCommit: string;
+  checkpointCommit: string;
+  commits: string[];
+  reviewMode: string;
+  judge: JudgeReport;
+  approvedBy?: string;
+}
+
+const TRIGGER_TEXT: Record<EscalationReport['trigger'], string> = {
+  MAX_ITERATIONS: 'the iteration limit was reached',
+  NO_CHANGE: 'the maker produced no change',
+  REPEATED_BLOCKING_SIGNATURE: 'the same blocking finding appeared in two consecutive iterations',
+  PING_PONG_DIFF: 'the diff returned to the one of two iterations back',
+  REPEATED_GATE_FAILURE: 'the same gate failure repeated',
+  REVIEW_UNAVAILABLE: 'the review could not be completed',
+};
+
+export function describeTrigger(trigger: EscalationReport['trigger']): string {
+  return TRIGGER_TEXT[trigger];
+}
+
+function table(headers: string[], rows: Array<Array<string | number | null>>): string {
+  const cell = (v: string | number | null) => String(v ?? '—').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  if (rows.length === 0) return '_none_';
+  return [
+    `| ${headers.join(' | ')} |`,
+    `| ${headers.map(() => '---').join(' | ')} |`,
+    ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`),
+  ].join('\n');
+}
+
+export function renderJudgeReport(r: JudgeReport): string {
+  const counts = (c: GateSummary['testCounts']) => (c ? `${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped` : null);
+  return [
+    `## Judge report — ${r.verdict}${r.trigger ? ` (${r.trigger})` : ''}, iteration ${r.roundIteration} of ${r.maxIterations}`,
+    '',
+    ...r.reasons.map((reason) => `- ${reason}`),
+    '',
+    '### Gate audit',
+    table(
+      ['gate', 'status', 'exit code', 'timeout status', 'tests', 'evidence'],
+      r.gateAudit.map((g) => [g.gate, g.status, g.exitCode, g.timeoutStatus, counts(g.testCounts), g.evidenceId]),
+    ),
+    '',
+    '### Acceptance criteria',
+    table(['AC', 'statement', 'status', 'evidence'], r.acCompliance.map((a) => [a.id, a.statement, a.status, a.evidenceIds.join(', ')])),
+    '',
+    '### Findings triage',
+    table(
+      ['finding', 'title', 'severity', 'validity', 'outcome'],
+      r.findingTriage.map((f) => [f.findingId, f.title, f.severity, f.validity, f.outcome]),
+    ),
+    '',
+    '### Directives',
+    r.directives.length ? r.directives.join('\n') : '_none_',
+  ].join('\n');
+}
+
+export function renderEscalationReport(r: EscalationReport): string {
+  return [
+    `# Escalation — ${r.trigger}`,
+    '',
+    `## 1. Trigger`,
+    `Escalated at iteration ${r.roundIteration} of ${r.maxIterations} because ${describeTrigger(r.trigger)}.`,
+    '',
+    '## 2. What each iteration tried',
+    table(
+      ['#', 'K', 'changed files', 'verdict', 'why'],
+      r.attempts.map((a) => [a.sequence, a.roundIteration, a.changedFiles.join(', ') || '(no change)', a.verdict, a.reasons.join('; ')]),
+    ),
+    '',
+    '## 3. Core blocker',
+    r.coreBlocker,
+    '',
+    '## 4. Open findings',
+    table(['finding', 'title', 'severity', 'location'], r.openFindings.map((f) => [f.findingId, f.title, f.severity, f.location])),
+    '',
+    '## 5. Options',
+    ...r.options.map((o, i) => `${i + 1}. **${o.decision}** — ${o.description}`),
+    '',
+    '## 6. Workspace',
+    `- branch: \`${r.workspace.branch}\``,
+    `- checkpoint commit: \`${r.workspace.checkpointCommit}\``,
+    `- gates: ${r.workspace.gates.map((g) => `${g.gate} ${g.status}`).join(', ') || 'none run'}`,
+  ].join('\n');
+}
+
+export function renderFinalReport(r: FinalReport): string {
+  const accepted = r.judge.findingTriage.filter((f) => f.outcome === 'ACCEPTED_TRADE_OFF');
+  const dismissed = r.judge.findingTriage.filter((f) => f.outcome === 'DISMISSED');
+  return [
+    `# ${r.outcome === 'PASSED' ? 'Delivered — PASS' : `Delivered — approved by ${r.approvedBy ?? 'a human'} (human override)`}`,
+    '',
+    `**Objective:** ${r.objective}`,
+    '',
+    `- branch: \`${r.branch}\` (base \`${r.baseCommit}\`, checkpoint \`${r.checkpointCommit}\`)`,
+    `- commits: ${r.commits.map((c) => `\`${c}\``).join(', ') || 'none'}`,
+    `- contract: version ${r.contract.version}, hash \`${r.contract.hash}\``,
+    `- review: ${r.reviewMode}`,
+    '',
+    '## Merge request description',
+    '',
+    '### Definition of Done',
+    table(['AC', 'statement', 'status', 'evidence'], r.judge.acCompliance.map((a) => [a.id, a.statement, a.status, a.evidenceIds.join(', ')])),
+    '',
+    '### Accepted trade-offs',
+    table(['finding', 'title', 'severity'], accepted.map((f) => [f.findingId, f.title, f.severity])),
+    '',
+    '### Dismissed findings',
+    table(['finding', 'title', 'severity'], dismissed.map((f) => [f.findingId, f.title, f.severity])),
+    '',
+    renderJudgeReport(r.judge),
+  ].join('\n');
+}

@@ -1,0 +1,60 @@
+// ESLint 9 flat config. Deliberately small: typescript-eslint's recommended set, typed linting for
+// the two promise rules that catch real bugs in a Temporal/Fastify service, and a guard that keeps
+// Node built-ins out of code that runs in Temporal's deterministic workflow sandbox.
+import { builtinModules } from 'node:module';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+// workflows/** runs inside Temporal's workflow sandbox (no I/O, no Node APIs), and domain/** is
+// shared with it (ARCHITECTURE.md: pure domain code imports no Node APIs). Type-only imports are
+// erased at compile time, so they stay allowed.
+const SANDBOXED_FILES = ['workflows/**/*.ts', 'domain/**/*.ts'];
+const sandboxMessage =
+  'Workflow and domain code runs in the Temporal workflow sandbox: no Node built-ins. Do the I/O in an activity.';
+const nodeBuiltins = [...new Set(builtinModules.filter((name) => !name.startsWith('_')))].sort();
+
+export default defineConfig(
+  {
+    ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'prisma/generated/', 'coverage/'],
+  },
+  tseslint.configs.recommended,
+  {
+    files: ['**/*.ts', '**/*.mts', '**/*.cts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
+      ],
+    },
+  },
+  {
+    files: SANDBOXED_FILES,
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: sandboxMessage, allowTypeImports: true })),
+          patterns: [{ regex: '^node:', message: sandboxMessage, allowTypeImports: true }],
+        },
+      ],
+    },
+  },
+  {
+    // Tests read untyped JSON from the HTTP API; fixture agents are plain CommonJS scripts.
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    files: ['test/fixtures/**/*.js', 'scripts/**/*.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# `npm test`: every check CI runs — set-up, typecheck, lint, build (end-to-end tests run the compiled
+# worker as a separate process), then all jest suites (unit, integration, end to end).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash scripts/setup.sh
+echo "== typecheck" && npx --no-install tsc -p tsconfig.json --noEmit
+echo "== lint" && npx --no-install eslint .
+echo "== build" && npm run --silent build
+echo "== jest" && npx --no-install jest "$@"

@@ -1,0 +1,27 @@
+import { buildApp } from '../api/app';
+import { createPrismaClient } from '../prisma/client';
+import { loadConfig } from './config';
+import { required } from './require-env';
+import { connectTemporalClient } from './temporal-client';
+
+// Production API process (docker-compose `api`): real PostgreSQL and Temporal, no embedded parts.
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const prisma = createPrismaClient(required(config.databaseUrl, 'DATABASE_URL'));
+  const temporal = await connectTemporalClient(required(config.temporal.address, 'TEMPORAL_ADDRESS'), config.temporal.namespace);
+  const app = await buildApp({ prisma, temporal, taskQueue: config.temporal.taskQueue, logLevel: config.logLevel });
+  await app.listen({ host: config.api.host, port: config.api.port });
+  const shutdown = async () => {
+    await app.close();
+    await temporal.connection.close();
+    await prisma.$disconnect();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
+}
+
+main().catch((err: unknown) => {
+  console.error('api failed to start:', err);
+  process.exit(1);
+});

@@ -1,0 +1,79 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+// The service's whole configuration: parsed once from the environment at start, frozen, passed down.
+const envSchema = z.object({
+  DATA_DIR: z.string().min(1).default('.data'),
+  DATABASE_URL: z.string().url().optional(),
+  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(5433),
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('engineering-loop'),
+  TEMPORAL_CLI_PATH: z.string().min(1).optional(),
+  TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
+  TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
+  TEMPORAL_UI_URL: z.string().url().optional(),
+  API_HOST: z.string().min(1).default('127.0.0.1'),
+  API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LLM_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
+  LLM_API_KEY: z.string().default(''),
+  LLM_MODEL: z.string().min(1).default('gpt-4.1'),
+  LLM_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(120),
+  REVIEW_REPAIR_ATTEMPTS: z.coerce.number().int().min(0).max(5).default(2),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface ServiceConfig {
+  dataDir: string;
+  workspacesDir: string;
+  databaseUrl?: string;
+  embeddedPostgresPort: number;
+  temporal: {
+    address?: string;
+    namespace: string;
+    taskQueue: string;
+    cliPath?: string;
+    port: number;
+    uiPort: number;
+    uiUrl?: string;
+  };
+  api: { host: string; port: number };
+  llm: { baseUrl: string; apiKey: string; model: string; timeoutSeconds: number; repairAttempts: number };
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<ServiceConfig> {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`Invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.DATA_DIR);
+  return Object.freeze({
+    dataDir,
+    workspacesDir: path.join(dataDir, 'workspaces'),
+    databaseUrl: e.DATABASE_URL,
+    embeddedPostgresPort: e.EMBEDDED_POSTGRES_PORT,
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      cliPath: e.TEMPORAL_CLI_PATH,
+      port: e.TEMPORAL_PORT,
+      uiPort: e.TEMPORAL_UI_PORT,
+      uiUrl: e.TEMPORAL_UI_URL,
+    },
+    api: { host: e.API_HOST, port: e.API_PORT },
+    llm: {
+      baseUrl: e.LLM_BASE_URL,
+      apiKey: e.LLM_API_KEY,
+      model: e.LLM_MODEL,
+      timeoutSeconds: e.LLM_TIMEOUT_SECONDS,
+      repairAttempts: e.REVIEW_REPAIR_ATTEMPTS,
+    },
+    logLevel: e.LOG_LEVEL,
+  });
+}

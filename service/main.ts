@@ -1,0 +1,47 @@
+import { buildApp } from '../api/app';
+import { createPrismaClient } from '../prisma/client';
+import { loadConfig } from './config';
+import { startInfrastructure } from './infrastructure';
+import { connectTemporalClient } from './temporal-client';
+import { createLoopWorker } from './worker';
+
+// `npm start`: the whole service in one process — infrastructure (embedded by default), worker and API.
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = (line: string) => console.log(`[engineering-loop] ${line}`);
+  const infra = await startInfrastructure(config, log);
+  const prisma = createPrismaClient(infra.databaseUrl);
+  const temporal = await connectTemporalClient(infra.temporalAddress, config.temporal.namespace);
+  const { worker, connection } = await createLoopWorker({ config, prisma, temporalAddress: infra.temporalAddress });
+  const app = await buildApp({ prisma, temporal, taskQueue: config.temporal.taskQueue, logLevel: config.logLevel });
+  const address = await app.listen({ host: config.api.host, port: config.api.port });
+
+  log(`API          ${address}/v1/loops`);
+  log(`OpenAPI docs ${address}/docs`);
+  log(`Temporal UI  ${infra.temporalUiUrl ?? '(external Temporal; see its UI)'}`);
+  log(`Temporal     ${infra.temporalAddress} (namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue})`);
+
+  const workerRun = worker.run();
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    log('shutting down');
+    await app.close();
+    worker.shutdown();
+    await workerRun.catch(() => undefined);
+    await connection.close();
+    await temporal.connection.close();
+    await prisma.$disconnect();
+    await infra.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
+  await workerRun;
+}
+
+main().catch((err: unknown) => {
+  console.error('[engineering-loop] failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,9 @@
+import { Client, Connection } from '@temporalio/client';
+import { ensureSearchAttributes } from './temporal-dev-server';
+
+/** A Temporal client for the API, after making sure the loop's search attributes exist on the server. */
+export async function connectTemporalClient(address: string, namespace: string): Promise<Client> {
+  const connection = await Connection.connect({ address });
+  await ensureSearchAttributes(connection, namespace);
+  return new Client({ connection, namespace });
+}

@@ -1,0 +1,164 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
+import type { ServiceConfig } from './config';
+import { PROJECT_ROOT } from './project-root';
+import { LOOP_SEARCH_ATTRIBUTES } from './search-attributes';
+
+// Local Temporal for the zero-configuration setup: the official CLI's `temporal server start-dev`
+// (installed from PyPI by scripts/install-temporal.sh), persisted in <dataDir>/temporal/temporal.sqlite.
+
+const READY_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 10_000;
+
+export interface TemporalDevServerOptions {
+  cliPath: string;
+  dataDir: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+  searchAttributes?: Record<string, string>;
+}
+
+export interface TemporalDevServer {
+  /** gRPC frontend, host:port. */
+  address: string;
+  uiUrl: string;
+  stop(): Promise<void>;
+}
+
+/** config.temporal.cliPath, else the project-local install, else `temporal` on PATH. */
+export function resolveTemporalCli(config: { temporal: Pick<ServiceConfig['temporal'], 'cliPath'> }): string {
+  const candidates = [
+    config.temporal.cliPath,
+    path.join(PROJECT_ROOT, '.tools', 'temporal', 'bin', 'temporal'),
+    ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'temporal')),
+  ];
+  if (config.temporal.cliPath && !isExecutable(config.temporal.cliPath)) {
+    throw new Error(`TEMPORAL_CLI_PATH=${config.temporal.cliPath} is not an executable file`);
+  }
+  const found = candidates.find((file): file is string => !!file && isExecutable(file));
+  if (!found) {
+    throw new Error(
+      'Temporal CLI not found (TEMPORAL_CLI_PATH, .tools/temporal/bin/temporal, PATH). ' +
+        'Run `bash scripts/install-temporal.sh`, or set TEMPORAL_ADDRESS to use an existing server.',
+    );
+  }
+  return found;
+}
+
+export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<TemporalDevServer> {
+  const dbDir = path.join(path.resolve(options.dataDir), 'temporal');
+  fs.mkdirSync(dbDir, { recursive: true });
+  const searchAttributes = options.searchAttributes ?? LOOP_SEARCH_ATTRIBUTES;
+  const args = [
+    'server', 'start-dev',
+    '--db-filename', path.join(dbDir, 'temporal.sqlite'),
+    '--ip', '127.0.0.1',
+    '--port', String(options.port),
+    '--ui-port', String(options.uiPort),
+    '--namespace', options.namespace,
+    '--log-level', 'warn',
+    ...Object.entries(searchAttributes).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
+  ];
+  // detached: own process group, so stop() can take down everything the CLI started.
+  const child = spawn(options.cliPath, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  const remember = (chunk: Buffer) => {
+    output.push(chunk.toString('utf8'));
+    if (output.length > 200) output.shift();
+  };
+  child.stdout?.on('data', remember);
+  child.stderr?.on('data', remember);
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', (error) => {
+      output.push(`spawn error: ${error.message}\n`);
+      resolve();
+    });
+  });
+
+  const address = `127.0.0.1:${options.port}`;
+  const stop = () => stopProcessGroup(child, exited);
+  try {
+    await waitUntilReady(address, options.namespace, exited);
+  } catch (error) {
+    await stop();
+    throw new Error(`Temporal dev server (${options.cliPath} ${args.join(' ')}) did not start: ${(error as Error).message}\n${output.join('')}`);
+  }
+  return { address, uiUrl: `http://127.0.0.1:${options.uiPort}`, stop };
+}
+
+/**
+ * Registers LOOP_SEARCH_ATTRIBUTES on a server we did not start (TEMPORAL_ADDRESS) if missing.
+ * Fails if one exists with another type, since workflows would then write values the server rejects.
+ */
+export async function ensureSearchAttributes(
+  connection: Connection,
+  namespace: string,
+  searchAttributes: Record<string, string> = LOOP_SEARCH_ATTRIBUTES,
+): Promise<void> {
+  const existing = (await connection.operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
+  const missing: Record<string, number> = {};
+  for (const [name, type] of Object.entries(searchAttributes)) {
+    const wanted = encodeSearchAttributeIndexedValueType(type.toUpperCase() as 'KEYWORD');
+    if (wanted === undefined) throw new Error(`Unknown search attribute type ${type} for ${name}`);
+    if (existing[name] === undefined) missing[name] = wanted;
+    else if (existing[name] !== wanted) {
+      throw new Error(`Search attribute ${name} exists in namespace ${namespace} with another type than ${type}`);
+    }
+  }
+  if (Object.keys(missing).length > 0) {
+    await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
+  }
+}
+
+// Ready = the frontend answers and our namespace is registered.
+async function waitUntilReady(address: string, namespace: string, exited: Promise<void>): Promise<void> {
+  let hasExited = false;
+  void exited.then(() => (hasExited = true));
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (hasExited) throw new Error('the process exited');
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: '2s' });
+      try {
+        await connection.workflowService.describeNamespace({ namespace });
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  throw new Error(`no answer on ${address} within ${READY_TIMEOUT_MS / 1000}s: ${(lastError as Error)?.message}`);
+}
+
+async function stopProcessGroup(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // Group already gone.
+    }
+  };
+  signalGroup('SIGTERM');
+  const timer = setTimeout(() => signalGroup('SIGKILL'), STOP_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,23 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import type { PrismaClient } from '../prisma/client';
+import type { ServiceConfig } from './config';
+
+/** A worker for the loop task queue: the loop workflow plus every activity, bound to Postgres and config. */
+export async function createLoopWorker(options: {
+  config: Readonly<ServiceConfig>;
+  prisma: PrismaClient;
+  temporalAddress: string;
+}): Promise<{ worker: Worker; connection: NativeConnection }> {
+  const connection = await NativeConnection.connect({ address: options.temporalAddress });
+  const worker = await Worker.create({
+    connection,
+    namespace: options.config.temporal.namespace,
+    taskQueue: options.config.temporal.taskQueue,
+    workflowsPath: require.resolve('../workflows'),
+    activities: createActivities({ prisma: options.prisma, config: options.config }),
+    // Agents and gates are heavy on a small machine; more loops scale out with more workers.
+    maxConcurrentActivityTaskExecutions: 4,
+  });
+  return { worker, connection };
+}

@@ -1,0 +1,195 @@
+import fs from 'node:fs';
+import { CORRECT_SUM, WRONG_SUM, createFixtureRepo, makerPrompts, makerRuns, scriptedMaker } from '../support/fixture-repo';
+import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
+import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
+import { loopRequest } from '../support/loop-request';
+
+// The whole loop through HTTP: real API, Temporal dev server, worker process, PostgreSQL, git, subprocesses
+// and a Chat Completions endpoint with scripted answers.
+
+let h: LoopHarness;
+beforeAll(async () => {
+  h = await startLoopHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+test('a failing gate is fixed in iteration 2, the review is clean → PASS, with evidence and report through the API', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': WRONG_SUM } }, '2': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  h.llm.enqueue({ content: cleanLedger });
+
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
+  expect(submitted.status).toBe(201);
+  expect(submitted.body.workflowId).toBe(`loop-${submitted.body.id}`);
+  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+
+  expect(loop.status).toBe('PASSED');
+  expect(makerRuns(maker.stateDir)).toEqual([1, 2]);
+  expect(loop.iterations.map((i: any) => [i.sequence, i.roundIteration, i.verdict.verdict])).toEqual([
+    [1, 1, 'ITERATE'],
+    [2, 2, 'PASS'],
+  ]);
+  const [first, second] = loop.iterations;
+  expect(first.evidence[0]).toMatchObject({ gate: 'tests', status: 'FAILED', exitCode: 1, testCounts: { passed: 0, failed: 2 } });
+  expect(first.verdict.directives[0]).toMatch(/^1\. Fix the failing tests gate/);
+  expect(second.evidence[0]).toMatchObject({ gate: 'tests', status: 'PASSED', exitCode: 0, testCounts: { passed: 2, failed: 0, skipped: 0 } });
+  expect(second.evidence[0].assertionEvidence).toEqual(['AC-1', 'AC-2']);
+  expect(second.changedFiles).toEqual(['src/sum.js']);
+  // The second maker prompt carries the judge's numbered directives.
+  expect(makerPrompts(maker.stateDir)[1]).toContain('1. Fix the failing tests gate');
+
+  const evidence = await h.request('GET', `/v1/loops/${loop.id}/evidence/${first.evidence[0].id}`);
+  expect(evidence.status).toBe(200);
+  expect(`${evidence.body.stdout}${evidence.body.stderr}`).toContain('sum adds two numbers');
+  expect(evidence.body.command).toEqual(['node', '--test']);
+  expect(evidence.body.pid).toEqual(expect.any(Number));
+  expect(evidence.body.stdoutSha256).toMatch(/^[0-9a-f]{64}$/);
+
+  const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
+  expect(report.status).toBe(200);
+  expect(report.body.kind).toBe('FINAL');
+  expect(report.body.body.outcome).toBe('PASSED');
+  expect(report.body.body.commits).toHaveLength(2);
+  expect(report.body.markdown).toContain('independent model call (model scripted-reviewer, response id chatcmpl-');
+  expect(report.body.markdown).toContain('| AC-1 | sum adds two numbers | PROVEN |');
+  // The reviewer saw the contract and the diff, and only once: review does not run while a gate fails.
+  expect(h.llm.requests).toHaveLength(1);
+  expect(h.llm.requests[0]!.authorization).toBe('Bearer test-key');
+  expect(h.llm.requests[0]!.body.messages[1]!.content).toContain('+exports.sum = (a, b) => a + b;');
+  expect(h.llm.requests[0]!.body.messages[1]!.content).not.toContain('scripted maker');
+
+  const listed = await h.request('GET', '/v1/loops?status=PASSED');
+  expect(listed.body.loops.map((l: any) => l.id)).toContain(loop.id);
+});
+
+test('a persistent VALID BLOCKER escalates at max iterations; retry with guidance resumes at K=1 and passes', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({
+    steps: {
+      '1': { write: { 'src/sum.js': CORRECT_SUM } },
+      '2': { write: { 'src/sum.js': `// checked\n${CORRECT_SUM}` } },
+      '3': { write: { 'src/sum.js': 'exports.sum = (a, b) => Number(BigInt(a) + BigInt(b));\n' } },
+    },
+  });
+  h.llm.enqueue({ content: blockerLedger() }, { content: blockerLedger() }, { content: cleanLedger });
+
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 2 }));
+  const escalated = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
+  expect(escalated.status).toBe('AWAITING_DECISION');
+  expect(escalated.escalations).toEqual([expect.objectContaining({ sequence: 1, trigger: 'MAX_ITERATIONS', status: 'OPEN' })]);
+  expect(escalated.iterations.map((i: any) => i.verdict.verdict)).toEqual(['ITERATE', 'ESCALATE']);
+
+  const report = await h.request('GET', `/v1/loops/${escalated.id}/report`);
+  expect(report.body.kind).toBe('ESCALATION');
+  expect(report.body.body.openFindings).toEqual([expect.objectContaining({ findingId: 'COR-001', severity: 'BLOCKER' })]);
+  expect(report.body.body.options.map((o: any) => o.decision)).toEqual(['retry', 'approve', 'reject']);
+  expect(report.body.markdown).toContain('## 6. Workspace');
+
+  const decided = await h.request('POST', `/v1/loops/${escalated.id}/decisions`, {
+    kind: 'retry',
+    actor: 'ana@example.com',
+    guidance: 'Use BigInt so large integers stay exact.',
+  });
+  expect(decided.status).toBe(202);
+
+  const loop = await h.waitForLoop(escalated.id, ['PASSED', 'FAILED', 'REJECTED']);
+  expect(loop.status).toBe('PASSED');
+  expect(loop.iterations.map((i: any) => [i.sequence, i.roundIteration, i.contractVersion, i.verdict.verdict])).toEqual([
+    [1, 1, 1, 'ITERATE'],
+    [2, 2, 1, 'ESCALATE'],
+    [3, 1, 2, 'PASS'],
+  ]);
+  expect(loop.contractVersions).toHaveLength(2);
+  expect(loop.contractVersions[1].contract.constraints).toContain('Human guidance: Use BigInt so large integers stay exact.');
+  expect(loop.contractVersions[1].hash).not.toBe(loop.contractVersions[0].hash);
+  expect(loop.escalations[0].decision).toMatchObject({ kind: 'retry', actor: 'ana@example.com' });
+  expect(makerPrompts(maker.stateDir)[2]).toContain('Human guidance: Use BigInt so large integers stay exact.');
+});
+
+test('ESCALATE → reject ends the loop REJECTED; a second decision gets 409', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  h.llm.enqueue({ content: blockerLedger() });
+
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 1 }));
+  await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION']);
+  const rejected = await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'reject', actor: 'bo', comment: 'not worth it' });
+  expect(rejected.status).toBe(202);
+  const again = await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'approve', actor: 'bo' });
+  expect(again.status).toBe(409);
+  expect(again.body).toMatchObject({ statusCode: 409, error: 'Conflict', requestId: expect.any(String) });
+
+  const loop = await h.waitForLoop(submitted.body.id, ['REJECTED']);
+  expect(loop.escalations[0]).toMatchObject({ status: 'DECIDED', decision: { kind: 'reject', actor: 'bo', comment: 'not worth it' } });
+  expect((await h.request('POST', `/v1/loops/${loop.id}/decisions`, { kind: 'approve', actor: 'bo' })).status).toBe(409);
+});
+
+test('invalid submissions get 400 naming the field, and start no workflow', async () => {
+  const repo = createFixtureRepo();
+  const valid = loopRequest(repo, ['true']);
+  const before = await h.db.prisma.loop.count();
+  const cases: Array<[unknown, string]> = [
+    [{ ...valid, contract: { ...valid.contract, acceptanceCriteria: [] } }, 'body.contract.acceptanceCriteria'],
+    [{ ...valid, maxIterations: 9 }, 'body.maxIterations'],
+    [{ ...valid, surprise: true }, 'body.surprise'],
+  ];
+  for (const [body, field] of cases) {
+    const res = await h.request('POST', '/v1/loops', body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ statusCode: 400, error: 'Bad Request', requestId: expect.any(String) });
+    expect(res.body.message).toContain(field);
+  }
+  expect(await h.db.prisma.loop.count()).toBe(before);
+});
+
+test('the same Idempotency-Key returns the same loop; a different body with it is a conflict', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  h.llm.enqueue({ content: cleanLedger });
+  const body = loopRequest(repo, maker.argv);
+  const first = await h.request('POST', '/v1/loops', body, { 'idempotency-key': 'task-42' });
+  const second = await h.request('POST', '/v1/loops', body, { 'idempotency-key': 'task-42' });
+  expect([first.status, second.status]).toEqual([201, 200]);
+  expect(second.body.id).toBe(first.body.id);
+  const conflicting = await h.request('POST', '/v1/loops', { ...body, maxIterations: 1 }, { 'idempotency-key': 'task-42' });
+  expect(conflicting.status).toBe(409);
+  await h.waitForLoop(first.body.id, ['PASSED']);
+});
+
+test('cancelling a loop stops its running maker and records it as CANCELLED', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: {}, hangOnce: [1] });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
+  const loop = await waitFor(async () => {
+    const l = (await h.request('GET', `/v1/loops/${submitted.body.id}`)).body;
+    return l.phase === 'MAKER' && makerRuns(maker.stateDir).length === 1 ? l : null;
+  });
+  const makerPid = Number(fs.readFileSync(`${maker.stateDir}/hung-1`, 'utf8'));
+  expect((await h.request('POST', `/v1/loops/${loop.id}/cancel`)).status).toBe(202);
+  const cancelled = await h.waitForLoop(loop.id, ['CANCELLED']);
+  expect(cancelled.finishedAt).not.toBeNull();
+  expect(() => process.kill(makerPid, 0)).toThrow(/ESRCH/);
+  expect((await h.request('POST', `/v1/loops/${loop.id}/cancel`)).status).toBe(409);
+});
+
+test('unknown loops are 404 and /healthz checks PostgreSQL and Temporal', async () => {
+  const unknown = '00000000-0000-4000-8000-000000000000';
+  expect((await h.request('GET', `/v1/loops/${unknown}`)).status).toBe(404);
+  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { kind: 'approve', actor: 'x' })).status).toBe(404);
+  const health = await h.request('GET', '/healthz');
+  expect(health).toEqual({ status: 200, body: { status: 'ok', checks: { postgres: { ok: true }, temporal: { ok: true } } } });
+  const docs = await fetch(`${h.baseUrl}/docs/json`);
+  expect(((await docs.json()) as any).paths).toHaveProperty('/v1/loops/{id}/decisions');
+});
+
+async function waitFor<T>(check: () => Promise<T | null>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await check();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('condition not reached in time');
+}

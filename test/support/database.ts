@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { createPrismaClient, type PrismaClient } from '../../prisma/client';
+import { createDatabase, dropDatabase } from '../../service/embedded-postgres';
+import { applyMigrations } from '../../service/migrate';
+
+// A fresh, fully migrated database per caller (usually per test file) on the run's shared cluster.
+export interface TestDatabase {
+  url: string;
+  prisma: PrismaClient;
+  drop(): Promise<void>;
+}
+
+export function testDatabaseAdminUrl(): string {
+  const url = process.env.TEST_DATABASE_ADMIN_URL;
+  if (!url) throw new Error('TEST_DATABASE_ADMIN_URL is not set: run through jest (jest.config.js globalSetup)');
+  return url;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = testDatabaseAdminUrl();
+  const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await createDatabase(adminUrl, name);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  await applyMigrations(url.toString());
+  const prisma = createPrismaClient(url.toString());
+  return {
+    url: url.toString(),
+    prisma,
+    async drop() {
+      await prisma.$disconnect();
+      await dropDatabase(adminUrl, name);
+    },
+  };
+}

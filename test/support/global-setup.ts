@@ -1,0 +1,48 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../service/embedded-postgres';
+import { resolveTemporalCli, startTemporalDevServer, type TemporalDevServer } from '../../service/temporal-dev-server';
+import { freePort } from './free-port';
+
+// One embedded PostgreSQL and one Temporal dev server for the whole jest run, on free ports in a temp
+// dir. Tests find them through env vars: jest starts test workers (or the in-band runtime) after
+// globalSetup, and they inherit process.env from this process.
+export interface TestPlatform {
+  tempDir: string;
+  postgres?: EmbeddedPostgres;
+  temporal?: TemporalDevServer;
+}
+
+export const TEST_TEMPORAL_NAMESPACE = 'default';
+
+export default async function globalSetup(): Promise<void> {
+  const tempDir = await fs.mkdtemp(path.join(os.tmpdir(), 'engineering-loop-test-'));
+  const platform: TestPlatform = { tempDir };
+  // globalTeardown runs in this same context and reads it back from here.
+  (globalThis as { __TEST_PLATFORM__?: TestPlatform }).__TEST_PLATFORM__ = platform;
+  try {
+    const [pgPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort()]);
+    platform.postgres = await startEmbeddedPostgres({ dataDir: tempDir, port: pgPort });
+    platform.temporal = await startTemporalDevServer({
+      cliPath: resolveTemporalCli({ temporal: { cliPath: process.env.TEMPORAL_CLI_PATH } }),
+      dataDir: tempDir,
+      port: temporalPort,
+      uiPort,
+      namespace: TEST_TEMPORAL_NAMESPACE,
+    });
+  } catch (error) {
+    await stopTestPlatform(platform);
+    throw error;
+  }
+  process.env.TEST_DATABASE_ADMIN_URL = platform.postgres.adminUrl;
+  process.env.TEST_TEMPORAL_ADDRESS = platform.temporal.address;
+  process.env.TEST_TEMPORAL_NAMESPACE = TEST_TEMPORAL_NAMESPACE;
+  process.env.TEST_TEMPORAL_UI_URL = platform.temporal.uiUrl;
+}
+
+export async function stopTestPlatform(platform: TestPlatform): Promise<void> {
+  await platform.temporal?.stop().catch((error: unknown) => console.error('stopping Temporal dev server:', error));
+  await platform.postgres?.stop().catch((error: unknown) => console.error('stopping embedded PostgreSQL:', error));
+  await fs.rm(platform.tempDir, { recursive: true, force: true });
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../api/app';
+import { createTestDatabase, type TestDatabase } from './database';
+import { startFakeLlmServer, type FakeLlmServer } from './fake-llm-server';
+import { startWorkerProcess, type WorkerProcess } from './worker-process';
+
+// Everything an end-to-end test talks to: the real HTTP API (listening on a port), the Temporal dev
+// server and PostgreSQL started by the global set-up, a worker process, and a fake LLM endpoint.
+
+export interface LoopHarness {
+  baseUrl: string;
+  db: TestDatabase;
+  llm: FakeLlmServer;
+  temporal: Client;
+  taskQueue: string;
+  worker: WorkerProcess;
+  restartWorker(): Promise<void>;
+  request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  waitForLoop(id: string, statuses: string[], timeoutMs?: number): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function startLoopHarness(): Promise<LoopHarness> {
+  const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS;
+  if (!temporalAddress) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run through jest (global set-up)');
+  const db = await createTestDatabase();
+  const llm = await startFakeLlmServer();
+  const taskQueue = `loops-${randomUUID()}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-data-'));
+  const workerEnv = {
+    DATABASE_URL: db.url,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    DATA_DIR: dataDir,
+    LLM_BASE_URL: llm.baseUrl,
+    LLM_API_KEY: 'test-key',
+    LLM_MODEL: 'scripted-reviewer',
+    LOG_LEVEL: 'warn',
+  };
+  let worker = await startWorkerProcess(workerEnv);
+  const connection = await Connection.connect({ address: temporalAddress });
+  const temporal = new Client({ connection });
+  const app: FastifyInstance = await buildApp({ prisma: db.prisma, temporal, taskQueue, logLevel: 'warn' });
+  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+
+  const request: LoopHarness['request'] = async (method, url, body, headers = {}) => {
+    const res = await fetch(`${baseUrl}${url}`, {
+      method,
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+
+  const harness: LoopHarness = {
+    baseUrl,
+    db,
+    llm,
+    temporal,
+    taskQueue,
+    get worker() {
+      return worker;
+    },
+    restartWorker: async () => {
+      worker = await startWorkerProcess(workerEnv);
+    },
+    request,
+    waitForLoop: async (id, statuses, timeoutMs = 180_000) => {
+      const deadline = Date.now() + timeoutMs;
+      let last: any;
+      while (Date.now() < deadline) {
+        last = (await request('GET', `/v1/loops/${id}`)).body;
+        if (statuses.includes(last?.status)) return last;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      throw new Error(`loop ${id} did not reach ${statuses.join('/')}; last state: ${JSON.stringify(last)}\nworker output:\n${worker.output()}`);
+    },
+    close: async () => {
+      await app.close();
+      await worker.stop();
+      await connection.close();
+      await llm.close();
+      await db.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}

@@ -1,0 +1,211 @@
+import type { GateSummary } from '../../domain/gates';
+import { computeVerdict, type JudgeInput } from '../../domain/judge';
+import type { FindingSummary } from '../../domain/ledger';
+
+// The judge policy of SPEC §6, row by row.
+
+function gate(gate: GateSummary['gate'], status: GateSummary['status'], extra: Partial<GateSummary> = {}): GateSummary {
+  return {
+    gate,
+    status,
+    evidenceId: status === 'PASSED' || status === 'FAILED' ? `ev-${gate}` : null,
+    exitCode: status === 'FAILED' ? 1 : status === 'PASSED' ? 0 : null,
+    timeoutStatus: status === 'PASSED' || status === 'FAILED' ? 'COMPLETED' : null,
+    testCounts: gate === 'tests' && status === 'PASSED' ? { passed: 3, failed: 0, skipped: 0 } : null,
+    failureReason: status === 'FAILED' ? `${gate} exited with code 1` : null,
+    failureSignature: status === 'FAILED' ? `sig-${gate}` : null,
+    provesAcceptanceCriteria: status === 'PASSED' && gate === 'tests' ? ['AC-1'] : [],
+    ...extra,
+  };
+}
+
+function finding(extra: Partial<FindingSummary> = {}): FindingSummary {
+  return {
+    findingId: 'COR-001',
+    title: 'Division by zero',
+    topic: 'correctness',
+    severity: 'BLOCKER',
+    validity: 'VALID',
+    location: { file: 'src/calc.js', startLine: 3, endLine: 4 },
+    acceptanceCriteria: ['AC-1'],
+    signature: 'sig-cor-001',
+    source: 'REVIEWER',
+    ...extra,
+  };
+}
+
+function input(overrides: Partial<JudgeInput> = {}): JudgeInput {
+  return {
+    roundIteration: 1,
+    maxIterations: 3,
+    gates: [gate('tests', 'PASSED'), gate('typecheck', 'NOT_CONFIGURED'), gate('lint', 'NOT_CONFIGURED'), gate('build', 'NOT_CONFIGURED')],
+    acceptanceChecks: [],
+    review: { status: 'COMPLETED', findings: [], responseIds: ['chatcmpl-1'] },
+    acceptanceCriteria: [{ id: 'AC-1', statement: 'adds numbers', proof: 'the tests gate passes' }],
+    maker: { noChange: false, diffHash: 'diff-1', cumulativeDiffEmpty: false },
+    previous: [],
+    ...overrides,
+  };
+}
+
+describe('computeVerdict', () => {
+  test('PASS when gates pass, no blocking findings and every AC is proven', () => {
+    const r = computeVerdict(input());
+    expect(r.verdict).toBe('PASS');
+    expect(r.trigger).toBeNull();
+    expect(r.acCompliance).toEqual([{ id: 'AC-1', statement: 'adds numbers', status: 'PROVEN', evidenceIds: ['ev-tests'] }]);
+    expect(r.directives).toEqual([]);
+  });
+
+  test('rule 1: a failed gate → ITERATE with a directive to fix it', () => {
+    const r = computeVerdict(input({ gates: [gate('tests', 'FAILED'), gate('typecheck', 'NOT_RUN')], review: { status: 'SKIPPED', reason: 'gate failed' } }));
+    expect(r.verdict).toBe('ITERATE');
+    expect(r.directives).toEqual(['1. Fix the failing tests gate: tests exited with code 1.']);
+    expect(r.record.failureSignature).toBe('sig-tests');
+  });
+
+  test('NOT_CONFIGURED gates are not failures and not passes', () => {
+    const r = computeVerdict(input({ gates: [gate('tests', 'PASSED'), gate('lint', 'NOT_CONFIGURED')] }));
+    expect(r.verdict).toBe('PASS');
+    expect(r.gateAudit.find((g) => g.gate === 'lint')?.status).toBe('NOT_CONFIGURED');
+  });
+
+  test('rule 2: VALID BLOCKER or HIGH findings → ITERATE with the findings as directives', () => {
+    for (const severity of ['BLOCKER', 'HIGH'] as const) {
+      const r = computeVerdict(input({ review: { status: 'COMPLETED', findings: [finding({ severity })], responseIds: [] } }));
+      expect(r.verdict).toBe('ITERATE');
+      expect(r.directives).toEqual([`1. Resolve COR-001 (${severity}, src/calc.js:3-4): Division by zero.`]);
+      expect(r.findingTriage[0]?.outcome).toBe('BLOCKING');
+    }
+  });
+
+  test('rule 3: an AC without passing evidence → ITERATE with "prove AC-n"', () => {
+    const r = computeVerdict(input({ gates: [gate('tests', 'PASSED', { provesAcceptanceCriteria: [] })] }));
+    expect(r.verdict).toBe('ITERATE');
+    expect(r.directives).toEqual(['1. Prove AC-1 (adds numbers) with passing evidence: the tests gate passes.']);
+  });
+
+  test('an AC proven by its own command check counts', () => {
+    const r = computeVerdict(
+      input({
+        gates: [gate('tests', 'PASSED', { provesAcceptanceCriteria: [] })],
+        acceptanceChecks: [{ acId: 'AC-1', status: 'PASSED', evidenceId: 'ev-ac1' }],
+      }),
+    );
+    expect(r.verdict).toBe('PASS');
+    expect(r.acCompliance[0]?.evidenceIds).toEqual(['ev-ac1']);
+  });
+
+  test('rule 4: VALID MEDIUM/LOW are accepted trade-offs, INVALID findings are dismissed — disposition never overrides', () => {
+    const findings = [
+      finding({ findingId: 'MNT-001', severity: 'MEDIUM' }),
+      finding({ findingId: 'PRF-001', severity: 'LOW' }),
+      finding({ findingId: 'SEC-001', severity: 'BLOCKER', validity: 'INVALID' }),
+    ];
+    const r = computeVerdict(input({ review: { status: 'COMPLETED', findings, responseIds: [] } }));
+    expect(r.verdict).toBe('PASS');
+    expect(r.findingTriage.map((f) => [f.findingId, f.outcome])).toEqual([
+      ['MNT-001', 'ACCEPTED_TRADE_OFF'],
+      ['PRF-001', 'ACCEPTED_TRADE_OFF'],
+      ['SEC-001', 'DISMISSED'],
+    ]);
+  });
+
+  test('rule order: a failed gate wins over blocking findings and unproven ACs', () => {
+    const r = computeVerdict(
+      input({
+        gates: [gate('tests', 'FAILED')],
+        review: { status: 'COMPLETED', findings: [finding()], responseIds: [] },
+      }),
+    );
+    expect(r.directives).toEqual(['1. Fix the failing tests gate: tests exited with code 1.']);
+  });
+
+  test('ESCALATE at max iterations (K ≥ N)', () => {
+    const r = computeVerdict(input({ roundIteration: 3, maxIterations: 3, gates: [gate('tests', 'FAILED')] }));
+    expect(r.verdict).toBe('ESCALATE');
+    expect(r.trigger).toBe('MAX_ITERATIONS');
+    expect(r.directives).toHaveLength(1);
+  });
+
+  test('max iterations does not block a PASS', () => {
+    expect(computeVerdict(input({ roundIteration: 3, maxIterations: 3 })).verdict).toBe('PASS');
+  });
+
+  test('ESCALATE when a blocking signature repeats in two consecutive iterations', () => {
+    const r = computeVerdict(
+      input({
+        roundIteration: 2,
+        review: { status: 'COMPLETED', findings: [finding()], responseIds: [] },
+        previous: [{ roundIteration: 1, diffHash: 'diff-0', blockingSignatures: ['sig-cor-001'], failureSignature: null }],
+      }),
+    );
+    expect(r.verdict).toBe('ESCALATE');
+    expect(r.trigger).toBe('REPEATED_BLOCKING_SIGNATURE');
+  });
+
+  test('a blocking signature seen two iterations back (not consecutive) does not escalate', () => {
+    const r = computeVerdict(
+      input({
+        roundIteration: 3,
+        maxIterations: 5,
+        review: { status: 'COMPLETED', findings: [finding()], responseIds: [] },
+        previous: [
+          { roundIteration: 1, diffHash: 'a', blockingSignatures: ['sig-cor-001'], failureSignature: null },
+          { roundIteration: 2, diffHash: 'b', blockingSignatures: ['other'], failureSignature: null },
+        ],
+      }),
+    );
+    expect(r.verdict).toBe('ITERATE');
+  });
+
+  test('ESCALATE on ping-pong: the diff equals the one of two iterations back', () => {
+    const r = computeVerdict(
+      input({
+        roundIteration: 3,
+        maxIterations: 5,
+        gates: [gate('tests', 'FAILED', { failureSignature: 'x3' })],
+        maker: { noChange: false, diffHash: 'diff-A', cumulativeDiffEmpty: false },
+        previous: [
+          { roundIteration: 1, diffHash: 'diff-A', blockingSignatures: [], failureSignature: 'x1' },
+          { roundIteration: 2, diffHash: 'diff-B', blockingSignatures: [], failureSignature: 'x2' },
+        ],
+      }),
+    );
+    expect(r.trigger).toBe('PING_PONG_DIFF');
+  });
+
+  test('ESCALATE when the same gate failure repeats', () => {
+    const r = computeVerdict(
+      input({
+        roundIteration: 2,
+        gates: [gate('tests', 'FAILED')],
+        maker: { noChange: false, diffHash: 'diff-2', cumulativeDiffEmpty: false },
+        previous: [{ roundIteration: 1, diffHash: 'diff-1', blockingSignatures: [], failureSignature: 'sig-tests' }],
+      }),
+    );
+    expect(r.trigger).toBe('REPEATED_GATE_FAILURE');
+  });
+
+  test('ESCALATE when the maker produced no change and the work is not done', () => {
+    const r = computeVerdict(input({ gates: [gate('tests', 'FAILED')], maker: { noChange: true, diffHash: 'd', cumulativeDiffEmpty: true } }));
+    expect(r.trigger).toBe('NO_CHANGE');
+  });
+
+  test('a "success" with no diff against the base is a stall, not a PASS', () => {
+    const r = computeVerdict(input({ maker: { noChange: true, diffHash: 'empty', cumulativeDiffEmpty: true } }));
+    expect(r.verdict).toBe('ESCALATE');
+    expect(r.trigger).toBe('NO_CHANGE');
+  });
+
+  test('no PASS without a review: a failed review escalates', () => {
+    const r = computeVerdict(input({ review: { status: 'FAILED', reason: 'ledger invalid after 2 repairs' } }));
+    expect(r.verdict).toBe('ESCALATE');
+    expect(r.trigger).toBe('REVIEW_UNAVAILABLE');
+  });
+
+  test('the judge is deterministic', () => {
+    const i = input({ review: { status: 'COMPLETED', findings: [finding({ severity: 'LOW' })], responseIds: [] } });
+    expect(computeVerdict(i)).toEqual(computeVerdict(structuredClone(i)));
+  });
+});
