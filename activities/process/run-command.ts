@@ -176,38 +176,58 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-// Hashes and counts a whole stream while keeping only its first capBytes in memory.
+// Hashes and counts a whole stream while keeping only capBytes of it in memory: mostly the head, plus
+// the last quarter of the cap as a rolling tail — runners print their summaries (test counts) at the end.
 class CappedStream {
   private readonly hash: Hash = createHash('sha256');
   private readonly head: Buffer[] = [];
-  private keptBytes = 0;
+  private tail: Buffer[] = [];
+  private headBytes = 0;
+  private tailBytes = 0;
   private totalBytes = 0;
+  private readonly headCap: number;
+  private readonly tailCap: number;
 
-  constructor(private readonly capBytes: number) {}
+  constructor(capBytes: number) {
+    this.tailCap = Math.floor(capBytes / 4);
+    this.headCap = capBytes - this.tailCap;
+  }
 
   write(chunk: Buffer): void {
     this.hash.update(chunk);
     this.totalBytes += chunk.length;
-    const room = this.capBytes - this.keptBytes;
-    if (room <= 0) return;
-    // Copy a partial chunk so the kept head does not pin the whole chunk's memory.
-    const kept = chunk.length <= room ? chunk : Buffer.from(chunk.subarray(0, room));
-    this.head.push(kept);
-    this.keptBytes += kept.length;
+    const room = this.headCap - this.headBytes;
+    if (room > 0) {
+      // Copy a partial chunk so the kept head does not pin the whole chunk's memory.
+      const kept = chunk.length <= room ? chunk : Buffer.from(chunk.subarray(0, room));
+      this.head.push(kept);
+      this.headBytes += kept.length;
+      chunk = chunk.subarray(kept.length);
+    }
+    if (chunk.length === 0 || this.tailCap === 0) return;
+    this.tail.push(Buffer.from(chunk.subarray(Math.max(0, chunk.length - this.tailCap))));
+    this.tailBytes += Math.min(chunk.length, this.tailCap);
+    while (this.tailBytes - this.tail[0]!.length >= this.tailCap) this.tailBytes -= this.tail.shift()!.length;
   }
 
   finish(): { text: string; sha256: string; bytes: number; truncated: boolean } {
     const sha256 = this.hash.digest('hex');
-    const kept = Buffer.concat(this.head);
-    const omitted = this.totalBytes - this.keptBytes;
+    const head = Buffer.concat(this.head);
+    const tail = Buffer.concat(this.tail).subarray(-this.tailCap || 0);
+    const kept = head.length + (this.tailCap ? tail.length : 0);
+    const omitted = this.totalBytes - kept;
     if (omitted === 0) {
-      return { text: kept.toString('utf8'), sha256, bytes: this.totalBytes, truncated: false };
+      return { text: Buffer.concat([head, tail]).toString('utf8'), sha256, bytes: this.totalBytes, truncated: false };
     }
-    // StringDecoder.write holds back a UTF-8 sequence cut at the cap instead of mangling it.
+    // StringDecoder.write holds back a UTF-8 sequence cut at the cap instead of mangling it; the tail
+    // skips continuation bytes (10xxxxxx) of a character that began before it.
+    let tailStart = 0;
+    while (tailStart < tail.length && (tail[tailStart]! & 0xc0) === 0x80) tailStart++;
     const text =
-      new StringDecoder('utf8').write(kept) +
-      `\n[output truncated: kept the first ${this.keptBytes} of ${this.totalBytes} bytes, ` +
-      `${omitted} bytes omitted]\n`;
+      new StringDecoder('utf8').write(head) +
+      `\n[output truncated: kept the first ${head.length} and the last ${tail.length} of ${this.totalBytes} bytes, ` +
+      `${omitted} bytes omitted]\n` +
+      (this.tailCap ? tail.subarray(tailStart).toString('utf8') : '');
     return { text, sha256, bytes: this.totalBytes, truncated: true };
   }
 }

@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import { CORRECT_SUM, WRONG_SUM, createFixtureRepo, makerPrompts, makerRuns, scriptedMaker } from '../support/fixture-repo';
 import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
+import { recordHistory } from '../support/histories';
+import { loopStateQuery } from '../../workflows/messages';
+import { LoopIterationKey, LoopPhaseKey, LoopStatusKey, LoopVerdictKey } from '../../workflows/search-attributes';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
 
@@ -62,6 +65,18 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
 
   const listed = await h.request('GET', '/v1/loops?status=PASSED');
   expect(listed.body.loops.map((l: any) => l.id)).toContain(loop.id);
+
+  // What people see in the Temporal Web UI: current search attributes and activity summaries.
+  const handle = h.temporal.workflow.getHandle(loop.workflowId);
+  const described = await handle.describe();
+  expect(described.typedSearchAttributes.get(LoopStatusKey)).toBe('PASSED');
+  expect(described.typedSearchAttributes.get(LoopPhaseKey)).toBe('DONE');
+  expect(described.typedSearchAttributes.get(LoopVerdictKey)).toBe('PASS');
+  expect(described.typedSearchAttributes.get(LoopIterationKey)).toBe(2);
+  expect(await activitySummaries(handle)).toEqual(
+    expect.arrayContaining(['maker · iteration 1 of 3 (#1)', 'verify · iteration 2 of 3 (#2)', 'review · iteration 2 of 3 (#2)']),
+  );
+  recordHistory(loop.workflowId, 'fix-gate-then-pass');
 });
 
 test('a persistent VALID BLOCKER escalates at max iterations; retry with guidance resumes at K=1 and passes', async () => {
@@ -87,6 +102,9 @@ test('a persistent VALID BLOCKER escalates at max iterations; retry with guidanc
   expect(report.body.body.options.map((o: any) => o.decision)).toEqual(['retry', 'approve', 'reject']);
   expect(report.body.markdown).toContain('## 6. Workspace');
 
+  const state = await h.temporal.workflow.getHandle(escalated.workflowId).query(loopStateQuery);
+  expect(state).toMatchObject({ status: 'AWAITING_DECISION', roundIteration: 2, maxIterations: 2, awaitingDecision: { trigger: 'MAX_ITERATIONS' } });
+
   const decided = await h.request('POST', `/v1/loops/${escalated.id}/decisions`, {
     kind: 'retry',
     actor: 'ana@example.com',
@@ -106,6 +124,23 @@ test('a persistent VALID BLOCKER escalates at max iterations; retry with guidanc
   expect(loop.contractVersions[1].hash).not.toBe(loop.contractVersions[0].hash);
   expect(loop.escalations[0].decision).toMatchObject({ kind: 'retry', actor: 'ana@example.com' });
   expect(makerPrompts(maker.stateDir)[2]).toContain('Human guidance: Use BigInt so large integers stay exact.');
+  recordHistory(loop.workflowId, 'escalate-retry-pass');
+});
+
+test('ESCALATE → approve delivers the checkpoint as a human override', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  h.llm.enqueue({ content: blockerLedger() });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 1 }));
+  await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION']);
+  expect((await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'approve', actor: 'cy', comment: 'acceptable risk' })).status).toBe(202);
+
+  const loop = await h.waitForLoop(submitted.body.id, ['APPROVED']);
+  const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
+  expect(report.body.kind).toBe('FINAL');
+  expect(report.body.body).toMatchObject({ outcome: 'APPROVED_BY_HUMAN', approvedBy: 'cy', checkpointCommit: loop.iterations[0].checkpointCommit });
+  expect(report.body.markdown).toContain('approved by cy (human override)');
+  recordHistory(loop.workflowId, 'escalate-approve');
 });
 
 test('ESCALATE → reject ends the loop REJECTED; a second decision gets 409', async () => {
@@ -124,6 +159,7 @@ test('ESCALATE → reject ends the loop REJECTED; a second decision gets 409', a
   const loop = await h.waitForLoop(submitted.body.id, ['REJECTED']);
   expect(loop.escalations[0]).toMatchObject({ status: 'DECIDED', decision: { kind: 'reject', actor: 'bo', comment: 'not worth it' } });
   expect((await h.request('POST', `/v1/loops/${loop.id}/decisions`, { kind: 'approve', actor: 'bo' })).status).toBe(409);
+  recordHistory(loop.workflowId, 'escalate-reject');
 });
 
 test('invalid submissions get 400 naming the field, and start no workflow', async () => {
@@ -172,6 +208,7 @@ test('cancelling a loop stops its running maker and records it as CANCELLED', as
   expect(cancelled.finishedAt).not.toBeNull();
   expect(() => process.kill(makerPid, 0)).toThrow(/ESRCH/);
   expect((await h.request('POST', `/v1/loops/${loop.id}/cancel`)).status).toBe(409);
+  recordHistory(loop.workflowId, 'cancelled');
 });
 
 test('unknown loops are 404 and /healthz checks PostgreSQL and Temporal', async () => {
@@ -183,6 +220,17 @@ test('unknown loops are 404 and /healthz checks PostgreSQL and Temporal', async 
   const docs = await fetch(`${h.baseUrl}/docs/json`);
   expect(((await docs.json()) as any).paths).toHaveProperty('/v1/loops/{id}/decisions');
 });
+
+/** The summaries the Web UI shows for each scheduled activity. */
+async function activitySummaries(handle: ReturnType<LoopHarness['temporal']['workflow']['getHandle']>): Promise<string[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? [])
+    .filter((e) => e.activityTaskScheduledEventAttributes)
+    .map((e) => {
+      const data = e.userMetadata?.summary?.data;
+      return data ? (JSON.parse(Buffer.from(data).toString('utf8')) as string) : '';
+    });
+}
 
 async function waitFor<T>(check: () => Promise<T | null>, timeoutMs = 120_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -135,25 +135,28 @@ describe('runCommand', () => {
   });
 
   it(
-    'keeps only the head of a large stream but hashes and counts all of it',
+    'keeps only the head and the tail of a large stream but hashes and counts all of it',
     async () => {
       const fiveMegabytes = 5 * 1024 * 1024;
       const cap = 64 * 1024;
       const result = await runCommand(
         command(
-          nodeScript(`process.stdout.write(Buffer.alloc(${fiveMegabytes}, 'abcdefghij\\n'))`),
+          nodeScript(`process.stdout.write(Buffer.alloc(${fiveMegabytes}, 'abcdefghij\\n')); process.stdout.write('SUMMARY 3 passed')`),
           { outputCapBytes: cap },
         ),
       );
 
-      const full = Buffer.alloc(fiveMegabytes, 'abcdefghij\n');
+      const full = Buffer.concat([Buffer.alloc(fiveMegabytes, 'abcdefghij\n'), Buffer.from('SUMMARY 3 passed')]);
+      const head = cap - cap / 4;
       expect(result.truncated).toBe(true);
-      expect(result.stdoutBytes).toBe(fiveMegabytes);
+      expect(result.stdoutBytes).toBe(full.length);
       expect(result.stdoutSha256).toBe(sha256(full));
-      expect(result.stdout.startsWith(full.subarray(0, cap).toString('utf8'))).toBe(true);
-      const omitted = fiveMegabytes - cap;
+      expect(result.stdout.startsWith(full.subarray(0, head).toString('utf8'))).toBe(true);
+      // The end of the stream, where runners print their summaries, is kept too.
+      expect(result.stdout.endsWith(full.subarray(full.length - cap / 4).toString('utf8'))).toBe(true);
+      expect(result.stdout.endsWith('SUMMARY 3 passed')).toBe(true);
       expect(result.stdout).toContain(
-        `[output truncated: kept the first ${cap} of ${fiveMegabytes} bytes, ${omitted} bytes omitted]`,
+        `[output truncated: kept the first ${head} and the last ${cap / 4} of ${full.length} bytes, ${full.length - cap} bytes omitted]`,
       );
       expect(Buffer.byteLength(result.stdout)).toBeLessThan(cap + 200);
       expect(result.stderr).toBe('');
@@ -168,7 +171,8 @@ describe('runCommand', () => {
       command(nodeScript(`process.stdout.write('é'.repeat(10))`), { outputCapBytes: 5 }),
     );
 
-    expect(result.stdout.startsWith('éé\n[output truncated: kept the first 5 of 20 bytes')).toBe(true);
+    // 4 bytes of head (two characters) and 1 byte of tail (half a character, dropped).
+    expect(result.stdout).toBe('éé\n[output truncated: kept the first 4 and the last 1 of 20 bytes, 15 bytes omitted]\n');
     expect(result.stdout).not.toContain('\uFFFD');
     expect(result.stdoutSha256).toBe(sha256('é'.repeat(10)));
   });
