@@ -1,7 +1,6 @@
 import { randomUUID, createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { Prisma } from '../prisma/generated/client';
-import type { PrismaClient } from '../prisma/client';
+import { Prisma, type PrismaClient } from '../prisma/client';
 import { canonicalJson } from '../domain/contract';
 import { loopWorkflowId, type LoopInput, type LoopRequest } from '../domain/loop-request';
 import { LoopPhaseKey, LoopRepoKey, LoopStatusKey } from '../workflows/search-attributes';

@@ -21,24 +21,14 @@ async function main(): Promise<void> {
   log(`Temporal UI  ${infra.temporalUiUrl ?? '(external Temporal; see its UI)'}`);
   log(`Temporal     ${infra.temporalAddress} (namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue})`);
 
-  const workerRun = worker.run();
-  let stopping = false;
-  const shutdown = async () => {
-    if (stopping) return;
-    stopping = true;
-    log('shutting down');
-    await app.close();
-    worker.shutdown();
-    await workerRun.catch(() => undefined);
-    await connection.close();
-    await temporal.connection.close();
-    await prisma.$disconnect();
-    await infra.stop();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown());
-  process.once('SIGTERM', () => void shutdown());
-  await workerRun;
+  // The Temporal SDK drains the worker on SIGINT/SIGTERM; run() returns once it has stopped.
+  await worker.run();
+  log('shutting down');
+  await app.close();
+  await connection.close();
+  await temporal.connection.close();
+  await prisma.$disconnect();
+  await infra.stop();
 }
 
 main().catch((err: unknown) => {

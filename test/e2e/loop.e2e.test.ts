@@ -162,6 +162,44 @@ test('ESCALATE → reject ends the loop REJECTED; a second decision gets 409', a
   recordHistory(loop.workflowId, 'escalate-reject');
 });
 
+test('an invalid ledger is re-asked with its validation errors; still invalid after the repairs → ESCALATE, never a crash', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  const requestsBefore = h.llm.requests.length;
+  h.llm.enqueue({ content: 'Looks great to me!' }, { content: '{"findings": [{"id": "X"}]}' }, { content: '{"findings": "none"}' });
+
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
+  const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
+  expect(loop.status).toBe('AWAITING_DECISION');
+  expect(loop.escalations[0].trigger).toBe('REVIEW_UNAVAILABLE');
+  const calls = h.llm.requests.slice(requestsBefore);
+  // One question and two repairs (REVIEW_REPAIR_ATTEMPTS=2), each carrying the previous answer's errors.
+  expect(calls).toHaveLength(3);
+  expect(calls[1]!.body.messages.at(-1)!.content).toContain('the answer is not JSON');
+  expect(calls[2]!.body.messages.at(-1)!.content).toContain('findings.0.id: must look like COR-001');
+  const records = await h.db.prisma.executionRecord.findMany({ where: { loopId: loop.id, role: 'reviewer' }, orderBy: { createdAt: 'asc' } });
+  expect(records.map((r) => r.outcome)).toEqual(['INVALID_LEDGER', 'INVALID_LEDGER', 'INVALID_LEDGER']);
+  expect(records.every((r) => r.responseId?.startsWith('chatcmpl-') && r.promptTokens! > 0)).toBe(true);
+  const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
+  expect(report.body.body.coreBlocker).toContain('still invalid after 2 repair attempt(s)');
+});
+
+test('a ledger repaired on the second answer is accepted', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  h.llm.enqueue({ content: '```json\n{"findings": [{"id": "COR-1"}]}\n```' }, { content: cleanLedger });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
+  const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
+  expect(loop.status).toBe('PASSED');
+  const records = await h.db.prisma.executionRecord.findMany({ where: { loopId: loop.id }, orderBy: { createdAt: 'asc' } });
+  expect(records.map((r) => [r.role, r.kind, r.outcome])).toEqual([
+    ['maker', 'AGENT_PROCESS', 'EXIT_0'],
+    ['reviewer', 'MODEL_CALL', 'INVALID_LEDGER'],
+    ['reviewer', 'MODEL_CALL', 'VALID_LEDGER'],
+  ]);
+  expect(records[0]!.pid).toEqual(expect.any(Number));
+});
+
 test('invalid submissions get 400 naming the field, and start no workflow', async () => {
   const repo = createFixtureRepo();
   const valid = loopRequest(repo, ['true']);
