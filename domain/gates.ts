@@ -45,3 +45,29 @@ export interface GateSummary {
   /** AC ids this run proves. */
   provesAcceptanceCriteria: string[];
 }
+
+/** Where a gate command came from, most specific first (SPEC §3.2). */
+export const GATE_SOURCES = ['contract', 'repository-config', 'profile-default', 'manifest-inference'] as const;
+export type GateSource = (typeof GATE_SOURCES)[number];
+
+export const PROJECT_PROFILES = ['web-app', 'backend-api', 'library', 'monorepo'] as const;
+export type ProjectProfile = (typeof PROJECT_PROFILES)[number];
+
+/** A gate command with its provenance, resolved once from the base commit so the maker cannot steer it. */
+export interface ResolvedGate {
+  gate: GateName;
+  argv: string[];
+  timeoutSeconds: number;
+  source: GateSource;
+  /** Human-readable provenance, e.g. "package.json scripts.test, run with pnpm (pnpm-lock.yaml)". */
+  detail: string;
+  /** Workspace-relative path of a JUnit XML report the command writes, when counts come from there. */
+  junitReport?: string;
+}
+
+export interface GatePlan {
+  gates: ResolvedGate[];
+  profile: ProjectProfile | null;
+  /** Anything a person should know about the resolution (ceilings applied, config problems). */
+  notes: string[];
+}
