@@ -8,7 +8,9 @@ import type { ActivityDeps } from './deps';
 import { recordExecution } from './execution-records';
 import { changedFiles, commitAll, diffText, headCommit, resetTo, sha256 } from './git';
 import { childEnvironment } from './process/child-environment';
+import { redactSecrets } from './process/redact';
 import { runCommand } from './process/run-command';
+import { serviceSecrets } from './service-secrets';
 
 export interface MakerInput {
   loopId: string;
@@ -101,7 +103,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
     pid: result.pid,
     latencyMs: result.endTime.getTime() - result.startTime.getTime(),
     outcome: result.spawnError ? 'SPAWN_FAILED' : result.timeoutStatus === 'COMPLETED' ? `EXIT_${result.exitCode}` : result.timeoutStatus,
-    detail: (result.spawnError ?? `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`).trim(),
+    detail: redactSecrets(result.spawnError ?? `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`, serviceSecrets(deps.config)).trim(),
   });
   if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure('the loop was cancelled while the maker ran');
   if (result.spawnError) {

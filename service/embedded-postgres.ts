@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 
@@ -7,9 +8,7 @@ import pg from 'pg';
 // The cluster lives in <dataDir>/postgres and survives restarts: initdb runs only on an empty directory.
 
 export const EMBEDDED_DATABASE_NAME = 'engineering_loop';
-// Local-only cluster bound to 127.0.0.1; the password only has to match what initdb stored.
 const USER = 'postgres';
-const PASSWORD = 'postgres';
 
 export interface EmbeddedPostgres {
   /** URL of the `engineering_loop` database. */
@@ -22,6 +21,7 @@ export interface EmbeddedPostgres {
 export async function startEmbeddedPostgres(options: { dataDir: string; port: number }): Promise<EmbeddedPostgres> {
   const clusterDir = path.join(path.resolve(options.dataDir), 'postgres');
   await prepareClusterDir(clusterDir);
+  const password = await clusterPassword(path.resolve(options.dataDir));
 
   const logs: string[] = [];
   const remember = (message: unknown) => {
@@ -34,7 +34,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     databaseDir: clusterDir,
     port: options.port,
     user: USER,
-    password: PASSWORD,
+    password,
     authMethod: 'scram-sha-256',
     persistent: true,
     // As root the server runs as user `postgres`; create that user if the machine lacks it.
@@ -58,7 +58,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     throw failure('start', error);
   });
 
-  const base = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}`;
+  const base = `postgresql://${USER}:${password}@127.0.0.1:${options.port}`;
   const adminUrl = `${base}/postgres`;
   try {
     await createDatabase(adminUrl, EMBEDDED_DATABASE_NAME);
@@ -67,6 +67,19 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     throw error;
   }
   return { databaseUrl: `${base}/${EMBEDDED_DATABASE_NAME}`, adminUrl, stop: () => server.stop() };
+}
+
+/**
+ * The cluster's password: random, made once when the cluster is first created and kept beside it
+ * (mode 0600), so no well-known password guards the database even on loopback.
+ */
+async function clusterPassword(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, 'postgres.password');
+  const stored = await fs.readFile(file, 'utf8').catch(() => null);
+  if (stored?.trim()) return stored.trim();
+  const password = randomBytes(18).toString('base64url');
+  await fs.writeFile(file, password, { mode: 0o600 });
+  return password;
 }
 
 /** Creates database `name` unless it exists. `adminUrl` must point at an existing database (e.g. `postgres`). */

@@ -6,6 +6,7 @@ import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { findEscapingArgument } from './confine-paths';
 
 export interface CommandSpec {
   /** argv[0] is executed directly, never through a shell. */
@@ -23,6 +24,8 @@ export interface CommandSpec {
   heartbeatIntervalMs?: number;
   /** Aborting kills the process group; the result is CANCELLED. */
   signal?: AbortSignal;
+  /** Refuse (as a spawnError, without running) path arguments that lead outside the workspace. */
+  confinePathArguments?: boolean;
 }
 
 export type TimeoutStatus = 'COMPLETED' | 'TIMED_OUT' | 'CANCELLED';
@@ -70,6 +73,8 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
   const [command, ...args] = spec.argv;
   if (command === undefined) throw new Error('argv is empty: there is no command to run');
   const cwd = await confinedCwd(spec.cwd, spec.workspaceRoot);
+  const escaping = spec.confinePathArguments ? await findEscapingArgument(spec.argv, cwd, spec.workspaceRoot) : null;
+  if (escaping) return refused(spec.argv, `refused: ${escaping}`);
 
   return new Promise((resolve) => {
     const executionId = randomUUID();
@@ -114,9 +119,9 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
       clearTimeout(killTimer);
       clearInterval(heartbeatTimer);
       spec.signal?.removeEventListener('abort', onAbort);
-      // Descendants that outlived the leader after SIGTERM (ignored it, or do not hold the pipes)
-      // must not keep running in the workspace.
-      if (pid !== null && timeoutStatus !== 'COMPLETED') signalGroup(pid, 'SIGKILL');
+      // Descendants that outlived the leader (ignored SIGTERM, or were left in the background) must not
+      // keep running in the workspace.
+      if (pid !== null) signalGroup(pid, 'SIGKILL');
       const out = stdout.finish();
       const err = stderr.finish();
       resolve({
@@ -140,6 +145,29 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
       });
     });
   });
+}
+
+function refused(argv: string[], reason: string): CommandResult {
+  const now = new Date();
+  const empty = createHash('sha256').digest('hex');
+  return {
+    executionId: randomUUID(),
+    argv,
+    pid: null,
+    startTime: now,
+    endTime: now,
+    exitCode: null,
+    signal: null,
+    timeoutStatus: 'COMPLETED',
+    stdout: '',
+    stderr: '',
+    stdoutSha256: empty,
+    stderrSha256: empty,
+    stdoutBytes: 0,
+    stderrBytes: 0,
+    truncated: false,
+    spawnError: reason,
+  };
 }
 
 // Resolves cwd with symlinks followed, so neither `..` nor a link pointing outside gets out.

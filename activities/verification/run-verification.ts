@@ -6,7 +6,9 @@ import { loadContract } from '../contract';
 import type { ActivityDeps } from '../deps';
 import { sha256 } from '../git';
 import { childEnvironment } from '../process/child-environment';
+import { redactSecrets } from '../process/redact';
 import { runCommand, type CommandResult } from '../process/run-command';
+import { serviceSecrets } from '../service-secrets';
 import { gateFailureReason, normaliseOutput } from './gate-outcome';
 import { parseTestCounts } from './test-counts';
 
@@ -50,11 +52,15 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
       timeoutMs: timeoutSeconds * 1000,
       env: childEnvironment(),
       outputCapBytes: STORED_OUTPUT_CAP,
+      confinePathArguments: true,
       heartbeat: () => ctx.heartbeat({ phase: 'verify', step: label }),
       signal: ctx.cancellationSignal,
     });
-    if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure(`the loop was cancelled during ${label}`);
     return result;
+  };
+  // A cancelled run is stored like any other (timeoutStatus CANCELLED), then the activity ends.
+  const stopIfCancelled = (result: CommandResult, label: string) => {
+    if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure(`the loop was cancelled during ${label}`);
   };
 
   const gates: GateSummary[] = [];
@@ -84,6 +90,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
       failureSignature: failureReason ? sha256(`${gate}|${result.exitCode}|${normaliseOutput(output)}`) : null,
       proves: failureReason ? [] : provenBy(gate, output, contract.acceptanceCriteria),
     });
+    stopIfCancelled(result, `gate ${gate}`);
     gates.push(gateSummary(evidence));
     failed ||= failureReason !== null;
   }
@@ -105,6 +112,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
         failureSignature: null,
         proves: failureReason ? [] : [ac.id],
       });
+      stopIfCancelled(result, `check ${ac.id}`);
       acceptanceChecks.push({ acId: ac.id, status: failureReason ? 'FAILED' : 'PASSED', evidenceId: evidence.id });
     }
   }
@@ -168,8 +176,8 @@ function storeEvidence(deps: ActivityDeps, e: EvidenceInput) {
       endTime: r.endTime,
       exitCode: r.exitCode,
       timeoutStatus: r.timeoutStatus,
-      stdout: r.stdout,
-      stderr: r.spawnError ? `${r.stderr}${r.spawnError}` : r.stderr,
+      stdout: redactSecrets(r.stdout, serviceSecrets(deps.config)),
+      stderr: redactSecrets(r.spawnError ? `${r.stderr}${r.spawnError}` : r.stderr, serviceSecrets(deps.config)),
       stdoutSha256: r.stdoutSha256,
       stderrSha256: r.stderrSha256,
       stdoutBytes: r.stdoutBytes,

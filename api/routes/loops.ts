@@ -120,6 +120,29 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
   });
 
+  r.get('/v1/loops/:id/evidence/:evidenceId/log', {
+    schema: {
+      tags: ['loops'],
+      summary: "An evidence record's stored output as plain text (capped, secrets redacted; sha256 of the full stream in the record)",
+      params: z.object({ id: z.uuid(), evidenceId: z.uuid() }),
+      querystring: z.strictObject({ stream: z.enum(['stdout', 'stderr']).default('stdout') }),
+      response: { 200: z.string(), 400: errorResponseSchema, 404: errorResponseSchema },
+    },
+    // Plain text out: the log is sent as it is stored, not as a JSON string.
+    serializerCompiler:
+      ({ httpStatus }) =>
+      (data) =>
+        httpStatus === '200' ? String(data) : JSON.stringify(data),
+    handler: async (request, reply) => {
+      const evidence = await deps.prisma.evidence.findFirst({
+        where: { id: request.params.evidenceId, loopId: request.params.id },
+        select: { stdout: request.query.stream === 'stdout', stderr: request.query.stream === 'stderr' },
+      });
+      if (!evidence) throw notFound(`evidence ${request.params.evidenceId}`);
+      return reply.type('text/plain; charset=utf-8').send(evidence[request.query.stream] ?? '');
+    },
+  });
+
   r.post('/v1/loops/:id/decisions', {
     schema: {
       tags: ['decisions'],

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -361,5 +363,41 @@ describe('child environment', () => {
       CI: 'false',
       NPM_CONFIG_CACHE: '/cache',
     });
+  });
+});
+
+describe('path arguments of confined commands', () => {
+  let workspace: string;
+  let outside: string;
+  beforeAll(() => {
+    workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'confine-ws-'));
+    outside = fs.mkdtempSync(path.join(os.tmpdir(), 'confine-out-'));
+    fs.writeFileSync(path.join(outside, 'secret.js'), 'console.log("outside")');
+    fs.writeFileSync(path.join(workspace, 'inside.js'), 'console.log("inside")');
+    fs.symlinkSync(path.join(outside, 'secret.js'), path.join(workspace, 'link.js'));
+  });
+  afterAll(() => {
+    fs.rmSync(workspace, { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
+  });
+  const run = (argv: string[]) =>
+    runCommand({ argv, cwd: workspace, workspaceRoot: workspace, timeoutMs: 10_000, env: { PATH: process.env.PATH ?? '' }, outputCapBytes: 4096, confinePathArguments: true });
+
+  test.each([
+    ['a `..` escape', ['node', '../secret.js']],
+    ['an absolute path outside', ['node', '/etc/passwd']],
+    ['a flag value escaping', ['node', '--require=../../x.js', 'inside.js']],
+    ['a symlink leading outside', ['node', 'link.js']],
+  ])('refuses %s without running it', async (_name, argv) => {
+    const result = await run(argv);
+    expect(result.spawnError).toMatch(/^refused: argument ".*" (points outside the workspace|is a symlink that leads outside the workspace)$/);
+    expect(result.pid).toBeNull();
+    expect(result.exitCode).toBeNull();
+  });
+
+  test('runs paths inside the workspace', async () => {
+    const result = await run(['node', './inside.js']);
+    expect(result.spawnError).toBeNull();
+    expect(result.stdout.trim()).toBe('inside');
   });
 });

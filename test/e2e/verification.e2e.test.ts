@@ -1,0 +1,130 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { resolveTemporalCli } from '../../service/temporal-dev-server';
+import { cleanLedger } from '../support/fake-llm-server';
+import { CORRECT_SUM, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
+import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
+import { loopRequest } from '../support/loop-request';
+
+// Verification that holds up: huge output stays out of workflow history, secrets stay out of stored
+// evidence, and cancelling a loop kills a running gate's whole process tree within seconds.
+
+let h: LoopHarness;
+beforeAll(async () => {
+  h = await startLoopHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const FIFTY_MB = 50 * 1024 * 1024;
+
+function historyJson(workflowId: string): string {
+  return execFileSync(
+    resolveTemporalCli({ temporal: { cliPath: process.env.TEMPORAL_CLI_PATH } }),
+    ['workflow', 'show', '--workflow-id', workflowId, '--address', process.env.TEST_TEMPORAL_ADDRESS!, '--output', 'json'],
+    { maxBuffer: 256 * 1024 * 1024 },
+  ).toString();
+}
+
+test('a gate printing 50 MB leaves the workflow history small; the log is stored capped and served by the API', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  h.llm.enqueue({ content: cleanLedger });
+  const chatty = `const chunk = 'y'.repeat(1024 * 1024 - 1) + '\\n'; for (let i = 0; i < 50; i++) process.stdout.write(chunk); console.log('build done');`;
+  const body = loopRequest(repo, maker.argv, {
+    gates: [
+      { gate: 'tests', argv: ['node', '--test'], timeoutSeconds: 120 },
+      { gate: 'build', argv: ['node', '-e', chatty], timeoutSeconds: 120 },
+    ],
+  });
+  const submitted = await h.request('POST', '/v1/loops', body);
+  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+  expect(loop.status).toBe('PASSED');
+
+  const build = loop.iterations[0].evidence.find((e: any) => e.gate === 'build');
+  const record = await h.db.prisma.evidence.findUniqueOrThrow({ where: { id: build.id } });
+  expect(record.stdoutBytes).toBe(FIFTY_MB + 'build done\n'.length);
+  expect(record.outputTruncated).toBe(true);
+  expect(record.stdout.length).toBeLessThan(1024 * 1024 + 500);
+  expect(record.stdoutSha256).toMatch(/^[0-9a-f]{64}$/);
+
+  const log = await fetch(`${h.baseUrl}/v1/loops/${loop.id}/evidence/${build.id}/log?stream=stdout`);
+  expect(log.headers.get('content-type')).toContain('text/plain');
+  const text = await log.text();
+  expect(text).toContain(`bytes omitted]`);
+  expect(text.endsWith('build done\n')).toBe(true);
+
+  const history = historyJson(loop.workflowId);
+  expect(history.length).toBeLessThan(512 * 1024);
+  expect(history).not.toContain('yyyyyyyyyy');
+});
+
+test('secrets printed by a gate are redacted, and the service’s own secrets never reach gate commands', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  h.llm.enqueue({ content: cleanLedger });
+  const leaky = [
+    "console.log('llm key seen by the gate: ' + process.env.LLM_API_KEY);",
+    "console.log('database url seen by the gate: ' + process.env.DATABASE_URL);",
+    "console.log('deploy with GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789');",
+    "console.log('connecting to postgres://app:hunter2hunter2@db:5432/app');",
+  ].join('\n');
+  const body = loopRequest(repo, maker.argv, {
+    gates: [
+      { gate: 'tests', argv: ['node', '--test'], timeoutSeconds: 120 },
+      { gate: 'lint', argv: ['node', '-e', leaky], timeoutSeconds: 60 },
+    ],
+  });
+  const submitted = await h.request('POST', '/v1/loops', body);
+  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+  const lint = loop.iterations[0].evidence.find((e: any) => e.gate === 'lint');
+  const stored = (await h.request('GET', `/v1/loops/${loop.id}/evidence/${lint.id}`)).body.stdout as string;
+  expect(stored).toContain('llm key seen by the gate: undefined');
+  expect(stored).toContain('database url seen by the gate: undefined');
+  expect(stored).toContain('GITHUB_TOKEN=[REDACTED]');
+  expect(stored).toContain('postgres://app:[REDACTED]@db:5432/app');
+  expect(stored).not.toContain('hunter2hunter2');
+  expect(stored).not.toContain('ghp_');
+});
+
+test('cancelling a loop during a long gate kills the gate’s process tree within seconds', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  const pidFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gate-pids-')), 'grandchild.pid');
+  const slowGate = [
+    "const { spawn } = require('node:child_process');",
+    "const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });",
+    `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(child.pid));`,
+    'setInterval(() => {}, 1000);',
+  ].join('\n');
+  const body = loopRequest(repo, maker.argv, { gates: [{ gate: 'tests', argv: ['node', '-e', slowGate], timeoutSeconds: 600 }] });
+  const submitted = await h.request('POST', '/v1/loops', body);
+  const deadline = Date.now() + 120_000;
+  while (!fs.existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
+  expect(() => process.kill(grandchild, 0)).not.toThrow();
+
+  expect((await h.request('POST', `/v1/loops/${submitted.body.id}/cancel`)).status).toBe(202);
+  const loop = await h.waitForLoop(submitted.body.id, ['CANCELLED']);
+  await waitUntilDead(grandchild);
+  const evidence = await h.db.prisma.evidence.findMany({ where: { loopId: loop.id } });
+  expect(evidence.map((e) => [e.gate, e.timeoutStatus])).toEqual([['tests', 'CANCELLED']]);
+  // The whole stop, from the command's start to its recorded end, took seconds, not the 600 s timeout.
+  expect(evidence[0]!.endTime!.getTime() - evidence[0]!.startTime!.getTime()).toBeLessThan(60_000);
+});
+
+async function waitUntilDead(pid: number): Promise<void> {
+  // Orphans are reaped by PID 1 a moment after they die.
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`process ${pid} is still alive`);
+}
