@@ -1,6 +1,7 @@
 import { freezeContract, type FreezeContractInput } from './contract';
 import type { ActivityDeps } from './deps';
 import { deliver, type DeliverInput } from './delivery';
+import { inspectChanges, type InspectChangesInput } from './inspect-changes';
 import { runMaker, type MakerInput } from './maker';
 import { recordProgress, type ProgressInput } from './progress';
 import { recordDecision, recordEscalation, recordVerdict, type EscalationInput } from './records';
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     freezeContract: (input: FreezeContractInput) => freezeContract(deps, input),
     recordProgress: (input: ProgressInput) => recordProgress(deps, input),
     runMaker: (input: MakerInput) => runMaker(deps, input),
+    inspectChanges: (input: InspectChangesInput) => inspectChanges(deps, input),
     runVerification: (input: VerificationInput) => runVerification(deps, input),
     runReview: (input: ReviewInput) => runReview(deps, input),
     recordVerdict: (input: Parameters<typeof recordVerdict>[1]) => recordVerdict(deps, input),

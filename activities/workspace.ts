@@ -1,17 +1,24 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
+import type { GateCommand, GatePlan } from '../domain/gates';
+import { VerificationConfigError } from '../domain/verification-config';
 import type { ActivityDeps } from './deps';
 import { git, GitError, headCommit } from './git';
+import { discoverGates } from './verification/gate-discovery';
 
 export interface PrepareWorkspaceInput {
   loopId: string;
   repository: { url: string; baseRef: string };
+  /** The task contract's gate commands, the most specific layer of gate discovery. */
+  contractGates: GateCommand[];
 }
 export interface PreparedWorkspace {
   workspacePath: string;
   baseCommit: string;
   branch: string;
+  /** Resolved from the base commit, before the maker can touch anything that would steer it. */
+  gatePlan: GatePlan;
 }
 
 export function workspacePathFor(deps: ActivityDeps, loopId: string): string {
@@ -22,13 +29,16 @@ export function loopBranch(loopId: string): string {
   return `engineering-loop/${loopId}`;
 }
 
-/** Clones the repository into the loop's own workspace and creates the loop's branch at the base ref. Idempotent. */
+/**
+ * Clones the repository into the loop's own workspace, creates the loop's branch at the base ref and
+ * resolves the gate plan from the base commit. Idempotent.
+ */
 export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspaceInput): Promise<PreparedWorkspace> {
   const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
   const workspacePath = workspacePathFor(deps, input.loopId);
   const branch = loopBranch(input.loopId);
-  if (loop.baseCommit && loop.workspacePath && (await exists(path.join(loop.workspacePath, '.git')))) {
-    return { workspacePath: loop.workspacePath, baseCommit: loop.baseCommit, branch };
+  if (loop.baseCommit && loop.workspacePath && loop.gatePlan && (await exists(path.join(loop.workspacePath, '.git')))) {
+    return { workspacePath: loop.workspacePath, baseCommit: loop.baseCommit, branch, gatePlan: loop.gatePlan as unknown as GatePlan };
   }
 
   // A half-finished clone from an earlier attempt is discarded and redone.
@@ -45,11 +55,24 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
     throw err;
   }
   const baseCommit = await headCommit(workspacePath);
+  const gatePlan = await resolveGatePlan(workspacePath, input.contractGates);
   await deps.prisma.loop.update({
     where: { id: input.loopId },
-    data: { workspacePath, baseCommit, branch },
+    data: { workspacePath, baseCommit, branch, gatePlan: gatePlan as object },
   });
-  return { workspacePath, baseCommit, branch };
+  return { workspacePath, baseCommit, branch, gatePlan };
+}
+
+async function resolveGatePlan(workspacePath: string, contractGates: GateCommand[]): Promise<GatePlan> {
+  try {
+    return await discoverGates({ workspace: workspacePath, contractGates });
+  } catch (err) {
+    // A broken repository config is the repository owner's to fix; retrying cannot help.
+    if (err instanceof VerificationConfigError) {
+      throw ApplicationFailure.create({ type: 'VerificationConfigError', message: err.message, nonRetryable: true });
+    }
+    throw err;
+  }
 }
 
 /** A branch name resolves through the clone's remote; a tag or commit id resolves as it is. */

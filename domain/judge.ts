@@ -8,6 +8,7 @@ export type Verdict = 'PASS' | 'ITERATE' | 'ESCALATE';
 export const ESCALATION_TRIGGERS = [
   'MAX_ITERATIONS',
   'NO_CHANGE',
+  'REPEATED_TAMPER',
   'REPEATED_BLOCKING_SIGNATURE',
   'PING_PONG_DIFF',
   'REPEATED_GATE_FAILURE',
@@ -31,6 +32,8 @@ export interface IterationRecord {
   roundIteration: number;
   diffHash: string;
   blockingSignatures: string[];
+  /** Signatures of tamper/scope findings the system raised (SPEC §3.4). */
+  tamperSignatures: string[];
   failureSignature: string | null;
 }
 
@@ -40,6 +43,8 @@ export interface JudgeInput {
   gates: GateSummary[];
   acceptanceChecks: AcceptanceCheckSummary[];
   review: ReviewOutcome;
+  /** Tamper and scope violations found in the diff by the system itself: always VALID BLOCKER. */
+  systemFindings: FindingSummary[];
   acceptanceCriteria: { id: string; statement: string; proof: string }[];
   maker: { noChange: boolean; diffHash: string; cumulativeDiffEmpty: boolean };
   /** Earlier iterations of this round, oldest first. */
@@ -68,8 +73,9 @@ export interface JudgeReport {
 }
 
 export function computeVerdict(input: JudgeInput): JudgeReport {
-  const findings = input.review.status === 'COMPLETED' ? input.review.findings : [];
+  const findings = [...input.systemFindings, ...(input.review.status === 'COMPLETED' ? input.review.findings : [])];
   const blocking = findings.filter(isBlocking);
+  const tampering = input.systemFindings.filter(isBlocking);
   const failedGates = input.gates.filter((g) => g.status === 'FAILED');
   const acCompliance = acceptanceCompliance(input);
   const unproven = acCompliance.filter((ac) => ac.status === 'NOT_PROVEN');
@@ -77,6 +83,7 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
     roundIteration: input.roundIteration,
     diffHash: input.maker.diffHash,
     blockingSignatures: [...new Set(blocking.map((f) => f.signature))].sort(),
+    tamperSignatures: [...new Set(tampering.map((f) => f.signature))].sort(),
     failureSignature: failedGates[0]?.failureSignature ?? null,
   };
 
@@ -92,14 +99,14 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
       reasons.push(`gate ${g.gate} failed`);
       directives.push(`Fix the failing ${g.gate} gate: ${g.failureReason ?? 'it did not pass'}.`);
     }
+    // Gaming verification is never left for later, even while a gate fails.
+    if (tampering.length > 0) reasons.push(`${tampering.length} tamper/scope violation(s)`);
+    directives.push(...tampering.map(findingDirective));
   } else if (blocking.length > 0) {
     // Rule 2: VALID BLOCKER/HIGH findings.
     verdict = 'ITERATE';
     reasons.push(`${blocking.length} valid blocking finding(s)`);
-    for (const f of blocking) {
-      const where = `${f.location.file}:${f.location.startLine}-${f.location.endLine}`;
-      directives.push(`Resolve ${f.findingId} (${f.severity}, ${where}): ${f.title}.`);
-    }
+    directives.push(...blocking.map(findingDirective));
   } else if (input.review.status === 'FAILED') {
     // No PASS without a review; retrying the maker cannot repair the reviewer.
     verdict = 'ESCALATE';
@@ -159,12 +166,19 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
   };
 }
 
+function findingDirective(f: FindingSummary): string {
+  const where = `${f.location.file}:${f.location.startLine}-${f.location.endLine}`;
+  const action = f.source === 'SYSTEM' ? 'Revert' : 'Resolve';
+  return `${action} ${f.findingId} (${f.severity}, ${where}): ${f.title}.`;
+}
+
 /** When an ITERATE must become ESCALATE (SPEC §6), checked in a fixed order. */
 function escalationTrigger(input: JudgeInput, current: IterationRecord): EscalationTrigger | null {
   const last = input.previous.at(-1);
   const twoBack = input.previous.at(-2);
   if (input.roundIteration >= input.maxIterations) return 'MAX_ITERATIONS';
   if (input.maker.noChange) return 'NO_CHANGE';
+  if (last && current.tamperSignatures.some((s) => last.tamperSignatures.includes(s))) return 'REPEATED_TAMPER';
   if (last && current.blockingSignatures.some((s) => last.blockingSignatures.includes(s))) {
     return 'REPEATED_BLOCKING_SIGNATURE';
   }

@@ -31,6 +31,7 @@ export interface FinalReport {
 const TRIGGER_TEXT: Record<EscalationReport['trigger'], string> = {
   MAX_ITERATIONS: 'the iteration limit was reached',
   NO_CHANGE: 'the maker produced no change',
+  REPEATED_TAMPER: 'the maker tampered with verification or scope in two consecutive iterations',
   REPEATED_BLOCKING_SIGNATURE: 'the same blocking finding appeared in two consecutive iterations',
   PING_PONG_DIFF: 'the diff returned to the one of two iterations back',
   REPEATED_GATE_FAILURE: 'the same gate failure repeated',

@@ -106,8 +106,8 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
 
   try {
     await transition('RUNNING', 'PREPARING');
-    await bookkeeping.prepareWorkspace.executeWithOptions(withSummary('prepare workspace', { startToCloseTimeout: '10m' }), [
-      { loopId, repository: request.repository },
+    const { gatePlan } = await bookkeeping.prepareWorkspace.executeWithOptions(withSummary('prepare workspace', { startToCloseTimeout: '10m' }), [
+      { loopId, repository: request.repository, contractGates: request.gates },
     ]);
 
     await transition('RUNNING', 'CONTRACT');
@@ -154,9 +154,12 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       iteration.checkpointCommit = maker.checkpointCommit;
 
       await transition('RUNNING', 'VERIFY');
+      const systemFindings = await bookkeeping.inspectChanges.executeWithOptions(withSummary(label('tamper and scope check')), [
+        { loopId, sequence, contractVersion: frozen.version, gates: gatePlan.gates },
+      ]);
       const verification = await work.runVerification.executeWithOptions(
-        withSummary(label('verify'), { startToCloseTimeout: verificationTimeout(request.gates, contract.acceptanceCriteria) }),
-        [{ loopId, sequence, contractVersion: frozen.version, gates: request.gates }],
+        withSummary(label('verify'), { startToCloseTimeout: verificationTimeout(gatePlan.gates, contract.acceptanceCriteria) }),
+        [{ loopId, sequence, contractVersion: frozen.version, gates: gatePlan.gates }],
       );
 
       let review: ReviewOutcome;
@@ -184,6 +187,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
         gates: verification.gates,
         acceptanceChecks: verification.acceptanceChecks,
         review,
+        systemFindings,
         acceptanceCriteria: contract.acceptanceCriteria.map((ac) => ({ id: ac.id, statement: ac.statement, proof: describeProof(ac.verification) })),
         maker: { noChange: maker.noChange, diffHash: maker.diffHash, cumulativeDiffEmpty: maker.cumulativeDiffEmpty },
         previous,

@@ -1,6 +1,6 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { AcceptanceCriterion } from '../../domain/contract';
-import { GATE_ORDER, type GateCommand, type GateName, type GateSummary } from '../../domain/gates';
+import { GATE_ORDER, type GateName, type GateSummary, type ResolvedGate } from '../../domain/gates';
 import type { AcceptanceCheckSummary } from '../../domain/judge';
 import { loadContract } from '../contract';
 import type { ActivityDeps } from '../deps';
@@ -10,13 +10,14 @@ import { redactSecrets } from '../process/redact';
 import { runCommand, type CommandResult } from '../process/run-command';
 import { serviceSecrets } from '../service-secrets';
 import { gateFailureReason, normaliseOutput } from './gate-outcome';
-import { parseTestCounts } from './test-counts';
+import { readTestReport } from './read-test-report';
+import type { TestReport } from './test-counts';
 
 export interface VerificationInput {
   loopId: string;
   sequence: number;
   contractVersion: number;
-  gates: GateCommand[];
+  gates: ResolvedGate[];
 }
 
 export interface VerificationResult {
@@ -77,18 +78,20 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     }
     const result = await run(configured.argv, configured.timeoutSeconds, `gate ${gate}`);
     const output = `${result.stdout}\n${result.stderr}`;
-    const counts = gate === 'tests' ? parseTestCounts(output) : null;
+    const report = gate === 'tests' ? await readTestReport(configured, workspace, output, result.startTime) : null;
+    const counts = report && { passed: report.passed, failed: report.failed, skipped: report.skipped };
     const failureReason = gateFailureReason(gate, result, counts);
     const evidence = await storeEvidence(deps, {
       loopId: input.loopId,
       iterationId: iteration.id,
       gate,
+      source: configured,
       gateOrder: order,
       result,
       testCounts: counts,
       failureReason,
       failureSignature: failureReason ? sha256(`${gate}|${result.exitCode}|${normaliseOutput(output)}`) : null,
-      proves: failureReason ? [] : provenBy(gate, output, contract.acceptanceCriteria),
+      proves: failureReason ? [] : provenBy(gate, report, contract.acceptanceCriteria),
     });
     stopIfCancelled(result, `gate ${gate}`);
     gates.push(gateSummary(evidence));
@@ -105,6 +108,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
         loopId: input.loopId,
         iterationId: iteration.id,
         gate: `acceptance:${ac.id}`,
+        source: { source: 'contract', detail: `acceptance criterion ${ac.id}` },
         gateOrder: GATE_ORDER.length + index,
         result,
         testCounts: null,
@@ -135,22 +139,34 @@ function summary(gate: GateName, status: 'NOT_CONFIGURED' | 'NOT_RUN'): GateSumm
   };
 }
 
-/** AC ids a passing gate proves: ACs verified by this gate, and — for tests — ACs whose test name the runner printed. */
-function provenBy(gate: GateName, output: string, criteria: AcceptanceCriterion[]): string[] {
+/**
+ * AC ids a passing gate proves: ACs verified by this gate, and — for the tests gate — ACs whose test
+ * name is among the tests the runner reported as passed (exactly, or as the last part of a qualified
+ * name such as `file > describe > name` or `file::test_name`).
+ */
+function provenBy(gate: GateName, report: TestReport | null, criteria: AcceptanceCriterion[]): string[] {
+  const passed = report?.passedTests ?? [];
   return criteria
     .filter((ac) => {
       const v = ac.verification;
       if (v.type === 'gate') return v.gate === gate;
-      if (v.type === 'test') return gate === 'tests' && output.includes(v.name);
+      if (v.type === 'test') return gate === 'tests' && passed.some((name) => namesTest(name, v.name));
       return false;
     })
     .map((ac) => ac.id);
+}
+
+const NAME_SEPARATORS = [' > ', ' › ', '::', '/'];
+
+function namesTest(reported: string, wanted: string): boolean {
+  return reported === wanted || NAME_SEPARATORS.some((sep) => reported.endsWith(`${sep}${wanted}`));
 }
 
 interface EvidenceInput {
   loopId: string;
   iterationId: string;
   gate: string;
+  source: Pick<ResolvedGate, 'source' | 'detail'>;
   gateOrder: number;
   result: CommandResult;
   testCounts: GateSummary['testCounts'];
@@ -168,7 +184,8 @@ function storeEvidence(deps: ActivityDeps, e: EvidenceInput) {
       gate: e.gate,
       gateOrder: e.gateOrder,
       status: e.failureReason ? 'FAILED' : 'PASSED',
-      source: 'task',
+      source: e.source.source,
+      sourceDetail: e.source.detail,
       command: r.argv,
       executionId: r.executionId,
       pid: r.pid,

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { resolveTemporalCli } from '../../service/temporal-dev-server';
 import { cleanLedger } from '../support/fake-llm-server';
-import { CORRECT_SUM, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
+import { CORRECT_SUM, SUM_TESTS, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
 
@@ -114,6 +114,43 @@ test('cancelling a loop during a long gate kills the gate’s process tree withi
   expect(evidence.map((e) => [e.gate, e.timeoutStatus])).toEqual([['tests', 'CANCELLED']]);
   // The whole stop, from the command's start to its recorded end, took seconds, not the 600 s timeout.
   expect(evidence[0]!.endTime!.getTime() - evidence[0]!.startTime!.getTime()).toBeLessThan(60_000);
+});
+
+test('with no gates in the request, the tests gate is inferred from package.json and its provenance recorded', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  h.llm.enqueue({ content: cleanLedger });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { gates: [] }));
+  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+  expect(loop.status).toBe('PASSED');
+  expect(loop.gatePlan.gates).toEqual([expect.objectContaining({ gate: 'tests', argv: ['npm', 'test'], source: 'manifest-inference' })]);
+  expect(loop.iterations[0].evidence.map((e: any) => [e.gate, e.status, e.source])).toEqual([['tests', 'PASSED', 'manifest-inference']]);
+  expect(loop.iterations[0].evidence[0].testCounts).toEqual({ passed: 2, failed: 0, skipped: 0 });
+});
+
+test('a maker that skips a test to get green is caught: a VALID BLOCKER from the system, then reverted → PASS', async () => {
+  const repo = createFixtureRepo();
+  const skipped = SUM_TESTS.replace("test('sum handles negatives'", "test.skip('sum handles negatives'");
+  const maker = scriptedMaker({
+    steps: {
+      '1': { write: { 'src/sum.js': 'exports.sum = (a, b) => a + b + 0;\n', 'test/sum.test.js': skipped } },
+      '2': { write: { 'src/sum.js': CORRECT_SUM, 'test/sum.test.js': SUM_TESTS } },
+    },
+  });
+  h.llm.enqueue({ content: cleanLedger }, { content: cleanLedger });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
+  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+  expect(loop.status).toBe('PASSED');
+  const [first, second] = loop.iterations;
+  expect(first.verdict.verdict).toBe('ITERATE');
+  expect(first.findings).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ source: 'SYSTEM', rule: 'SKIP_OR_ONLY_ADDED', severity: 'BLOCKER', validity: 'VALID', location: expect.objectContaining({ file: 'test/sum.test.js', startLine: 5 }) }),
+    ]),
+  );
+  expect(first.verdict.directives.some((d: string) => /^\d\. Revert TMP-\d{3} \(BLOCKER, test\/sum\.test\.js:5-5\)/.test(d))).toBe(true);
+  expect(second.findings).toEqual([]);
+  expect(second.verdict.verdict).toBe('PASS');
 });
 
 async function waitUntilDead(pid: number): Promise<void> {

@@ -8,6 +8,14 @@ import path from 'node:path';
 export const BUGGY_SUM = 'exports.sum = (a, b) => a - b;\n';
 export const WRONG_SUM = 'exports.sum = (a, b) => a * b;\n';
 export const CORRECT_SUM = 'exports.sum = (a, b) => a + b;\n';
+export const SUM_TESTS = [
+  "const test = require('node:test');",
+  "const assert = require('node:assert');",
+  "const { sum } = require('../src/sum');",
+  "test('sum adds two numbers', () => assert.strictEqual(sum(2, 3), 5));",
+  "test('sum handles negatives', () => assert.strictEqual(sum(-2, -3), -5));",
+  '',
+].join('\n');
 
 export function createFixtureRepo(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-fixture-'));
@@ -17,17 +25,7 @@ export function createFixtureRepo(): string {
   };
   write('package.json', JSON.stringify({ name: 'fixture', version: '1.0.0', scripts: { test: 'node --test' } }, null, 2));
   write('src/sum.js', BUGGY_SUM);
-  write(
-    'test/sum.test.js',
-    [
-      "const test = require('node:test');",
-      "const assert = require('node:assert');",
-      "const { sum } = require('../src/sum');",
-      "test('sum adds two numbers', () => assert.strictEqual(sum(2, 3), 5));",
-      "test('sum handles negatives', () => assert.strictEqual(sum(-2, -3), -5));",
-      '',
-    ].join('\n'),
-  );
+  write('test/sum.test.js', SUM_TESTS);
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', ...args], { cwd: dir, stdio: 'pipe' });
   git('init', '--quiet', '--initial-branch=main');

@@ -41,6 +41,7 @@ function input(overrides: Partial<JudgeInput> = {}): JudgeInput {
     gates: [gate('tests', 'PASSED'), gate('typecheck', 'NOT_CONFIGURED'), gate('lint', 'NOT_CONFIGURED'), gate('build', 'NOT_CONFIGURED')],
     acceptanceChecks: [],
     review: { status: 'COMPLETED', findings: [], responseIds: ['chatcmpl-1'] },
+    systemFindings: [],
     acceptanceCriteria: [{ id: 'AC-1', statement: 'adds numbers', proof: 'the tests gate passes' }],
     maker: { noChange: false, diffHash: 'diff-1', cumulativeDiffEmpty: false },
     previous: [],
@@ -137,7 +138,7 @@ describe('computeVerdict', () => {
       input({
         roundIteration: 2,
         review: { status: 'COMPLETED', findings: [finding()], responseIds: [] },
-        previous: [{ roundIteration: 1, diffHash: 'diff-0', blockingSignatures: ['sig-cor-001'], failureSignature: null }],
+        previous: [{ roundIteration: 1, diffHash: 'diff-0', blockingSignatures: ['sig-cor-001'], tamperSignatures: [], failureSignature: null }],
       }),
     );
     expect(r.verdict).toBe('ESCALATE');
@@ -151,8 +152,8 @@ describe('computeVerdict', () => {
         maxIterations: 5,
         review: { status: 'COMPLETED', findings: [finding()], responseIds: [] },
         previous: [
-          { roundIteration: 1, diffHash: 'a', blockingSignatures: ['sig-cor-001'], failureSignature: null },
-          { roundIteration: 2, diffHash: 'b', blockingSignatures: ['other'], failureSignature: null },
+          { roundIteration: 1, diffHash: 'a', blockingSignatures: ['sig-cor-001'], tamperSignatures: [], failureSignature: null },
+          { roundIteration: 2, diffHash: 'b', blockingSignatures: ['other'], tamperSignatures: [], failureSignature: null },
         ],
       }),
     );
@@ -167,8 +168,8 @@ describe('computeVerdict', () => {
         gates: [gate('tests', 'FAILED', { failureSignature: 'x3' })],
         maker: { noChange: false, diffHash: 'diff-A', cumulativeDiffEmpty: false },
         previous: [
-          { roundIteration: 1, diffHash: 'diff-A', blockingSignatures: [], failureSignature: 'x1' },
-          { roundIteration: 2, diffHash: 'diff-B', blockingSignatures: [], failureSignature: 'x2' },
+          { roundIteration: 1, diffHash: 'diff-A', blockingSignatures: [], tamperSignatures: [], failureSignature: 'x1' },
+          { roundIteration: 2, diffHash: 'diff-B', blockingSignatures: [], tamperSignatures: [], failureSignature: 'x2' },
         ],
       }),
     );
@@ -181,7 +182,7 @@ describe('computeVerdict', () => {
         roundIteration: 2,
         gates: [gate('tests', 'FAILED')],
         maker: { noChange: false, diffHash: 'diff-2', cumulativeDiffEmpty: false },
-        previous: [{ roundIteration: 1, diffHash: 'diff-1', blockingSignatures: [], failureSignature: 'sig-tests' }],
+        previous: [{ roundIteration: 1, diffHash: 'diff-1', blockingSignatures: [], tamperSignatures: [], failureSignature: 'sig-tests' }],
       }),
     );
     expect(r.trigger).toBe('REPEATED_GATE_FAILURE');
@@ -202,6 +203,41 @@ describe('computeVerdict', () => {
     const r = computeVerdict(input({ review: { status: 'FAILED', reason: 'ledger invalid after 2 repairs' } }));
     expect(r.verdict).toBe('ESCALATE');
     expect(r.trigger).toBe('REVIEW_UNAVAILABLE');
+  });
+
+  const tamper = finding({
+    findingId: 'TMP-001',
+    title: 'test skip marker added',
+    topic: 'testing_gaps',
+    location: { file: 'test/sum.test.js', startLine: 4, endLine: 4 },
+    signature: 'sig-tmp-skip',
+    source: 'SYSTEM',
+  });
+
+  test('a tamper finding blocks PASS like a VALID BLOCKER, with a revert directive', () => {
+    const r = computeVerdict(input({ systemFindings: [tamper] }));
+    expect(r.verdict).toBe('ITERATE');
+    expect(r.directives).toEqual(['1. Revert TMP-001 (BLOCKER, test/sum.test.js:4-4): test skip marker added.']);
+    expect(r.record.tamperSignatures).toEqual(['sig-tmp-skip']);
+  });
+
+  test('tampering is directed even while a gate fails', () => {
+    const r = computeVerdict(input({ gates: [gate('tests', 'FAILED')], systemFindings: [tamper], review: { status: 'SKIPPED', reason: 'gate failed' } }));
+    expect(r.directives).toEqual([
+      '1. Fix the failing tests gate: tests exited with code 1.',
+      '2. Revert TMP-001 (BLOCKER, test/sum.test.js:4-4): test skip marker added.',
+    ]);
+  });
+
+  test('ESCALATE when the same tamper rule fires in two consecutive iterations', () => {
+    const r = computeVerdict(
+      input({
+        roundIteration: 2,
+        systemFindings: [tamper],
+        previous: [{ roundIteration: 1, diffHash: 'd0', blockingSignatures: ['sig-tmp-skip'], tamperSignatures: ['sig-tmp-skip'], failureSignature: null }],
+      }),
+    );
+    expect(r.trigger).toBe('REPEATED_TAMPER');
   });
 
   test('the judge is deterministic', () => {

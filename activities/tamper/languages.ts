@@ -1,0 +1,25 @@
+import path from 'node:path';
+
+// Test-marker, suppression and assertion syntax differs per language, so rules look at files by extension.
+
+export type Language = 'javascript' | 'python' | 'go' | 'rust';
+
+const EXTENSIONS: Record<string, Language> = {
+  '.js': 'javascript', '.jsx': 'javascript', '.mjs': 'javascript', '.cjs': 'javascript',
+  '.ts': 'javascript', '.tsx': 'javascript', '.mts': 'javascript', '.cts': 'javascript',
+  '.vue': 'javascript', '.svelte': 'javascript', '.astro': 'javascript',
+  '.py': 'python', '.pyi': 'python',
+  '.go': 'go',
+  '.rs': 'rust',
+};
+
+export function languageOf(file: string): Language | null {
+  return EXTENSIONS[path.posix.extname(file).toLowerCase()] ?? null;
+}
+
+/** Text without comments, so a commented-out test or assertion no longer counts. */
+export function withoutComments(text: string, language: Language): string {
+  if (language === 'python') return text.replace(/#.*$/gm, '');
+  // `(?<!:)` keeps URLs such as http://host inside strings.
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(?<!:)\/\/.*$/gm, '');
+}

@@ -1,0 +1,78 @@
+// Shared shapes and helpers for reading test counts from a runner's own output. Counts are
+// evidence only when the runner printed them, so every parser returns null rather than a guess.
+
+export type RunnerName =
+  | 'jest'
+  | 'vitest'
+  | 'mocha'
+  | 'node:test'
+  | 'tap'
+  | 'pytest'
+  | 'go'
+  | 'cargo'
+  | 'junit';
+
+/** The counts a gate records (SPEC §3.3); `domain/gates` TestCounts plus the runner that printed them. */
+export interface TestCounts {
+  runner: RunnerName;
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+export interface TestReport extends TestCounts {
+  /**
+   * Names of the passed tests, as the runner printed them, when its output lists them (verbose
+   * reporters); otherwise empty. Never inferred from anything but a per-test "passed" line.
+   */
+  passedTests: string[];
+}
+
+/** What one runner's parser found in the output. */
+export type Detection =
+  // no summary of this runner anywhere
+  | null
+  // a summary of this runner, but one that cannot be trusted (garbled, inconsistent, incomplete)
+  | 'untrusted'
+  | TestReport;
+
+export type Counts = Omit<TestCounts, 'runner'>;
+
+// CSI escape sequences (colours, bold, cursor moves) that runners print for terminals.
+const ANSI_ESCAPE = /\x1b\[[0-?]*[ -/]*[@-~]/g;
+
+/** Output as the parsers read it: no colour codes, `\n` line endings. */
+export function normaliseOutput(output: string): string {
+  return output.replace(ANSI_ESCAPE, '').replace(/\r\n?/g, '\n');
+}
+
+/**
+ * One command may run a runner several times (e.g. once per workspace or test binary); each
+ * summary covers its own run, so they add up. One untrustworthy summary makes the whole output
+ * untrustworthy.
+ */
+export function combine(
+  runner: RunnerName,
+  summaries: (Counts | null)[],
+  passedTests: string[] = [],
+): Detection {
+  if (summaries.length === 0) return null;
+  const report: TestReport = { runner, passed: 0, failed: 0, skipped: 0, passedTests };
+  for (const summary of summaries) {
+    if (summary === null) return 'untrusted';
+    report.passed += summary.passed;
+    report.failed += summary.failed;
+    report.skipped += summary.skipped;
+  }
+  return report;
+}
+
+/** Reads a named group of a match as a count; a category a runner left out counts 0. */
+export function countOf(match: RegExpMatchArray): (group: string) => number {
+  return (group) => Number(match.groups?.[group] ?? 0);
+}
+
+/** Every capture of group 1 of a global, multiline regex over the output. */
+export function namesMatching(text: string, line: RegExp): string[] {
+  return [...text.matchAll(line)].map((m) => m[1] ?? '').filter((name) => name !== '');
+}
