@@ -5,8 +5,9 @@ import type { ActivityDeps } from './deps';
 export interface ExecutionRecordInput {
   loopId: string;
   iterationSeq: number | null;
-  role: 'maker' | 'reviewer';
-  kind: 'AGENT_PROCESS' | 'MODEL_CALL';
+  role: 'maker' | 'reviewer' | 'triage';
+  /** AGENT_SESSION: a built-in agent's whole run (its model calls are recorded one by one besides). */
+  kind: 'AGENT_PROCESS' | 'AGENT_SESSION' | 'MODEL_CALL';
   provider: string;
   model?: string | null;
   responseId?: string | null;
@@ -14,6 +15,7 @@ export interface ExecutionRecordInput {
   pid?: number | null;
   promptTokens?: number | null;
   completionTokens?: number | null;
+  costUsd?: number | null;
   latencyMs: number;
   outcome: string;
   detail?: string | null;

@@ -4,7 +4,7 @@ import { deliver, type DeliverInput } from './delivery';
 import { inspectChanges, type InspectChangesInput } from './inspect-changes';
 import { runMaker, type MakerInput } from './maker';
 import { recordProgress, type ProgressInput } from './progress';
-import { recordDecision, recordEscalation, recordVerdict, type EscalationInput } from './records';
+import { recordContractApproval, recordDecision, recordEscalation, recordVerdict, type EscalationInput } from './records';
 import { runReview, type ReviewInput } from './review/run-review';
 import { runVerification, type VerificationInput } from './verification/run-verification';
 import { prepareWorkspace, type PrepareWorkspaceInput } from './workspace';
@@ -21,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     runReview: (input: ReviewInput) => runReview(deps, input),
     recordVerdict: (input: Parameters<typeof recordVerdict>[1]) => recordVerdict(deps, input),
     recordEscalation: (input: EscalationInput) => recordEscalation(deps, input),
+    recordContractApproval: (input: Parameters<typeof recordContractApproval>[1]) => recordContractApproval(deps, input),
     recordDecision: (input: Parameters<typeof recordDecision>[1]) => recordDecision(deps, input),
     deliver: (input: DeliverInput) => deliver(deps, input),
   };

@@ -1,16 +1,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { z } from 'zod';
+import type { Usage } from '../domain/budget';
+import { AGENT_REPORT_KINDS, type AgentReport } from '../domain/judge';
 import { buildMakerPrompt } from '../domain/maker-prompt';
 import type { MakerSettings } from '../domain/loop-request';
 import { loadContract } from './contract';
 import type { ActivityDeps } from './deps';
-import { recordExecution } from './execution-records';
 import { changedFiles, commitAll, diffText, headCommit, resetTo, sha256 } from './git';
-import { childEnvironment } from './process/child-environment';
-import { redactSecrets } from './process/redact';
-import { runCommand } from './process/run-command';
-import { serviceSecrets } from './service-secrets';
+import { runAgent } from './makers/run-agent';
+import { recordedUsage } from './usage';
 
 export interface MakerInput {
   loopId: string;
@@ -24,6 +23,10 @@ export interface MakerInput {
 
 export interface MakerResult {
   sequence: number;
+  /** What the maker spent in this iteration (tokens, USD, wall time). */
+  usage: Usage;
+  /** The agent asked for a human: contradictory requirements, a destructive operation, an irreproducible failure. */
+  agentReport: AgentReport | null;
   checkpointCommit: string;
   /** sha256 of the whole diff against the base commit: equal hashes mean equal branch contents. */
   diffHash: string;
@@ -33,8 +36,6 @@ export interface MakerResult {
   exitCode: number | null;
   timeoutStatus: string;
 }
-
-const MAKER_OUTPUT_CAP = 256 * 1024;
 
 /**
  * Runs the maker for one iteration and commits a checkpoint. Idempotent per (loop, sequence): a finished
@@ -49,7 +50,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
     where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
   });
   if (existing?.makerFinishedAt && existing.checkpointCommit) {
-    return storedResult(existing, await isEmptyDiff(workspace, loop.baseCommit, existing.checkpointCommit));
+    return storedResult(deps, input, existing, await isEmptyDiff(workspace, loop.baseCommit, existing.checkpointCommit));
   }
   let startCommit: string;
   if (existing) {
@@ -74,45 +75,21 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
   const prompt = buildMakerPrompt(frozen, input.directives, input);
   // The prompt file lives inside .git so it is never part of a checkpoint.
   const promptFile = path.join(workspace, '.git', 'engineering-loop', `prompt-${input.sequence}.md`);
+  const reportFile = agentReportFile(workspace, input.sequence);
   await fs.mkdir(path.dirname(promptFile), { recursive: true });
   await fs.writeFile(promptFile, prompt);
+  await fs.rm(reportFile, { force: true });
 
-  const ctx = Context.current();
-  const result = await runCommand({
-    argv: input.maker.argv,
-    cwd: workspace,
-    workspaceRoot: workspace,
-    timeoutMs: input.maker.timeoutSeconds * 1000,
-    env: childEnvironment({
-      LOOP_PROMPT_FILE: promptFile,
-      LOOP_ID: input.loopId,
-      LOOP_SEQUENCE: String(input.sequence),
-      LOOP_ITERATION: String(input.roundIteration),
-    }),
-    stdin: prompt,
-    outputCapBytes: MAKER_OUTPUT_CAP,
-    heartbeat: () => ctx.heartbeat({ phase: 'maker', sequence: input.sequence }),
-    signal: ctx.cancellationSignal,
-  });
-  await recordExecution(deps, {
+  const result = await runAgent(deps, {
     loopId: input.loopId,
-    iterationSeq: input.sequence,
-    role: 'maker',
-    kind: 'AGENT_PROCESS',
-    provider: 'command',
-    pid: result.pid,
-    latencyMs: result.endTime.getTime() - result.startTime.getTime(),
-    outcome: result.spawnError ? 'SPAWN_FAILED' : result.timeoutStatus === 'COMPLETED' ? `EXIT_${result.exitCode}` : result.timeoutStatus,
-    detail: redactSecrets(result.spawnError ?? `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`, serviceSecrets(deps.config)).trim(),
+    sequence: input.sequence,
+    roundIteration: input.roundIteration,
+    workspace,
+    prompt,
+    promptFile,
+    reportFile,
+    maker: input.maker,
   });
-  if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure('the loop was cancelled while the maker ran');
-  if (result.spawnError) {
-    throw ApplicationFailure.create({
-      type: 'MakerCommandFailed',
-      message: `the maker command could not start: ${result.spawnError}`,
-      nonRetryable: true,
-    });
-  }
 
   const commit = await commitAll(workspace, `engineering-loop: iteration ${input.sequence} checkpoint`);
   const checkpointCommit = commit ?? startCommit;
@@ -130,16 +107,21 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
       makerFinishedAt: new Date(),
     },
   });
-  return storedResult(updated, cumulativeDiff === '');
+  return storedResult(deps, input, updated, cumulativeDiff === '');
 }
 
-function storedResult(
+async function storedResult(
+  deps: ActivityDeps,
+  input: MakerInput,
   row: { sequence: number; checkpointCommit: string | null; diffHash: string | null; changedFiles: unknown; noChange: boolean | null; makerExitCode: number | null; makerTimeoutStatus: string | null },
   cumulativeDiffEmpty: boolean,
-): MakerResult {
+): Promise<MakerResult> {
   const files = Array.isArray(row.changedFiles) ? (row.changedFiles as string[]) : [];
+  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: { workspacePath: true } });
   return {
     sequence: row.sequence,
+    usage: await recordedUsage(deps, input.loopId, input.sequence, ['maker']),
+    agentReport: await readAgentReport(agentReportFile(loop.workspacePath!, input.sequence)),
     checkpointCommit: row.checkpointCommit ?? '',
     diffHash: row.diffHash ?? '',
     // Bounded so a sweeping change cannot bloat workflow history; the full list is in Postgres.
@@ -149,6 +131,24 @@ function storedResult(
     exitCode: row.makerExitCode,
     timeoutStatus: row.makerTimeoutStatus ?? 'COMPLETED',
   };
+}
+
+/** Inside .git, so it is never part of a checkpoint. */
+function agentReportFile(workspace: string, sequence: number): string {
+  return path.join(workspace, '.git', 'engineering-loop', `report-${sequence}.json`);
+}
+
+const agentReportSchema = z.object({ kind: z.enum(AGENT_REPORT_KINDS), reason: z.string().trim().min(1).max(5000) });
+
+/** The report an agent left in $LOOP_REPORT_FILE; one that does not parse is itself worth a human's look. */
+async function readAgentReport(file: string): Promise<AgentReport | null> {
+  const text = await fs.readFile(file, 'utf8').catch(() => null);
+  if (text === null) return null;
+  try {
+    return agentReportSchema.parse(JSON.parse(text));
+  } catch {
+    return { kind: 'IRREPRODUCIBLE_FAILURE', reason: `the agent wrote an unreadable report: ${text.slice(0, 500)}` };
+  }
 }
 
 async function isEmptyDiff(workspace: string, base: string, commit: string): Promise<boolean> {

@@ -1,6 +1,8 @@
 import type { Decision } from '../domain/decision';
 import type { JudgeReport } from '../domain/judge';
 import { renderEscalationReport, renderJudgeReport, type EscalationReport } from '../domain/reports';
+import { describeProof } from '../domain/proof';
+import { loadContract } from './contract';
 import type { ActivityDeps } from './deps';
 
 // Audit-trail writes for verdicts, escalations and decisions. Each is idempotent on its natural key.
@@ -61,6 +63,7 @@ export async function recordEscalation(deps: ActivityDeps, input: EscalationInpu
     options: [
       { decision: 'retry', description: 'send the maker back with guidance that resolves the core blocker (becomes a contract constraint; the iteration count restarts)' },
       { decision: 'approve', description: `accept checkpoint ${current.checkpointCommit?.slice(0, 12)} as it is, recorded as a human override` },
+      { decision: 'amend', description: 'change the contract (a new version) and send the maker back; the iteration count restarts' },
       { decision: 'reject', description: 'stop the loop; the branch is kept for inspection' },
     ],
     workspace: {
@@ -69,15 +72,47 @@ export async function recordEscalation(deps: ActivityDeps, input: EscalationInpu
       gates: input.report.gateAudit.map((g) => ({ gate: g.gate, status: g.status })),
     },
   };
-  const key = `escalation-${input.escalationSequence}`;
+  return storeEscalation(deps, input.loopId, input.escalationSequence, report);
+}
+
+/** Opens the contract-approval escalation: the maker waits until a human approves the frozen contract. */
+export async function recordContractApproval(
+  deps: ActivityDeps,
+  input: { loopId: string; escalationSequence: number; contractVersion: number },
+): Promise<{ escalationId: string; reportId: string }> {
+  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
+  const { contract, hash, version } = await loadContract(deps, input.loopId, input.contractVersion);
+  const report: EscalationReport = {
+    trigger: 'CONTRACT_APPROVAL',
+    roundIteration: 0,
+    maxIterations: loop.maxIterations,
+    attempts: [],
+    coreBlocker: [
+      `Contract v${version} (hash ${hash}) must be approved before the maker starts.`,
+      `Objective: ${contract.objective}`,
+      ...contract.acceptanceCriteria.map((ac) => `${ac.id}: ${ac.statement} — proven by ${describeProof(ac.verification)}`),
+    ].join('\n'),
+    openFindings: [],
+    options: [
+      { decision: 'approve', description: 'start the maker on this contract' },
+      { decision: 'amend', description: 'change contract fields first (a new contract version)' },
+      { decision: 'reject', description: 'do not run this task' },
+    ],
+    workspace: { branch: loop.branch ?? '', checkpointCommit: loop.baseCommit ?? '', gates: [] },
+  };
+  return storeEscalation(deps, input.loopId, input.escalationSequence, report);
+}
+
+async function storeEscalation(deps: ActivityDeps, loopId: string, sequence: number, report: EscalationReport): Promise<{ escalationId: string; reportId: string }> {
+  const key = `escalation-${sequence}`;
   const stored = await deps.prisma.report.upsert({
-    where: { loopId_key: { loopId: input.loopId, key } },
-    create: { loopId: input.loopId, kind: 'ESCALATION', key, body: report as object, markdown: renderEscalationReport(report) },
+    where: { loopId_key: { loopId, key } },
+    create: { loopId, kind: 'ESCALATION', key, body: report as object, markdown: renderEscalationReport(report) },
     update: {},
   });
   const escalation = await deps.prisma.escalation.upsert({
-    where: { loopId_sequence: { loopId: input.loopId, sequence: input.escalationSequence } },
-    create: { loopId: input.loopId, sequence: input.escalationSequence, trigger, reportId: stored.id, status: 'OPEN' },
+    where: { loopId_sequence: { loopId, sequence } },
+    create: { loopId, sequence, trigger: report.trigger, reportId: stored.id, status: 'OPEN' },
     update: {},
   });
   return { escalationId: escalation.id, reportId: stored.id };
@@ -99,7 +134,7 @@ export async function recordDecision(
         loopId: input.loopId,
         escalationId: escalation.id,
         kind: d.kind,
-        guidance: d.kind === 'retry' ? d.guidance : null,
+        guidance: d.kind === 'retry' ? d.guidance : d.kind === 'amend' ? JSON.stringify(d.contract) : null,
         actor: d.actor,
         comment: d.comment ?? null,
       },

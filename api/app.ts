@@ -6,6 +6,8 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { PrismaClient } from '../prisma/client';
 import { registerErrorHandler } from './errors';
 import { healthRoutes } from './routes/health';
+import { escalationRoutes } from './routes/escalations';
+import { inboxRoutes } from './routes/inbox';
 import { loopRoutes } from './routes/loops';
 
 export interface AppDeps {
@@ -37,5 +39,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   healthRoutes(app, deps);
   loopRoutes(app, deps);
+  escalationRoutes(app, deps);
+  inboxRoutes(app, deps);
   return app;
 }

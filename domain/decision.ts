@@ -1,33 +1,47 @@
 import { z } from 'zod';
-import { withGuidance, type GoalContract } from './contract';
+import { goalContractSchema, withGuidance, type GoalContract } from './contract';
+import { describeIssues } from './ledger';
 
 // Human decisions on an escalation (SPEC §7) and the one pure function that applies them.
 
+const actor = z.string().trim().min(1).max(200);
+const comment = z.string().trim().max(5000).optional();
+
+/** Contract fields an `amend` may replace; anything omitted stays as it is. */
+export const contractAmendmentSchema = z
+  .strictObject({
+    objective: z.string(),
+    outcome: z.string(),
+    acceptanceCriteria: z.array(z.unknown()),
+    constraints: z.array(z.string()),
+    outOfScope: z.array(z.string()),
+    scope: z.array(z.string()),
+  })
+  .partial()
+  .refine((a) => Object.keys(a).length > 0, 'an amendment must change at least one contract field');
+
 export const decisionSchema = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('approve'),
-    actor: z.string().trim().min(1).max(200),
-    comment: z.string().trim().max(5000).optional(),
-  }),
-  z.strictObject({
-    kind: z.literal('reject'),
-    actor: z.string().trim().min(1).max(200),
-    comment: z.string().trim().max(5000).optional(),
-  }),
+  z.strictObject({ kind: z.literal('approve'), actor, comment }),
+  z.strictObject({ kind: z.literal('reject'), actor, comment }),
   z.strictObject({
     kind: z.literal('retry'),
-    actor: z.string().trim().min(1).max(200),
+    actor,
     guidance: z.string().trim().min(1, 'retry needs guidance for the maker').max(5000),
-    comment: z.string().trim().max(5000).optional(),
+    comment,
   }),
+  z.strictObject({ kind: z.literal('amend'), actor, contract: contractAmendmentSchema, comment }),
 ]);
 export type Decision = z.infer<typeof decisionSchema>;
+export type DecisionKind = Decision['kind'];
 
 export type DecisionEffect =
   | { action: 'DELIVER_OVERRIDE' }
   | { action: 'END_REJECTED' }
-  | { action: 'RESUME'; contract: GoalContract; reason: string };
+  | { action: 'RESUME'; contract: GoalContract; reason: string; guidance: string | null };
 
+export class InvalidDecisionError extends Error {}
+
+/** What a decision does to the loop. Throws InvalidDecisionError when an amendment makes the contract invalid. */
 export function applyDecision(decision: Decision, contract: GoalContract): DecisionEffect {
   switch (decision.kind) {
     case 'approve':
@@ -39,6 +53,14 @@ export function applyDecision(decision: Decision, contract: GoalContract): Decis
         action: 'RESUME',
         contract: withGuidance(contract, decision.guidance),
         reason: `retry by ${decision.actor}`,
+        guidance: decision.guidance,
       };
+    case 'amend': {
+      const amended = goalContractSchema.safeParse({ ...contract, ...decision.contract });
+      if (!amended.success) {
+        throw new InvalidDecisionError(`the amended contract is invalid: ${describeIssues(amended.error.issues).map((i) => `contract.${i}`).join('; ')}`);
+      }
+      return { action: 'RESUME', contract: amended.data, reason: `amended by ${decision.actor}`, guidance: null };
+    }
   }
 }

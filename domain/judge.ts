@@ -13,6 +13,10 @@ export const ESCALATION_TRIGGERS = [
   'PING_PONG_DIFF',
   'REPEATED_GATE_FAILURE',
   'REVIEW_UNAVAILABLE',
+  'BUDGET_EXHAUSTED',
+  'AGENT_CONTRADICTION',
+  'AGENT_DESTRUCTIVE_OPERATION',
+  'AGENT_IRREPRODUCIBLE_FAILURE',
 ] as const;
 export type EscalationTrigger = (typeof ESCALATION_TRIGGERS)[number];
 
@@ -20,6 +24,13 @@ export type ReviewOutcome =
   | { status: 'COMPLETED'; findings: FindingSummary[]; responseIds: string[] }
   | { status: 'SKIPPED'; reason: string }
   | { status: 'FAILED'; reason: string };
+
+/** What an agent can report instead of (or besides) doing the work: each goes to a human. */
+export const AGENT_REPORT_KINDS = ['CONTRADICTION', 'DESTRUCTIVE_OPERATION', 'IRREPRODUCIBLE_FAILURE'] as const;
+export interface AgentReport {
+  kind: (typeof AGENT_REPORT_KINDS)[number];
+  reason: string;
+}
 
 export interface AcceptanceCheckSummary {
   acId: string;
@@ -46,7 +57,9 @@ export interface JudgeInput {
   /** Tamper and scope violations found in the diff by the system itself: always VALID BLOCKER. */
   systemFindings: FindingSummary[];
   acceptanceCriteria: { id: string; statement: string; proof: string }[];
-  maker: { noChange: boolean; diffHash: string; cumulativeDiffEmpty: boolean };
+  maker: { noChange: boolean; diffHash: string; cumulativeDiffEmpty: boolean; agentReport: AgentReport | null };
+  /** Why the loop's budget is exhausted, or null while within it. */
+  budgetExhausted: string | null;
   /** Earlier iterations of this round, oldest first. */
   previous: IterationRecord[];
 }
@@ -136,6 +149,19 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
       verdict = 'ESCALATE';
       reasons.push(`escalated: ${trigger}`);
     }
+  }
+  // Never continue silently past a budget: anything but a finished PASS goes to a human.
+  if (input.budgetExhausted && verdict !== 'PASS') {
+    verdict = 'ESCALATE';
+    trigger = 'BUDGET_EXHAUSTED';
+    reasons.push(input.budgetExhausted);
+  }
+  // An agent that says the task is contradictory, needs a destructive operation, or hit a failure it
+  // cannot reproduce has asked for a human, whatever the gates say.
+  if (input.maker.agentReport) {
+    verdict = 'ESCALATE';
+    trigger = `AGENT_${input.maker.agentReport.kind}`;
+    reasons.push(`the maker reported ${input.maker.agentReport.kind.toLowerCase().replace(/_/g, ' ')}: ${input.maker.agentReport.reason}`);
   }
 
   return {

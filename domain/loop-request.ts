@@ -1,6 +1,9 @@
 import { z } from 'zod';
-import { goalContractSchema, MAX_ITERATIONS_CEILING } from './contract';
+import { budgetSchema, type Usage } from './budget';
+import { goalContractSchema, MAX_ITERATIONS_CEILING, type GoalContract } from './contract';
+import type { GatePlan } from './gates';
 import { argvSchema, gateCommandSchema } from './gates';
+import { presetMakerSettingsSchemas } from './maker-presets';
 
 // What a user submits to start a loop (POST /v1/loops) and what the workflow receives.
 
@@ -10,13 +13,31 @@ export const repositorySchema = z.strictObject({
   baseRef: z.string().trim().min(1).max(255).default('main'),
 });
 
-export const makerSettingsSchema = z.strictObject({
+export const commandMakerSettingsSchema = z.strictObject({
   backend: z.literal('command'),
   /** The agent command, run without a shell in the workspace; the prompt arrives on stdin and in $LOOP_PROMPT_FILE. */
   argv: argvSchema,
   timeoutSeconds: z.number().int().min(1).max(3600).default(900),
 });
+
+/** The built-in tool-using agent; its endpoint and key come from the service configuration. */
+export const llmMakerSettingsSchema = z.strictObject({
+  backend: z.literal('llm'),
+  provider: z.enum(['openai', 'anthropic']),
+  model: z.string().trim().min(1).max(200).optional(),
+  maxSteps: z.number().int().min(1).max(200).default(40),
+  /** argv prefixes the agent may run besides the loop's own gate commands. */
+  allowedCommands: z.array(argvSchema).max(50).default([]),
+  timeoutSeconds: z.number().int().min(1).max(3600).default(900),
+});
+
+export const makerSettingsSchema = z.discriminatedUnion('backend', [
+  commandMakerSettingsSchema,
+  llmMakerSettingsSchema,
+  ...presetMakerSettingsSchemas,
+]);
 export type MakerSettings = z.infer<typeof makerSettingsSchema>;
+export type LlmMakerSettings = z.infer<typeof llmMakerSettingsSchema>;
 
 /** The reviewer's endpoint and key come from the service configuration, never from a request. */
 export const reviewerSettingsSchema = z.strictObject({
@@ -40,6 +61,16 @@ export const loopRequestSchema = z.strictObject({
   maker: makerSettingsSchema,
   reviewer: reviewerSettingsSchema.default({}),
   maxIterations: z.number().int().min(1).max(MAX_ITERATIONS_CEILING).default(3),
+  budget: budgetSchema.default({}),
+  escalation: z
+    .strictObject({
+      /** After this long without a decision, `defaultDecision` applies (durable timer). */
+      decisionDeadlineSeconds: z.number().int().min(1).max(90 * 24 * 3600).optional(),
+      defaultDecision: z.enum(['reject', 'approve']).default('reject'),
+    })
+    .default({ defaultDecision: 'reject' }),
+  /** The maker waits until a human approves the frozen contract. */
+  requireContractApproval: z.boolean().default(false),
 });
 export type LoopRequest = z.infer<typeof loopRequestSchema>;
 /** The body as a client writes it (defaults not yet applied). */
@@ -48,8 +79,22 @@ export type LoopRequestBody = z.input<typeof loopRequestSchema>;
 export const loopInputSchema = z.strictObject({
   loopId: z.string().min(1),
   request: loopRequestSchema,
+  /** Set when the loop continues as a new run after a human decision (keeps history bounded). */
+  resume: z.custom<LoopResume>().optional(),
 });
 export type LoopInput = z.infer<typeof loopInputSchema>;
+
+/** Everything a loop carries into its next run. */
+export interface LoopResume {
+  contract: GoalContract;
+  contractVersion: number;
+  contractHash: string;
+  sequence: number;
+  escalations: number;
+  directives: string[];
+  gatePlan: GatePlan;
+  usage: Usage;
+}
 
 export function loopWorkflowId(loopId: string): string {
   return `loop-${loopId}`;

@@ -26,6 +26,9 @@ export function buildMakerPrompt(frozen: FrozenContract, directives: string[], i
   lines.push(
     '',
     'Rules: change files in this working tree only; do not commit; do not edit tests, gate scripts or configuration to make checks pass.',
+    'If the requirements contradict each other, the task needs a destructive operation (deleting data, rewriting history, dropping tables),',
+    'or you hit a failure you cannot reproduce, stop and write {"kind": "CONTRADICTION" | "DESTRUCTIVE_OPERATION" | "IRREPRODUCIBLE_FAILURE", "reason": "..."}',
+    'as JSON to the file named by the environment variable LOOP_REPORT_FILE; a human will decide.',
   );
   return lines.join('\n');
 }

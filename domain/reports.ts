@@ -4,14 +4,16 @@ import type { EscalationTrigger, JudgeReport } from './judge';
 // Reports people read: the judge report of each verdict, the escalation report (SPEC §7) and the
 // final report delivered on PASS or human approval (SPEC §9). Pure data in, Markdown out.
 
+export type EscalationKind = EscalationTrigger | 'CONTRACT_APPROVAL';
+
 export interface EscalationReport {
-  trigger: EscalationTrigger | 'REVIEW_UNAVAILABLE';
+  trigger: EscalationKind;
   roundIteration: number;
   maxIterations: number;
   attempts: Array<{ sequence: number; roundIteration: number; changedFiles: string[]; verdict: string; reasons: string[] }>;
   coreBlocker: string;
   openFindings: Array<{ findingId: string; title: string; severity: string; location: string }>;
-  options: Array<{ decision: 'approve' | 'reject' | 'retry'; description: string }>;
+  options: Array<{ decision: 'approve' | 'reject' | 'retry' | 'amend'; description: string }>;
   workspace: { branch: string; checkpointCommit: string; gates: Array<Pick<GateSummary, 'gate' | 'status'>> };
 }
 
@@ -36,6 +38,11 @@ const TRIGGER_TEXT: Record<EscalationReport['trigger'], string> = {
   PING_PONG_DIFF: 'the diff returned to the one of two iterations back',
   REPEATED_GATE_FAILURE: 'the same gate failure repeated',
   REVIEW_UNAVAILABLE: 'the review could not be completed',
+  BUDGET_EXHAUSTED: 'the loop reached its budget',
+  AGENT_CONTRADICTION: 'the maker reported contradictory requirements',
+  AGENT_DESTRUCTIVE_OPERATION: 'the maker reported that the task needs a destructive operation',
+  AGENT_IRREPRODUCIBLE_FAILURE: 'the maker reported a failure it cannot reproduce',
+  CONTRACT_APPROVAL: 'the contract needs a human approval before the maker starts',
 };
 
 export function describeTrigger(trigger: EscalationReport['trigger']): string {

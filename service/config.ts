@@ -18,8 +18,24 @@ const envSchema = z.object({
   LLM_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
   LLM_API_KEY: z.string().default(''),
   LLM_MODEL: z.string().min(1).default('gpt-4.1'),
+  ANTHROPIC_BASE_URL: z.string().url().default('https://api.anthropic.com/v1'),
+  ANTHROPIC_API_KEY: z.string().default(''),
+  ANTHROPIC_MODEL: z.string().min(1).default('claude-sonnet-4-5'),
   LLM_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(120),
   REVIEW_REPAIR_ATTEMPTS: z.coerce.number().int().min(0).max(5).default(2),
+  /** USD per million tokens by model, e.g. {"gpt-4.1":{"input":2,"output":8}}; unknown models cost nothing known. */
+  LLM_PRICES: z
+    .string()
+    .default('{}')
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string(), z.strictObject({ input: z.number().min(0), output: z.number().min(0) }))),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -38,7 +54,12 @@ export interface ServiceConfig {
     uiUrl?: string;
   };
   api: { host: string; port: number };
+  /** The OpenAI-compatible endpoint: the reviewer, triage, and the built-in maker with provider "openai". */
   llm: { baseUrl: string; apiKey: string; model: string; timeoutSeconds: number; repairAttempts: number };
+  /** The Anthropic Messages endpoint for the built-in maker with provider "anthropic". */
+  anthropic: { baseUrl: string; apiKey: string; model: string };
+  /** USD per million input/output tokens, by model name. */
+  prices: Record<string, { input: number; output: number }>;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
 
@@ -74,6 +95,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       timeoutSeconds: e.LLM_TIMEOUT_SECONDS,
       repairAttempts: e.REVIEW_REPAIR_ATTEMPTS,
     },
+    anthropic: { baseUrl: e.ANTHROPIC_BASE_URL, apiKey: e.ANTHROPIC_API_KEY, model: e.ANTHROPIC_MODEL },
+    prices: e.LLM_PRICES,
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -2,39 +2,26 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  continueAsNew,
+  ContinueAsNew,
   isCancellation,
   log,
-  proxyActivities,
   setHandler,
   upsertSearchAttributes,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { LoopActivities } from '../activities';
-import { applyDecision, decisionSchema, type Decision } from '../domain/decision';
+import { addUsage, budgetExhausted, NO_USAGE, type Usage } from '../domain/budget';
+import type { GoalContract } from '../domain/contract';
+import { applyDecision, decisionSchema, InvalidDecisionError, type Decision } from '../domain/decision';
+import type { GatePlan } from '../domain/gates';
 import { computeVerdict, type IterationRecord, type JudgeReport, type ReviewOutcome } from '../domain/judge';
 import { describeIssues } from '../domain/ledger';
-import { loopInputSchema, type LoopInput } from '../domain/loop-request';
+import { loopInputSchema, type LoopInput, type LoopResume } from '../domain/loop-request';
 import type { LoopPhase, LoopState, LoopStatus } from '../domain/loop-state';
 import { describeProof } from '../domain/proof';
-import { decisionSignal, loopStateQuery } from './messages';
+import { bookkeeping, work } from './activities';
+import { decideUpdate, decisionSignal, INVALID_DECISION, loopStateQuery, NOT_AWAITING_DECISION } from './messages';
 import { LoopIterationKey, LoopPhaseKey, LoopStatusKey, LoopVerdictKey } from './search-attributes';
-
-const retry = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 };
-
-/** Short bookkeeping activities: writes to Postgres and git set-up. */
-const bookkeeping = proxyActivities<LoopActivities>({
-  startToCloseTimeout: '2m',
-  retry: { ...retry, maximumAttempts: 10 },
-});
-
-/** Activities that run commands or call models: heartbeat so a dead worker or a cancel is noticed in seconds. */
-const HEARTBEAT_TIMEOUT = '20s';
-const work = proxyActivities<LoopActivities>({
-  startToCloseTimeout: '15m',
-  heartbeatTimeout: HEARTBEAT_TIMEOUT,
-  cancellationType: 'WAIT_CANCELLATION_COMPLETED',
-  retry,
-});
 
 export interface LoopOutcome {
   status: LoopStatus;
@@ -42,6 +29,11 @@ export interface LoopOutcome {
   reportId: string | null;
 }
 
+/**
+ * One engineering loop. A run covers one round — iterations until PASS or an escalation — and, when a
+ * human sends the loop back to the maker, continues as a new run carrying its state (LoopResume), so
+ * the history of a loop that escalates many times stays bounded.
+ */
 export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome> {
   const parsed = loopInputSchema.safeParse(rawInput);
   if (!parsed.success) {
@@ -51,33 +43,58 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       nonRetryable: true,
     });
   }
-  const { loopId, request } = parsed.data;
+  const { loopId, request, resume } = parsed.data;
   const state: LoopState = {
     loopId,
     status: 'RUNNING',
-    phase: 'PREPARING',
-    contractVersion: 0,
-    contractHash: null,
+    phase: resume ? 'MAKER' : 'PREPARING',
+    contractVersion: resume?.contractVersion ?? 0,
+    contractHash: resume?.contractHash ?? null,
     roundIteration: 0,
     maxIterations: request.maxIterations,
-    sequence: 0,
+    sequence: resume?.sequence ?? 0,
     lastVerdict: null,
     awaitingDecision: null,
     iterations: [],
     failureReason: null,
   };
+  let contract: GoalContract = resume?.contract ?? request.contract;
   let pendingDecision: Decision | undefined;
 
-  setHandler(loopStateQuery, () => state);
-  setHandler(decisionSignal, (raw) => {
+  /** Why a decision cannot be taken now, or null. Shared by the update's validator and the signal. */
+  function decisionProblem(raw: unknown): { type: string; message: string } | null {
     const decision = decisionSchema.safeParse(raw);
-    if (!decision.success) {
-      log.warn('ignored an invalid decision', { issues: describeIssues(decision.error.issues) });
-    } else if (!state.awaitingDecision || pendingDecision) {
-      log.warn('ignored a decision: the loop is not awaiting one', { status: state.status });
-    } else {
-      pendingDecision = decision.data;
+    if (!decision.success) return { type: INVALID_DECISION, message: describeIssues(decision.error.issues).join('; ') };
+    if (!state.awaitingDecision || pendingDecision) {
+      return { type: NOT_AWAITING_DECISION, message: `loop ${loopId} is not awaiting a decision (status ${state.status})` };
     }
+    try {
+      applyDecision(decision.data, contract);
+    } catch (err) {
+      if (err instanceof InvalidDecisionError) return { type: INVALID_DECISION, message: err.message };
+      throw err;
+    }
+    return null;
+  }
+
+  setHandler(loopStateQuery, () => state);
+  setHandler(
+    decideUpdate,
+    (decision) => {
+      pendingDecision = decision;
+      return { escalationSequence: state.awaitingDecision!.escalationSequence, kind: decision.kind };
+    },
+    {
+      validator: (decision) => {
+        const problem = decisionProblem(decision);
+        if (problem) throw ApplicationFailure.create({ ...problem, nonRetryable: true });
+      },
+    },
+  );
+  setHandler(decisionSignal, (decision) => {
+    const problem = decisionProblem(decision);
+    if (problem) log.warn('ignored a decision signal', problem);
+    else pendingDecision = decision;
   });
 
   /** Moves the loop on, in the query state, the Web UI's search attributes and the Postgres read model. */
@@ -101,27 +118,89 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
     });
   }
 
+  /**
+   * Opens escalation number `escalationSequence` (its report written by `record`) and waits, durably,
+   * for a decision — or for the deadline, after which the configured default applies.
+   */
+  async function awaitDecision(escalationSequence: number, trigger: string, record: () => Promise<unknown>): Promise<Decision> {
+    // Accept decisions from here on: the API may see the escalation row before `record` returns.
+    state.awaitingDecision = { escalationSequence, trigger };
+    await record();
+    await transition('AWAITING_DECISION', 'AWAITING_DECISION');
+    const deadlineSeconds = request.escalation.decisionDeadlineSeconds;
+    const decided = deadlineSeconds
+      ? await condition(() => pendingDecision !== undefined, deadlineSeconds * 1000)
+      : await condition(() => pendingDecision !== undefined).then(() => true);
+    const decision: Decision = decided
+      ? pendingDecision!
+      : { kind: request.escalation.defaultDecision, actor: 'system:decision-deadline', comment: `no decision within ${deadlineSeconds} s` };
+    pendingDecision = undefined;
+    state.awaitingDecision = null;
+    await bookkeeping.recordDecision.executeWithOptions(withSummary(`decision: ${decision.kind} by ${decision.actor}`), [
+      { loopId, escalationSequence, decision },
+    ]);
+    return decision;
+  }
+
+  async function freeze(version: number, reason: string): Promise<void> {
+    const frozen = await bookkeeping.freezeContract.executeWithOptions(withSummary(`freeze contract v${version}`), [
+      { loopId, version, contract, reason },
+    ]);
+    state.contractVersion = frozen.version;
+    state.contractHash = frozen.hash;
+  }
+
+  async function end(status: 'REJECTED'): Promise<LoopOutcome> {
+    await transition(status, 'DONE');
+    return { status, iterations: state.sequence, reportId: null };
+  }
+
+  async function deliver(outcome: 'PASSED' | 'APPROVED_BY_HUMAN', approvedBy: string | null): Promise<LoopOutcome> {
+    const delivered = await bookkeeping.deliver.executeWithOptions(withSummary(approvedBy ? 'deliver (human override)' : 'deliver'), [
+      { loopId, sequence: state.sequence, outcome, approvedBy },
+    ]);
+    const status = outcome === 'PASSED' ? 'PASSED' : 'APPROVED';
+    await transition(status, 'DONE');
+    return { status, iterations: state.sequence, reportId: delivered.reportId };
+  }
+
   const label = (phase: string) => `${phase} · iteration ${state.roundIteration} of ${state.maxIterations} (#${state.sequence})`;
   const withSummary = (summary: string, extra: ActivityOptions = {}): ActivityOptions => ({ summary, ...extra });
 
   try {
-    await transition('RUNNING', 'PREPARING');
-    const { gatePlan } = await bookkeeping.prepareWorkspace.executeWithOptions(withSummary('prepare workspace', { startToCloseTimeout: '10m' }), [
-      { loopId, repository: request.repository, contractGates: request.gates },
-    ]);
+    let gatePlan: GatePlan;
+    let escalations = resume?.escalations ?? 0;
+    let directives = resume?.directives ?? [];
+    let usage: Usage = resume?.usage ?? NO_USAGE;
 
-    await transition('RUNNING', 'CONTRACT');
-    let contract = request.contract;
-    let frozen = await bookkeeping.freezeContract.executeWithOptions(withSummary('freeze contract v1'), [
-      { loopId, version: 1, contract, reason: 'submitted' },
-    ]);
-    state.contractVersion = frozen.version;
-    state.contractHash = frozen.hash;
+    if (resume) {
+      gatePlan = resume.gatePlan;
+    } else {
+      await transition('RUNNING', 'PREPARING');
+      ({ gatePlan } = await bookkeeping.prepareWorkspace.executeWithOptions(withSummary('prepare workspace', { startToCloseTimeout: '10m' }), [
+        { loopId, repository: request.repository, contractGates: request.gates },
+      ]));
+      await transition('RUNNING', 'CONTRACT');
+      await freeze(1, 'submitted');
 
-    let directives: string[] = [];
+      if (request.requireContractApproval) {
+        escalations += 1;
+        const sequence = escalations;
+        const decision = await awaitDecision(sequence, 'CONTRACT_APPROVAL', () =>
+          bookkeeping.recordContractApproval.executeWithOptions(withSummary('contract approval requested'), [
+            { loopId, escalationSequence: sequence, contractVersion: state.contractVersion },
+          ]),
+        );
+        const effect = applyDecision(decision, contract);
+        if (effect.action === 'END_REJECTED') return await end('REJECTED');
+        if (effect.action === 'RESUME') {
+          contract = effect.contract;
+          await freeze(state.contractVersion + 1, effect.reason);
+        }
+      }
+    }
+
     let previous: IterationRecord[] = [];
-    let escalations = 0;
-
     for (;;) {
       state.sequence += 1;
       state.roundIteration += 1;
@@ -129,7 +208,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       state.iterations.push({
         sequence,
         roundIteration: state.roundIteration,
-        contractVersion: frozen.version,
+        contractVersion: state.contractVersion,
         checkpointCommit: null,
         verdict: null,
         trigger: null,
@@ -145,39 +224,46 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
             sequence,
             roundIteration: state.roundIteration,
             maxIterations: state.maxIterations,
-            contractVersion: frozen.version,
+            contractVersion: state.contractVersion,
             directives,
             maker: request.maker,
           },
         ],
       );
+      usage = addUsage(usage, maker.usage);
       iteration.checkpointCommit = maker.checkpointCommit;
 
       await transition('RUNNING', 'VERIFY');
       const systemFindings = await bookkeeping.inspectChanges.executeWithOptions(withSummary(label('tamper and scope check')), [
-        { loopId, sequence, contractVersion: frozen.version, gates: gatePlan.gates },
+        { loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates },
       ]);
       const verification = await work.runVerification.executeWithOptions(
         withSummary(label('verify'), { startToCloseTimeout: verificationTimeout(gatePlan.gates, contract.acceptanceCriteria) }),
-        [{ loopId, sequence, contractVersion: frozen.version, gates: gatePlan.gates }],
+        [{ loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates }],
       );
 
       let review: ReviewOutcome;
+      const overBudget = budgetExhausted(request.budget, usage);
       if (verification.gates.some((g) => g.status === 'FAILED')) {
         review = { status: 'SKIPPED', reason: 'a configured gate failed' };
+      } else if (overBudget) {
+        review = { status: 'SKIPPED', reason: overBudget };
       } else {
         await transition('RUNNING', 'REVIEW');
-        review = await reviewOrFailure(() =>
+        const reviewed = await reviewOrFailure(() =>
           work.runReview.executeWithOptions(withSummary(label('review')), [
             {
               loopId,
               sequence,
-              contractVersion: frozen.version,
+              contractVersion: state.contractVersion,
               model: request.reviewer.model ?? null,
+              profile: gatePlan.profile,
               priorSignatures: [...new Set(previous.flatMap((p) => p.blockingSignatures))],
             },
           ]),
         );
+        review = reviewed.outcome;
+        usage = addUsage(usage, reviewed.usage);
       }
 
       await transition('RUNNING', 'JUDGE');
@@ -189,7 +275,13 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
         review,
         systemFindings,
         acceptanceCriteria: contract.acceptanceCriteria.map((ac) => ({ id: ac.id, statement: ac.statement, proof: describeProof(ac.verification) })),
-        maker: { noChange: maker.noChange, diffHash: maker.diffHash, cumulativeDiffEmpty: maker.cumulativeDiffEmpty },
+        maker: {
+          noChange: maker.noChange,
+          diffHash: maker.diffHash,
+          cumulativeDiffEmpty: maker.cumulativeDiffEmpty,
+          agentReport: maker.agentReport,
+        },
+        budgetExhausted: budgetExhausted(request.budget, usage),
         previous,
       });
       previous = [...previous, report.record];
@@ -198,57 +290,40 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       iteration.trigger = report.trigger;
       await bookkeeping.recordVerdict.executeWithOptions(withSummary(label(`verdict ${report.verdict}`)), [{ loopId, sequence, report }]);
 
-      if (report.verdict === 'PASS') {
-        const delivered = await bookkeeping.deliver.executeWithOptions(withSummary('deliver'), [
-          { loopId, sequence, outcome: 'PASSED', approvedBy: null },
-        ]);
-        await transition('PASSED', 'DONE');
-        return { status: 'PASSED', iterations: sequence, reportId: delivered.reportId };
-      }
-
+      if (report.verdict === 'PASS') return await deliver('PASSED', null);
       if (report.verdict === 'ITERATE') {
         directives = report.directives;
         continue;
       }
 
       escalations += 1;
-      // Accept decisions from here on: the API may see the escalation row before recordEscalation returns.
-      state.awaitingDecision = { escalationSequence: escalations, trigger: report.trigger ?? 'UNKNOWN' };
-      await bookkeeping.recordEscalation.executeWithOptions(withSummary(`escalation ${escalations}: ${report.trigger}`), [
-        { loopId, escalationSequence: escalations, sequence, report },
-      ]);
-      await transition('AWAITING_DECISION', 'AWAITING_DECISION');
-      await condition(() => pendingDecision !== undefined);
-      const decision = pendingDecision!;
-      pendingDecision = undefined;
-      state.awaitingDecision = null;
-      await bookkeeping.recordDecision.executeWithOptions(withSummary(`decision: ${decision.kind}`), [
-        { loopId, escalationSequence: escalations, decision },
-      ]);
-
+      const escalationSequence = escalations;
+      const decision = await awaitDecision(escalationSequence, report.trigger ?? 'UNKNOWN', () =>
+        bookkeeping.recordEscalation.executeWithOptions(withSummary(`escalation ${escalationSequence}: ${report.trigger}`), [
+          { loopId, escalationSequence, sequence, report },
+        ]),
+      );
       const effect = applyDecision(decision, contract);
-      if (effect.action === 'END_REJECTED') {
-        await transition('REJECTED', 'DONE');
-        return { status: 'REJECTED', iterations: sequence, reportId: null };
-      }
-      if (effect.action === 'DELIVER_OVERRIDE') {
-        const delivered = await bookkeeping.deliver.executeWithOptions(withSummary('deliver (human override)'), [
-          { loopId, sequence, outcome: 'APPROVED_BY_HUMAN', approvedBy: decision.actor },
-        ]);
-        await transition('APPROVED', 'DONE');
-        return { status: 'APPROVED', iterations: sequence, reportId: delivered.reportId };
-      }
+      if (effect.action === 'END_REJECTED') return await end('REJECTED');
+      if (effect.action === 'DELIVER_OVERRIDE') return await deliver('APPROVED_BY_HUMAN', decision.actor);
+
       contract = effect.contract;
-      frozen = await bookkeeping.freezeContract.executeWithOptions(withSummary(`freeze contract v${frozen.version + 1}`), [
-        { loopId, version: frozen.version + 1, contract, reason: effect.reason },
-      ]);
-      state.contractVersion = frozen.version;
-      state.contractHash = frozen.hash;
-      state.roundIteration = 0;
-      previous = [];
-      directives = [...report.directives, `${report.directives.length + 1}. ${contract.constraints.at(-1)}`];
+      await freeze(state.contractVersion + 1, effect.reason);
+      const carried: LoopResume = {
+        contract,
+        contractVersion: state.contractVersion,
+        contractHash: state.contractHash!,
+        sequence: state.sequence,
+        escalations,
+        directives: effect.guidance ? [...report.directives, `${report.directives.length + 1}. Human guidance: ${effect.guidance}`] : report.directives,
+        gatePlan,
+        usage,
+      };
+      // The iteration count restarts at 1 in a fresh run: history stays bounded however often a human steps in.
+      await continueAsNew<typeof engineeringLoop>({ loopId, request, resume: carried });
     }
   } catch (err) {
+    if (err instanceof ContinueAsNew) throw err;
     const status: LoopStatus = isCancellation(err) ? 'CANCELLED' : 'FAILED';
     const reason = isCancellation(err) ? 'cancelled' : err instanceof Error ? err.message : String(err);
     // Record the end even though the workflow scope is cancelled or failing.
@@ -257,14 +332,14 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
   }
 }
 
-/** A review that cannot be had (provider down, ledger invalid after repairs) escalates; it never crashes the loop. */
-async function reviewOrFailure(run: () => Promise<ReviewOutcome>): Promise<ReviewOutcome> {
+/** A review that cannot be had (provider down, auth refused) escalates; it never crashes the loop. */
+async function reviewOrFailure(run: () => Promise<{ outcome: ReviewOutcome; usage: Usage }>): Promise<{ outcome: ReviewOutcome; usage: Usage }> {
   try {
     return await run();
   } catch (err) {
     if (isCancellation(err)) throw err;
     const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
-    return { status: 'FAILED', reason: cause };
+    return { outcome: { status: 'FAILED', reason: cause }, usage: NO_USAGE };
   }
 }
 

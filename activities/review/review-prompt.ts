@@ -11,6 +11,8 @@ export interface ReviewContext {
   diffTruncated: boolean;
   verificationSummary: string[];
   priorSignatures: string[];
+  /** Topics to dig into first, chosen from the project profile. */
+  focusTopics: string[];
 }
 
 const SYSTEM_PROMPT = `You are an adversarial code reviewer (devil's advocate). Find real defects in the change
@@ -40,6 +42,8 @@ export function buildReviewMessages(ctx: ReviewContext): ChatMessage[] {
     ...c.acceptanceCriteria.map((ac) => `- ${ac.id}: ${ac.statement}`),
     ...(c.constraints.length ? ['Constraints:', ...c.constraints.map((x) => `- ${x}`)] : []),
     '',
+    `# Focus first on: ${ctx.focusTopics.join(', ')}`,
+    '',
     '# Verification summary',
     ...ctx.verificationSummary,
     '',
@@ -55,11 +59,4 @@ export function buildReviewMessages(ctx: ReviewContext): ChatMessage[] {
     { role: 'system', content: SYSTEM_PROMPT },
     { role: 'user', content: user },
   ];
-}
-
-export function buildRepairMessage(errors: string[]): ChatMessage {
-  return {
-    role: 'user',
-    content: `Your answer is not a valid finding ledger:\n${errors.map((e) => `- ${e}`).join('\n')}\nAnswer again with only the corrected JSON object.`,
-  };
 }

@@ -1,21 +1,31 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Usage } from '../../domain/budget';
+import type { ProjectProfile } from '../../domain/gates';
 import type { ReviewOutcome } from '../../domain/judge';
 import { signatureMaterial, type Finding, type FindingSummary } from '../../domain/ledger';
 import { loadContract } from '../contract';
 import type { ActivityDeps } from '../deps';
-import { recordExecution } from '../execution-records';
 import { diffText, sha256 } from '../git';
-import { whileHeartbeating } from '../heartbeat';
-import { createChatCompletion, ProviderError, type ChatMessage } from './chat-completions';
+import { recordedUsage } from '../usage';
+import type { ChatMessage } from './chat-completions';
 import { parseLedger } from './parse-ledger';
-import { buildRepairMessage, buildReviewMessages } from './review-prompt';
+import { buildReviewMessages } from './review-prompt';
+import { reviewTopics } from './review-topics';
+import { askForStructuredAnswer } from './structured-answer';
+import { triageFindings, type TriageResult } from './triage';
 
 export interface ReviewInput {
   loopId: string;
   sequence: number;
   contractVersion: number;
   model: string | null;
+  /** Chooses the review's focus topics. */
+  profile: ProjectProfile | null;
   priorSignatures: string[];
+}
+
+export interface ReviewResult {
+  outcome: ReviewOutcome;
+  usage: Usage;
 }
 
 const MAX_DIFF_CHARS = 200_000;
@@ -24,7 +34,12 @@ const MAX_DIFF_CHARS = 200_000;
  * Asks the reviewer model for a finding ledger, re-asking with the validation errors a bounded number
  * of times. Idempotent per (loop, sequence): a finished review returns its stored outcome.
  */
-export async function runReview(deps: ActivityDeps, input: ReviewInput): Promise<ReviewOutcome> {
+export async function runReview(deps: ActivityDeps, input: ReviewInput): Promise<ReviewResult> {
+  const outcome = await reviewOnce(deps, input);
+  return { outcome, usage: await recordedUsage(deps, input.loopId, input.sequence, ['reviewer', 'triage']) };
+}
+
+async function reviewOnce(deps: ActivityDeps, input: ReviewInput): Promise<ReviewOutcome> {
   const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
   const iteration = await deps.prisma.iteration.findUniqueOrThrow({
     where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
@@ -42,73 +57,30 @@ export async function runReview(deps: ActivityDeps, input: ReviewInput): Promise
       (e) => `- ${e.gate}: ${e.status} (exit code ${e.exitCode ?? '—'}${e.testCounts ? `, tests ${JSON.stringify(e.testCounts)}` : ''})`,
     ),
     priorSignatures: input.priorSignatures,
+    focusTopics: reviewTopics(input.profile),
   });
   const model = input.model ?? deps.config.llm.model;
-  const responseIds: string[] = [];
-  let errors: string[] = [];
-
-  for (let attempt = 0; attempt <= deps.config.llm.repairAttempts; attempt++) {
-    const completion = await callModel(deps, input, model, messages);
-    const parsed = parseLedger(completion.content);
-    await recordExecution(deps, {
-      loopId: input.loopId,
-      iterationSeq: input.sequence,
-      role: 'reviewer',
-      kind: 'MODEL_CALL',
-      provider: 'openai-compatible',
-      model: completion.model,
-      responseId: completion.responseId,
-      requestId: completion.requestId,
-      promptTokens: completion.promptTokens,
-      completionTokens: completion.completionTokens,
-      latencyMs: completion.latencyMs,
-      outcome: parsed.ok ? 'VALID_LEDGER' : 'INVALID_LEDGER',
-      detail: parsed.ok ? null : parsed.errors.join('\n').slice(0, 4000),
-    });
-    if (completion.responseId) responseIds.push(completion.responseId);
-    if (parsed.ok) {
-      const findings = await storeFindings(deps, iteration.id, input.loopId, parsed.ledger.findings);
-      return finish(deps, iteration.id, { status: 'COMPLETED', findings, responseIds });
-    }
-    errors = parsed.errors;
-    messages.push({ role: 'assistant', content: completion.content }, buildRepairMessage(errors));
-  }
-  return finish(deps, iteration.id, {
-    status: 'FAILED',
-    reason: `the reviewer's ledger was still invalid after ${deps.config.llm.repairAttempts} repair attempt(s): ${errors.slice(0, 5).join('; ')}`,
+  const answer = await askForStructuredAnswer(deps, {
+    loopId: input.loopId,
+    sequence: input.sequence,
+    role: 'reviewer',
+    model,
+    messages,
+    parse: (content) => {
+      const parsed = parseLedger(content);
+      return parsed.ok ? { ok: true, value: parsed.ledger } : parsed;
+    },
+    outcomes: { valid: 'VALID_LEDGER', invalid: 'INVALID_LEDGER' },
   });
-}
-
-async function callModel(deps: ActivityDeps, input: ReviewInput, model: string, messages: ChatMessage[]) {
-  const ctx = Context.current();
-  try {
-    return await whileHeartbeating(
-      createChatCompletion({
-        baseUrl: deps.config.llm.baseUrl,
-        apiKey: deps.config.llm.apiKey,
-        model,
-        messages,
-        timeoutMs: deps.config.llm.timeoutSeconds * 1000,
-        signal: ctx.cancellationSignal,
-      }),
-      { phase: 'review', sequence: input.sequence },
-    );
-  } catch (err) {
-    if (!(err instanceof ProviderError)) throw err;
-    await recordExecution(deps, {
-      loopId: input.loopId,
-      iterationSeq: input.sequence,
-      role: 'reviewer',
-      kind: 'MODEL_CALL',
-      provider: 'openai-compatible',
-      model,
-      latencyMs: 0,
-      outcome: err.status ? `HTTP_${err.status}` : 'UNREACHABLE',
-      detail: err.message.slice(0, 4000),
+  if (!answer.ok) {
+    return finish(deps, iteration.id, {
+      status: 'FAILED',
+      reason: `the reviewer's ledger was still invalid after ${deps.config.llm.repairAttempts} repair attempt(s): ${answer.errors.slice(0, 5).join('; ')}`,
     });
-    // 429 and 5xx are retried by the activity retry policy; 401/403/4xx cannot be fixed by retrying.
-    throw ApplicationFailure.create({ type: 'ReviewerProviderError', message: err.message, nonRetryable: !err.retryable });
   }
+  const triaged = await triageFindings(deps, { loopId: input.loopId, sequence: input.sequence, model, workspace: loop.workspacePath!, checkpointCommit: iteration.checkpointCommit!, diff: fullDiff, findings: answer.value.findings });
+  const findings = await storeFindings(deps, iteration.id, input.loopId, answer.value.findings, triaged);
+  return finish(deps, iteration.id, { status: 'COMPLETED', findings, responseIds: answer.responseIds });
 }
 
 async function storeFindings(
@@ -116,14 +88,16 @@ async function storeFindings(
   iterationId: string,
   loopId: string,
   findings: Finding[],
+  triage: TriageResult,
 ): Promise<FindingSummary[]> {
+  // The judge sees the triaged validity; the reviewer's claim and the triage reasoning are kept.
   const summaries = findings.map(
     (f): FindingSummary => ({
       findingId: f.id,
       title: f.title,
       topic: f.topic,
       severity: f.severity,
-      validity: f.validity,
+      validity: triage.get(f.id)?.validity ?? f.validity,
       location: f.location,
       acceptanceCriteria: f.acceptanceCriteria,
       signature: sha256(signatureMaterial(f)).slice(0, 16),
@@ -140,7 +114,10 @@ async function storeFindings(
       title: f.title,
       topic: f.topic,
       severity: f.severity,
-      validity: f.validity,
+      validity: summaries[i]!.validity,
+      claimedValidity: f.validity,
+      triageReasoning: triage.get(f.id)?.reasoning ?? null,
+      triageCounterEvidence: triage.get(f.id)?.counterEvidence ?? null,
       disposition: f.disposition,
       location: f.location,
       acceptanceCriteria: f.acceptanceCriteria,

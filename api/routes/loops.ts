@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { decisionSchema } from '../../domain/decision';
 import { loopRequestSchema } from '../../domain/loop-request';
 import { TERMINAL_STATUSES, type LoopStatus } from '../../domain/loop-state';
-import { decisionSignal } from '../../workflows/messages';
 import type { AppDeps } from '../app';
 import { conflict, errorResponseSchema, notFound } from '../errors';
+import { deliverDecision } from '../decision-delivery';
 import { submitLoop } from '../loop-submission';
 import { loopDetail, loopSummary } from '../loop-views';
 import {
@@ -146,28 +146,22 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
   r.post('/v1/loops/:id/decisions', {
     schema: {
       tags: ['decisions'],
-      summary: 'Decide an open escalation: approve, reject, or retry with guidance',
+      summary: 'Decide an open escalation: approve, reject, retry with guidance, or amend the contract',
       params: loopIdParamsSchema,
       body: decisionSchema,
-      response: { 202: acceptedSchema, ...errors },
+      response: { 202: acceptedSchema, 422: errorResponseSchema, ...errors },
     },
     handler: async (request, reply) => {
       const id = request.params.id;
       const loop = await deps.prisma.loop.findUnique({ where: { id } });
       if (!loop) throw notFound(`loop ${id}`);
-      // Claim the open escalation atomically, so two concurrent decisions cannot both be accepted.
-      const claimed = await deps.prisma.escalation.updateMany({
-        where: { loopId: id, status: 'OPEN' },
-        data: { status: 'DECIDING' },
+      if (TERMINAL_STATUSES.includes(loop.status as LoopStatus)) throw conflict(`loop ${id} has ended (${loop.status}); there is nothing to decide`);
+      const receipt = await deliverDecision(deps, loop.workflowId, request.body);
+      return reply.code(202).send({
+        loopId: id,
+        status: 'DECISION_ACCEPTED',
+        message: `${receipt.kind} accepted for escalation ${receipt.escalationSequence}`,
       });
-      if (claimed.count === 0) throw conflict(`loop ${id} is not awaiting a decision (status ${loop.status})`);
-      try {
-        await deps.temporal.workflow.getHandle(loop.workflowId).signal(decisionSignal, request.body);
-      } catch (err) {
-        await deps.prisma.escalation.updateMany({ where: { loopId: id, status: 'DECIDING' }, data: { status: 'OPEN' } });
-        throw err;
-      }
-      return reply.code(202).send({ loopId: id, status: 'DECISION_ACCEPTED', message: `${request.body.kind} delivered to the loop` });
     },
   });
 

@@ -99,7 +99,7 @@ test('a persistent VALID BLOCKER escalates at max iterations; retry with guidanc
   const report = await h.request('GET', `/v1/loops/${escalated.id}/report`);
   expect(report.body.kind).toBe('ESCALATION');
   expect(report.body.body.openFindings).toEqual([expect.objectContaining({ findingId: 'COR-001', severity: 'BLOCKER' })]);
-  expect(report.body.body.options.map((o: any) => o.decision)).toEqual(['retry', 'approve', 'reject']);
+  expect(report.body.body.options.map((o: any) => o.decision)).toEqual(['retry', 'approve', 'amend', 'reject']);
   expect(report.body.markdown).toContain('## 6. Workspace');
 
   const state = await h.temporal.workflow.getHandle(escalated.workflowId).query(loopStateQuery);
@@ -198,6 +198,34 @@ test('a ledger repaired on the second answer is accepted', async () => {
     ['reviewer', 'MODEL_CALL', 'VALID_LEDGER'],
   ]);
   expect(records[0]!.pid).toEqual(expect.any(Number));
+});
+
+test('triage checks a blocking claim against the repository; a refuted claim is dismissed with its counter-evidence', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  h.llm.enqueue({ content: blockerLedger('sum() ignores its second argument') });
+  h.llm.enqueueTriage({
+    content: JSON.stringify({
+      decisions: [
+        { findingId: 'COR-001', validity: 'INVALID', reasoning: 'line 1 adds both arguments', counterEvidence: '1: exports.sum = (a, b) => a + b;' },
+      ],
+    }),
+  });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
+  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+  expect(loop.status).toBe('PASSED');
+  const finding = await h.db.prisma.finding.findFirstOrThrow({ where: { loopId: loop.id, findingId: 'COR-001' } });
+  expect(finding).toMatchObject({ claimedValidity: 'VALID', validity: 'INVALID', triageCounterEvidence: '1: exports.sum = (a, b) => a + b;' });
+  const triageCall = h.llm.requests.find((r) => r.body.messages[0]!.content.startsWith('You triage'))!;
+  expect(triageCall.body.messages[1]!.content).toContain('1: exports.sum = (a, b) => a + b;');
+  const roles = await h.db.prisma.executionRecord.findMany({ where: { loopId: loop.id }, orderBy: { createdAt: 'asc' }, select: { role: true, outcome: true } });
+  expect(roles).toEqual([
+    { role: 'maker', outcome: 'EXIT_0' },
+    { role: 'reviewer', outcome: 'VALID_LEDGER' },
+    { role: 'triage', outcome: 'VALID_TRIAGE' },
+  ]);
+  const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
+  expect(report.body.markdown).toMatch(/### Dismissed findings[\s\S]*COR-001/);
 });
 
 test('invalid submissions get 400 naming the field, and start no workflow', async () => {

@@ -19,13 +19,19 @@ export interface RecordedRequest {
 export interface FakeLlmServer {
   baseUrl: string;
   requests: RecordedRequest[];
-  /** Queues answers; each request takes the next one. */
+  /** Queues reviewer answers; each review request takes the next one. */
   enqueue(...answers: ScriptedAnswer[]): void;
+  /**
+   * Queues triage answers. With none queued, triage requests get a scripted confirmation: every
+   * finding in the request judged VALID as the reviewer claimed.
+   */
+  enqueueTriage(...answers: ScriptedAnswer[]): void;
   close(): Promise<void>;
 }
 
 export async function startFakeLlmServer(): Promise<FakeLlmServer> {
   const queue: ScriptedAnswer[] = [];
+  const triageQueue: ScriptedAnswer[] = [];
   const requests: RecordedRequest[] = [];
   let counter = 0;
   const server = http.createServer((req, res) => {
@@ -34,7 +40,8 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as RecordedRequest['body'];
       requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body });
-      const answer = queue.shift();
+      const isTriage = body.messages?.[0]?.content?.startsWith('You triage') ?? false;
+      const answer = isTriage ? (triageQueue.shift() ?? { content: confirmAll(body.messages[1]?.content ?? '') }) : queue.shift();
       counter += 1;
       res.setHeader('content-type', 'application/json');
       res.setHeader('x-request-id', `req-${counter}`);
@@ -64,11 +71,18 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     enqueue: (...answers) => queue.push(...answers),
+    enqueueTriage: (...answers) => triageQueue.push(...answers),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
 
 export const cleanLedger = JSON.stringify({ findings: [] });
+
+/** A triage answer that confirms every finding of the request as VALID. */
+function confirmAll(prompt: string): string {
+  const ids = [...prompt.matchAll(/^## ([A-Z]{3}-\d{3}) /gm)].map((m) => m[1]);
+  return JSON.stringify({ decisions: ids.map((findingId) => ({ findingId, validity: 'VALID', reasoning: 'confirmed by the scripted triage' })) });
+}
 
 export function blockerLedger(title = 'sum() loses precision for large integers'): string {
   return JSON.stringify({

@@ -36,7 +36,7 @@ export function createFixtureRepo(): string {
 
 export interface MakerScript {
   stateDir: string;
-  steps: Record<string, { write?: Record<string, string> }>;
+  steps: Record<string, { write?: Record<string, string>; report?: { kind: string; reason: string } }>;
   hangOnce?: number[];
 }
 

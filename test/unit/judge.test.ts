@@ -43,7 +43,8 @@ function input(overrides: Partial<JudgeInput> = {}): JudgeInput {
     review: { status: 'COMPLETED', findings: [], responseIds: ['chatcmpl-1'] },
     systemFindings: [],
     acceptanceCriteria: [{ id: 'AC-1', statement: 'adds numbers', proof: 'the tests gate passes' }],
-    maker: { noChange: false, diffHash: 'diff-1', cumulativeDiffEmpty: false },
+    maker: { noChange: false, diffHash: 'diff-1', cumulativeDiffEmpty: false, agentReport: null },
+    budgetExhausted: null,
     previous: [],
     ...overrides,
   };
@@ -166,7 +167,7 @@ describe('computeVerdict', () => {
         roundIteration: 3,
         maxIterations: 5,
         gates: [gate('tests', 'FAILED', { failureSignature: 'x3' })],
-        maker: { noChange: false, diffHash: 'diff-A', cumulativeDiffEmpty: false },
+        maker: { noChange: false, diffHash: 'diff-A', cumulativeDiffEmpty: false, agentReport: null },
         previous: [
           { roundIteration: 1, diffHash: 'diff-A', blockingSignatures: [], tamperSignatures: [], failureSignature: 'x1' },
           { roundIteration: 2, diffHash: 'diff-B', blockingSignatures: [], tamperSignatures: [], failureSignature: 'x2' },
@@ -181,7 +182,7 @@ describe('computeVerdict', () => {
       input({
         roundIteration: 2,
         gates: [gate('tests', 'FAILED')],
-        maker: { noChange: false, diffHash: 'diff-2', cumulativeDiffEmpty: false },
+        maker: { noChange: false, diffHash: 'diff-2', cumulativeDiffEmpty: false, agentReport: null },
         previous: [{ roundIteration: 1, diffHash: 'diff-1', blockingSignatures: [], tamperSignatures: [], failureSignature: 'sig-tests' }],
       }),
     );
@@ -189,12 +190,12 @@ describe('computeVerdict', () => {
   });
 
   test('ESCALATE when the maker produced no change and the work is not done', () => {
-    const r = computeVerdict(input({ gates: [gate('tests', 'FAILED')], maker: { noChange: true, diffHash: 'd', cumulativeDiffEmpty: true } }));
+    const r = computeVerdict(input({ gates: [gate('tests', 'FAILED')], maker: { noChange: true, diffHash: 'd', cumulativeDiffEmpty: true, agentReport: null } }));
     expect(r.trigger).toBe('NO_CHANGE');
   });
 
   test('a "success" with no diff against the base is a stall, not a PASS', () => {
-    const r = computeVerdict(input({ maker: { noChange: true, diffHash: 'empty', cumulativeDiffEmpty: true } }));
+    const r = computeVerdict(input({ maker: { noChange: true, diffHash: 'empty', cumulativeDiffEmpty: true, agentReport: null } }));
     expect(r.verdict).toBe('ESCALATE');
     expect(r.trigger).toBe('NO_CHANGE');
   });
@@ -238,6 +239,23 @@ describe('computeVerdict', () => {
       }),
     );
     expect(r.trigger).toBe('REPEATED_TAMPER');
+  });
+
+  test('ESCALATE with BUDGET_EXHAUSTED when the budget is reached and the work is not done', () => {
+    const r = computeVerdict(input({ gates: [gate('tests', 'FAILED')], budgetExhausted: 'token budget reached: 120 of 100 tokens used' }));
+    expect(r.verdict).toBe('ESCALATE');
+    expect(r.trigger).toBe('BUDGET_EXHAUSTED');
+    expect(r.reasons).toContain('token budget reached: 120 of 100 tokens used');
+  });
+
+  test('a finished PASS stands even when the budget was reached on the way', () => {
+    expect(computeVerdict(input({ budgetExhausted: 'cost budget reached' })).verdict).toBe('PASS');
+  });
+
+  test.each(['CONTRADICTION', 'DESTRUCTIVE_OPERATION', 'IRREPRODUCIBLE_FAILURE'] as const)('ESCALATE when the agent reports %s, even if everything passes', (kind) => {
+    const r = computeVerdict(input({ maker: { noChange: false, diffHash: 'd', cumulativeDiffEmpty: false, agentReport: { kind, reason: 'AC-1 and AC-2 exclude each other' } } }));
+    expect(r.verdict).toBe('ESCALATE');
+    expect(r.trigger).toBe(`AGENT_${kind}`);
   });
 
   test('the judge is deterministic', () => {

@@ -111,6 +111,9 @@ CREATE TABLE "Finding" (
     "topic" TEXT NOT NULL,
     "severity" TEXT NOT NULL,
     "validity" TEXT NOT NULL,
+    "claimedValidity" TEXT,
+    "triageReasoning" TEXT,
+    "triageCounterEvidence" TEXT,
     "disposition" TEXT NOT NULL,
     "location" JSONB NOT NULL,
     "acceptanceCriteria" JSONB NOT NULL,
@@ -202,6 +205,20 @@ CREATE TABLE "Decision" (
     CONSTRAINT "Decision_pkey" PRIMARY KEY ("id")
 );
 
+-- CreateTable
+CREATE TABLE "ApiKey" (
+    "id" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "role" TEXT NOT NULL,
+    "prefix" TEXT NOT NULL,
+    "keyHash" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "lastUsedAt" TIMESTAMP(3),
+    "revokedAt" TIMESTAMP(3),
+
+    CONSTRAINT "ApiKey_pkey" PRIMARY KEY ("id")
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "Loop_workflowId_key" ON "Loop"("workflowId");
 
@@ -255,6 +272,12 @@ CREATE UNIQUE INDEX "Escalation_loopId_sequence_key" ON "Escalation"("loopId", "
 
 -- CreateIndex
 CREATE UNIQUE INDEX "Decision_escalationId_key" ON "Decision"("escalationId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ApiKey_keyHash_key" ON "ApiKey"("keyHash");
+
+-- CreateIndex
+CREATE INDEX "ApiKey_createdAt_idx" ON "ApiKey"("createdAt");
 
 -- AddForeignKey
 ALTER TABLE "ContractVersion" ADD CONSTRAINT "ContractVersion_loopId_fkey" FOREIGN KEY ("loopId") REFERENCES "Loop"("id") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -1,0 +1,320 @@
+// Headless invocations of the coding-agent CLIs a maker preset names, and readers for the usage each
+// tool reports about itself. Every flag below is the tool's documented CLI; the parsers read only what
+// the tool printed and return null for anything it did not print (SPEC §5.3: record, never estimate).
+import path from 'node:path';
+import type { PresetBackend, PresetMakerSettings } from '../../domain/maker-presets';
+
+export interface PresetInvocation {
+  /** argv[0] is settings.binaryPath; run without a shell, in the workspace. */
+  argv: string[];
+  /** What to write to the child's stdin; undefined: close it empty (the tool reads its prompt elsewhere). */
+  stdin: string | undefined;
+}
+
+/**
+ * Builds the documented headless command line for a preset.
+ *
+ * claude-code — `claude -p --output-format json --permission-mode acceptEdits [--model M] [extra…]`,
+ *   prompt on stdin. `-p`/`--print` runs one non-interactive turn and exits; with no prompt argument
+ *   the piped stdin is the prompt. `--output-format json` prints one result object (result, session_id,
+ *   total_cost_usd, usage, modelUsage, is_error). Permission mode: in print mode nobody can answer a
+ *   permission prompt, so anything that would prompt is denied. `acceptEdits` auto-approves file edits
+ *   (and mkdir/touch/mv/cp) in the working directory, which is all a maker needs — the loop runs the
+ *   gates itself — while shell commands such as `git commit` stay denied, so the agent cannot commit
+ *   behind the loop's back. `--dangerously-skip-permissions` (= `--permission-mode bypassPermissions`)
+ *   would give the agent an unrestricted shell, is meant for isolated VMs only, and refuses to run as
+ *   root; pre-approve specific commands through extraArgs (`--allowedTools "Bash(npm test:*)"`) instead.
+ *
+ * codex — `codex exec --json --sandbox workspace-write [--model M] [extra…] -`, prompt on stdin.
+ *   `exec` is the non-interactive mode; `--json` prints JSONL events (thread.started, item.completed,
+ *   turn.completed with usage). `exec` runs read-only unless told otherwise, and never asks for
+ *   approvals; `--sandbox workspace-write` lets it edit the workspace (the former `--full-auto` alias is
+ *   deprecated/removed). The prompt argument `-` reads the instructions from stdin. No
+ *   `--skip-git-repo-check`: the workspace is always a git clone, so Codex's own safety check passes.
+ *
+ * aider — `aider --message-file <promptFile> --yes-always --no-auto-commits --no-dirty-commits
+ *   --no-gitignore --chat-history-file <dir>/aider.chat.history.md --input-history-file
+ *   <dir>/aider.input.history --no-pretty --no-stream --no-check-update --no-show-release-notes
+ *   --no-analytics [--model M] [extra…]`, stdin closed empty. `--message-file` sends one message and
+ *   exits; `--yes-always` answers its confirmations (add file to chat, create file). The loop commits a
+ *   checkpoint itself, so Aider must not commit: `--no-auto-commits` (its edits) and
+ *   `--no-dirty-commits` (pre-existing changes). Git stays on: Aider's repo map needs it.
+ *   `--no-gitignore` stops it adding `.aider*` to the repo's .gitignore (a change in the checkpoint);
+ *   the history files go next to the prompt file, inside .git, for the same reason. `--no-analytics`
+ *   keeps `--yes-always` from opting in to analytics; `--no-pretty`/`--no-stream` give plain output.
+ *   Aider still writes its tags cache (`.aider.tags.cache.v4`, a directory) at the repo root: exclude `.aider*` in
+ *   the workspace's .git/info/exclude.
+ */
+export function buildPresetInvocation(settings: PresetMakerSettings, prompt: string, promptFile: string): PresetInvocation {
+  const model = settings.model ? ['--model', settings.model] : [];
+  switch (settings.backend) {
+    case 'claude-code':
+      return {
+        argv: [settings.binaryPath, '-p', '--output-format', 'json', '--permission-mode', 'acceptEdits', ...model, ...settings.extraArgs],
+        stdin: prompt,
+      };
+    case 'codex':
+      return {
+        argv: [settings.binaryPath, 'exec', '--json', '--sandbox', 'workspace-write', ...model, ...settings.extraArgs, '-'],
+        stdin: prompt,
+      };
+    case 'aider': {
+      const stateDir = path.dirname(promptFile);
+      return {
+        argv: [
+          settings.binaryPath,
+          '--message-file',
+          promptFile,
+          '--yes-always',
+          '--no-auto-commits',
+          '--no-dirty-commits',
+          '--no-gitignore',
+          '--chat-history-file',
+          path.join(stateDir, 'aider.chat.history.md'),
+          '--input-history-file',
+          path.join(stateDir, 'aider.input.history'),
+          '--no-pretty',
+          '--no-stream',
+          '--no-check-update',
+          '--no-show-release-notes',
+          '--no-analytics',
+          ...model,
+          ...settings.extraArgs,
+        ],
+        stdin: undefined,
+      };
+    }
+  }
+}
+
+export interface AgentUsage {
+  /** The model(s) the agent reported using; several are joined with "," (costliest first). */
+  model: string | null;
+  /** All input tokens the tool reported (Claude: uncached + cache writes + cache reads). */
+  promptTokens: number | null;
+  completionTokens: number | null;
+  costUsd: number | null;
+  /** Claude session_id, Codex thread_id: what `--resume` takes. */
+  sessionId: string | null;
+  /** The tool's own structured error flag; the exit code is judged separately. */
+  isError: boolean;
+  /** The agent's final message, when it reports one as such. */
+  summary: string | null;
+}
+
+const NOTHING_REPORTED: AgentUsage = {
+  model: null,
+  promptTokens: null,
+  completionTokens: null,
+  costUsd: null,
+  sessionId: null,
+  isError: false,
+  summary: null,
+};
+
+const SUMMARY_CAP = 4000;
+
+/** Reads the usage an agent printed about itself. 'command' (or anything unknown) reports nothing. */
+export function parseAgentUsage(backend: PresetBackend | 'command', stdout: string, stderr: string): AgentUsage {
+  switch (backend) {
+    case 'claude-code':
+      return parseClaudeUsage(stdout);
+    case 'codex':
+      return parseCodexUsage(stdout);
+    case 'aider':
+      return parseAiderUsage(`${stdout}\n${stderr}`);
+    default:
+      return { ...NOTHING_REPORTED };
+  }
+}
+
+/** The agent's answer as text: Claude's `result`, Codex's last agent message, otherwise stdout as is. */
+export function extractAgentText(backend: PresetBackend | 'command', stdout: string): string {
+  switch (backend) {
+    case 'claude-code': {
+      const result = claudeResult(stdout);
+      return typeof result?.result === 'string' ? result.result : stdout;
+    }
+    case 'codex':
+      return codexEvents(stdout).lastAgentMessage ?? stdout;
+    default:
+      return stdout;
+  }
+}
+
+// ---- Claude Code: one JSON result object ------------------------------------------------------------
+// { type: "result", subtype, is_error, result, session_id, total_cost_usd,
+//   usage: { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens },
+//   modelUsage: { "<model>": { inputTokens, outputTokens, cacheReadInputTokens, cacheCreationInputTokens, costUSD } } }
+
+type Json = Record<string, unknown>;
+
+function claudeResult(stdout: string): Json | null {
+  const whole = parseObject(stdout.trim());
+  if (whole?.type === 'result') return whole;
+  // stream-json (or stray lines around the object): the result is the last line of type "result".
+  const lines = stdout.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = parseObject(lines[i]!.trim());
+    if (line?.type === 'result') return line;
+  }
+  return null;
+}
+
+function parseClaudeUsage(stdout: string): AgentUsage {
+  const result = claudeResult(stdout);
+  if (!result) return { ...NOTHING_REPORTED };
+  const usage = asObject(result.usage);
+  const input = count(usage?.input_tokens);
+  const cacheWrite = count(usage?.cache_creation_input_tokens);
+  const cacheRead = count(usage?.cache_read_input_tokens);
+  return {
+    model: claudeModels(asObject(result.modelUsage)),
+    promptTokens: input === null ? null : input + (cacheWrite ?? 0) + (cacheRead ?? 0),
+    completionTokens: count(usage?.output_tokens),
+    costUsd: money(result.total_cost_usd),
+    sessionId: text(result.session_id),
+    isError: result.is_error === true,
+    summary: capped(text(result.result)),
+  };
+}
+
+function claudeModels(modelUsage: Json | null): string | null {
+  if (!modelUsage) return null;
+  const models = Object.entries(modelUsage)
+    .map(([name, row]) => ({ name, cost: money(asObject(row)?.costUSD) ?? 0 }))
+    .filter((m) => m.name.trim() !== '')
+    .sort((a, b) => b.cost - a.cost);
+  return models.length ? models.map((m) => m.name).join(',') : null;
+}
+
+// ---- Codex: JSONL events from `codex exec --json` ----------------------------------------------------
+// {"type":"thread.started","thread_id":"…"}  {"type":"item.completed","item":{"id","type":"agent_message","text"}}
+// {"type":"turn.completed","usage":{"input_tokens","cached_input_tokens","output_tokens"}}
+// {"type":"turn.failed","error":{"message"}}  {"type":"error","message"}
+// Usage in turn.completed is the thread's running total, so the last one counts. Codex prints neither
+// the model nor a cost in these events: both stay null.
+
+function codexEvents(stdout: string): {
+  threadId: string | null;
+  usage: Json | null;
+  lastAgentMessage: string | null;
+  failed: boolean;
+  seen: boolean;
+} {
+  let threadId: string | null = null;
+  let usage: Json | null = null;
+  let lastAgentMessage: string | null = null;
+  let failed = false;
+  let seen = false;
+  for (const raw of stdout.split('\n')) {
+    const event = parseObject(raw.trim());
+    if (!event || typeof event.type !== 'string') continue;
+    seen = true;
+    switch (event.type) {
+      case 'thread.started':
+        threadId = text(event.thread_id) ?? threadId;
+        break;
+      case 'turn.completed':
+        usage = asObject(event.usage) ?? usage;
+        break;
+      case 'turn.failed':
+      case 'error':
+        failed = true;
+        break;
+      case 'item.completed': {
+        const item = asObject(event.item);
+        if (item?.type === 'agent_message' && typeof item.text === 'string') lastAgentMessage = item.text;
+        break;
+      }
+    }
+  }
+  return { threadId, usage, lastAgentMessage, failed, seen };
+}
+
+function parseCodexUsage(stdout: string): AgentUsage {
+  const events = codexEvents(stdout);
+  if (!events.seen) return { ...NOTHING_REPORTED };
+  return {
+    model: null,
+    // OpenAI's input_tokens already include the cached ones (cached_input_tokens is a subset).
+    promptTokens: count(events.usage?.input_tokens),
+    completionTokens: count(events.usage?.output_tokens),
+    costUsd: null,
+    sessionId: events.threadId,
+    isError: events.failed,
+    summary: capped(events.lastAgentMessage),
+  };
+}
+
+// ---- Aider: human-readable lines ---------------------------------------------------------------------
+// "Model: <name> with <format> edit format…" or "Main model: <name> with …" at start-up;
+// after each LLM call "Tokens: 2.3k sent, 1.1k cache write, 4.0k cache hit, 512 received. Cost: $0.01
+// message, $0.03 session." (cache parts and the Cost part only when known). Counts use aider's own
+// rounding (k = thousands, M = millions); each Tokens line covers one call, so they add up, and the
+// last "session" cost is the process total.
+
+const AIDER_MODEL = /^(?:Main model|Model): (\S+) with /m;
+const AIDER_TOKENS = /^Tokens: ([\d.]+[kKmM]?) sent(?:, [\d.]+[kKmM]? cache write)?(?:, [\d.]+[kKmM]? cache hit)?, ([\d.]+[kKmM]?) received\./gm;
+const AIDER_SESSION_COST = /Cost: \$([\d.]+) message, \$([\d.]+) session\./g;
+
+function parseAiderUsage(output: string): AgentUsage {
+  let sent: number | null = null;
+  let received: number | null = null;
+  for (const match of output.matchAll(AIDER_TOKENS)) {
+    const s = abbreviatedCount(match[1]!);
+    const r = abbreviatedCount(match[2]!);
+    if (s === null || r === null) continue;
+    sent = (sent ?? 0) + s;
+    received = (received ?? 0) + r;
+  }
+  let cost: number | null = null;
+  for (const match of output.matchAll(AIDER_SESSION_COST)) cost = money(Number(match[2]));
+  return {
+    ...NOTHING_REPORTED,
+    model: AIDER_MODEL.exec(output)?.[1] ?? null,
+    promptTokens: sent,
+    completionTokens: received,
+    costUsd: cost,
+  };
+}
+
+/** "512" → 512, "2.3k" → 2300, "1.2M" → 1200000 (aider's format_tokens). */
+export function abbreviatedCount(value: string): number | null {
+  const match = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(value.trim());
+  if (!match) return null;
+  const scale = match[2] === '' ? 1 : match[2]!.toLowerCase() === 'k' ? 1_000 : 1_000_000;
+  return Math.round(Number(match[1]) * scale);
+}
+
+// ---- helpers -----------------------------------------------------------------------------------------
+
+function parseObject(line: string): Json | null {
+  if (!line.startsWith('{')) return null;
+  try {
+    return asObject(JSON.parse(line));
+  } catch {
+    return null;
+  }
+}
+
+function asObject(value: unknown): Json | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : null;
+}
+
+function count(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+}
+
+function money(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function capped(value: string | null): string | null {
+  if (value === null) return null;
+  return value.length > SUMMARY_CAP ? `${value.slice(0, SUMMARY_CAP)}…` : value;
+}

@@ -1,0 +1,165 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import type { GatePlan } from '../../domain/gates';
+import type { LlmMakerSettings, MakerSettings } from '../../domain/loop-request';
+import type { ActivityDeps } from '../deps';
+import { recordExecution } from '../execution-records';
+import { childEnvironment } from '../process/child-environment';
+import { redactSecrets } from '../process/redact';
+import { runCommand } from '../process/run-command';
+import { serviceSecrets } from '../service-secrets';
+import { modelCallCost } from '../usage';
+import { ProviderCallError, runLlmMaker, type ModelCallRecord } from './llm-maker';
+import { buildPresetInvocation, parseAgentUsage } from './presets';
+
+export interface AgentRun {
+  loopId: string;
+  sequence: number;
+  roundIteration: number;
+  workspace: string;
+  prompt: string;
+  promptFile: string;
+  reportFile: string;
+  maker: MakerSettings;
+}
+
+/** How the agent ended, as the iteration records it. */
+export interface AgentOutcome {
+  exitCode: number | null;
+  timeoutStatus: 'COMPLETED' | 'TIMED_OUT' | 'CANCELLED';
+}
+
+const MAKER_OUTPUT_CAP = 256 * 1024;
+
+/**
+ * Runs the configured maker once in the workspace and records exactly what ran (SPEC §5.3): the agent
+ * process or session, and every model call a built-in agent made.
+ */
+export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<AgentOutcome> {
+  if (run.maker.backend === 'llm') return runBuiltInAgent(deps, run, run.maker);
+
+  const ctx = Context.current();
+  const invocation = run.maker.backend === 'command' ? { argv: run.maker.argv, stdin: run.prompt } : buildPresetInvocation(run.maker, run.prompt, run.promptFile);
+  if (run.maker.backend === 'aider') await excludeFromCheckpoints(run.workspace, '.aider*');
+  const result = await runCommand({
+    argv: invocation.argv,
+    cwd: run.workspace,
+    workspaceRoot: run.workspace,
+    timeoutMs: run.maker.timeoutSeconds * 1000,
+    env: childEnvironment({
+      LOOP_PROMPT_FILE: run.promptFile,
+      LOOP_REPORT_FILE: run.reportFile,
+      LOOP_ID: run.loopId,
+      LOOP_SEQUENCE: String(run.sequence),
+      LOOP_ITERATION: String(run.roundIteration),
+    }),
+    stdin: invocation.stdin,
+    outputCapBytes: MAKER_OUTPUT_CAP,
+    heartbeat: () => ctx.heartbeat({ phase: 'maker', sequence: run.sequence }),
+    signal: ctx.cancellationSignal,
+  });
+  const usage = parseAgentUsage(run.maker.backend, result.stdout, result.stderr);
+  const completed = result.timeoutStatus === 'COMPLETED';
+  await recordExecution(deps, {
+    loopId: run.loopId,
+    iterationSeq: run.sequence,
+    role: 'maker',
+    kind: 'AGENT_PROCESS',
+    provider: run.maker.backend,
+    model: usage.model,
+    responseId: usage.sessionId,
+    pid: result.pid,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    costUsd: usage.costUsd ?? (usage.model ? modelCallCost(deps.config, usage.model, usage.promptTokens, usage.completionTokens) : null),
+    latencyMs: result.endTime.getTime() - result.startTime.getTime(),
+    outcome: result.spawnError ? 'SPAWN_FAILED' : !completed ? result.timeoutStatus : usage.isError ? 'AGENT_ERROR' : `EXIT_${result.exitCode}`,
+    detail: redactSecrets(result.spawnError ?? usage.summary ?? `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`, serviceSecrets(deps.config)).trim(),
+  });
+  if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure('the loop was cancelled while the maker ran');
+  if (result.spawnError) {
+    throw ApplicationFailure.create({ type: 'MakerCommandFailed', message: `the maker could not start: ${result.spawnError}`, nonRetryable: true });
+  }
+  return { exitCode: result.exitCode, timeoutStatus: result.timeoutStatus };
+}
+
+async function runBuiltInAgent(deps: ActivityDeps, run: AgentRun, settings: LlmMakerSettings): Promise<AgentOutcome> {
+  const ctx = Context.current();
+  const endpoint = settings.provider === 'openai' ? deps.config.llm : deps.config.anthropic;
+  const model = settings.model ?? endpoint.model;
+  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: run.loopId }, select: { gatePlan: true } });
+  // The agent may run the loop's own gate commands, so it can check its work as the judge will.
+  const gateCommands = ((loop.gatePlan as GatePlan | null)?.gates ?? []).map((g) => g.argv);
+  const started = Date.now();
+  const record = (calls: ModelCallRecord[]) =>
+    Promise.all(
+      calls.map((c) =>
+        recordExecution(deps, {
+          loopId: run.loopId,
+          iterationSeq: run.sequence,
+          role: 'maker',
+          kind: 'MODEL_CALL',
+          provider: c.provider,
+          model: c.model,
+          responseId: c.responseId,
+          requestId: c.requestId,
+          promptTokens: c.promptTokens,
+          completionTokens: c.completionTokens,
+          costUsd: modelCallCost(deps.config, c.model, c.promptTokens, c.completionTokens),
+          latencyMs: c.latencyMs,
+          outcome: c.outcome,
+        }),
+      ),
+    );
+  const session = (outcome: string, detail: string) =>
+    recordExecution(deps, {
+      loopId: run.loopId,
+      iterationSeq: run.sequence,
+      role: 'maker',
+      kind: 'AGENT_SESSION',
+      provider: `built-in/${settings.provider}`,
+      model,
+      latencyMs: Date.now() - started,
+      outcome,
+      detail,
+    });
+  try {
+    const result = await runLlmMaker({
+      provider: settings.provider,
+      baseUrl: endpoint.baseUrl,
+      apiKey: endpoint.apiKey,
+      model,
+      workspace: run.workspace,
+      prompt: run.prompt,
+      maxSteps: settings.maxSteps,
+      allowedCommands: [...settings.allowedCommands, ...gateCommands],
+      commandTimeoutMs: 5 * 60_000,
+      requestTimeoutMs: deps.config.llm.timeoutSeconds * 1000,
+      maxOutputTokens: 8192,
+      signal: ctx.cancellationSignal,
+      heartbeat: () => ctx.heartbeat({ phase: 'maker', sequence: run.sequence }),
+    });
+    await record(result.calls);
+    await session(
+      result.stopReason === 'completed' ? 'COMPLETED' : 'STEP_LIMIT',
+      [`${result.steps} step(s), ${result.toolCalls.length} tool call(s)`, ...result.toolCalls.slice(-20).map((t) => `${t.ok ? 'ok' : 'refused'} ${t.tool}: ${t.summary}`), result.finalMessage.slice(0, 2000)].join('\n'),
+    );
+    return { exitCode: null, timeoutStatus: 'COMPLETED' };
+  } catch (err) {
+    if (!(err instanceof ProviderCallError)) throw err;
+    await record(err.calls);
+    await session(err.status ? `HTTP_${err.status}` : 'PROVIDER_ERROR', err.message.slice(0, 2000));
+    // 429/5xx: the activity retry policy backs off and tries again; 401/403 and other 4xx cannot recover.
+    throw ApplicationFailure.create({ type: 'MakerProviderError', message: err.message, nonRetryable: !err.retryable });
+  }
+}
+
+/** Keeps an agent's own state files (Aider's caches) out of checkpoints without touching .gitignore. */
+async function excludeFromCheckpoints(workspace: string, pattern: string): Promise<void> {
+  const exclude = path.join(workspace, '.git', 'info', 'exclude');
+  const current = await fs.readFile(exclude, 'utf8').catch(() => '');
+  if (current.split('\n').includes(pattern)) return;
+  await fs.mkdir(path.dirname(exclude), { recursive: true });
+  await fs.appendFile(exclude, `${current && !current.endsWith('\n') ? '\n' : ''}${pattern}\n`);
+}

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { describeIssues, isBlocking, type Finding } from '../../domain/ledger';
+import type { ActivityDeps } from '../deps';
+import { git } from '../git';
+import { askForStructuredAnswer } from './structured-answer';
+
+// Triage (SPEC §5.2): a separate model call checks the findings that decide the verdict — every VALID
+// BLOCKER/HIGH and every INVALID claim — against the repository: the code at the finding's location
+// and the diff. An INVALID verdict must cite counter-evidence from the repository.
+
+export interface TriageDecision {
+  validity: 'VALID' | 'INVALID';
+  reasoning: string;
+  counterEvidence: string | null;
+}
+
+/** findingId → triage decision; findings without an entry keep the reviewer's validity. */
+export type TriageResult = Map<string, TriageDecision>;
+
+const triageAnswerSchema = z.strictObject({
+  decisions: z.array(
+    z
+      .strictObject({
+        findingId: z.string(),
+        validity: z.enum(['VALID', 'INVALID']),
+        reasoning: z.string().trim().min(1).max(5000),
+        counterEvidence: z.string().trim().max(5000).optional(),
+      })
+      .refine((d) => d.validity === 'VALID' || !!d.counterEvidence, {
+        message: 'an INVALID decision must cite counterEvidence from the repository',
+        path: ['counterEvidence'],
+      }),
+  ),
+});
+
+const EXCERPT_CONTEXT_LINES = 15;
+const MAX_FILE_DIFF_CHARS = 20_000;
+
+export async function triageFindings(
+  deps: ActivityDeps,
+  input: { loopId: string; sequence: number; model: string; workspace: string; checkpointCommit: string; diff: string; findings: Finding[] },
+): Promise<TriageResult> {
+  const toCheck = input.findings.filter((f) => isBlocking(f) || f.validity === 'INVALID');
+  const result: TriageResult = new Map();
+  if (toCheck.length === 0) return result;
+
+  const sections = await Promise.all(toCheck.map((f) => findingSection(input.workspace, input.checkpointCommit, input.diff, f)));
+  const answer = await askForStructuredAnswer(deps, {
+    loopId: input.loopId,
+    sequence: input.sequence,
+    role: 'triage',
+    model: input.model,
+    messages: [
+      {
+        role: 'system',
+        content:
+          'You triage code-review findings. For each finding decide, from the code and the diff shown, whether it is VALID (the defect is real) ' +
+          'or INVALID (the repository shows it is not). An INVALID decision must quote counter-evidence from the code. Answer with ONE JSON object: ' +
+          '{"decisions":[{"findingId":"COR-001","validity":"VALID"|"INVALID","reasoning":"...","counterEvidence":"required when INVALID"}]}',
+      },
+      { role: 'user', content: sections.join('\n\n') },
+    ],
+    parse: (content) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, ''));
+      } catch (err) {
+        return { ok: false, errors: [`the answer is not JSON: ${(err as Error).message}`] };
+      }
+      const parsed = triageAnswerSchema.safeParse(json);
+      return parsed.success ? { ok: true, value: parsed.data } : { ok: false, errors: describeIssues(parsed.error.issues) };
+    },
+    outcomes: { valid: 'VALID_TRIAGE', invalid: 'INVALID_TRIAGE' },
+  });
+  if (!answer.ok) {
+    // Without a confirmed counter-evidence nothing is dismissed: an unverified INVALID claim counts as VALID.
+    for (const f of toCheck) {
+      result.set(f.id, {
+        validity: 'VALID',
+        reasoning: `triage unavailable (${answer.errors.slice(0, 3).join('; ')}); an INVALID claim is not accepted without confirmed counter-evidence`,
+        counterEvidence: null,
+      });
+    }
+    return result;
+  }
+  for (const d of answer.value.decisions) {
+    if (toCheck.some((f) => f.id === d.findingId)) {
+      result.set(d.findingId, { validity: d.validity, reasoning: d.reasoning, counterEvidence: d.counterEvidence ?? null });
+    }
+  }
+  return result;
+}
+
+async function findingSection(workspace: string, commit: string, diff: string, f: Finding): Promise<string> {
+  const text = await git(workspace, ['show', `${commit}:${f.location.file}`]).catch(() => null);
+  const from = Math.max(1, f.location.startLine - EXCERPT_CONTEXT_LINES);
+  const excerpt =
+    text === null
+      ? '(the file does not exist at the checkpoint)'
+      : text
+          .split('\n')
+          .slice(from - 1, f.location.endLine + EXCERPT_CONTEXT_LINES)
+          .map((line, i) => `${from + i}: ${line}`)
+          .join('\n');
+  const fileDiff = diff.split(/^(?=diff --git )/m).find((chunk) => chunk.startsWith(`diff --git a/${f.location.file} `)) ?? '(no change to this file)';
+  return [
+    `## ${f.id} (${f.severity}, reviewer says ${f.validity}): ${f.title}`,
+    `Location: ${f.location.file}:${f.location.startLine}-${f.location.endLine}`,
+    `Reviewer's evidence: ${f.evidence}`,
+    `Failure scenario: ${f.failureScenario}`,
+    '### Code at the checkpoint',
+    '```',
+    excerpt,
+    '```',
+    '### Diff of this file',
+    '```diff',
+    fileDiff.slice(0, MAX_FILE_DIFF_CHARS),
+    '```',
+  ].join('\n');
+}

@@ -1,0 +1,104 @@
+import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
+import { CORRECT_SUM, createFixtureRepo, makerRuns, scriptedMaker } from '../support/fixture-repo';
+import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
+import { loopRequest } from '../support/loop-request';
+
+// The human side: decisions answered synchronously by the workflow, amend, deadlines, the contract
+// approval gate, budgets and what agents themselves escalate.
+
+let h: LoopHarness;
+beforeAll(async () => {
+  h = await startLoopHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function escalatedLoop(overrides: Parameters<typeof loopRequest>[2] = {}) {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({
+    steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } }, '2': { write: { 'src/sum.js': `// amended\n${CORRECT_SUM}` } } },
+  });
+  h.llm.enqueue({ content: blockerLedger() });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 1, ...overrides }));
+  const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
+  expect(loop.status).toBe('AWAITING_DECISION');
+  return { loop, maker };
+}
+
+test('amend: a new contract version, the iteration count restarts, and the loop resumes in a new run', async () => {
+  const { loop } = await escalatedLoop();
+  const invalid = await h.request('POST', `/v1/loops/${loop.id}/decisions`, { kind: 'amend', actor: 'ana', contract: { acceptanceCriteria: [] } });
+  expect(invalid.status).toBe(422);
+  expect(invalid.body.message).toContain('contract.acceptanceCriteria');
+
+  const firstRun = (await h.temporal.workflow.getHandle(loop.workflowId).describe()).runId;
+  h.llm.enqueue({ content: cleanLedger });
+  const amended = await h.request('POST', `/v1/loops/${loop.id}/decisions`, {
+    kind: 'amend',
+    actor: 'ana',
+    contract: { constraints: ['Keep sum() a one-liner.'] },
+    comment: 'the precision finding is out of scope',
+  });
+  expect(amended.status).toBe(202);
+  const done = await h.waitForLoop(loop.id, ['PASSED', 'FAILED', 'REJECTED']);
+  expect(done.status).toBe('PASSED');
+  expect(done.contractVersions.map((c: any) => [c.version, c.contract.constraints])).toEqual([
+    [1, ['Do not change the tests.']],
+    [2, ['Keep sum() a one-liner.']],
+  ]);
+  expect(done.iterations.map((i: any) => [i.sequence, i.roundIteration, i.contractVersion])).toEqual([
+    [1, 1, 1],
+    [2, 1, 2],
+  ]);
+  expect(done.escalations[0].decision).toMatchObject({ kind: 'amend', actor: 'ana', comment: 'the precision finding is out of scope' });
+  // Continue-as-new at the round boundary keeps each run's history bounded.
+  const latest = await h.temporal.workflow.getHandle(loop.workflowId).describe();
+  expect(latest.runId).not.toBe(firstRun);
+});
+
+test('a decision deadline applies the configured default on a durable timer', async () => {
+  const { loop } = await escalatedLoop({ escalation: { decisionDeadlineSeconds: 2, defaultDecision: 'reject' } });
+  const done = await h.waitForLoop(loop.id, ['REJECTED', 'PASSED', 'APPROVED']);
+  expect(done.status).toBe('REJECTED');
+  expect(done.escalations[0].decision).toMatchObject({ kind: 'reject', actor: 'system:decision-deadline' });
+});
+
+test('the contract approval gate: the maker does not start until a human approves the contract', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { requireContractApproval: true }));
+  const waiting = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION']);
+  expect(waiting.escalations).toEqual([expect.objectContaining({ trigger: 'CONTRACT_APPROVAL', status: 'OPEN' })]);
+  expect(waiting.iterations).toEqual([]);
+  expect(makerRuns(maker.stateDir)).toEqual([]);
+  const report = await h.request('GET', `/v1/loops/${waiting.id}/report`);
+  expect(report.body.markdown).toContain('must be approved before the maker starts');
+
+  h.llm.enqueue({ content: cleanLedger });
+  expect((await h.request('POST', `/v1/loops/${waiting.id}/decisions`, { kind: 'approve', actor: 'lead' })).status).toBe(202);
+  const done = await h.waitForLoop(waiting.id, ['PASSED', 'FAILED', 'REJECTED']);
+  expect(done.status).toBe('PASSED');
+  expect(makerRuns(maker.stateDir)).toEqual([1]);
+});
+
+test('reaching the token budget escalates with BUDGET_EXHAUSTED instead of iterating on', async () => {
+  const { loop } = await escalatedLoop({ maxIterations: 3, budget: { maxTokens: 50 } });
+  expect(loop.escalations[0].trigger).toBe('BUDGET_EXHAUSTED');
+  const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
+  expect(report.body.body.coreBlocker).toMatch(/token budget reached: \d+ of 50 tokens used/);
+});
+
+test('an agent reporting contradictory requirements escalates even though everything passes', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({
+    steps: { '1': { write: { 'src/sum.js': CORRECT_SUM }, report: { kind: 'CONTRADICTION', reason: 'AC-1 and the constraints disagree' } } },
+  });
+  h.llm.enqueue({ content: cleanLedger });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
+  const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
+  expect(loop.status).toBe('AWAITING_DECISION');
+  expect(loop.escalations[0].trigger).toBe('AGENT_CONTRADICTION');
+  const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
+  expect(report.body.markdown).toContain('the maker reported contradictory requirements');
+});

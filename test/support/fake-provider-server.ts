@@ -1,0 +1,173 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+// A real HTTP server speaking both tool-calling wire formats with scripted, provider-neutral turns:
+// OpenAI Chat Completions (POST /v1/chat/completions) and Anthropic Messages (POST /v1/messages).
+// Each request takes the next scripted turn and gets it rendered in the format of the endpoint it hit.
+// Non-streaming only. Every request is recorded so tests can check what was sent back to the model.
+
+export interface ScriptedToolCall {
+  /** Defaults to call_<n> (OpenAI) / toolu_<n> (Anthropic). */
+  id?: string;
+  name: string;
+  /**
+   * The tool input. OpenAI: sent as JSON.stringify(input), or verbatim when `rawArguments` is set.
+   * Anthropic: sent as the tool_use block's `input` object.
+   */
+  input?: unknown;
+  /** OpenAI only: the exact `function.arguments` string, e.g. malformed JSON. */
+  rawArguments?: string;
+}
+
+export type ScriptedTurn =
+  | { kind: 'tools'; calls: ScriptedToolCall[]; text?: string }
+  | { kind: 'text'; text: string }
+  /** An HTTP error in the provider's error format. */
+  | { kind: 'error'; status: number; message?: string }
+  /** Any status and JSON body, sent as is. */
+  | { kind: 'raw'; status: number; body: unknown }
+  /** Answers nothing for `ms` (for request timeouts), then a text turn. */
+  | { kind: 'delay'; ms: number; text?: string };
+
+export interface RecordedProviderRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
+
+export interface FakeProviderServer {
+  /** http://127.0.0.1:<port>/v1, the baseUrl for both providers. */
+  baseUrl: string;
+  requests: RecordedProviderRequest[];
+  /** Queues turns; each request takes the next one. */
+  enqueue(...turns: ScriptedTurn[]): void;
+  /** Turns not consumed yet. */
+  pending(): number;
+  close(): Promise<void>;
+}
+
+export const FAKE_USAGE = { input: 100, output: 20 };
+
+export async function startFakeProviderServer(): Promise<FakeProviderServer> {
+  const queue: ScriptedTurn[] = [];
+  const requests: RecordedProviderRequest[] = [];
+  let counter = 0;
+  const timers = new Set<NodeJS.Timeout>();
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      counter += 1;
+      const n = counter;
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: any = null;
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        body = text;
+      }
+      requests.push({ path: req.url ?? '', headers: req.headers, body });
+      const format = req.url === '/v1/chat/completions' ? 'openai' : req.url === '/v1/messages' ? 'anthropic' : null;
+      const turn = queue.shift();
+      const send = (status: number, payload: unknown) => {
+        res.statusCode = status;
+        res.setHeader('content-type', 'application/json');
+        if (format === 'anthropic') res.setHeader('request-id', `req_${n}`);
+        else res.setHeader('x-request-id', `req-${n}`);
+        res.end(JSON.stringify(payload));
+      };
+      if (req.method !== 'POST' || !format || !turn) {
+        send(500, errorBody(format, 500, `no scripted answer for request ${n}: ${req.method} ${req.url}`));
+        return;
+      }
+      const model = typeof body?.model === 'string' ? body.model : 'unknown-model';
+      switch (turn.kind) {
+        case 'error':
+          send(turn.status, errorBody(format, turn.status, turn.message ?? `scripted HTTP ${turn.status}`));
+          return;
+        case 'raw':
+          send(turn.status, turn.body);
+          return;
+        case 'delay': {
+          const timer = setTimeout(() => {
+            timers.delete(timer);
+            if (!res.destroyed) send(200, render(format, n, model, { kind: 'text', text: turn.text ?? 'late' }));
+          }, turn.ms);
+          timers.add(timer);
+          return;
+        }
+        default:
+          send(200, render(format, n, model, turn));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    enqueue: (...turns) => queue.push(...turns),
+    pending: () => queue.length,
+    close: () => {
+      for (const timer of timers) clearTimeout(timer);
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+type Answer = Extract<ScriptedTurn, { kind: 'tools' } | { kind: 'text' }>;
+
+function render(format: 'openai' | 'anthropic', n: number, model: string, turn: Answer): unknown {
+  const usage = { input: FAKE_USAGE.input + n, output: FAKE_USAGE.output };
+  if (format === 'openai') {
+    const toolCalls =
+      turn.kind === 'tools'
+        ? turn.calls.map((call, i) => ({
+            id: call.id ?? `call_${n}_${i}`,
+            type: 'function',
+            function: { name: call.name, arguments: call.rawArguments ?? JSON.stringify(call.input ?? {}) },
+          }))
+        : undefined;
+    return {
+      id: `chatcmpl-${n}`,
+      object: 'chat.completion',
+      created: 1700000000 + n,
+      model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: turn.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+          finish_reason: toolCalls ? 'tool_calls' : 'stop',
+        },
+      ],
+      usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+    };
+  }
+  const content: unknown[] = [];
+  if (turn.text) content.push({ type: 'text', text: turn.text });
+  if (turn.kind === 'tools') {
+    turn.calls.forEach((call, i) => content.push({ type: 'tool_use', id: call.id ?? `toolu_${n}_${i}`, name: call.name, input: call.input ?? {} }));
+  }
+  return {
+    id: `msg_${n}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: turn.kind === 'tools' ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: usage.input, output_tokens: usage.output },
+  };
+}
+
+function errorBody(format: 'openai' | 'anthropic' | null, status: number, message: string): unknown {
+  if (format === 'anthropic') {
+    const type =
+      status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
+    return { type: 'error', error: { type, message } };
+  }
+  const type = status === 429 ? 'rate_limit_exceeded' : status === 401 ? 'invalid_api_key' : 'server_error';
+  return { error: { message, type, code: type } };
+}
