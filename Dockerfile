@@ -58,6 +58,8 @@ COPY --from=build /app/package.json /app/package-lock.json /app/prisma.config.ts
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/prisma ./prisma
 COPY --from=build /app/dist ./dist
+# The escalation inbox page is served from the source tree (api/inbox/index.html).
+COPY --from=build /app/api/inbox ./api/inbox
 
 # DATA_DIR holds the worker's git workspaces. Created here, owned by the unprivileged `node` user
 # (uid 1000, shipped with the base image), so a fresh named volume mounted on it inherits the owner.

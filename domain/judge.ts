@@ -120,7 +120,7 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
     verdict = 'ITERATE';
     reasons.push(`${blocking.length} valid blocking finding(s)`);
     directives.push(...blocking.map(findingDirective));
-  } else if (input.review.status === 'FAILED') {
+  } else if (input.review.status !== 'COMPLETED') {
     // No PASS without a review; retrying the maker cannot repair the reviewer.
     verdict = 'ESCALATE';
     trigger = 'REVIEW_UNAVAILABLE';

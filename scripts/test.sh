@@ -5,6 +5,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/setup.sh
+# The inbox page is tested in a real headless browser (Debian's chromium).
+bash scripts/install-chromium.sh
 echo "== typecheck" && npx --no-install tsc -p tsconfig.json --noEmit
 echo "== lint" && npx --no-install eslint .
 echo "== build" && npm run --silent build

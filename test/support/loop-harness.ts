@@ -25,7 +25,8 @@ export interface LoopHarness {
   close(): Promise<void>;
 }
 
-export async function startLoopHarness(): Promise<LoopHarness> {
+/** `workerEnv` adds to (or overrides) the worker's configuration, e.g. other model endpoints. */
+export async function startLoopHarness(options: { workerEnv?: Record<string, string> } = {}): Promise<LoopHarness> {
   const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS;
   if (!temporalAddress) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run through jest (global set-up)');
   const db = await createTestDatabase();
@@ -41,6 +42,7 @@ export async function startLoopHarness(): Promise<LoopHarness> {
     LLM_API_KEY: 'test-key',
     LLM_MODEL: 'scripted-reviewer',
     LOG_LEVEL: 'warn',
+    ...options.workerEnv,
   };
   let worker = await startWorkerProcess(workerEnv);
   const connection = await Connection.connect({ address: temporalAddress });

@@ -200,6 +200,12 @@ describe('computeVerdict', () => {
     expect(r.trigger).toBe('NO_CHANGE');
   });
 
+  test('no PASS without a review: a review skipped while every gate passed escalates', () => {
+    const r = computeVerdict(input({ review: { status: 'SKIPPED', reason: 'cost budget reached' } }));
+    expect(r.verdict).toBe('ESCALATE');
+    expect(r.trigger).toBe('REVIEW_UNAVAILABLE');
+  });
+
   test('no PASS without a review: a failed review escalates', () => {
     const r = computeVerdict(input({ review: { status: 'FAILED', reason: 'ledger invalid after 2 repairs' } }));
     expect(r.verdict).toBe('ESCALATE');

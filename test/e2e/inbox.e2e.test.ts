@@ -1,0 +1,276 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
+import { CORRECT_SUM, createFixtureRepo, makerPrompts, scriptedMaker } from '../support/fixture-repo';
+import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
+import { loopRequest } from '../support/loop-request';
+
+// The escalation inbox through a real browser: headless Chromium (Debian's /usr/bin/chromium, installed
+// by scripts/install-chromium.sh) driven by playwright-core against the real API, Temporal dev server,
+// worker process, PostgreSQL, scripted maker and fake LLM of the loop harness.
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const API_KEY = 'inbox-test-key';
+/** Screenshots for a human to look at; never committed. */
+const SCREENSHOT_DIR = path.join(os.tmpdir(), 'inbox-e2e');
+/** A finding title that would run script if the page ever inserted report text as HTML. */
+const HOSTILE_TITLE = '<img src=x onerror="window.__xss=1"> sum() loses precision for large integers';
+
+let h: LoopHarness;
+let browser: Browser;
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: run scripts/install-chromium.sh (as root) or set CHROMIUM_PATH`);
+  }
+  h = await startLoopHarness();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+});
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+});
+
+interface SeenRequest {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+}
+
+/** A page that records its API requests and fails the test on any script error or CSP violation. */
+async function openPage(context: BrowserContext): Promise<{ page: Page; requests: SeenRequest[]; problems: string[] }> {
+  const page = await context.newPage();
+  const requests: SeenRequest[] = [];
+  const problems: string[] = [];
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (url.pathname.startsWith('/v1/')) requests.push({ method: r.method(), path: url.pathname + url.search, authorization: r.headers()['authorization'] });
+  });
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+  });
+  await page.goto(`${h.baseUrl}/inbox`);
+  return { page, requests, problems };
+}
+
+/** Waits for a locator; on timeout the error says what the page showed and what went wrong in it. */
+async function shown(opened: { page: Page; problems: string[] }, locator: ReturnType<Page['locator']>, timeout = 15_000): Promise<void> {
+  try {
+    await locator.waitFor({ timeout });
+  } catch (err) {
+    const status = await opened.page
+      .locator('#status')
+      .innerText({ timeout: 1000 })
+      .catch(async (e: Error) => `(no status line: ${e.message}) at ${opened.page.url()}: ${(await opened.page.content()).slice(0, 2000)}`);
+    throw new Error(`${(err as Error).message}\npage status: ${status}\npage problems: ${JSON.stringify(opened.problems)}`);
+  }
+}
+
+const card = (page: Page, loopId: string) => page.locator(`article.escalation[data-loop-id="${loopId}"]`);
+
+async function escalate(ledger: string, steps: Record<string, { write: Record<string, string> }>) {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps });
+  h.llm.enqueue({ content: ledger });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 1 }));
+  expect(submitted.status).toBe(201);
+  const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
+  expect(loop.status).toBe('AWAITING_DECISION');
+  return { loop, repo, maker };
+}
+
+test('GET /v1/escalations validates its query; /inbox is an HTML page with a strict CSP, not in the API docs', async () => {
+  const empty = await h.request('GET', '/v1/escalations');
+  expect(empty).toEqual({ status: 200, body: { escalations: [] } });
+  const bad = await h.request('GET', '/v1/escalations?limit=0');
+  expect(bad.status).toBe(400);
+  expect(bad.body).toMatchObject({ statusCode: 400, error: 'Bad Request', requestId: expect.any(String) });
+  expect(bad.body.message).toContain('querystring.limit');
+
+  const inbox = await fetch(`${h.baseUrl}/inbox`);
+  expect(inbox.status).toBe(200);
+  expect(inbox.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  expect(inbox.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'sha256-/);
+  expect(await inbox.text()).toContain('<title>Escalation inbox</title>');
+
+  const docs = (await (await fetch(`${h.baseUrl}/docs/json`)).json()) as { paths: Record<string, unknown> };
+  expect(docs.paths).toHaveProperty('/v1/escalations');
+  expect(docs.paths).not.toHaveProperty('/inbox');
+});
+
+test('the inbox shows an escalation and its report as text; approve from the page is accepted, a stale page gets the 409', async () => {
+  const { loop: escalated, repo } = await escalate(blockerLedger(HOSTILE_TITLE), { '1': { write: { 'src/sum.js': CORRECT_SUM } } });
+
+  const listed = await h.request('GET', '/v1/escalations');
+  expect(listed.status).toBe(200);
+  expect(listed.body.escalations).toEqual([
+    expect.objectContaining({
+      loopId: escalated.id,
+      workflowId: `loop-${escalated.id}`,
+      repository: { url: repo, baseRef: expect.any(String) },
+      trigger: 'MAX_ITERATIONS',
+      sequence: 1,
+      status: 'OPEN',
+      createdAt: expect.any(String),
+    }),
+  ]);
+  const report = listed.body.escalations[0].report;
+  expect(report.body.openFindings).toEqual([expect.objectContaining({ findingId: 'COR-001', severity: 'BLOCKER', title: HOSTILE_TITLE })]);
+  expect(report.body.options.map((o: any) => o.decision)).toEqual(expect.arrayContaining(['retry', 'approve', 'reject']));
+  expect(report.markdown).toContain('## 6. Workspace');
+
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  try {
+    const first = await openPage(context);
+    const { page } = first;
+    const item = card(page, escalated.id);
+    await shown(first, item); // loaded without a key: the API does not check it yet
+    const authorisedFrom = first.requests.length;
+    await page.locator('#api-key').fill(API_KEY);
+    const keyed = page.waitForRequest((r) => r.url().endsWith('/v1/escalations') && r.headers()['authorization'] === `Bearer ${API_KEY}`);
+    await page.locator('#api-key').press('Enter');
+    await keyed;
+    await shown(first, item);
+
+    const text = await item.innerText();
+    expect(text).toContain('MAX_ITERATIONS');
+    expect(text).toContain('Escalated at iteration 1 of 1 because the iteration limit was reached.');
+    expect(text).toContain('Core blocker');
+    expect(text).toContain(`loop-${escalated.id}`);
+    expect(text).toContain(escalated.iterations[0].checkpointCommit);
+    // The hostile title is shown as the characters it is; no element came out of it and nothing ran.
+    expect(text).toContain(HOSTILE_TITLE);
+    expect(await page.locator('article.escalation img').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as any).__xss)).toBeUndefined();
+    // Markdown tables and the numbered options are real tables and lists.
+    expect(await item.locator('table th', { hasText: 'severity' }).count()).toBeGreaterThan(0);
+    expect(await item.locator('table td', { hasText: 'COR-001' }).count()).toBe(1);
+    expect(await item.locator('h4:has-text("5. Options") + ol > li').allInnerTexts()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^retry — /), expect.stringMatching(/^approve — /), expect.stringMatching(/^reject — /)]),
+    );
+
+    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'escalation.png'), fullPage: true });
+
+    // A second tab of the same browser profile: the key comes from localStorage, and the actor typed in
+    // the first tab later reaches it through the storage event.
+    const stale = await openPage(context);
+    await shown(stale, card(stale.page, escalated.id));
+
+    await page.locator('#actor').fill('cy@example.com');
+    await item.locator('textarea[name="comment"]').fill('acceptable risk');
+    await item.getByRole('button', { name: 'Approve' }).click();
+    await shown(first, item.locator('.result.ok'));
+    expect(await item.locator('.result').innerText()).toMatch(/^Decision accepted: .*approve.*\. Refresh to update the inbox\.$/);
+    expect(await item.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
+
+    const staleItem = card(stale.page, escalated.id);
+    expect(await stale.page.locator('#actor').inputValue()).toBe('cy@example.com');
+    await staleItem.getByRole('button', { name: 'Reject' }).click();
+    await shown(stale, staleItem.locator('.result.warn'));
+    expect(await staleItem.locator('.result').innerText()).toMatch(/^Conflict: loop .+ is not awaiting a decision/);
+
+    const loop = await h.waitForLoop(escalated.id, ['APPROVED', 'REJECTED', 'FAILED']);
+    expect(loop.status).toBe('APPROVED');
+    expect(loop.escalations[0]).toMatchObject({ status: 'DECIDED', decision: { kind: 'approve', actor: 'cy@example.com', comment: 'acceptable risk' } });
+
+    await page.reload();
+    await shown(first, page.locator('.empty'));
+    expect(await page.locator('article.escalation').count()).toBe(0);
+    expect(await page.locator('#status').innerText()).toMatch(/^0 open escalations/);
+    expect((await h.request('GET', '/v1/escalations')).body.escalations).toEqual([]);
+
+    // Every API call after the key was entered carried it; the second tab had it from the start.
+    const posted = [...first.requests.slice(authorisedFrom), ...stale.requests];
+    expect(posted.filter((r) => r.method === 'POST').map((r) => r.path)).toEqual([
+      `/v1/loops/${escalated.id}/decisions`,
+      `/v1/loops/${escalated.id}/decisions`,
+    ]);
+    expect(posted.every((r) => r.authorization === `Bearer ${API_KEY}`)).toBe(true);
+    // Chromium logs every non-2xx response as a console error; the stale tab's 409 was the point.
+    expect([...first.problems, ...stale.problems]).toEqual(['console: Failed to load resource: the server responded with a status of 409 (Conflict)']);
+  } finally {
+    await context.close();
+  }
+});
+
+test('open escalations are listed oldest first; retry from the page needs guidance, which reaches the maker; reject closes the other', async () => {
+  const a = await escalate(blockerLedger(), {
+    '1': { write: { 'src/sum.js': CORRECT_SUM } },
+    '2': { write: { 'src/sum.js': `// checked\n${CORRECT_SUM}` } },
+  });
+  const b = await escalate(blockerLedger(), { '1': { write: { 'src/sum.js': CORRECT_SUM } } });
+  const listed = await h.request('GET', '/v1/escalations');
+  const ours = (ids: string[]) => ids.filter((id) => id === a.loop.id || id === b.loop.id);
+  expect(ours(listed.body.escalations.map((e: any) => e.loopId))).toEqual([a.loop.id, b.loop.id]);
+  h.llm.enqueue({ content: cleanLedger }); // the review after the retry
+
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  try {
+    await context.addInitScript(
+      ([key, actor]) => {
+        // Runs in the page (this TypeScript project has no DOM lib).
+        const storage = (globalThis as any).localStorage;
+        if (!storage.getItem('escalationInbox.apiKey')) storage.setItem('escalationInbox.apiKey', key);
+        if (!storage.getItem('escalationInbox.actor')) storage.setItem('escalationInbox.actor', actor);
+      },
+      [API_KEY, 'ana@example.com'],
+    );
+    const opened = await openPage(context);
+    const { page, requests, problems } = opened;
+    await shown(opened, card(page, b.loop.id));
+    expect(ours(await page.locator('article.escalation').evaluateAll((els) => els.map((e: any) => e.dataset.loopId)))).toEqual([a.loop.id, b.loop.id]);
+    expect(await page.locator('#status').innerText()).toMatch(/^\d+ open escalations, oldest first — updated /);
+
+    const first = card(page, a.loop.id);
+    await first.getByRole('button', { name: 'Retry with guidance' }).click();
+    expect(await first.locator('.result.error').innerText()).toBe('A retry needs guidance for the maker.');
+    expect(requests.filter((r) => r.method === 'POST')).toEqual([]);
+
+    await first.locator('textarea[name="guidance"]').fill('Use BigInt so large integers stay exact.');
+    await first.getByRole('button', { name: 'Retry with guidance' }).click();
+    await shown(opened, first.locator('.result.ok'));
+    expect(await first.locator('.result').innerText()).toMatch(/^Decision accepted: .*retry.*\. Refresh to update the inbox\.$/);
+
+    const second = card(page, b.loop.id);
+    await second.locator('textarea[name="comment"]').fill('duplicate of the other task');
+    await second.getByRole('button', { name: 'Reject' }).click();
+    await shown(opened, second.locator('.result.ok'));
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'decided.png'), fullPage: true });
+
+    const retried = await h.waitForLoop(a.loop.id, ['PASSED', 'FAILED', 'REJECTED', 'APPROVED']);
+    expect(retried.status).toBe('PASSED');
+    expect(retried.iterations.map((i: any) => [i.sequence, i.roundIteration, i.contractVersion, i.verdict.verdict])).toEqual([
+      [1, 1, 1, 'ESCALATE'],
+      [2, 1, 2, 'PASS'],
+    ]);
+    expect(retried.contractVersions[1].contract.constraints).toContain('Human guidance: Use BigInt so large integers stay exact.');
+    expect(retried.escalations[0].decision).toMatchObject({ kind: 'retry', actor: 'ana@example.com', guidance: 'Use BigInt so large integers stay exact.' });
+    expect(makerPrompts(a.maker.stateDir)[1]).toContain('Human guidance: Use BigInt so large integers stay exact.');
+
+    const rejected = await h.waitForLoop(b.loop.id, ['REJECTED', 'APPROVED', 'FAILED']);
+    expect(rejected.escalations[0].decision).toMatchObject({ kind: 'reject', actor: 'ana@example.com', comment: 'duplicate of the other task' });
+
+    await page.reload();
+    await shown(opened, page.locator('#status', { hasText: 'updated' }));
+    expect(await card(page, a.loop.id).count()).toBe(0);
+    expect(await card(page, b.loop.id).count()).toBe(0);
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.every((r) => r.authorization === `Bearer ${API_KEY}`)).toBe(true);
+    expect(problems).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}, 240_000);
