@@ -23,7 +23,7 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
   const checkpoint = iteration.checkpointCommit ?? loop.baseCommit!;
   const commits = (await git(loop.workspacePath!, ['log', '--format=%H', `${loop.baseCommit}..${checkpoint}`])).split('\n').filter(Boolean);
   const reviewCall = await deps.prisma.executionRecord.findFirst({
-    where: { loopId: input.loopId, iterationSeq: input.sequence, role: 'reviewer', kind: 'MODEL_CALL', outcome: 'VALID_LEDGER' },
+    where: { loopId: input.loopId, iterationSeq: input.sequence, role: 'reviewer', outcome: 'VALID_LEDGER' },
     orderBy: { createdAt: 'desc' },
   });
   const report: FinalReport = {
@@ -34,9 +34,11 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
     baseCommit: loop.baseCommit ?? '',
     checkpointCommit: checkpoint,
     commits,
-    reviewMode: reviewCall
-      ? `independent model call (model ${reviewCall.model ?? 'unknown'}, response id ${reviewCall.responseId ?? 'not returned'})`
-      : 'review unavailable',
+    reviewMode: !reviewCall
+      ? 'review unavailable'
+      : reviewCall.kind === 'MODEL_CALL'
+        ? `independent model call (model ${reviewCall.model ?? 'unknown'}, response id ${reviewCall.responseId ?? 'not returned'})`
+        : `independent agent review (${reviewCall.provider}, pid ${reviewCall.pid ?? 'unknown'}, session ${reviewCall.responseId ?? 'not reported'})`,
     judge: iteration.verdict!.report as unknown as JudgeReport,
     ...(input.approvedBy ? { approvedBy: input.approvedBy } : {}),
   };

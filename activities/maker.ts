@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Usage } from '../domain/budget';
 import { AGENT_REPORT_KINDS, type AgentReport } from '../domain/judge';
-import { buildMakerPrompt } from '../domain/maker-prompt';
+import { buildMakerPrompt, type OpenFinding } from '../domain/maker-prompt';
 import type { MakerSettings } from '../domain/loop-request';
 import { loadContract } from './contract';
 import type { ActivityDeps } from './deps';
@@ -72,7 +72,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
   }
 
   const frozen = await loadContract(deps, input.loopId, input.contractVersion);
-  const prompt = buildMakerPrompt(frozen, input.directives, input);
+  const prompt = buildMakerPrompt(frozen, { directives: input.directives, openFindings: await openFindings(deps, input) }, input);
   // The prompt file lives inside .git so it is never part of a checkpoint.
   const promptFile = path.join(workspace, '.git', 'engineering-loop', `prompt-${input.sequence}.md`);
   const reportFile = agentReportFile(workspace, input.sequence);
@@ -131,6 +131,23 @@ async function storedResult(
     exitCode: row.makerExitCode,
     timeoutStatus: row.makerTimeoutStatus ?? 'COMPLETED',
   };
+}
+
+/** The blocking findings (reviewer's and the system's) the previous iteration left open. */
+async function openFindings(deps: ActivityDeps, input: MakerInput): Promise<OpenFinding[]> {
+  if (input.directives.length === 0) return [];
+  const rows = await deps.prisma.finding.findMany({
+    where: { loopId: input.loopId, iteration: { sequence: input.sequence - 1 }, validity: 'VALID', severity: { in: ['BLOCKER', 'HIGH'] } },
+    orderBy: { findingId: 'asc' },
+  });
+  return rows.map((f) => ({
+    findingId: f.findingId,
+    severity: f.severity,
+    title: f.title,
+    location: f.location as OpenFinding['location'],
+    evidence: f.evidence.slice(0, 2000),
+    concreteAlternativeDiff: f.concreteAlternativeDiff?.slice(0, 4000) ?? null,
+  }));
 }
 
 /** Inside .git, so it is never part of a checkpoint. */

@@ -4,6 +4,8 @@ import type { Client } from '@temporalio/client';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '../prisma/client';
+import { apiKeyRoutes } from './auth/api-key-routes';
+import { API_KEY_REDACT_PATHS, DEFAULT_PUBLIC_ROUTES, registerAuth } from './auth/auth-plugin';
 import { registerErrorHandler } from './errors';
 import { healthRoutes } from './routes/health';
 import { escalationRoutes } from './routes/escalations';
@@ -15,17 +17,21 @@ export interface AppDeps {
   temporal: Client;
   taskQueue: string;
   logLevel?: string;
+  /** Requests per API key (or per IP without one) in each window. */
+  rateLimit?: { max: number; timeWindowMs: number };
 }
 
 /** Builds the HTTP API; `service/` decides where it listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: deps.logLevel ?? 'info', redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
+    logger: { level: deps.logLevel ?? 'info', redact: [...API_KEY_REDACT_PATHS] },
     genReqId: () => crypto.randomUUID(),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
+  // Before any route, so every route is behind it; routes declare who may call them in config.access.
+  await registerAuth(app, { prisma: deps.prisma, rateLimit: deps.rateLimit ?? { max: 600, timeWindowMs: 60_000 }, publicRoutes: [...DEFAULT_PUBLIC_ROUTES, '/inbox'] });
   await app.register(fastifySwagger, {
     openapi: {
       info: {
@@ -33,6 +39,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         description: 'Submit coding tasks, follow their loops, decide escalations.',
         version: '0.1.0',
       },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearerAuth: [] }],
     },
     transform: jsonSchemaTransform,
   });
@@ -41,5 +49,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   loopRoutes(app, deps);
   escalationRoutes(app, deps);
   inboxRoutes(app, deps);
+  apiKeyRoutes(app, deps);
   return app;
 }

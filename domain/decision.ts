@@ -20,15 +20,24 @@ export const contractAmendmentSchema = z
   .partial()
   .refine((a) => Object.keys(a).length > 0, 'an amendment must change at least one contract field');
 
+const guidance = z.string().trim().min(1, 'retry needs guidance for the maker').max(5000);
+
+/**
+ * A decision as a person sends it over HTTP: who decided comes from their API key, not from the body.
+ */
+export const decisionRequestSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('approve'), comment }),
+  z.strictObject({ kind: z.literal('reject'), comment }),
+  z.strictObject({ kind: z.literal('retry'), guidance, comment }),
+  z.strictObject({ kind: z.literal('amend'), contract: contractAmendmentSchema, comment }),
+]);
+export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
+
+/** A decision as the workflow receives it (from the API, or by hand from the Temporal CLI/UI): with its actor. */
 export const decisionSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('approve'), actor, comment }),
   z.strictObject({ kind: z.literal('reject'), actor, comment }),
-  z.strictObject({
-    kind: z.literal('retry'),
-    actor,
-    guidance: z.string().trim().min(1, 'retry needs guidance for the maker').max(5000),
-    comment,
-  }),
+  z.strictObject({ kind: z.literal('retry'), actor, guidance, comment }),
   z.strictObject({ kind: z.literal('amend'), actor, contract: contractAmendmentSchema, comment }),
 ]);
 export type Decision = z.infer<typeof decisionSchema>;

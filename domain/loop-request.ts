@@ -39,10 +39,20 @@ export const makerSettingsSchema = z.discriminatedUnion('backend', [
 export type MakerSettings = z.infer<typeof makerSettingsSchema>;
 export type LlmMakerSettings = z.infer<typeof llmMakerSettingsSchema>;
 
-/** The reviewer's endpoint and key come from the service configuration, never from a request. */
-export const reviewerSettingsSchema = z.strictObject({
-  model: z.string().trim().min(1).max(200).optional(),
-});
+/**
+ * The reviewer: an independent model call (endpoint and key from the service configuration, never from
+ * a request), or a coding-agent CLI run on a separate, disposable checkout of the checkpoint.
+ */
+export const reviewerSettingsSchema = z.preprocess(
+  // `backend` may be left out for the model reviewer: `{ "model": "gpt-4.1" }` (and loops started before it existed).
+  (value) => (value && typeof value === 'object' && !('backend' in value) ? { backend: 'llm', ...value } : value),
+  z.discriminatedUnion('backend', [
+    z.strictObject({ backend: z.literal('llm'), model: z.string().trim().min(1).max(200).optional() }),
+    z.strictObject({ backend: z.literal('agent'), agent: z.discriminatedUnion('backend', [commandMakerSettingsSchema, ...presetMakerSettingsSchemas]) }),
+  ]),
+);
+export type ReviewerSettings = z.infer<typeof reviewerSettingsSchema>;
+
 
 export const loopRequestSchema = z.strictObject({
   repository: repositorySchema,
@@ -59,7 +69,7 @@ export const loopRequestSchema = z.strictObject({
       });
     }),
   maker: makerSettingsSchema,
-  reviewer: reviewerSettingsSchema.default({}),
+  reviewer: reviewerSettingsSchema.default({ backend: 'llm' }),
   maxIterations: z.number().int().min(1).max(MAX_ITERATIONS_CEILING).default(3),
   budget: budgetSchema.default({}),
   escalation: z

@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const prisma = createPrismaClient(required(config.databaseUrl, 'DATABASE_URL'));
   const temporal = await connectTemporalClient(required(config.temporal.address, 'TEMPORAL_ADDRESS'), config.temporal.namespace);
-  const app = await buildApp({ prisma, temporal, taskQueue: config.temporal.taskQueue, logLevel: config.logLevel });
+  const app = await buildApp({ prisma, temporal, taskQueue: config.temporal.taskQueue, logLevel: config.logLevel, rateLimit: config.api.rateLimit });
   await app.listen({ host: config.api.host, port: config.api.port });
   const shutdown = async () => {
     await app.close();

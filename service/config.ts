@@ -36,6 +36,8 @@ const envSchema = z.object({
       }
     })
     .pipe(z.record(z.string(), z.strictObject({ input: z.number().min(0), output: z.number().min(0) }))),
+  RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
+  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -53,7 +55,7 @@ export interface ServiceConfig {
     uiPort: number;
     uiUrl?: string;
   };
-  api: { host: string; port: number };
+  api: { host: string; port: number; rateLimit: { max: number; timeWindowMs: number } };
   /** The OpenAI-compatible endpoint: the reviewer, triage, and the built-in maker with provider "openai". */
   llm: { baseUrl: string; apiKey: string; model: string; timeoutSeconds: number; repairAttempts: number };
   /** The Anthropic Messages endpoint for the built-in maker with provider "anthropic". */
@@ -87,7 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       uiPort: e.TEMPORAL_UI_PORT,
       uiUrl: e.TEMPORAL_UI_URL,
     },
-    api: { host: e.API_HOST, port: e.API_PORT },
+    api: { host: e.API_HOST, port: e.API_PORT, rateLimit: { max: e.RATE_LIMIT_MAX, timeWindowMs: e.RATE_LIMIT_WINDOW_MS } },
     llm: {
       baseUrl: e.LLM_BASE_URL,
       apiKey: e.LLM_API_KEY,

@@ -1,4 +1,7 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { buildApp } from '../api/app';
+import { ensureBootstrapAdminKey } from '../api/auth/api-keys';
 import { createPrismaClient } from '../prisma/client';
 import { loadConfig } from './config';
 import { startInfrastructure } from './infrastructure';
@@ -13,13 +16,21 @@ async function main(): Promise<void> {
   const prisma = createPrismaClient(infra.databaseUrl);
   const temporal = await connectTemporalClient(infra.temporalAddress, config.temporal.namespace);
   const { worker, connection } = await createLoopWorker({ config, prisma, temporalAddress: infra.temporalAddress });
-  const app = await buildApp({ prisma, temporal, taskQueue: config.temporal.taskQueue, logLevel: config.logLevel });
+  const app = await buildApp({ prisma, temporal, taskQueue: config.temporal.taskQueue, logLevel: config.logLevel, rateLimit: config.api.rateLimit });
   const address = await app.listen({ host: config.api.host, port: config.api.port });
 
   log(`API          ${address}/v1/loops`);
   log(`OpenAPI docs ${address}/docs`);
   log(`Temporal UI  ${infra.temporalUiUrl ?? '(external Temporal; see its UI)'}`);
   log(`Temporal     ${infra.temporalAddress} (namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue})`);
+  log(`Inbox        ${address}/inbox`);
+  const bootstrap = await ensureBootstrapAdminKey(prisma);
+  if (bootstrap) {
+    // Shown once; kept (mode 0600) beside the embedded data so a local user can find it again.
+    const keyFile = path.join(config.dataDir, 'bootstrap-admin-key');
+    await fs.writeFile(keyFile, `${bootstrap.key}\n`, { mode: 0o600 });
+    log(`Admin API key (created now, shown once; also in ${keyFile}): ${bootstrap.key}`);
+  }
 
   // The Temporal SDK drains the worker on SIGINT/SIGTERM; run() returns once it has stopped.
   await worker.run();

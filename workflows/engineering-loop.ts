@@ -256,7 +256,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
               loopId,
               sequence,
               contractVersion: state.contractVersion,
-              model: request.reviewer.model ?? null,
+              reviewer: request.reviewer,
               profile: gatePlan.profile,
               priorSignatures: [...new Set(previous.flatMap((p) => p.blockingSignatures))],
             },

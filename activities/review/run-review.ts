@@ -1,5 +1,6 @@
 import type { Usage } from '../../domain/budget';
 import type { ProjectProfile } from '../../domain/gates';
+import type { ReviewerSettings } from '../../domain/loop-request';
 import type { ReviewOutcome } from '../../domain/judge';
 import { signatureMaterial, type Finding, type FindingSummary } from '../../domain/ledger';
 import { loadContract } from '../contract';
@@ -7,6 +8,7 @@ import type { ActivityDeps } from '../deps';
 import { diffText, sha256 } from '../git';
 import { recordedUsage } from '../usage';
 import type { ChatMessage } from './chat-completions';
+import { reviewWithAgent } from './agent-review';
 import { parseLedger } from './parse-ledger';
 import { buildReviewMessages } from './review-prompt';
 import { reviewTopics } from './review-topics';
@@ -17,7 +19,7 @@ export interface ReviewInput {
   loopId: string;
   sequence: number;
   contractVersion: number;
-  model: string | null;
+  reviewer: ReviewerSettings;
   /** Chooses the review's focus topics. */
   profile: ProjectProfile | null;
   priorSignatures: string[];
@@ -59,19 +61,30 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput): Promise<Revie
     priorSignatures: input.priorSignatures,
     focusTopics: reviewTopics(input.profile),
   });
-  const model = input.model ?? deps.config.llm.model;
-  const answer = await askForStructuredAnswer(deps, {
-    loopId: input.loopId,
-    sequence: input.sequence,
-    role: 'reviewer',
-    model,
-    messages,
-    parse: (content) => {
-      const parsed = parseLedger(content);
-      return parsed.ok ? { ok: true, value: parsed.ledger } : parsed;
-    },
-    outcomes: { valid: 'VALID_LEDGER', invalid: 'INVALID_LEDGER' },
-  });
+  // Triage is always a model call; the review itself may be one or an agent CLI.
+  const model = (input.reviewer.backend === 'llm' ? input.reviewer.model : undefined) ?? deps.config.llm.model;
+  const answer =
+    input.reviewer.backend === 'agent'
+      ? await reviewWithAgent(deps, {
+          loopId: input.loopId,
+          sequence: input.sequence,
+          workspace: loop.workspacePath!,
+          checkpointCommit: iteration.checkpointCommit!,
+          agent: input.reviewer.agent,
+          messages,
+        })
+      : await askForStructuredAnswer(deps, {
+          loopId: input.loopId,
+          sequence: input.sequence,
+          role: 'reviewer',
+          model,
+          messages,
+          parse: (content) => {
+            const parsed = parseLedger(content);
+            return parsed.ok ? { ok: true, value: parsed.ledger } : parsed;
+          },
+          outcomes: { valid: 'VALID_LEDGER', invalid: 'INVALID_LEDGER' },
+        });
   if (!answer.ok) {
     return finish(deps, iteration.id, {
       status: 'FAILED',

@@ -1,3 +1,4 @@
+import { CancelledFailure } from '@temporalio/activity';
 import { z } from 'zod';
 import { describeIssues, isBlocking, type Finding } from '../../domain/ledger';
 import type { ActivityDeps } from '../deps';
@@ -45,6 +46,7 @@ export async function triageFindings(
   if (toCheck.length === 0) return result;
 
   const sections = await Promise.all(toCheck.map((f) => findingSection(input.workspace, input.checkpointCommit, input.diff, f)));
+  // Best effort: if triage cannot be had at all, the conservative fallback below applies.
   const answer = await askForStructuredAnswer(deps, {
     loopId: input.loopId,
     sequence: input.sequence,
@@ -71,6 +73,9 @@ export async function triageFindings(
       return parsed.success ? { ok: true, value: parsed.data } : { ok: false, errors: describeIssues(parsed.error.issues) };
     },
     outcomes: { valid: 'VALID_TRIAGE', invalid: 'INVALID_TRIAGE' },
+  }).catch((err: unknown): { ok: false; errors: string[] } => {
+    if (isCancellation(err)) throw err;
+    return { ok: false, errors: [err instanceof Error ? err.message : String(err)] };
   });
   if (!answer.ok) {
     // Without a confirmed counter-evidence nothing is dismissed: an unverified INVALID claim counts as VALID.
@@ -117,4 +122,8 @@ async function findingSection(workspace: string, commit: string, diff: string, f
     fileDiff.slice(0, MAX_FILE_DIFF_CHARS),
     '```',
   ].join('\n');
+}
+
+function isCancellation(err: unknown): boolean {
+  return err instanceof CancelledFailure;
 }

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { decisionSchema } from '../../domain/decision';
+import { decisionRequestSchema } from '../../domain/decision';
 import { loopRequestSchema } from '../../domain/loop-request';
 import { TERMINAL_STATUSES, type LoopStatus } from '../../domain/loop-state';
 import type { AppDeps } from '../app';
+import { authErrorResponses, requirePrincipal } from '../auth/auth-plugin';
 import { conflict, errorResponseSchema, notFound } from '../errors';
 import { deliverDecision } from '../decision-delivery';
 import { submitLoop } from '../loop-submission';
@@ -20,12 +21,13 @@ import {
   submitLoopHeadersSchema,
 } from '../schemas';
 
-const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 409: errorResponseSchema };
+const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 409: errorResponseSchema, ...authErrorResponses };
 
 export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.post('/v1/loops', {
+    config: { access: 'submitter' },
     schema: {
       tags: ['loops'],
       summary: 'Submit a coding task; starts its engineering loop',
@@ -144,11 +146,12 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
   });
 
   r.post('/v1/loops/:id/decisions', {
+    config: { access: 'approver' },
     schema: {
       tags: ['decisions'],
       summary: 'Decide an open escalation: approve, reject, retry with guidance, or amend the contract',
       params: loopIdParamsSchema,
-      body: decisionSchema,
+      body: decisionRequestSchema,
       response: { 202: acceptedSchema, 422: errorResponseSchema, ...errors },
     },
     handler: async (request, reply) => {
@@ -156,7 +159,9 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       const loop = await deps.prisma.loop.findUnique({ where: { id } });
       if (!loop) throw notFound(`loop ${id}`);
       if (TERMINAL_STATUSES.includes(loop.status as LoopStatus)) throw conflict(`loop ${id} has ended (${loop.status}); there is nothing to decide`);
-      const receipt = await deliverDecision(deps, loop.workflowId, request.body);
+      const principal = requirePrincipal(request);
+      // Every decision stores its actor: the API key's name (and id), never a name the body claims.
+      const receipt = await deliverDecision(deps, loop.workflowId, { ...request.body, actor: `${principal.name} (key ${principal.keyId})` });
       return reply.code(202).send({
         loopId: id,
         status: 'DECISION_ACCEPTED',
@@ -166,6 +171,7 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
   });
 
   r.post('/v1/loops/:id/cancel', {
+    config: { access: 'submitter' },
     schema: {
       tags: ['loops'],
       summary: 'Cancel a loop: running commands are stopped and the loop is recorded as cancelled',

@@ -86,6 +86,30 @@ test('the built-in agent works through Anthropic tool calls, confined to the wor
   expect(anthropic.requests[0]!.headers['x-api-key']).toBe('anthropic-test-key');
 });
 
+test('the reviewer can be a coding-agent CLI, run on a disposable checkout; the report says so from its record', async () => {
+  const repo = createFixtureRepo();
+  const maker = fakeClaude({ write: { 'src/sum.js': CORRECT_SUM }, usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001, model: 'm' } });
+  const reviewer = fakeClaude({
+    write: { 'REVIEWER_WAS_HERE.txt': 'must not reach the loop' },
+    result: cleanLedger,
+    usage: { inputTokens: 900, outputTokens: 40, costUsd: 0.02, model: 'claude-reviewer' },
+  });
+  const body = loopRequest(repo, [], {
+    maker: { backend: 'claude-code', binaryPath: maker },
+    reviewer: { backend: 'agent', agent: { backend: 'claude-code', binaryPath: reviewer } },
+  });
+  const before = h.llm.requests.length;
+  const submitted = await h.request('POST', '/v1/loops', body);
+  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+  expect(loop.status).toBe('PASSED');
+  expect(h.llm.requests.length).toBe(before);
+  expect(loop.iterations[0].changedFiles).toEqual(['src/sum.js']);
+  const review = await h.db.prisma.executionRecord.findFirstOrThrow({ where: { loopId: loop.id, role: 'reviewer' } });
+  expect(review).toMatchObject({ kind: 'AGENT_PROCESS', provider: 'claude-code', model: 'claude-reviewer', outcome: 'VALID_LEDGER', costUsd: 0.02 });
+  const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
+  expect(report.body.body.reviewMode).toMatch(/^independent agent review \(claude-code, pid \d+, session /);
+});
+
 test('a reviewer endpoint refusing the key (401) is not retried and escalates with the reason', async () => {
   const repo = createFixtureRepo();
   const binaryPath = fakeClaude({ write: { 'src/sum.js': CORRECT_SUM }, usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001, model: 'm' } });

@@ -28,7 +28,7 @@ async function escalatedLoop(overrides: Parameters<typeof loopRequest>[2] = {}) 
 
 test('amend: a new contract version, the iteration count restarts, and the loop resumes in a new run', async () => {
   const { loop } = await escalatedLoop();
-  const invalid = await h.request('POST', `/v1/loops/${loop.id}/decisions`, { kind: 'amend', actor: 'ana', contract: { acceptanceCriteria: [] } });
+  const invalid = await h.request('POST', `/v1/loops/${loop.id}/decisions`, { kind: 'amend', contract: { acceptanceCriteria: [] } });
   expect(invalid.status).toBe(422);
   expect(invalid.body.message).toContain('contract.acceptanceCriteria');
 
@@ -36,7 +36,6 @@ test('amend: a new contract version, the iteration count restarts, and the loop 
   h.llm.enqueue({ content: cleanLedger });
   const amended = await h.request('POST', `/v1/loops/${loop.id}/decisions`, {
     kind: 'amend',
-    actor: 'ana',
     contract: { constraints: ['Keep sum() a one-liner.'] },
     comment: 'the precision finding is out of scope',
   });
@@ -51,7 +50,7 @@ test('amend: a new contract version, the iteration count restarts, and the loop 
     [1, 1, 1],
     [2, 1, 2],
   ]);
-  expect(done.escalations[0].decision).toMatchObject({ kind: 'amend', actor: 'ana', comment: 'the precision finding is out of scope' });
+  expect(done.escalations[0].decision).toMatchObject({ kind: 'amend', comment: 'the precision finding is out of scope' });
   // Continue-as-new at the round boundary keeps each run's history bounded.
   const latest = await h.temporal.workflow.getHandle(loop.workflowId).describe();
   expect(latest.runId).not.toBe(firstRun);
@@ -76,7 +75,7 @@ test('the contract approval gate: the maker does not start until a human approve
   expect(report.body.markdown).toContain('must be approved before the maker starts');
 
   h.llm.enqueue({ content: cleanLedger });
-  expect((await h.request('POST', `/v1/loops/${waiting.id}/decisions`, { kind: 'approve', actor: 'lead' })).status).toBe(202);
+  expect((await h.request('POST', `/v1/loops/${waiting.id}/decisions`, { kind: 'approve' })).status).toBe(202);
   const done = await h.waitForLoop(waiting.id, ['PASSED', 'FAILED', 'REJECTED']);
   expect(done.status).toBe('PASSED');
   expect(makerRuns(maker.stateDir)).toEqual([1]);

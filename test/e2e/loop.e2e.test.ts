@@ -105,11 +105,12 @@ test('a persistent VALID BLOCKER escalates at max iterations; retry with guidanc
   const state = await h.temporal.workflow.getHandle(escalated.workflowId).query(loopStateQuery);
   expect(state).toMatchObject({ status: 'AWAITING_DECISION', roundIteration: 2, maxIterations: 2, awaitingDecision: { trigger: 'MAX_ITERATIONS' } });
 
-  const decided = await h.request('POST', `/v1/loops/${escalated.id}/decisions`, {
-    kind: 'retry',
-    actor: 'ana@example.com',
-    guidance: 'Use BigInt so large integers stay exact.',
-  });
+  const decided = await h.request(
+    'POST',
+    `/v1/loops/${escalated.id}/decisions`,
+    { kind: 'retry', guidance: 'Use BigInt so large integers stay exact.' },
+    { authorization: `Bearer ${h.keys.approver}` },
+  );
   expect(decided.status).toBe(202);
 
   const loop = await h.waitForLoop(escalated.id, ['PASSED', 'FAILED', 'REJECTED']);
@@ -122,7 +123,7 @@ test('a persistent VALID BLOCKER escalates at max iterations; retry with guidanc
   expect(loop.contractVersions).toHaveLength(2);
   expect(loop.contractVersions[1].contract.constraints).toContain('Human guidance: Use BigInt so large integers stay exact.');
   expect(loop.contractVersions[1].hash).not.toBe(loop.contractVersions[0].hash);
-  expect(loop.escalations[0].decision).toMatchObject({ kind: 'retry', actor: 'ana@example.com' });
+  expect(loop.escalations[0].decision).toMatchObject({ kind: 'retry', actor: expect.stringMatching(/^ana \(key [0-9a-f-]{36}\)$/) });
   expect(makerPrompts(maker.stateDir)[2]).toContain('Human guidance: Use BigInt so large integers stay exact.');
   recordHistory(loop.workflowId, 'escalate-retry-pass');
 });
@@ -133,13 +134,13 @@ test('ESCALATE → approve delivers the checkpoint as a human override', async (
   h.llm.enqueue({ content: blockerLedger() });
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 1 }));
   await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION']);
-  expect((await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'approve', actor: 'cy', comment: 'acceptable risk' })).status).toBe(202);
+  expect((await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'approve', comment: 'acceptable risk' })).status).toBe(202);
 
   const loop = await h.waitForLoop(submitted.body.id, ['APPROVED']);
   const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
   expect(report.body.kind).toBe('FINAL');
-  expect(report.body.body).toMatchObject({ outcome: 'APPROVED_BY_HUMAN', approvedBy: 'cy', checkpointCommit: loop.iterations[0].checkpointCommit });
-  expect(report.body.markdown).toContain('approved by cy (human override)');
+  expect(report.body.body).toMatchObject({ outcome: 'APPROVED_BY_HUMAN', approvedBy: expect.stringMatching(/^test-admin \(key /), checkpointCommit: loop.iterations[0].checkpointCommit });
+  expect(report.body.markdown).toMatch(/approved by test-admin \(key [0-9a-f-]{36}\) \(human override\)/);
   recordHistory(loop.workflowId, 'escalate-approve');
 });
 
@@ -150,15 +151,15 @@ test('ESCALATE → reject ends the loop REJECTED; a second decision gets 409', a
 
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 1 }));
   await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION']);
-  const rejected = await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'reject', actor: 'bo', comment: 'not worth it' });
+  const rejected = await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'reject', comment: 'not worth it' });
   expect(rejected.status).toBe(202);
-  const again = await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'approve', actor: 'bo' });
+  const again = await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'approve' });
   expect(again.status).toBe(409);
   expect(again.body).toMatchObject({ statusCode: 409, error: 'Conflict', requestId: expect.any(String) });
 
   const loop = await h.waitForLoop(submitted.body.id, ['REJECTED']);
-  expect(loop.escalations[0]).toMatchObject({ status: 'DECIDED', decision: { kind: 'reject', actor: 'bo', comment: 'not worth it' } });
-  expect((await h.request('POST', `/v1/loops/${loop.id}/decisions`, { kind: 'approve', actor: 'bo' })).status).toBe(409);
+  expect(loop.escalations[0]).toMatchObject({ status: 'DECIDED', decision: { kind: 'reject', comment: 'not worth it' } });
+  expect((await h.request('POST', `/v1/loops/${loop.id}/decisions`, { kind: 'approve' })).status).toBe(409);
   recordHistory(loop.workflowId, 'escalate-reject');
 });
 
@@ -277,10 +278,28 @@ test('cancelling a loop stops its running maker and records it as CANCELLED', as
   recordHistory(loop.workflowId, 'cancelled');
 });
 
+test('access control: no key 401, wrong role 403, right role accepted; health, docs and the inbox page are public', async () => {
+  const repo = createFixtureRepo();
+  const body = loopRequest(repo, ['true']);
+  const as = (key: string) => ({ authorization: key ? `Bearer ${key}` : '' });
+  const noKey = await h.request('POST', '/v1/loops', body, as(''));
+  expect(noKey).toMatchObject({ status: 401, body: { statusCode: 401, error: 'Unauthorized', requestId: expect.any(String) } });
+  expect((await h.request('GET', '/v1/loops', undefined, as('elk_not-a-real-key'))).status).toBe(401);
+  // An approver may decide but not submit; a submitter may submit but not decide.
+  expect((await h.request('POST', '/v1/loops', body, as(h.keys.approver))).status).toBe(403);
+  const unknown = '00000000-0000-4000-8000-000000000000';
+  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { kind: 'approve' }, as(h.keys.submitter))).status).toBe(403);
+  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { kind: 'approve' }, as(h.keys.approver))).status).toBe(404);
+  expect((await h.request('GET', '/v1/loops', undefined, as(h.keys.submitter))).status).toBe(200);
+  // A body cannot claim to be someone else: the actor comes from the key.
+  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { kind: 'approve', actor: 'the-boss' }, as(h.keys.approver))).status).toBe(400);
+  for (const open of ['/healthz', '/docs/json', '/inbox']) expect((await fetch(`${h.baseUrl}${open}`)).status).toBe(200);
+});
+
 test('unknown loops are 404 and /healthz checks PostgreSQL and Temporal', async () => {
   const unknown = '00000000-0000-4000-8000-000000000000';
   expect((await h.request('GET', `/v1/loops/${unknown}`)).status).toBe(404);
-  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { kind: 'approve', actor: 'x' })).status).toBe(404);
+  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { kind: 'approve' })).status).toBe(404);
   const health = await h.request('GET', '/healthz');
   expect(health).toEqual({ status: 200, body: { status: 'ok', checks: { postgres: { ok: true }, temporal: { ok: true } } } });
   const docs = await fetch(`${h.baseUrl}/docs/json`);

@@ -51,7 +51,7 @@ test('a gate printing 50 MB leaves the workflow history small; the log is stored
   expect(record.stdout.length).toBeLessThan(1024 * 1024 + 500);
   expect(record.stdoutSha256).toMatch(/^[0-9a-f]{64}$/);
 
-  const log = await fetch(`${h.baseUrl}/v1/loops/${loop.id}/evidence/${build.id}/log?stream=stdout`);
+  const log = await fetch(`${h.baseUrl}/v1/loops/${loop.id}/evidence/${build.id}/log?stream=stdout`, { headers: { authorization: `Bearer ${h.keys.admin}` } });
   expect(log.headers.get('content-type')).toContain('text/plain');
   const text = await log.text();
   expect(text).toContain(`bytes omitted]`);

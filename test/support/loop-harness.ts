@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app';
+import { createApiKey } from '../../api/auth/api-keys';
 import { createTestDatabase, type TestDatabase } from './database';
 import { startFakeLlmServer, type FakeLlmServer } from './fake-llm-server';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
@@ -18,8 +19,11 @@ export interface LoopHarness {
   llm: FakeLlmServer;
   temporal: Client;
   taskQueue: string;
+  /** Raw API keys, one per role; the approver's key is named "ana". */
+  keys: { admin: string; submitter: string; approver: string };
   worker: WorkerProcess;
   restartWorker(): Promise<void>;
+  /** Sends with the admin key unless `headers.authorization` says otherwise ('' sends no key). */
   request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   waitForLoop(id: string, statuses: string[], timeoutMs?: number): Promise<any>;
   close(): Promise<void>;
@@ -49,11 +53,18 @@ export async function startLoopHarness(options: { workerEnv?: Record<string, str
   const temporal = new Client({ connection });
   const app: FastifyInstance = await buildApp({ prisma: db.prisma, temporal, taskQueue, logLevel: 'warn' });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  const keys = {
+    admin: (await createApiKey(db.prisma, { name: 'test-admin', role: 'admin' })).key,
+    submitter: (await createApiKey(db.prisma, { name: 'test-submitter', role: 'submitter' })).key,
+    approver: (await createApiKey(db.prisma, { name: 'ana', role: 'approver' })).key,
+  };
 
   const request: LoopHarness['request'] = async (method, url, body, headers = {}) => {
+    const { authorization = `Bearer ${keys.admin}`, ...rest } = headers;
+    const sent: Record<string, string> = authorization ? { authorization, ...rest } : rest;
     const res = await fetch(`${baseUrl}${url}`, {
       method,
-      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      headers: body === undefined ? sent : { 'content-type': 'application/json', ...sent },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -66,6 +77,7 @@ export async function startLoopHarness(options: { workerEnv?: Record<string, str
     llm,
     temporal,
     taskQueue,
+    keys,
     get worker() {
       return worker;
     },

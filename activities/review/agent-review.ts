@@ -1,0 +1,105 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import type { FindingLedger } from '../../domain/ledger';
+import type { ReviewerSettings } from '../../domain/loop-request';
+import type { ActivityDeps } from '../deps';
+import { recordExecution } from '../execution-records';
+import { git } from '../git';
+import { buildPresetInvocation, extractAgentText, parseAgentUsage } from '../makers/presets';
+import { childEnvironment } from '../process/child-environment';
+import { runCommand } from '../process/run-command';
+import { modelCallCost } from '../usage';
+import type { ChatMessage } from './chat-completions';
+import { parseLedger } from './parse-ledger';
+import type { StructuredAnswer } from './structured-answer';
+
+type AgentReviewer = Extract<ReviewerSettings, { backend: 'agent' }>['agent'];
+
+/**
+ * Review by a coding-agent CLI. It runs on a disposable detached checkout of the checkpoint, so nothing
+ * it does can touch the loop's workspace; its final text must be the finding ledger, re-asked with the
+ * validation errors a bounded number of times. Each run is recorded like any agent process.
+ */
+export async function reviewWithAgent(
+  deps: ActivityDeps,
+  input: { loopId: string; sequence: number; workspace: string; checkpointCommit: string; agent: AgentReviewer; messages: ChatMessage[] },
+): Promise<StructuredAnswer<FindingLedger>> {
+  const checkout = path.join(deps.config.dataDir, 'review-checkouts', `${input.loopId}-${input.sequence}`);
+  await fs.rm(checkout, { recursive: true, force: true });
+  await git(input.workspace, ['worktree', 'prune']);
+  await git(input.workspace, ['worktree', 'add', '--detach', '--force', checkout, input.checkpointCommit]);
+  try {
+    let prompt = input.messages.map((m) => m.content).join('\n\n');
+    let errors: string[] = [];
+    const responseIds: string[] = [];
+    for (let attempt = 0; attempt <= deps.config.llm.repairAttempts; attempt++) {
+      const { text, sessionId } = await runReviewer(deps, input, checkout, prompt, attempt);
+      if (sessionId) responseIds.push(sessionId);
+      const parsed = parseLedger(text);
+      await deps.prisma.executionRecord.updateMany({
+        where: { loopId: input.loopId, iterationSeq: input.sequence, role: 'reviewer', outcome: 'PENDING_LEDGER' },
+        data: { outcome: parsed.ok ? 'VALID_LEDGER' : 'INVALID_LEDGER', detail: parsed.ok ? null : parsed.errors.join('\n').slice(0, 4000) },
+      });
+      if (parsed.ok) return { ok: true, value: parsed.ledger, responseIds };
+      errors = parsed.errors;
+      prompt = `${prompt}\n\nYour previous answer is not a valid finding ledger:\n${errors.map((e) => `- ${e}`).join('\n')}\nAnswer again with only the corrected JSON object.`;
+    }
+    return { ok: false, errors };
+  } finally {
+    await git(input.workspace, ['worktree', 'remove', '--force', checkout]).catch(() => fs.rm(checkout, { recursive: true, force: true }));
+  }
+}
+
+async function runReviewer(
+  deps: ActivityDeps,
+  input: { loopId: string; sequence: number; agent: AgentReviewer },
+  checkout: string,
+  prompt: string,
+  attempt: number,
+): Promise<{ text: string; sessionId: string | null }> {
+  const ctx = Context.current();
+  const promptFile = path.join(path.dirname(checkout), `${path.basename(checkout)}-prompt-${attempt}.md`);
+  await fs.writeFile(promptFile, prompt);
+  const agent = input.agent;
+  const invocation = agent.backend === 'command' ? { argv: agent.argv, stdin: prompt } : buildPresetInvocation(agent, prompt, promptFile);
+  const result = await runCommand({
+    argv: invocation.argv,
+    cwd: checkout,
+    workspaceRoot: checkout,
+    timeoutMs: agent.timeoutSeconds * 1000,
+    env: childEnvironment({ LOOP_PROMPT_FILE: promptFile, LOOP_ID: input.loopId, LOOP_SEQUENCE: String(input.sequence) }),
+    stdin: invocation.stdin,
+    outputCapBytes: 1024 * 1024,
+    heartbeat: () => ctx.heartbeat({ phase: 'review', sequence: input.sequence }),
+    signal: ctx.cancellationSignal,
+  });
+  await fs.rm(promptFile, { force: true });
+  const usage = parseAgentUsage(agent.backend, result.stdout, result.stderr);
+  await recordExecution(deps, {
+    loopId: input.loopId,
+    iterationSeq: input.sequence,
+    role: 'reviewer',
+    kind: 'AGENT_PROCESS',
+    provider: agent.backend,
+    model: usage.model,
+    responseId: usage.sessionId,
+    pid: result.pid,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    costUsd: usage.costUsd ?? (usage.model ? modelCallCost(deps.config, usage.model, usage.promptTokens, usage.completionTokens) : null),
+    latencyMs: result.endTime.getTime() - result.startTime.getTime(),
+    // Settled to VALID_LEDGER / INVALID_LEDGER once the answer is parsed.
+    outcome: result.timeoutStatus === 'COMPLETED' && result.exitCode === 0 ? 'PENDING_LEDGER' : (result.spawnError ? 'SPAWN_FAILED' : `EXIT_${result.exitCode ?? result.timeoutStatus}`),
+    detail: result.spawnError,
+  });
+  if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure('the loop was cancelled during review');
+  if (result.spawnError || result.exitCode !== 0 || result.timeoutStatus !== 'COMPLETED') {
+    throw ApplicationFailure.create({
+      type: 'ReviewerAgentFailed',
+      message: `the reviewer agent ${result.spawnError ? `could not start: ${result.spawnError}` : `ended with ${result.timeoutStatus === 'COMPLETED' ? `exit code ${result.exitCode}` : result.timeoutStatus}`}`,
+      nonRetryable: result.spawnError !== null,
+    });
+  }
+  return { text: extractAgentText(agent.backend, result.stdout), sessionId: usage.sessionId };
+}

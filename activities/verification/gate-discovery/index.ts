@@ -1,0 +1,40 @@
+import fs from 'node:fs/promises';
+import type { GateCommand, GatePlan, GateSource } from '../../../domain/gates';
+import { VERIFICATION_CONFIG_PATH } from '../../../domain/verification-config';
+import { contractLayer, readVerificationConfig, repositoryConfigLayer } from './explicit-layers';
+import type { Layer } from './layer';
+import { manifestInference } from './manifest-inference';
+import { detectProfile } from './profile';
+import { profileDefaults } from './profile-defaults';
+import { readRepoFacts } from './repo-facts';
+import { resolveByPrecedence } from './resolve';
+import { WorkspaceFiles } from './workspace-files';
+
+// Gate discovery (SPEC §3.2, docs/verification-config.md): each gate's command comes from the most
+// specific layer that defines it — task contract → repository config → profile defaults → manifest
+// inference. Each layer is computed on its own from the workspace; resolution only picks by precedence.
+// A gate no layer defines is left out, and the verifier records it as NOT_CONFIGURED.
+
+export interface GateDiscoveryInput {
+  workspace: string;
+  contractGates: GateCommand[];
+}
+
+export async function discoverGates(input: GateDiscoveryInput): Promise<GatePlan> {
+  const notes: string[] = [];
+  const files = new WorkspaceFiles(await fs.realpath(input.workspace), notes);
+  const config = await readVerificationConfig(files);
+  const repo = await readRepoFacts(files);
+  const detected = detectProfile(repo);
+  const profile = config?.profile ?? detected?.profile ?? null;
+  if (config?.profile) notes.push(`profile ${config.profile} set by ${VERIFICATION_CONFIG_PATH}`);
+  else if (detected) notes.push(`profile ${detected.profile} detected: ${detected.evidence}`);
+
+  const layers: Record<GateSource, Layer> = {
+    contract: contractLayer(input.contractGates),
+    'repository-config': repositoryConfigLayer(config),
+    'profile-default': profileDefaults(profile, repo, notes),
+    'manifest-inference': manifestInference(repo, notes),
+  };
+  return { gates: resolveByPrecedence(layers, notes), profile, notes };
+}
