@@ -1,3 +1,4 @@
+import { backtrack, type BacktrackInput } from './backtrack';
 import { freezeContract, type FreezeContractInput } from './contract';
 import type { ActivityDeps } from './deps';
 import { deliver, type DeliverInput } from './delivery';
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     inspectChanges: (input: InspectChangesInput) => inspectChanges(deps, input),
     runVerification: (input: VerificationInput) => runVerification(deps, input),
     runReview: (input: ReviewInput) => runReview(deps, input),
+    backtrack: (input: BacktrackInput) => backtrack(deps, input),
     recordVerdict: (input: Parameters<typeof recordVerdict>[1]) => recordVerdict(deps, input),
     recordEscalation: (input: EscalationInput) => recordEscalation(deps, input),
     recordContractApproval: (input: Parameters<typeof recordContractApproval>[1]) => recordContractApproval(deps, input),

@@ -43,6 +43,7 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
       noChange: i.noChange,
       makerExitCode: i.makerExitCode,
       makerAttempts: i.makerAttempts,
+      backtrackedTo: i.backtrackedTo,
       verdict: i.verdict ? { verdict: i.verdict.verdict, trigger: i.verdict.trigger, directives: i.verdict.directives as string[] } : null,
       evidence: i.evidence.map((e) => ({
         id: e.id,

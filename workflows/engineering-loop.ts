@@ -11,6 +11,7 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import { addUsage, budgetExhausted, NO_USAGE, type Usage } from '../domain/budget';
+import { isWorse, recoveryBrief, scoreOf, type IterationScore } from '../domain/backtrack';
 import type { GoalContract } from '../domain/contract';
 import { applyDecision, decisionSchema, InvalidDecisionError, type Decision } from '../domain/decision';
 import type { GatePlan } from '../domain/gates';
@@ -201,6 +202,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
     }
 
     let previous: IterationRecord[] = [];
+    let best: IterationScore | null = null;
     for (;;) {
       state.sequence += 1;
       state.roundIteration += 1;
@@ -293,6 +295,15 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       if (report.verdict === 'PASS') return await deliver('PASSED', null);
       if (report.verdict === 'ITERATE') {
         directives = report.directives;
+        const score = scoreOf(report, sequence, maker.checkpointCommit, maker.changedFiles);
+        if (best && isWorse(score, best)) {
+          await bookkeeping.backtrack.executeWithOptions(withSummary(label(`backtrack to #${best.sequence}`)), [
+            { loopId, sequence, toCommit: best.checkpointCommit },
+          ]);
+          directives = [...report.directives, `${report.directives.length + 1}. ${recoveryBrief(score, best)}`];
+        } else {
+          best = score;
+        }
         continue;
       }
 

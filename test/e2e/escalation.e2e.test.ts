@@ -1,5 +1,5 @@
 import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
-import { CORRECT_SUM, createFixtureRepo, makerRuns, scriptedMaker } from '../support/fixture-repo';
+import { CORRECT_SUM, WRONG_SUM, createFixtureRepo, makerPrompts, makerRuns, scriptedMaker } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
 
@@ -100,4 +100,24 @@ test('an agent reporting contradictory requirements escalates even though everyt
   expect(loop.escalations[0].trigger).toBe('AGENT_CONTRADICTION');
   const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
   expect(report.body.markdown).toContain('the maker reported contradictory requirements');
+});
+
+test('an iteration worse than the best one is undone: the workspace backtracks and the maker gets a recovery brief', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({
+    steps: {
+      '1': { write: { 'src/sum.js': CORRECT_SUM } },
+      '2': { write: { 'src/sum.js': WRONG_SUM } },
+      '3': { write: { 'src/sum.js': 'exports.sum = (a, b) => Number(BigInt(a) + BigInt(b));\n' } },
+    },
+  });
+  h.llm.enqueue({ content: blockerLedger() }, { content: cleanLedger });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 3 }));
+  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+  expect(loop.status).toBe('PASSED');
+  const [first, second, third] = loop.iterations;
+  expect(second.evidence[0].status).toBe('FAILED');
+  expect(second.backtrackedTo).toBe(first.checkpointCommit);
+  expect(third.startCommit).toBe(first.checkpointCommit);
+  expect(makerPrompts(maker.stateDir)[2]).toMatch(/Recovery: iteration #2 was worse than #1 \(1 failing gate\(s\) and 0 blocking finding\(s\) against 0 and 1\)/);
 });

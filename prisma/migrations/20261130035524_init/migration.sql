@@ -61,6 +61,7 @@ CREATE TABLE "Iteration" (
     "verifiedAt" TIMESTAMP(3),
     "reviewedAt" TIMESTAMP(3),
     "reviewOutcome" JSONB,
+    "backtrackedTo" TEXT,
 
     CONSTRAINT "Iteration_pkey" PRIMARY KEY ("id")
 );

@@ -1,0 +1,23 @@
+import type { ActivityDeps } from './deps';
+import { headCommit, resetTo } from './git';
+
+export interface BacktrackInput {
+  loopId: string;
+  /** The iteration that made things worse. */
+  sequence: number;
+  /** The checkpoint of the last iteration that was better. */
+  toCommit: string;
+}
+
+/**
+ * Resets the loop's branch to an earlier, better checkpoint (SPEC §8) and records it on the iteration
+ * that was worse. Idempotent: resetting to the commit the branch is already at changes nothing.
+ */
+export async function backtrack(deps: ActivityDeps, input: BacktrackInput): Promise<void> {
+  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
+  if ((await headCommit(loop.workspacePath!)) !== input.toCommit) await resetTo(loop.workspacePath!, input.toCommit);
+  await deps.prisma.iteration.update({
+    where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
+    data: { backtrackedTo: input.toCommit },
+  });
+}
