@@ -10,6 +10,7 @@ import { redactSecrets } from '../process/redact';
 import { runCommand } from '../process/run-command';
 import { serviceSecrets } from '../service-secrets';
 import { modelCallCost } from '../usage';
+import { agentProcessFields } from './agent-process-record';
 import { ProviderCallError, runLlmMaker, type ModelCallRecord } from './llm-maker';
 import { buildPresetInvocation, parseAgentUsage } from './presets';
 
@@ -65,15 +66,7 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
     loopId: run.loopId,
     iterationSeq: run.sequence,
     role: 'maker',
-    kind: 'AGENT_PROCESS',
-    provider: run.maker.backend,
-    model: usage.model,
-    responseId: usage.sessionId,
-    pid: result.pid,
-    promptTokens: usage.promptTokens,
-    completionTokens: usage.completionTokens,
-    costUsd: usage.costUsd ?? (usage.model ? modelCallCost(deps.config, usage.model, usage.promptTokens, usage.completionTokens) : null),
-    latencyMs: result.endTime.getTime() - result.startTime.getTime(),
+    ...agentProcessFields(deps.config, run.maker.backend, result, usage),
     outcome: result.spawnError ? 'SPAWN_FAILED' : !completed ? result.timeoutStatus : usage.isError ? 'AGENT_ERROR' : `EXIT_${result.exitCode}`,
     detail: redactSecrets(result.spawnError ?? usage.summary ?? `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`, serviceSecrets(deps.config)).trim(),
   });

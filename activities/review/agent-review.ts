@@ -6,10 +6,10 @@ import type { ReviewerSettings } from '../../domain/loop-request';
 import type { ActivityDeps } from '../deps';
 import { recordExecution } from '../execution-records';
 import { git } from '../git';
+import { agentProcessFields } from '../makers/agent-process-record';
 import { buildPresetInvocation, extractAgentText, parseAgentUsage } from '../makers/presets';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand } from '../process/run-command';
-import { modelCallCost } from '../usage';
 import type { ChatMessage } from './chat-completions';
 import { parseLedger } from './parse-ledger';
 import type { StructuredAnswer } from './structured-answer';
@@ -80,15 +80,7 @@ async function runReviewer(
     loopId: input.loopId,
     iterationSeq: input.sequence,
     role: 'reviewer',
-    kind: 'AGENT_PROCESS',
-    provider: agent.backend,
-    model: usage.model,
-    responseId: usage.sessionId,
-    pid: result.pid,
-    promptTokens: usage.promptTokens,
-    completionTokens: usage.completionTokens,
-    costUsd: usage.costUsd ?? (usage.model ? modelCallCost(deps.config, usage.model, usage.promptTokens, usage.completionTokens) : null),
-    latencyMs: result.endTime.getTime() - result.startTime.getTime(),
+    ...agentProcessFields(deps.config, agent.backend, result, usage),
     // Settled to VALID_LEDGER / INVALID_LEDGER once the answer is parsed.
     outcome: result.timeoutStatus === 'COMPLETED' && result.exitCode === 0 ? 'PENDING_LEDGER' : (result.spawnError ? 'SPAWN_FAILED' : `EXIT_${result.exitCode ?? result.timeoutStatus}`),
     detail: result.spawnError,

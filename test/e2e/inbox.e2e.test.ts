@@ -22,7 +22,15 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-const API_KEY = 'inbox-test-key';
+/** What the API records as the actor of a decision made with the harness's approver key (named "ana"). */
+const ANA = /^ana \(key [0-9a-f-]{36}\)$/;
+/** What the page says when the list request gets a 401 with an empty / a rejected key field. */
+const KEY_NEEDED = "An API key is needed: enter an approver's API key above and press Enter to see and decide escalations.";
+const KEY_REJECTED = "The API key was not accepted (unknown or revoked). Enter an approver's API key above and press Enter.";
+const NOT_APPROVER =
+  "This API key lacks the approver role, so it cannot decide escalations. Enter an approver's (or admin's) API key above and try again.";
+/** Chromium logs every non-2xx response as a console error. */
+const consoleHttpError = (status: string) => `console: Failed to load resource: the server responded with a status of ${status}`;
 /** Screenshots for a human to look at; never committed. */
 const SCREENSHOT_DIR = path.join(os.tmpdir(), 'inbox-e2e');
 /** A finding title that would run script if the page ever inserted report text as HTML. */
@@ -98,6 +106,10 @@ test('GET /v1/escalations validates its query; /inbox is an HTML page with a str
   expect(bad.status).toBe(400);
   expect(bad.body).toMatchObject({ statusCode: 400, error: 'Bad Request', requestId: expect.any(String) });
   expect(bad.body.message).toContain('querystring.limit');
+  expect(await h.request('GET', '/v1/escalations', undefined, { authorization: '' })).toEqual({
+    status: 401,
+    body: { statusCode: 401, error: 'Unauthorized', message: expect.stringContaining('missing API key'), requestId: expect.any(String) },
+  });
 
   const inbox = await fetch(`${h.baseUrl}/inbox`);
   expect(inbox.status).toBe(200);
@@ -136,13 +148,21 @@ test('the inbox shows an escalation and its report as text; approve from the pag
     const first = await openPage(context);
     const { page } = first;
     const item = card(page, escalated.id);
-    await shown(first, item); // loaded without a key: the API does not check it yet
+    // Loaded without a key: the API answers 401 and the page asks for an approver's key, showing no data.
+    await shown(first, page.locator('#status.auth'));
+    expect(await page.locator('#status').innerText()).toBe(KEY_NEEDED);
+    expect(await page.locator('#api-key').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('article.escalation').count()).toBe(0);
+    expect(first.requests).toEqual([{ method: 'GET', path: '/v1/escalations', authorization: undefined }]);
+    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'key-needed.png') });
     const authorisedFrom = first.requests.length;
-    await page.locator('#api-key').fill(API_KEY);
-    const keyed = page.waitForRequest((r) => r.url().endsWith('/v1/escalations') && r.headers()['authorization'] === `Bearer ${API_KEY}`);
+    await page.locator('#api-key').fill(h.keys.approver);
+    const keyed = page.waitForRequest((r) => r.url().endsWith('/v1/escalations') && r.headers()['authorization'] === `Bearer ${h.keys.approver}`);
     await page.locator('#api-key').press('Enter');
     await keyed;
     await shown(first, item);
+    expect(await page.locator('#api-key').getAttribute('aria-invalid')).toBeNull();
 
     const text = await item.innerText();
     expect(text).toContain('MAX_ITERATIONS');
@@ -164,12 +184,11 @@ test('the inbox shows an escalation and its report as text; approve from the pag
     fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'escalation.png'), fullPage: true });
 
-    // A second tab of the same browser profile: the key comes from localStorage, and the actor typed in
-    // the first tab later reaches it through the storage event.
+    // A second tab of the same browser profile: the key comes from localStorage.
     const stale = await openPage(context);
     await shown(stale, card(stale.page, escalated.id));
+    expect(await stale.page.locator('#api-key').inputValue()).toBe(h.keys.approver);
 
-    await page.locator('#actor').fill('cy@example.com');
     await item.locator('textarea[name="comment"]').fill('acceptable risk');
     await item.getByRole('button', { name: 'Approve' }).click();
     await shown(first, item.locator('.result.ok'));
@@ -177,14 +196,16 @@ test('the inbox shows an escalation and its report as text; approve from the pag
     expect(await item.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
 
     const staleItem = card(stale.page, escalated.id);
-    expect(await stale.page.locator('#actor').inputValue()).toBe('cy@example.com');
     await staleItem.getByRole('button', { name: 'Reject' }).click();
     await shown(stale, staleItem.locator('.result.warn'));
-    expect(await staleItem.locator('.result').innerText()).toMatch(/^Conflict: loop .+ is not awaiting a decision/);
+    // Which 409 depends on how far the approved loop got: still finishing, or already ended.
+    expect(await staleItem.locator('.result').innerText()).toMatch(
+      /^Conflict: loop .+ (is not awaiting a decision \(status [A-Z_]+\)|has ended \(APPROVED\); there is nothing to decide)\. Someone may have decided already; refresh the inbox\.$/,
+    );
 
     const loop = await h.waitForLoop(escalated.id, ['APPROVED', 'REJECTED', 'FAILED']);
     expect(loop.status).toBe('APPROVED');
-    expect(loop.escalations[0]).toMatchObject({ status: 'DECIDED', decision: { kind: 'approve', actor: 'cy@example.com', comment: 'acceptable risk' } });
+    expect(loop.escalations[0]).toMatchObject({ status: 'DECIDED', decision: { kind: 'approve', actor: expect.stringMatching(ANA), comment: 'acceptable risk' } });
 
     await page.reload();
     await shown(first, page.locator('.empty'));
@@ -198,9 +219,10 @@ test('the inbox shows an escalation and its report as text; approve from the pag
       `/v1/loops/${escalated.id}/decisions`,
       `/v1/loops/${escalated.id}/decisions`,
     ]);
-    expect(posted.every((r) => r.authorization === `Bearer ${API_KEY}`)).toBe(true);
-    // Chromium logs every non-2xx response as a console error; the stale tab's 409 was the point.
-    expect([...first.problems, ...stale.problems]).toEqual(['console: Failed to load resource: the server responded with a status of 409 (Conflict)']);
+    expect(posted.every((r) => r.authorization === `Bearer ${h.keys.approver}`)).toBe(true);
+    // The keyless first load's 401 and the stale tab's 409 were the point; nothing else went wrong.
+    expect(first.problems).toEqual([consoleHttpError('401 (Unauthorized)')]);
+    expect(stale.problems).toEqual([consoleHttpError('409 (Conflict)')]);
   } finally {
     await context.close();
   }
@@ -219,15 +241,11 @@ test('open escalations are listed oldest first; retry from the page needs guidan
 
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   try {
-    await context.addInitScript(
-      ([key, actor]) => {
-        // Runs in the page (this TypeScript project has no DOM lib).
-        const storage = (globalThis as any).localStorage;
-        if (!storage.getItem('escalationInbox.apiKey')) storage.setItem('escalationInbox.apiKey', key);
-        if (!storage.getItem('escalationInbox.actor')) storage.setItem('escalationInbox.actor', actor);
-      },
-      [API_KEY, 'ana@example.com'],
-    );
+    await context.addInitScript((key) => {
+      // Runs in the page (this TypeScript project has no DOM lib).
+      const storage = (globalThis as any).localStorage;
+      if (!storage.getItem('escalationInbox.apiKey')) storage.setItem('escalationInbox.apiKey', key);
+    }, h.keys.approver);
     const opened = await openPage(context);
     const { page, requests, problems } = opened;
     await shown(opened, card(page, b.loop.id));
@@ -257,20 +275,77 @@ test('open escalations are listed oldest first; retry from the page needs guidan
       [2, 1, 2, 'PASS'],
     ]);
     expect(retried.contractVersions[1].contract.constraints).toContain('Human guidance: Use BigInt so large integers stay exact.');
-    expect(retried.escalations[0].decision).toMatchObject({ kind: 'retry', actor: 'ana@example.com', guidance: 'Use BigInt so large integers stay exact.' });
+    expect(retried.escalations[0].decision).toMatchObject({ kind: 'retry', actor: expect.stringMatching(ANA), guidance: 'Use BigInt so large integers stay exact.' });
     expect(makerPrompts(a.maker.stateDir)[1]).toContain('Human guidance: Use BigInt so large integers stay exact.');
 
     const rejected = await h.waitForLoop(b.loop.id, ['REJECTED', 'APPROVED', 'FAILED']);
-    expect(rejected.escalations[0].decision).toMatchObject({ kind: 'reject', actor: 'ana@example.com', comment: 'duplicate of the other task' });
+    expect(rejected.escalations[0].decision).toMatchObject({ kind: 'reject', actor: expect.stringMatching(ANA), comment: 'duplicate of the other task' });
 
     await page.reload();
     await shown(opened, page.locator('#status', { hasText: 'updated' }));
     expect(await card(page, a.loop.id).count()).toBe(0);
     expect(await card(page, b.loop.id).count()).toBe(0);
     expect(requests.length).toBeGreaterThan(0);
-    expect(requests.every((r) => r.authorization === `Bearer ${API_KEY}`)).toBe(true);
+    expect(requests.every((r) => r.authorization === `Bearer ${h.keys.approver}`)).toBe(true);
     expect(problems).toEqual([]);
   } finally {
     await context.close();
   }
 }, 240_000);
+
+test("a rejected key gets no data; a submitter's key lists escalations but deciding shows that it lacks the approver role", async () => {
+  const { loop: escalated } = await escalate(blockerLedger(), { '1': { write: { 'src/sum.js': CORRECT_SUM } } });
+
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  try {
+    const opened = await openPage(context);
+    const { page, requests, problems } = opened;
+    await shown(opened, page.locator('#status.auth'));
+    expect(await page.locator('#status').innerText()).toBe(KEY_NEEDED);
+
+    // A key the API does not know: the page says so, not the API's wording.
+    await page.locator('#api-key').fill('not-a-real-key');
+    await page.locator('#api-key').press('Enter');
+    await shown(opened, page.locator('#status.auth', { hasText: 'not accepted' }));
+    expect(await page.locator('#status').innerText()).toBe(KEY_REJECTED);
+    expect(await page.locator('article.escalation').count()).toBe(0);
+
+    // Any valid key may list; only an approver (or admin) may decide.
+    await page.locator('#api-key').fill(h.keys.submitter);
+    await page.locator('#api-key').press('Enter');
+    const item = card(page, escalated.id);
+    await shown(opened, item);
+    await item.locator('textarea[name="comment"]').fill('looks fine to me');
+    await item.getByRole('button', { name: 'Approve' }).click();
+    await shown(opened, item.locator('.result.error'));
+    expect(await item.locator('.result').innerText()).toBe(NOT_APPROVER);
+    // Nothing was decided; the buttons are usable again, so the decision can be made with another key.
+    expect(await item.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(false);
+    expect((await h.request('GET', `/v1/loops/${escalated.id}`)).body.status).toBe('AWAITING_DECISION');
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'not-approver.png'), fullPage: true });
+
+    await page.locator('#api-key').fill(h.keys.approver);
+    const relisted = page.waitForResponse((r) => r.url().endsWith('/v1/escalations') && r.request().headers()['authorization'] === `Bearer ${h.keys.approver}`);
+    await page.locator('#api-key').press('Enter');
+    expect((await relisted).status()).toBe(200);
+    await item.locator('.result:empty').waitFor({ state: 'attached' }); // the list was drawn afresh
+    await item.locator('textarea[name="comment"]').fill('not this sprint');
+    await item.getByRole('button', { name: 'Reject' }).click();
+    await shown(opened, item.locator('.result.ok'));
+    const rejected = await h.waitForLoop(escalated.id, ['REJECTED', 'APPROVED', 'FAILED']);
+    expect(rejected.status).toBe('REJECTED');
+    expect(rejected.escalations[0].decision).toMatchObject({ kind: 'reject', actor: expect.stringMatching(ANA), comment: 'not this sprint' });
+
+    expect(requests.map((r) => [r.method, r.authorization])).toEqual([
+      ['GET', undefined],
+      ['GET', 'Bearer not-a-real-key'],
+      ['GET', `Bearer ${h.keys.submitter}`],
+      ['POST', `Bearer ${h.keys.submitter}`],
+      ['GET', `Bearer ${h.keys.approver}`],
+      ['POST', `Bearer ${h.keys.approver}`],
+    ]);
+    expect(problems).toEqual([consoleHttpError('401 (Unauthorized)'), consoleHttpError('401 (Unauthorized)'), consoleHttpError('403 (Forbidden)')]);
+  } finally {
+    await context.close();
+  }
+});
