@@ -1,5 +1,6 @@
 import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
 import { CORRECT_SUM, WRONG_SUM, createFixtureRepo, makerPrompts, makerRuns, scriptedMaker } from '../support/fixture-repo';
+import { decisionSignal } from '../../workflows/messages';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
 
@@ -120,4 +121,21 @@ test('an iteration worse than the best one is undone: the workspace backtracks a
   expect(second.backtrackedTo).toBe(first.checkpointCommit);
   expect(third.startCommit).toBe(first.checkpointCommit);
   expect(makerPrompts(maker.stateDir)[2]).toMatch(/Recovery: iteration #2 was worse than #1 \(1 failing gate\(s\) and 0 blocking finding\(s\) against 0 and 1\)/);
+});
+
+test('a decision sent as a signal (as the Temporal CLI or UI does) is taken, with the actor it names', async () => {
+  const { loop } = await escalatedLoop();
+  await h.temporal.workflow.getHandle(loop.workflowId).signal(decisionSignal, { kind: 'reject', actor: 'ops@cli', comment: 'from the Temporal CLI' });
+  const done = await h.waitForLoop(loop.id, ['REJECTED', 'APPROVED', 'PASSED']);
+  expect(done.status).toBe('REJECTED');
+  expect(done.escalations[0].decision).toMatchObject({ kind: 'reject', actor: 'ops@cli', comment: 'from the Temporal CLI' });
+});
+
+test('a maker that exits 0 having changed nothing is recorded as no change, and the loop escalates with NO_CHANGE', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: {} });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
+  const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
+  expect(loop.iterations[0]).toMatchObject({ noChange: true, makerExitCode: 0, changedFiles: [] });
+  expect(loop.escalations[0].trigger).toBe('NO_CHANGE');
 });
