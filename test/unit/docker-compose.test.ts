@@ -402,6 +402,6 @@ describe('tsconfig.build.json', () => {
 
   it('is what `npm run build` uses', () => {
     const pkg = JSON.parse(read('package.json')) as { scripts?: Record<string, string> };
-    expect(pkg.scripts?.build).toBe('tsc -p tsconfig.build.json');
+    expect(pkg.scripts?.build).toContain('tsc -p tsconfig.build.json');
   });
 });
