@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Usage } from '../domain/budget';
@@ -55,6 +56,8 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
   let startCommit: string;
   if (existing) {
     startCommit = existing.startCommit;
+    // An agent left running by a worker that died must not keep writing while this attempt starts over.
+    if (existing.makerPid && existing.makerHost === os.hostname()) stopProcessGroup(existing.makerPid);
     await resetTo(workspace, startCommit);
     await deps.prisma.iteration.update({ where: { id: existing.id }, data: { makerAttempts: { increment: 1 } } });
   } else {
@@ -131,6 +134,14 @@ async function storedResult(
     exitCode: row.makerExitCode,
     timeoutStatus: row.makerTimeoutStatus ?? 'COMPLETED',
   };
+}
+
+function stopProcessGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone (ESRCH) or not ours to signal (EPERM): nothing more to do.
+  }
 }
 
 /** The blocking findings (reviewer's and the system's) the previous iteration left open. */

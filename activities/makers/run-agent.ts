@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { GatePlan } from '../../domain/gates';
@@ -59,6 +60,11 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
     outputCapBytes: MAKER_OUTPUT_CAP,
     heartbeat: () => ctx.heartbeat({ phase: 'maker', sequence: run.sequence }),
     signal: ctx.cancellationSignal,
+    onSpawn: (pid) => {
+      void deps.prisma.iteration
+        .update({ where: { loopId_sequence: { loopId: run.loopId, sequence: run.sequence } }, data: { makerPid: pid, makerHost: os.hostname() } })
+        .catch(() => undefined);
+    },
   });
   const usage = parseAgentUsage(run.maker.backend, result.stdout, result.stderr);
   const completed = result.timeoutStatus === 'COMPLETED';

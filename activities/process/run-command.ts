@@ -26,6 +26,8 @@ export interface CommandSpec {
   signal?: AbortSignal;
   /** Refuse (as a spawnError, without running) path arguments that lead outside the workspace. */
   confinePathArguments?: boolean;
+  /** Called once the child runs, with its pid (= its process group id). */
+  onSpawn?: (pid: number) => void;
 }
 
 export type TimeoutStatus = 'COMPLETED' | 'TIMED_OUT' | 'CANCELLED';
@@ -88,6 +90,7 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
     // detached: the child leads a new process group, so the whole tree can be signalled at once.
     const child = spawn(command, args, { cwd, env: spec.env, detached: true, stdio: 'pipe' });
     const pid = child.pid ?? null;
+    if (pid !== null) spec.onSpawn?.(pid);
 
     child.stdout.on('data', (chunk: Buffer) => stdout.write(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.write(chunk));

@@ -6,6 +6,8 @@ import { signatureMaterial, type Finding, type FindingSummary } from '../../doma
 import { loadContract } from '../contract';
 import type { ActivityDeps } from '../deps';
 import { diffText, sha256 } from '../git';
+import { redactSecrets } from '../process/redact';
+import { serviceSecrets } from '../service-secrets';
 import { recordedUsage } from '../usage';
 import type { ChatMessage } from './chat-completions';
 import { reviewWithAgent } from './agent-review';
@@ -50,7 +52,8 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput): Promise<Revie
   if (iteration.reviewedAt && iteration.reviewOutcome) return iteration.reviewOutcome as unknown as ReviewOutcome;
 
   const frozen = await loadContract(deps, input.loopId, input.contractVersion);
-  const fullDiff = await diffText(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!);
+  // What leaves the service for a model is redacted like stored evidence.
+  const fullDiff = redactSecrets(await diffText(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!), serviceSecrets(deps.config));
   const messages: ChatMessage[] = buildReviewMessages({
     frozen,
     diff: fullDiff.slice(0, MAX_DIFF_CHARS),

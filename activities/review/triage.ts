@@ -1,8 +1,10 @@
-import { CancelledFailure } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { z } from 'zod';
 import { describeIssues, isBlocking, type Finding } from '../../domain/ledger';
 import type { ActivityDeps } from '../deps';
 import { git } from '../git';
+import { redactSecrets } from '../process/redact';
+import { serviceSecrets } from '../service-secrets';
 import { askForStructuredAnswer } from './structured-answer';
 
 // Triage (SPEC §5.2): a separate model call checks the findings that decide the verdict — every VALID
@@ -45,7 +47,10 @@ export async function triageFindings(
   const result: TriageResult = new Map();
   if (toCheck.length === 0) return result;
 
-  const sections = await Promise.all(toCheck.map((f) => findingSection(input.workspace, input.checkpointCommit, input.diff, f)));
+  const secrets = serviceSecrets(deps.config);
+  const sections = await Promise.all(
+    toCheck.map(async (f) => redactSecrets(await findingSection(input.workspace, input.checkpointCommit, input.diff, f), secrets)),
+  );
   // Best effort: if triage cannot be had at all, the conservative fallback below applies.
   const answer = await askForStructuredAnswer(deps, {
     loopId: input.loopId,
@@ -74,7 +79,8 @@ export async function triageFindings(
     },
     outcomes: { valid: 'VALID_TRIAGE', invalid: 'INVALID_TRIAGE' },
   }).catch((err: unknown): { ok: false; errors: string[] } => {
-    if (isCancellation(err)) throw err;
+    // A cancel, or a failure the activity retry policy can fix (429/5xx), goes up; anything else falls back.
+    if (err instanceof CancelledFailure || (err instanceof ApplicationFailure && !err.nonRetryable)) throw err;
     return { ok: false, errors: [err instanceof Error ? err.message : String(err)] };
   });
   if (!answer.ok) {
@@ -122,8 +128,4 @@ async function findingSection(workspace: string, commit: string, diff: string, f
     fileDiff.slice(0, MAX_FILE_DIFF_CHARS),
     '```',
   ].join('\n');
-}
-
-function isCancellation(err: unknown): boolean {
-  return err instanceof CancelledFailure;
 }

@@ -27,7 +27,10 @@ test('a worker killed during the maker step is replaced and the loop completes w
   while (!fs.existsSync(hangMarker) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   expect(fs.existsSync(hangMarker)).toBe(true);
 
+  const orphan = Number(fs.readFileSync(hangMarker, 'utf8'));
   await h.worker.kill();
+  // The agent outlives its worker, as a real one would.
+  expect(() => process.kill(orphan, 0)).not.toThrow();
   await h.restartWorker();
 
   const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
@@ -40,4 +43,18 @@ test('a worker killed during the maker step is replaced and the loop completes w
   const rows = await h.db.prisma.iteration.count({ where: { loopId: loop.id } });
   expect(rows).toBe(1);
   expect(h.llm.requests).toHaveLength(1);
+  // The retry stopped the orphaned agent before starting over.
+  await waitUntilDead(orphan);
 });
+
+async function waitUntilDead(pid: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`process ${pid} is still alive`);
+}

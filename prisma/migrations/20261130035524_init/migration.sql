@@ -55,6 +55,8 @@ CREATE TABLE "Iteration" (
     "makerExitCode" INTEGER,
     "makerTimeoutStatus" TEXT,
     "makerAttempts" INTEGER NOT NULL DEFAULT 0,
+    "makerPid" INTEGER,
+    "makerHost" TEXT,
     "startedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "makerFinishedAt" TIMESTAMP(3),
     "inspectedAt" TIMESTAMP(3),
