@@ -7,6 +7,7 @@ import { cleanLedger } from '../support/fake-llm-server';
 import { CORRECT_SUM, SUM_TESTS, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
+import { waitUntilDead } from '../support/processes';
 
 // Verification that holds up: huge output stays out of workflow history, secrets stay out of stored
 // evidence, and cancelling a loop kills a running gate's whole process tree within seconds.
@@ -152,16 +153,3 @@ test('a maker that skips a test to get green is caught: a VALID BLOCKER from the
   expect(second.findings).toEqual([]);
   expect(second.verdict.verdict).toBe('PASS');
 });
-
-async function waitUntilDead(pid: number): Promise<void> {
-  // Orphans are reaped by PID 1 a moment after they die.
-  for (let i = 0; i < 100; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`process ${pid} is still alive`);
-}

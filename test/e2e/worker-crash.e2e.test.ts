@@ -4,6 +4,7 @@ import { CORRECT_SUM, createFixtureRepo, makerRuns, scriptedMaker } from '../sup
 import { cleanLedger } from '../support/fake-llm-server';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
+import { waitUntilDead } from '../support/processes';
 
 // Durability: the worker process dies (SIGKILL) while the maker runs; a new worker picks the loop up.
 
@@ -46,15 +47,3 @@ test('a worker killed during the maker step is replaced and the loop completes w
   // The retry stopped the orphaned agent before starting over.
   await waitUntilDead(orphan);
 });
-
-async function waitUntilDead(pid: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`process ${pid} is still alive`);
-}
