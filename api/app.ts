@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '../prisma/client';
+import type { ServiceConfig } from '../service/config';
 import { apiKeyRoutes } from './auth/api-key-routes';
 import { API_KEY_REDACT_PATHS, DEFAULT_PUBLIC_ROUTES, registerAuth } from './auth/auth-plugin';
 import { registerErrorHandler } from './errors';
@@ -19,6 +20,21 @@ export interface AppDeps {
   logLevel?: string;
   /** Requests per API key (or per IP without one) in each window. */
   rateLimit?: { max: number; timeWindowMs: number };
+  /** The operator's switches the API enforces (repository sources, decision rules, sandbox status). */
+  policy?: ApiPolicy;
+}
+
+export type ApiPolicy = Pick<ServiceConfig, 'repositories' | 'decisions'> & { sandbox: Pick<ServiceConfig['sandbox'], 'mode'> };
+
+/** Without configuration the API enforces the same defaults as the service's environment schema. */
+export const DEFAULT_API_POLICY: ApiPolicy = {
+  repositories: { allowLocal: true, connectTimeoutSeconds: 20 },
+  decisions: { allowDeadlineApprove: false, separationOfDuties: false, signalActors: [] },
+  sandbox: { mode: 'bwrap' },
+};
+
+export function apiPolicy(config: Readonly<ServiceConfig>): ApiPolicy {
+  return { repositories: config.repositories, decisions: config.decisions, sandbox: { mode: config.sandbox.mode } };
 }
 
 /** Builds the HTTP API; `service/` decides where it listens. */

@@ -1,4 +1,4 @@
-import { buildApp } from '../api/app';
+import { apiPolicy, buildApp } from '../api/app';
 import { createPrismaClient } from '../prisma/client';
 import { loadConfig } from './config';
 import { required } from './require-env';
@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const prisma = createPrismaClient(required(config.databaseUrl, 'DATABASE_URL'));
   const temporal = await connectTemporalClient(required(config.temporal.address, 'TEMPORAL_ADDRESS'), config.temporal.namespace);
-  const app = await buildApp({ prisma, temporal, taskQueue: config.temporal.taskQueue, logLevel: config.logLevel, rateLimit: config.api.rateLimit });
+  const app = await buildApp({ prisma, temporal, taskQueue: config.temporal.taskQueue, logLevel: config.logLevel, rateLimit: config.api.rateLimit, policy: apiPolicy(config) });
   await app.listen({ host: config.api.host, port: config.api.port });
   const shutdown = async () => {
     await app.close();

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
 
+const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
 // The service's whole configuration: parsed once from the environment at start, frozen, passed down.
 const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
@@ -39,6 +41,27 @@ const envSchema = z.object({
   RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** bwrap: every untrusted command runs under bubblewrap; none: the operator explicitly accepts running unconfined. */
+  SANDBOX: z.enum(['bwrap', 'none']).default('bwrap'),
+  /** The unprivileged uid/gid untrusted commands run as when the service runs as root. */
+  SANDBOX_UID: z.coerce.number().int().min(1).max(2 ** 31 - 1).default(65534),
+  SANDBOX_GID: z.coerce.number().int().min(1).max(2 ** 31 - 1).default(65534),
+  /** Extra host paths visible read-only inside the sandbox (colon-separated), e.g. where agent CLIs live. */
+  SANDBOX_READONLY_PATHS: z.string().default(''),
+  /** Per-sandbox limits: processes (of the sandbox uid), largest file written, writable memory. */
+  SANDBOX_MAX_PROCESSES: z.coerce.number().int().min(16).default(1024),
+  SANDBOX_MAX_FILE_BYTES: z.coerce.number().int().min(1024 * 1024).default(4 * 1024 ** 3),
+  SANDBOX_MAX_MEMORY_BYTES: z.coerce.number().int().min(64 * 1024 ** 2).default(8 * 1024 ** 3),
+  /** Local paths and file:// URLs as repositories: handy on one machine, off in production. */
+  ALLOW_LOCAL_REPOSITORIES: booleanFlag.default(true),
+  /** Seconds before a clone or fetch that has not connected (or stalls) is abandoned. */
+  GIT_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(20),
+  /** A decision deadline may default to approve only when the operator allows it (never with system BLOCKERs). */
+  ALLOW_DEADLINE_APPROVE: booleanFlag.default(false),
+  /** An approver may not decide a loop submitted with their own key. */
+  SEPARATION_OF_DUTIES: booleanFlag.default(false),
+  /** Actors whose `decision` signals (Temporal CLI/UI) are honoured, comma-separated; "*" for any; empty: none. */
+  DECISION_SIGNAL_ACTORS: z.string().default(''),
 });
 
 export interface ServiceConfig {
@@ -63,6 +86,17 @@ export interface ServiceConfig {
   /** USD per million input/output tokens, by model name. */
   prices: Record<string, { input: number; output: number }>;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  sandbox: {
+    mode: 'bwrap' | 'none';
+    uid: number;
+    gid: number;
+    readOnlyPaths: string[];
+    maxProcesses: number;
+    maxFileBytes: number;
+    maxMemoryBytes: number;
+  };
+  repositories: { allowLocal: boolean; connectTimeoutSeconds: number };
+  decisions: { allowDeadlineApprove: boolean; separationOfDuties: boolean; signalActors: string[] };
 }
 
 export class ConfigError extends Error {}
@@ -100,5 +134,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
     anthropic: { baseUrl: e.ANTHROPIC_BASE_URL, apiKey: e.ANTHROPIC_API_KEY, model: e.ANTHROPIC_MODEL },
     prices: e.LLM_PRICES,
     logLevel: e.LOG_LEVEL,
+    sandbox: {
+      mode: e.SANDBOX,
+      uid: e.SANDBOX_UID,
+      gid: e.SANDBOX_GID,
+      readOnlyPaths: e.SANDBOX_READONLY_PATHS.split(':').filter(Boolean).map((p) => path.resolve(p)),
+      maxProcesses: e.SANDBOX_MAX_PROCESSES,
+      maxFileBytes: e.SANDBOX_MAX_FILE_BYTES,
+      maxMemoryBytes: e.SANDBOX_MAX_MEMORY_BYTES,
+    },
+    repositories: { allowLocal: e.ALLOW_LOCAL_REPOSITORIES, connectTimeoutSeconds: e.GIT_CONNECT_TIMEOUT_SECONDS },
+    decisions: {
+      allowDeadlineApprove: e.ALLOW_DEADLINE_APPROVE,
+      separationOfDuties: e.SEPARATION_OF_DUTIES,
+      signalActors: e.DECISION_SIGNAL_ACTORS.split(',').map((a) => a.trim()).filter(Boolean),
+    },
   });
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { buildApp } from '../api/app';
+import { apiPolicy, buildApp } from '../api/app';
 import { ensureBootstrapAdminKey } from '../api/auth/api-keys';
 import { createPrismaClient } from '../prisma/client';
 import { loadConfig } from './config';
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const prisma = createPrismaClient(infra.databaseUrl);
   const temporal = await connectTemporalClient(infra.temporalAddress, config.temporal.namespace);
   const { worker, connection } = await createLoopWorker({ config, prisma, temporalAddress: infra.temporalAddress });
-  const app = await buildApp({ prisma, temporal, taskQueue: config.temporal.taskQueue, logLevel: config.logLevel, rateLimit: config.api.rateLimit });
+  const app = await buildApp({ prisma, temporal, taskQueue: config.temporal.taskQueue, logLevel: config.logLevel, rateLimit: config.api.rateLimit, policy: apiPolicy(config) });
   const address = await app.listen({ host: config.api.host, port: config.api.port });
 
   log(`API          ${address}/v1/loops`);
