@@ -49,6 +49,18 @@ export default defineConfig(
     },
   },
   {
+    // Untrusted work is spawned only through the sandbox (activities/process/run-command.ts). The few
+    // other activity modules that start processes run the service's own trusted tools (git, chown, bwrap).
+    files: ['activities/**/*.ts'],
+    ignores: ['activities/process/run-command.ts', 'activities/git.ts', 'activities/sandbox/hand-over.ts', 'activities/sandbox/probe.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: ['child_process', 'node:child_process'].map((name) => ({ name, message: 'Spawn untrusted commands with runCommand (it applies the sandbox).' })) },
+      ],
+    },
+  },
+  {
     // Tests read untyped JSON from the HTTP API; fixture agents are plain CommonJS scripts.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

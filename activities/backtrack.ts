@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps';
 import { headCommit, resetTo } from './git';
+import { handOver } from './sandbox/hand-over';
 
 export interface BacktrackInput {
   loopId: string;
@@ -15,7 +16,10 @@ export interface BacktrackInput {
  */
 export async function backtrack(deps: ActivityDeps, input: BacktrackInput): Promise<void> {
   const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
-  if ((await headCommit(loop.workspacePath!)) !== input.toCommit) await resetTo(loop.workspacePath!, input.toCommit);
+  if ((await headCommit(loop.workspacePath!)) !== input.toCommit) {
+    await resetTo(loop.workspacePath!, input.toCommit);
+    await handOver(deps.sandbox, loop.workspacePath!);
+  }
   await deps.prisma.iteration.update({
     where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
     data: { backtrackedTo: input.toCommit },

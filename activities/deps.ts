@@ -1,8 +1,11 @@
 import type { PrismaClient } from '../prisma/client';
 import type { ServiceConfig } from '../service/config';
+import type { Sandbox } from './sandbox/sandbox';
 
 /** What activities are built from (injected once when the worker starts). */
 export interface ActivityDeps {
   prisma: PrismaClient;
   config: Readonly<ServiceConfig>;
+  /** How every untrusted command is confined. */
+  sandbox: Sandbox;
 }

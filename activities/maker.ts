@@ -1,3 +1,4 @@
+import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,8 @@ import { loadContract } from './contract';
 import type { ActivityDeps } from './deps';
 import { changedFiles, commitAll, diffText, headCommit, resetTo, sha256 } from './git';
 import { runAgent } from './makers/run-agent';
+import { handOver } from './sandbox/hand-over';
+import { stopPreviousAttempt } from './sandbox/stop-previous-attempt';
 import { recordedUsage } from './usage';
 
 export interface MakerInput {
@@ -57,8 +60,11 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
   if (existing) {
     startCommit = existing.startCommit;
     // An agent left running by a worker that died must not keep writing while this attempt starts over.
-    if (existing.makerPid && existing.makerHost === os.hostname()) stopProcessGroup(existing.makerPid);
+    if (existing.makerPid && existing.makerHost === os.hostname()) {
+      await stopPreviousAttempt(existing.makerPid, { LOOP_ID: input.loopId, LOOP_SEQUENCE: String(input.sequence) });
+    }
     await resetTo(workspace, startCommit);
+    await handOver(deps.sandbox, workspace);
     await deps.prisma.iteration.update({ where: { id: existing.id }, data: { makerAttempts: { increment: 1 } } });
   } else {
     startCommit = await headCommit(workspace);
@@ -76,12 +82,14 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
 
   const frozen = await loadContract(deps, input.loopId, input.contractVersion);
   const prompt = buildMakerPrompt(frozen, { directives: input.directives, openFindings: await openFindings(deps, input) }, input);
-  // The prompt file lives inside .git so it is never part of a checkpoint.
-  const promptFile = path.join(workspace, '.git', 'engineering-loop', `prompt-${input.sequence}.md`);
-  const reportFile = agentReportFile(workspace, input.sequence);
-  await fs.mkdir(path.dirname(promptFile), { recursive: true });
-  await fs.writeFile(promptFile, prompt);
-  await fs.rm(reportFile, { force: true });
+  // The service's own files live outside the workspace: the maker reads the prompt and may write only
+  // its report, and neither can become part of a checkpoint.
+  const control = controlFiles(deps, input.loopId, input.sequence);
+  const { promptFile, reportFile } = control;
+  await fs.rm(control.dir, { recursive: true, force: true });
+  await fs.mkdir(control.reportDir, { recursive: true });
+  await fs.writeFile(promptFile, prompt, { mode: 0o644 });
+  await handOver(deps.sandbox, control.reportDir);
 
   const result = await runAgent(deps, {
     loopId: input.loopId,
@@ -90,6 +98,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
     workspace,
     prompt,
     promptFile,
+    reportDir: control.reportDir,
     reportFile,
     maker: input.maker,
   });
@@ -120,11 +129,10 @@ async function storedResult(
   cumulativeDiffEmpty: boolean,
 ): Promise<MakerResult> {
   const files = Array.isArray(row.changedFiles) ? (row.changedFiles as string[]) : [];
-  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: { workspacePath: true } });
   return {
     sequence: row.sequence,
     usage: await recordedUsage(deps, input.loopId, input.sequence, ['maker']),
-    agentReport: await readAgentReport(agentReportFile(loop.workspacePath!, input.sequence)),
+    agentReport: await readAgentReport(controlFiles(deps, input.loopId, input.sequence).reportFile),
     checkpointCommit: row.checkpointCommit ?? '',
     diffHash: row.diffHash ?? '',
     // Bounded so a sweeping change cannot bloat workflow history; the full list is in Postgres.
@@ -134,14 +142,6 @@ async function storedResult(
     exitCode: row.makerExitCode,
     timeoutStatus: row.makerTimeoutStatus ?? 'COMPLETED',
   };
-}
-
-function stopProcessGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // Already gone (ESRCH) or not ours to signal (EPERM): nothing more to do.
-  }
 }
 
 /** The blocking findings (reviewer's and the system's) the previous iteration left open. */
@@ -161,16 +161,18 @@ async function openFindings(deps: ActivityDeps, input: MakerInput): Promise<Open
   }));
 }
 
-/** Inside .git, so it is never part of a checkpoint. */
-function agentReportFile(workspace: string, sequence: number): string {
-  return path.join(workspace, '.git', 'engineering-loop', `report-${sequence}.json`);
+/** Per iteration, under $DATA_DIR/control: the prompt (read-only to the agent) and its report directory. */
+function controlFiles(deps: ActivityDeps, loopId: string, sequence: number) {
+  const dir = path.join(deps.config.dataDir, 'control', loopId, String(sequence));
+  const reportDir = path.join(dir, 'out');
+  return { dir, promptFile: path.join(dir, 'prompt.md'), reportDir, reportFile: path.join(reportDir, 'report.json') };
 }
 
 const agentReportSchema = z.object({ kind: z.enum(AGENT_REPORT_KINDS), reason: z.string().trim().min(1).max(5000) });
 
 /** The report an agent left in $LOOP_REPORT_FILE; one that does not parse is itself worth a human's look. */
 async function readAgentReport(file: string): Promise<AgentReport | null> {
-  const text = await fs.readFile(file, 'utf8').catch(() => null);
+  const text = await readOwnFile(file, 64 * 1024);
   if (text === null) return null;
   try {
     return agentReportSchema.parse(JSON.parse(text));
@@ -181,4 +183,22 @@ async function readAgentReport(file: string): Promise<AgentReport | null> {
 
 async function isEmptyDiff(workspace: string, base: string, commit: string): Promise<boolean> {
   return (await diffText(workspace, base, commit)) === '';
+}
+
+/**
+ * A regular file's text, never through a symlink: the agent controls this directory and must not make
+ * the service read (and quote) a file the agent itself cannot see.
+ */
+async function readOwnFile(file: string, maxBytes: number): Promise<string | null> {
+  const handle = await fs.open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK).catch(() => null);
+  if (!handle) return null;
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return null;
+    const buffer = Buffer.alloc(Math.min(stat.size, maxBytes));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
 }

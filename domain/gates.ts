@@ -70,4 +70,6 @@ export interface GatePlan {
   profile: ProjectProfile | null;
   /** Anything a person should know about the resolution (ceilings applied, config problems). */
   notes: string[];
+  /** Whether gate commands may use the network inside the sandbox (off unless the repository or request asks). */
+  network?: boolean;
 }

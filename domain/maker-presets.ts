@@ -21,6 +21,8 @@ const modelSchema = z.string().trim().min(1).max(200);
 /** Appended after the preset's own flags (e.g. Claude's `--allowedTools "Bash(npm test:*)"`). */
 const extraArgsSchema = z.array(z.string().min(1).max(4096)).max(64);
 const timeoutSecondsSchema = z.number().int().min(1).max(3600).default(900);
+/** Network inside the sandbox: agent CLIs call their model API, so on unless turned off. */
+const networkSchema = z.boolean().optional();
 
 export const claudeCodeMakerSettingsSchema = z.strictObject({
   backend: z.literal('claude-code'),
@@ -28,6 +30,7 @@ export const claudeCodeMakerSettingsSchema = z.strictObject({
   model: modelSchema.optional(),
   extraArgs: extraArgsSchema.default([]),
   timeoutSeconds: timeoutSecondsSchema,
+  network: networkSchema,
 });
 
 export const codexMakerSettingsSchema = z.strictObject({
@@ -36,6 +39,7 @@ export const codexMakerSettingsSchema = z.strictObject({
   model: modelSchema.optional(),
   extraArgs: extraArgsSchema.default([]),
   timeoutSeconds: timeoutSecondsSchema,
+  network: networkSchema,
 });
 
 export const aiderMakerSettingsSchema = z.strictObject({
@@ -44,6 +48,7 @@ export const aiderMakerSettingsSchema = z.strictObject({
   model: modelSchema.optional(),
   extraArgs: extraArgsSchema.default([]),
   timeoutSeconds: timeoutSecondsSchema,
+  network: networkSchema,
 });
 
 /** The three strict objects, for spreading into a discriminated union with the command maker. */
@@ -65,4 +70,9 @@ export type PresetMakerSettingsInput = z.input<typeof presetMakerSettingsSchema>
 
 export function isPresetBackend(backend: string): backend is PresetBackend {
   return (PRESET_BACKENDS as readonly string[]).includes(backend);
+}
+
+/** Whether an agent's sandbox has network: presets call their model API; a command only when asked. */
+export function agentNetwork(settings: { backend: string; network?: boolean }): boolean {
+  return settings.network ?? isPresetBackend(settings.backend);
 }

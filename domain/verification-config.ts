@@ -42,6 +42,8 @@ export const verificationConfigSchema = z.strictObject({
   version: z.literal(1),
   /** Overrides profile detection. */
   profile: z.enum(PROJECT_PROFILES).optional(),
+  /** Gates run without network unless the repository needs it (tests that call a local service, say). */
+  network: z.boolean().optional(),
   gates: z.strictObject(gatesShape).default({}),
 });
 export type VerificationConfig = z.infer<typeof verificationConfigSchema>;

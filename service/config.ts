@@ -48,6 +48,8 @@ const envSchema = z.object({
   SANDBOX_GID: z.coerce.number().int().min(1).max(2 ** 31 - 1).default(65534),
   /** Extra host paths visible read-only inside the sandbox (colon-separated), e.g. where agent CLIs live. */
   SANDBOX_READONLY_PATHS: z.string().default(''),
+  /** Host paths writable inside every sandbox (colon-separated): shared package caches, say. */
+  SANDBOX_WRITABLE_PATHS: z.string().default(''),
   /** Per-sandbox limits: processes (of the sandbox uid), largest file written, writable memory. */
   SANDBOX_MAX_PROCESSES: z.coerce.number().int().min(16).default(1024),
   SANDBOX_MAX_FILE_BYTES: z.coerce.number().int().min(1024 * 1024).default(4 * 1024 ** 3),
@@ -91,6 +93,7 @@ export interface ServiceConfig {
     uid: number;
     gid: number;
     readOnlyPaths: string[];
+    writablePaths: string[];
     maxProcesses: number;
     maxFileBytes: number;
     maxMemoryBytes: number;
@@ -139,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       uid: e.SANDBOX_UID,
       gid: e.SANDBOX_GID,
       readOnlyPaths: e.SANDBOX_READONLY_PATHS.split(':').filter(Boolean).map((p) => path.resolve(p)),
+      writablePaths: e.SANDBOX_WRITABLE_PATHS.split(':').filter(Boolean).map((p) => path.resolve(p)),
       maxProcesses: e.SANDBOX_MAX_PROCESSES,
       maxFileBytes: e.SANDBOX_MAX_FILE_BYTES,
       maxMemoryBytes: e.SANDBOX_MAX_MEMORY_BYTES,

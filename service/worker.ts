@@ -1,6 +1,8 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { PrismaClient } from '../prisma/client';
+import { probeSandbox } from '../activities/sandbox/probe';
+import { createSandbox, type Sandbox } from '../activities/sandbox/sandbox';
 import type { ServiceConfig } from './config';
 
 /** A worker for the loop task queue: the loop workflow plus every activity, bound to Postgres and config. */
@@ -8,14 +10,17 @@ export async function createLoopWorker(options: {
   config: Readonly<ServiceConfig>;
   prisma: PrismaClient;
   temporalAddress: string;
-}): Promise<{ worker: Worker; connection: NativeConnection }> {
+}): Promise<{ worker: Worker; connection: NativeConnection; sandbox: Sandbox }> {
+  // A worker that cannot confine untrusted commands takes no loops (unless SANDBOX=none says otherwise).
+  const sandbox = createSandbox(options.config);
+  await probeSandbox(sandbox);
   const connection = await NativeConnection.connect({ address: options.temporalAddress });
   const worker = await Worker.create({
     connection,
     namespace: options.config.temporal.namespace,
     taskQueue: options.config.temporal.taskQueue,
     workflowsPath: require.resolve('../workflows'),
-    activities: createActivities({ prisma: options.prisma, config: options.config }),
+    activities: createActivities({ prisma: options.prisma, config: options.config, sandbox }),
     // Agents and gates are heavy on a small machine; more loops scale out with more workers.
     maxConcurrentActivityTaskExecutions: 4,
     // Heartbeats carry cancellation back to running commands: send them often enough that a cancelled
@@ -23,5 +28,5 @@ export async function createLoopWorker(options: {
     defaultHeartbeatThrottleInterval: '2s',
     maxHeartbeatThrottleInterval: '2s',
   });
-  return { worker, connection };
+  return { worker, connection, sandbox };
 }

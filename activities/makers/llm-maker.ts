@@ -42,6 +42,7 @@ import {
   type ToolOutcome,
   type WorkspaceToolName,
 } from './workspace-tools';
+import type { Sandbox } from '../sandbox/sandbox';
 
 export interface LlmMakerOptions {
   provider: 'openai' | 'anthropic';
@@ -50,6 +51,8 @@ export interface LlmMakerOptions {
   apiKey: string;
   model: string;
   workspace: string;
+  /** Confines the commands the agent runs. */
+  sandbox: Sandbox;
   /** The task (contract + directives), built elsewhere. */
   prompt: string;
   /** Model turns; the loop stops when reached. */
@@ -145,6 +148,7 @@ export async function runLlmMaker(options: LlmMakerOptions): Promise<LlmMakerRes
   const tools = declaredTools(options.allowedCommands);
   const ctx: ToolContext = {
     root: await workspaceRoot(options.workspace),
+    sandbox: options.sandbox,
     allowedCommands: options.allowedCommands,
     commandTimeoutMs: options.commandTimeoutMs,
     signal: options.signal,

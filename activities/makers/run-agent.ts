@@ -13,6 +13,7 @@ import { serviceSecrets } from '../service-secrets';
 import { modelCallCost } from '../usage';
 import { agentProcessFields } from './agent-process-record';
 import { ProviderCallError, runLlmMaker, type ModelCallRecord } from './llm-maker';
+import { agentNetwork } from '../../domain/maker-presets';
 import { buildPresetInvocation, parseAgentUsage } from './presets';
 
 export interface AgentRun {
@@ -22,6 +23,8 @@ export interface AgentRun {
   workspace: string;
   prompt: string;
   promptFile: string;
+  /** The one directory outside the workspace the agent may write (its report goes there). */
+  reportDir: string;
   reportFile: string;
   maker: MakerSettings;
 }
@@ -49,6 +52,11 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
     cwd: run.workspace,
     workspaceRoot: run.workspace,
     timeoutMs: run.maker.timeoutSeconds * 1000,
+    // The maker edits the working tree only: `.git` (hooks, config, info/exclude) stays the service's.
+    sandbox: {
+      sandbox: deps.sandbox,
+      policy: { workDir: run.workspace, readOnlyInWorkDir: ['.git'], readOnly: [run.promptFile], writable: [run.reportDir], network: agentNetwork(run.maker) },
+    },
     env: childEnvironment({
       LOOP_PROMPT_FILE: run.promptFile,
       LOOP_REPORT_FILE: run.reportFile,
@@ -130,6 +138,7 @@ async function runBuiltInAgent(deps: ActivityDeps, run: AgentRun, settings: LlmM
       apiKey: endpoint.apiKey,
       model,
       workspace: run.workspace,
+      sandbox: deps.sandbox,
       prompt: run.prompt,
       maxSteps: settings.maxSteps,
       allowedCommands: [...settings.allowedCommands, ...gateCommands],

@@ -5,6 +5,7 @@ import vm from 'node:vm';
 import { z } from 'zod';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand } from '../process/run-command';
+import type { Sandbox } from '../sandbox/sandbox';
 import { confinePath, refuseGitInternals, ToolRefusal, type ConfinedPath } from './workspace-paths';
 
 // The built-in maker's tools over one workspace. Every path goes through confinePath(); commands run
@@ -16,6 +17,8 @@ import { confinePath, refuseGitInternals, ToolRefusal, type ConfinedPath } from 
 export interface ToolContext {
   /** The workspace root as a realpath (workspaceRoot()). */
   root: string;
+  /** The agent's commands run confined like the maker itself: the working tree writable, `.git` not, no network. */
+  sandbox: Sandbox;
   allowedCommands: string[][];
   commandTimeoutMs: number;
   signal?: AbortSignal;
@@ -370,6 +373,7 @@ async function runCommandTool(input: z.infer<typeof runCommandInput>, ctx: ToolC
     cwd: ctx.root,
     workspaceRoot: ctx.root,
     timeoutMs: ctx.commandTimeoutMs,
+    sandbox: { sandbox: ctx.sandbox, policy: { workDir: ctx.root, readOnlyInWorkDir: ['.git'], network: false } },
     env: childEnvironment(),
     outputCapBytes: COMMAND_OUTPUT_CAP,
     heartbeat: ctx.heartbeat,

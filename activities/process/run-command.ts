@@ -1,11 +1,13 @@
 // Runs one gate or agent command as a real subprocess and records what happened as evidence:
-// no shell, cwd confined to the workspace, bounded in time, bounded in memory, and the whole
-// process tree killed on timeout or cancellation.
+// always through the sandbox, no shell, cwd confined to the workspace, bounded in time and memory,
+// and the whole process tree killed on timeout or cancellation. This is the only place untrusted
+// work is spawned (ESLint keeps child_process out of the other activity modules).
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import type { Sandbox, SandboxPolicy } from '../sandbox/sandbox';
 import { findEscapingArgument } from './confine-paths';
 
 export interface CommandSpec {
@@ -15,8 +17,10 @@ export interface CommandSpec {
   cwd: string;
   workspaceRoot: string;
   timeoutMs: number;
-  /** The child's exact environment; build it with childEnvironment(). */
+  /** The child's environment; build it with childEnvironment() (the sandbox adds HOME, TMPDIR, toolchains). */
   env: Record<string, string>;
+  /** Where and how the command is confined. */
+  sandbox: { sandbox: Sandbox; policy: SandboxPolicy };
   stdin?: string;
   /** Per stream: the head is kept up to this size, the rest is only hashed and counted. */
   outputCapBytes: number;
@@ -70,11 +74,17 @@ export class WorkspaceEscapeError extends Error {
 const DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
 // Time the group gets to exit on SIGTERM before SIGKILL.
 const KILL_GRACE_MS = 2_000;
+// After the command exits, time for its output to drain before whatever still holds the pipes is killed.
+const DRAIN_GRACE_MS = 1_000;
+// A confined command that cannot be executed: the launcher inside the sandbox reports it and exits 127.
+const NOT_FOUND_IN_SANDBOX = /^(?:setpriv|prlimit|bwrap): (?:failed to execute|execvp) .*: No such file or directory$/m;
 
 export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
-  const [command, ...args] = spec.argv;
+  const command = spec.argv[0];
   if (command === undefined) throw new Error('argv is empty: there is no command to run');
   const cwd = await confinedCwd(spec.cwd, spec.workspaceRoot);
+  const { sandbox, policy } = spec.sandbox;
+  const [launcher, ...args] = sandbox.wrap(spec.argv, policy, cwd) as [string, ...string[]];
   const escaping = spec.confinePathArguments ? await findEscapingArgument(spec.argv, cwd, spec.workspaceRoot) : null;
   if (escaping) return refused(spec.argv, `refused: ${escaping}`);
 
@@ -86,9 +96,10 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
     let timeoutStatus: TimeoutStatus = 'COMPLETED';
     let spawnError: string | null = null;
     let killTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
 
     // detached: the child leads a new process group, so the whole tree can be signalled at once.
-    const child = spawn(command, args, { cwd, env: spec.env, detached: true, stdio: 'pipe' });
+    const child = spawn(launcher, args, { cwd, env: sandbox.environment(spec.env), detached: true, stdio: 'pipe' });
     const pid = child.pid ?? null;
     if (pid !== null) spec.onSpawn?.(pid);
 
@@ -116,10 +127,22 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
     spec.signal?.addEventListener('abort', onAbort, { once: true });
     if (spec.signal?.aborted) onAbort();
 
+    // A sandbox's processes all die with it; unconfined, a descendant may still hold the pipes (a
+    // daemon, a `setsid` child). The step ends when the command does: stragglers are killed and the
+    // pipes closed after a short drain.
+    child.on('exit', () => {
+      drainTimer = setTimeout(() => {
+        if (pid !== null) signalGroup(pid, 'SIGKILL');
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, DRAIN_GRACE_MS);
+    });
+
     // 'close' waits for the exit and for every holder of the pipes, grandchildren included.
     child.on('close', (exitCode, signal) => {
       clearTimeout(timeoutTimer);
       clearTimeout(killTimer);
+      clearTimeout(drainTimer);
       clearInterval(heartbeatTimer);
       spec.signal?.removeEventListener('abort', onAbort);
       // Descendants that outlived the leader (ignored SIGTERM, or were left in the background) must not
@@ -127,6 +150,7 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
       if (pid !== null) signalGroup(pid, 'SIGKILL');
       const out = stdout.finish();
       const err = stderr.finish();
+      if (spawnError === null && exitCode === 127 && NOT_FOUND_IN_SANDBOX.test(err.text)) spawnError = `ENOENT: command not found: ${command}`;
       resolve({
         executionId,
         argv: spec.argv,

@@ -10,6 +10,8 @@ import { agentProcessFields } from '../makers/agent-process-record';
 import { buildPresetInvocation, extractAgentText, parseAgentUsage } from '../makers/presets';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand } from '../process/run-command';
+import { handOver } from '../sandbox/hand-over';
+import { agentNetwork } from '../../domain/maker-presets';
 import type { ChatMessage } from './chat-completions';
 import { parseLedger } from './parse-ledger';
 import type { StructuredAnswer } from './structured-answer';
@@ -29,6 +31,7 @@ export async function reviewWithAgent(
   await fs.rm(checkout, { recursive: true, force: true });
   await git(input.workspace, ['worktree', 'prune']);
   await git(input.workspace, ['worktree', 'add', '--detach', '--force', checkout, input.checkpointCommit]);
+  await handOver(deps.sandbox, checkout);
   try {
     let prompt = input.messages.map((m) => m.content).join('\n\n');
     let errors: string[] = [];
@@ -53,7 +56,7 @@ export async function reviewWithAgent(
 
 async function runReviewer(
   deps: ActivityDeps,
-  input: { loopId: string; sequence: number; agent: AgentReviewer },
+  input: { loopId: string; sequence: number; workspace: string; agent: AgentReviewer },
   checkout: string,
   prompt: string,
   attempt: number,
@@ -68,6 +71,11 @@ async function runReviewer(
     cwd: checkout,
     workspaceRoot: checkout,
     timeoutMs: agent.timeoutSeconds * 1000,
+    sandbox: {
+      sandbox: deps.sandbox,
+      // The checkout's git directory lives in the loop's workspace: readable, never writable.
+      policy: { workDir: checkout, readOnly: [path.join(input.workspace, '.git'), promptFile], network: agentNetwork(agent) },
+    },
     env: childEnvironment({ LOOP_PROMPT_FILE: promptFile, LOOP_ID: input.loopId, LOOP_SEQUENCE: String(input.sequence) }),
     stdin: invocation.stdin,
     outputCapBytes: 1024 * 1024,

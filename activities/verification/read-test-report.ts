@@ -7,15 +7,30 @@ const MAX_REPORT_BYTES = 20 * 1024 * 1024;
 
 /**
  * The test report of a tests-gate run: from the JUnit XML file the gate declares (read only inside the
- * workspace, and only if the run wrote it), else from the runner's own output.
+ * checkout; removeStaleReport ran first, so a file there now was written by this run), else from the
+ * runner's own output.
  */
-export async function readTestReport(gate: ResolvedGate, workspace: string, output: string, startedAt: Date): Promise<TestReport | null> {
+export async function readTestReport(gate: ResolvedGate, checkout: string, output: string): Promise<TestReport | null> {
   if (!gate.junitReport) return parseTestCounts(output);
-  const root = await fs.realpath(workspace);
-  const file = await fs.realpath(path.resolve(root, gate.junitReport)).catch(() => null);
-  if (!file || path.relative(root, file).startsWith('..')) return null;
-  const stat = await fs.stat(file);
-  // A report left over from an earlier run proves nothing about this one.
-  if (!stat.isFile() || stat.size > MAX_REPORT_BYTES || stat.mtime < startedAt) return null;
+  const file = await reportPath(checkout, gate.junitReport);
+  if (!file) return null;
+  const stat = await fs.lstat(file).catch(() => null);
+  if (!stat?.isFile() || stat.size > MAX_REPORT_BYTES) return null;
   return parseJUnitXml(await fs.readFile(file, 'utf8'));
+}
+
+/** Deletes whatever sits at the report path before the gate runs; its mtime proves nothing. */
+export async function removeStaleReport(checkout: string, junitReport: string): Promise<void> {
+  const file = await reportPath(checkout, junitReport);
+  if (file) await fs.rm(file, { force: true, recursive: true });
+}
+
+// The report's path with its directory resolved (symlinks included) inside the checkout; null if it leaves.
+async function reportPath(checkout: string, junitReport: string): Promise<string | null> {
+  const root = await fs.realpath(checkout);
+  const target = path.resolve(root, junitReport);
+  const dir = await fs.realpath(path.dirname(target)).catch(() => null);
+  if (!dir) return null;
+  const relative = path.relative(root, path.join(dir, path.basename(target)));
+  return relative.startsWith('..') || path.isAbsolute(relative) ? null : path.join(dir, path.basename(target));
 }

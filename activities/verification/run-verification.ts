@@ -1,6 +1,7 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { AcceptanceCriterion } from '../../domain/contract';
-import { GATE_ORDER, type GateName, type GateSummary, type ResolvedGate } from '../../domain/gates';
+import path from 'node:path';
+import { GATE_ORDER, type GateName, type GatePlan, type GateSummary, type ResolvedGate } from '../../domain/gates';
 import type { AcceptanceCheckSummary } from '../../domain/judge';
 import { loadContract } from '../contract';
 import type { ActivityDeps } from '../deps';
@@ -10,7 +11,9 @@ import { redactSecrets } from '../process/redact';
 import { runCommand, type CommandResult } from '../process/run-command';
 import { serviceSecrets } from '../service-secrets';
 import { gateFailureReason, normaliseOutput } from './gate-outcome';
-import { readTestReport } from './read-test-report';
+import type { SandboxPolicy } from '../sandbox/sandbox';
+import { readTestReport, removeStaleReport } from './read-test-report';
+import { freshVerificationCheckout } from './verification-checkout';
 import type { TestReport } from './test-counts';
 
 export interface VerificationInput {
@@ -38,19 +41,26 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   const iteration = await deps.prisma.iteration.findUniqueOrThrow({
     where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
   });
-  const workspace = loop.workspacePath!;
   const { contract } = await loadContract(deps, input.loopId, input.contractVersion);
   if (iteration.verifiedAt) return storedVerification(deps, iteration.id, input, contract.acceptanceCriteria);
   // Evidence of an interrupted attempt is discarded: this attempt re-runs every gate.
   await deps.prisma.evidence.deleteMany({ where: { iterationId: iteration.id } });
+  const checkout = await freshVerificationCheckout(deps, input.loopId, loop.workspacePath!, iteration.checkpointCommit!);
+  const policy: SandboxPolicy = {
+    workDir: checkout,
+    // The worktree's git directory, so `git` inside a gate can answer (read-only).
+    readOnly: [path.join(loop.workspacePath!, '.git')],
+    network: (loop.gatePlan as GatePlan | null)?.network ?? false,
+  };
 
   const ctx = Context.current();
   const run = async (argv: string[], timeoutSeconds: number, label: string): Promise<CommandResult> => {
     const result = await runCommand({
       argv,
-      cwd: workspace,
-      workspaceRoot: workspace,
+      cwd: checkout,
+      workspaceRoot: checkout,
       timeoutMs: timeoutSeconds * 1000,
+      sandbox: { sandbox: deps.sandbox, policy },
       env: childEnvironment(),
       outputCapBytes: STORED_OUTPUT_CAP,
       confinePathArguments: true,
@@ -76,9 +86,11 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
       gates.push(summary(gate, 'NOT_RUN'));
       continue;
     }
+    // A report file that exists before the run (committed by the maker, say) proves nothing about it.
+    if (configured.junitReport) await removeStaleReport(checkout, configured.junitReport);
     const result = await run(configured.argv, configured.timeoutSeconds, `gate ${gate}`);
     const output = `${result.stdout}\n${result.stderr}`;
-    const report = gate === 'tests' ? await readTestReport(configured, workspace, output, result.startTime) : null;
+    const report = gate === 'tests' ? await readTestReport(configured, checkout, output) : null;
     const counts = report && { passed: report.passed, failed: report.failed, skipped: report.skipped };
     const failureReason = gateFailureReason(gate, result, counts);
     const evidence = await storeEvidence(deps, {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { testSandbox } from '../support/sandbox';
 import os from 'node:os';
 import path from 'node:path';
 import { ProviderCallError, runLlmMaker, type LlmMakerOptions } from '../../activities/makers/llm-maker';
@@ -63,6 +64,7 @@ describe.each<Provider>(['openai', 'anthropic'])('built-in LLM maker over %s', (
     baseUrl: server.baseUrl,
     apiKey: 'test-key',
     model: provider === 'openai' ? 'gpt-test' : 'claude-test',
+    sandbox: testSandbox('none'),
     workspace,
     prompt: 'Make sum() add its arguments. Run the tests.',
     maxSteps: 10,
@@ -354,7 +356,7 @@ describe('workspace tools', () => {
     fs.mkdirSync(path.join(workspace, 'node_modules/dep'), { recursive: true });
     fs.writeFileSync(path.join(workspace, 'node_modules/dep/index.js'), 'exports.sum = 1;\n');
     fs.writeFileSync(path.join(workspace, 'notes.txt'), 'one\ntwo\nthree\nfour\n');
-    ctx = { root: await workspaceRoot(workspace), allowedCommands: [['node', '--test']], commandTimeoutMs: 30_000 };
+    ctx = { root: await workspaceRoot(workspace), sandbox: testSandbox('none'), allowedCommands: [['node', '--test']], commandTimeoutMs: 30_000 };
   });
 
   afterAll(() => fs.rmSync(workspace, { recursive: true, force: true }));

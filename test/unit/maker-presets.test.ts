@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { unconfined } from '../support/sandbox';
 import { chmod, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -92,6 +93,7 @@ function run(invocation: PresetInvocation, cwd: string, promptFile: string, time
     timeoutMs,
     env: childEnvironment({ LOOP_PROMPT_FILE: promptFile, LOOP_ID: 'loop-test', LOOP_SEQUENCE: '1', LOOP_ITERATION: '1' }),
     stdin: invocation.stdin,
+    sandbox: unconfined(cwd),
     outputCapBytes: 256 * 1024,
   });
 }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { childEnvironment } from '../../activities/process/child-environment';
+import { unconfined } from '../support/sandbox';
 import {
   runCommand,
   WorkspaceEscapeError,
@@ -40,6 +41,7 @@ function command(argv: string[], overrides: Partial<CommandSpec> = {}): CommandS
     workspaceRoot: workspace,
     timeoutMs: SLOW_TEST_MS,
     env: childEnvironment(),
+    sandbox: unconfined(workspace),
     outputCapBytes: 64 * 1024,
     ...overrides,
   };
@@ -381,7 +383,7 @@ describe('path arguments of confined commands', () => {
     fs.rmSync(outside, { recursive: true, force: true });
   });
   const run = (argv: string[]) =>
-    runCommand({ argv, cwd: workspace, workspaceRoot: workspace, timeoutMs: 10_000, env: { PATH: process.env.PATH ?? '' }, outputCapBytes: 4096, confinePathArguments: true });
+    runCommand({ argv, cwd: workspace, workspaceRoot: workspace, timeoutMs: 10_000, env: { PATH: process.env.PATH ?? '' }, sandbox: unconfined(workspace), outputCapBytes: 4096, confinePathArguments: true });
 
   test.each([
     ['a `..` escape', ['node', '../secret.js']],

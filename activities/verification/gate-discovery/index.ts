@@ -36,5 +36,7 @@ export async function discoverGates(input: GateDiscoveryInput): Promise<GatePlan
     'profile-default': profileDefaults(profile, repo, notes),
     'manifest-inference': manifestInference(repo, notes),
   };
-  return { gates: resolveByPrecedence(layers, notes), profile, notes };
+  const gates = resolveByPrecedence(layers, notes);
+  if (config?.network) notes.push(`gates may use the network (${VERIFICATION_CONFIG_PATH} sets network: true)`);
+  return { gates, profile, notes, network: config?.network ?? false };
 }

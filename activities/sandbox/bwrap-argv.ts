@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import type { SandboxPolicy } from './sandbox';
+
+export interface BwrapSettings {
+  asRoot: boolean;
+  uid: number;
+  gid: number;
+  /** Host paths mounted read-only besides the system (toolchains, agent CLIs). */
+  readOnlyPaths: string[];
+  /** Host paths writable in every sandbox (operator-chosen shared caches). */
+  writablePaths: string[];
+  limits: { processes: number; fileBytes: number; memoryBytes: number };
+}
+
+// The read-only system: /usr and /etc, plus the merged-/usr links or directories beside them.
+const SYSTEM_DIRS = ['/usr', '/etc', '/opt'];
+const USR_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/**
+ * The bubblewrap command line for `argv` under `policy`. Namespaces: pid (the host's processes are not
+ * visible and everything dies with the sandbox), ipc, uts, cgroup, and net unless the policy allows
+ * network. --die-with-parent: a worker that dies takes its sandboxes with it. --new-session: no
+ * terminal injection into the worker's session.
+ */
+export function bwrapArgv(settings: BwrapSettings, policy: SandboxPolicy, cwd: string, argv: string[]): string[] {
+  const args = ['bwrap', '--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+  if (!policy.network) args.push('--unshare-net');
+  if (settings.asRoot) {
+    // setpriv (below) needs these two to become the unprivileged uid; it then drops every capability.
+    args.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID');
+  } else {
+    args.push('--unshare-user', '--uid', String(settings.uid), '--gid', String(settings.gid));
+  }
+  for (const dir of SYSTEM_DIRS) args.push('--ro-bind-try', dir, dir);
+  for (const link of USR_LINKS) {
+    const target = readLink(link);
+    if (target !== null) args.push('--symlink', target, link);
+    else args.push('--ro-bind-try', link, link);
+  }
+  args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp');
+  const mounts = [...settings.readOnlyPaths, ...settings.writablePaths, ...(policy.readOnly ?? []), ...(policy.writable ?? []), policy.workDir];
+  for (const dir of ancestorsToCreate(mounts)) args.push('--perms', '0755', '--dir', dir);
+  for (const p of settings.readOnlyPaths) args.push('--ro-bind-try', p, p);
+  for (const p of settings.writablePaths) args.push('--bind-try', p, p);
+  for (const p of policy.readOnly ?? []) args.push('--ro-bind', p, p);
+  for (const p of policy.writable ?? []) args.push('--bind', p, p);
+  args.push('--bind', policy.workDir, policy.workDir);
+  for (const sub of policy.readOnlyInWorkDir ?? []) {
+    const p = `${policy.workDir}/${sub}`;
+    args.push('--ro-bind-try', p, p);
+  }
+  args.push('--chdir', cwd, '--');
+  // Limits are per process: processes counts every process of the sandbox uid, file size is the largest
+  // file one process may write, data is its writable memory.
+  const { processes, fileBytes, memoryBytes } = settings.limits;
+  args.push('prlimit', `--nproc=${processes}`, `--fsize=${fileBytes}`, `--data=${memoryBytes}`, '--');
+  if (settings.asRoot) {
+    args.push('setpriv', `--reuid=${settings.uid}`, `--regid=${settings.gid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--');
+  }
+  return [...args, ...argv];
+}
+
+// bwrap makes missing parents of a mount point mode 0700, which the unprivileged uid cannot traverse:
+// create them first, world-traversable (they are empty directories of the sandbox's own root).
+function ancestorsToCreate(mounts: string[]): string[] {
+  const covered = (p: string) => ['/usr', '/etc', '/opt', '/proc', '/dev', ...mounts].some((m) => p === m || p.startsWith(`${m}/`));
+  const dirs = new Set<string>();
+  for (const mount of mounts) {
+    const parts = mount.split('/').filter(Boolean);
+    for (let i = 1; i < parts.length; i++) {
+      const dir = `/${parts.slice(0, i).join('/')}`;
+      if (dir !== '/tmp' && !covered(dir)) dirs.add(dir);
+    }
+  }
+  return [...dirs].sort();
+}
+
+function readLink(p: string): string | null {
+  try {
+    return fs.readlinkSync(p);
+  } catch {
+    return null;
+  }
+}

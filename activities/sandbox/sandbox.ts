@@ -1,0 +1,62 @@
+import type { ServiceConfig } from '../../service/config';
+import { bwrapArgv, type BwrapSettings } from './bwrap-argv';
+import { toolchainPaths } from './toolchain-paths';
+
+// Every untrusted process — maker agents, the built-in agent's commands, reviewer agents, gates — is
+// started through a Sandbox (ARCHITECTURE decision 9). Under bubblewrap it sees a read-only system,
+// its own work directory and nothing else of the host: no $DATA_DIR, no other workspace, no service
+// process in /proc (own pid namespace), no network unless the policy allows it, an unprivileged uid.
+
+export type SandboxMode = 'bwrap' | 'none';
+
+/** What one command may touch. Paths are host paths and appear at the same place inside. */
+export interface SandboxPolicy {
+  /** The one writable tree: the loop's workspace or verification checkout. */
+  workDir: string;
+  /** Sub-paths of workDir mounted read-only over it (a maker must not rewrite `.git`). */
+  readOnlyInWorkDir?: string[];
+  /** Other host paths the command may read (the maker's prompt, the workspace's .git for a worktree). */
+  readOnly?: string[];
+  /** Other host paths the command may write (the agent's report directory). */
+  writable?: string[];
+  /** Agents that call their model API need it; gates get none unless a repository or request opts in. */
+  network: boolean;
+}
+
+export interface Sandbox {
+  readonly mode: SandboxMode;
+  /** The argv that runs `argv` in `cwd` confined by `policy` (unchanged when mode is none). */
+  wrap(argv: string[], policy: SandboxPolicy, cwd: string): string[];
+  /** The environment the confined command sees, from the allow-listed one its caller built. */
+  environment(env: Record<string, string>): Record<string, string>;
+  /** The uid/gid that must own writable trees (null: the service's own). */
+  readonly owner: { uid: number; gid: number } | null;
+}
+
+/** HOME inside the sandbox: private and empty on every run (it lives in the sandbox's own /tmp). */
+export const SANDBOX_HOME = '/tmp/home';
+
+export function createSandbox(config: Pick<Readonly<ServiceConfig>, 'sandbox'>, env: NodeJS.ProcessEnv = process.env): Sandbox {
+  const s = config.sandbox;
+  if (s.mode === 'none') {
+    return { mode: 'none', wrap: (argv) => argv, environment: (e) => e, owner: null };
+  }
+  // As root, bwrap drops to an unprivileged uid with setpriv; otherwise a user namespace maps the
+  // service's own uid, which is unprivileged already.
+  const asRoot = process.getuid?.() === 0;
+  const toolchains = toolchainPaths(env);
+  const settings: BwrapSettings = {
+    asRoot,
+    uid: s.uid,
+    gid: s.gid,
+    readOnlyPaths: [...toolchains.paths, ...s.readOnlyPaths],
+    writablePaths: s.writablePaths,
+    limits: { processes: s.maxProcesses, fileBytes: s.maxFileBytes, memoryBytes: s.maxMemoryBytes },
+  };
+  return {
+    mode: 'bwrap',
+    wrap: (argv, policy, cwd) => bwrapArgv(settings, policy, cwd, argv),
+    environment: (e) => ({ ...e, ...toolchains.env, HOME: SANDBOX_HOME, TMPDIR: '/tmp' }),
+    owner: asRoot ? { uid: s.uid, gid: s.gid } : null,
+  };
+}

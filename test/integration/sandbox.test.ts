@@ -1,0 +1,142 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { childEnvironment } from '../../activities/process/child-environment';
+import { runCommand, type CommandResult } from '../../activities/process/run-command';
+import { handOver } from '../../activities/sandbox/hand-over';
+import { probeSandbox } from '../../activities/sandbox/probe';
+import type { SandboxPolicy } from '../../activities/sandbox/sandbox';
+import { testSandbox } from '../support/sandbox';
+
+// The sandbox against real bubblewrap: each case is something an untrusted command tries, and each
+// must fail visibly while the same command's legitimate work still succeeds.
+
+const sandbox = testSandbox('bwrap', { SANDBOX_MAX_PROCESSES: '64', SANDBOX_MAX_FILE_BYTES: String(1024 * 1024) });
+let root: string;
+let workspace: string;
+let secretDir: string;
+
+beforeAll(async () => {
+  await probeSandbox(sandbox);
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-test-')));
+  workspace = path.join(root, 'workspace');
+  secretDir = path.join(root, 'data');
+  fs.mkdirSync(path.join(workspace, '.git'), { recursive: true });
+  fs.mkdirSync(secretDir);
+  fs.writeFileSync(path.join(secretDir, 'bootstrap-admin-key'), 'elk_secret\n', { mode: 0o600 });
+  await handOver(sandbox, workspace);
+});
+
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+function run(script: string, policy: Partial<SandboxPolicy> = {}, args: string[] = []): Promise<CommandResult> {
+  return runCommand({
+    argv: [process.execPath, '-e', script, ...args],
+    cwd: workspace,
+    workspaceRoot: workspace,
+    timeoutMs: 60_000,
+    env: childEnvironment({ LOOP_ID: 'sandbox-test' }, { ...process.env, LLM_API_KEY: 'sk-must-not-leak-0123456789' }),
+    sandbox: { sandbox, policy: { workDir: workspace, network: false, readOnlyInWorkDir: ['.git'], ...policy } },
+    outputCapBytes: 64 * 1024,
+  });
+}
+
+/** Runs `fn` (source of a function body) and prints what it returned, or the error code it threw. */
+const attempt = (body: string) => `try { const r = (() => { ${body} })(); console.log('OK', String(r).slice(0, 200)); } catch (e) { console.log('DENIED', e.code || e.message); }`;
+
+describe('bubblewrap sandbox', () => {
+  it('runs as an unprivileged uid in its own pid namespace', async () => {
+    const result = await run(`console.log(process.getuid(), fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).length)`.replace('fs.', "require('fs')."));
+    const [uid, processes] = result.stdout.trim().split(' ').map(Number);
+    expect(result.exitCode).toBe(0);
+    if (process.getuid?.() === 0) expect(uid).toBe(65534);
+    // bwrap's init, the command itself: the worker and every other host process are invisible.
+    expect(processes).toBeLessThanOrEqual(3);
+  });
+
+  it("cannot read the worker's environment or its secrets", async () => {
+    const result = await run(
+      attempt(`return require('fs').readFileSync('/proc/${process.pid}/environ', 'utf8')`) + `; console.log('KEY', process.env.LLM_API_KEY ?? 'absent')`,
+    );
+    expect(result.stdout).toMatch(/^DENIED ENOENT/m);
+    expect(result.stdout).toContain('KEY absent');
+  });
+
+  it('cannot see the data directory, other workspaces or the host /tmp', async () => {
+    const result = await run(attempt(`return require('fs').readFileSync(${JSON.stringify(path.join(secretDir, 'bootstrap-admin-key'))}, 'utf8')`) + ';' + attempt(`return require('fs').readdirSync(${JSON.stringify(root)})`));
+    expect(result.stdout).toMatch(/^DENIED ENOENT\n/);
+    // Only the workspace itself is mounted under the root it lives in.
+    expect(result.stdout).toMatch(/^OK workspace$/m);
+  });
+
+  it('writes its workspace but not .git, the system or the host', async () => {
+    const outside = path.join(root, 'escaped.txt');
+    const result = await run(
+      [
+        attempt(`require('fs').writeFileSync('made.txt', 'x'); return 'workspace'`),
+        attempt(`require('fs').writeFileSync('.git/hooks-post-commit', 'x')`),
+        attempt(`require('fs').writeFileSync('/usr/local/pwned', 'x')`),
+        attempt(`require('fs').writeFileSync(${JSON.stringify(outside)}, 'x')`),
+        attempt(`require('fs').writeFileSync('/tmp/private.txt', 'x'); return 'tmp'`),
+      ].join(';'),
+    );
+    expect(result.stdout.trim().split('\n')).toEqual(['OK workspace', 'DENIED EROFS', 'DENIED EROFS', expect.stringMatching(/^DENIED (ENOENT|EROFS|EACCES)/), 'OK tmp']);
+    expect(fs.existsSync(path.join(workspace, 'made.txt'))).toBe(true);
+    expect(fs.existsSync(outside)).toBe(false);
+    expect(fs.existsSync('/tmp/private.txt')).toBe(false);
+  });
+
+  it('has no network unless the policy allows it', async () => {
+    const server = net.createServer((socket) => socket.end('hello\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    const connect = `const s = require('net').connect(${port}, '127.0.0.1'); s.on('data', (d) => { console.log('CONNECTED', String(d).trim()); s.destroy(); }); s.on('error', (e) => console.log('REFUSED', e.code));`;
+    try {
+      expect((await run(connect)).stdout).toMatch(/^REFUSED (ECONNREFUSED|ENETUNREACH)/);
+      expect((await run(connect, { network: true })).stdout).toContain('CONNECTED hello');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('ends the step when the command exits, whatever it left behind (setsid daemon, a child holding stdout)', async () => {
+    const marker = `sandbox-daemon-${process.pid}-${Date.now()}`;
+    const result = await run(
+      `const { spawn } = require('child_process');
+       spawn('setsid', ['sh', '-c', 'exec -a ${marker} sleep 600'], { detached: true, stdio: 'ignore' }).unref();
+       spawn('sh', ['-c', 'exec -a ${marker} sleep 600'], { stdio: ['ignore', 'inherit', 'inherit'] }).unref();
+       console.log('left them running');`,
+    );
+    expect(result.timeoutStatus).toBe('COMPLETED');
+    expect(result.stdout).toContain('left them running');
+    expect(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })).not.toContain(marker);
+  });
+
+  it('limits processes and file sizes', async () => {
+    const forks = await run(
+      `const { spawn } = require('child_process'); let ok = 0, failed = 0;
+       for (let i = 0; i < 200; i++) { try { const c = spawn('sleep', ['30']); c.on('error', () => failed++); if (c.pid) ok++; } catch { failed++; } }
+       setTimeout(() => { console.log('spawned', ok, 'failed', failed); process.exit(0); }, 500);`,
+    );
+    const [, spawned] = forks.stdout.match(/spawned (\d+)/) ?? [];
+    expect(Number(spawned)).toBeLessThan(64);
+    const big = await run(`require('fs').writeFileSync('big.bin', Buffer.alloc(2 * 1024 * 1024)); console.log('wrote')`);
+    expect(big.stdout).not.toContain('wrote');
+    expect(big.exitCode === 0 && big.signal === null).toBe(false);
+  });
+
+  it('reports a missing program as not found', async () => {
+    const result = await runCommand({
+      argv: ['no-such-agent-cli'],
+      cwd: workspace,
+      workspaceRoot: workspace,
+      timeoutMs: 10_000,
+      env: childEnvironment(),
+      sandbox: { sandbox, policy: { workDir: workspace, network: false } },
+      outputCapBytes: 4096,
+    });
+    expect(result.spawnError).toBe('ENOENT: command not found: no-such-agent-cli');
+  });
+});
