@@ -38,12 +38,14 @@ RUN test -f dist/service/api-main.js \
 RUN npm prune --omit=dev
 
 # ---------------------------------------------------------------------------------------------
-# runtime: Node + git (workspaces) + python3-pip (verification commands of Python projects) + tini.
+# runtime: Node + git (workspaces) + python3-pip (verification commands of Python projects) + tini
+# + bubblewrap (the worker confines every agent and gate command with it; docker-compose.yml says
+# what the worker container needs for bwrap to create namespaces).
 # ---------------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates git python3-pip tini \
+ && apt-get install -y --no-install-recommends bubblewrap ca-certificates git python3-pip tini \
  && rm -rf /var/lib/apt/lists/*
 
 ENV NODE_ENV=production \

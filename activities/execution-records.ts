@@ -1,3 +1,4 @@
+import { sanitise } from '../domain/sanitise';
 import type { ActivityDeps } from './deps';
 
 // Truthful record of every agent process and model call (SPEC §5.3): reports state only what is here.
@@ -22,6 +23,7 @@ export interface ExecutionRecordInput {
 }
 
 export async function recordExecution(deps: ActivityDeps, input: ExecutionRecordInput): Promise<string> {
-  const row = await deps.prisma.executionRecord.create({ data: input });
+  // The detail quotes agent output and provider answers: sanitised here, so no caller can forget.
+  const row = await deps.prisma.executionRecord.create({ data: { ...input, detail: input.detail && sanitise(input.detail) } });
   return row.id;
 }

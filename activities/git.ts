@@ -1,25 +1,34 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { gitConfigArgs, gitEnvironment, type RemoteAccess } from './git-isolation';
 
-// Thin wrapper over the git CLI: argv only, bounded in time and output, with a fixed identity.
+// Thin wrapper over the git CLI: argv only, bounded in time and output, with a fixed identity and the
+// pinned configuration of git-isolation.ts. Revisions follow --end-of-options (or come before `--`), so
+// none is read as an option.
 
 const GIT_TIMEOUT_MS = 5 * 60_000;
-const GIT_IDENTITY = ['-c', 'user.name=Engineering Loop', '-c', 'user.email=loop@engineering-loop.invalid', '-c', 'commit.gpgsign=false'];
+const DEFAULT_MAX_BUFFER = 64 * 1024 * 1024;
 
 export class GitError extends Error {}
 
-export function git(cwd: string, args: string[], maxBuffer = 64 * 1024 * 1024): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      [...GIT_IDENTITY, ...args],
-      { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', GIT_TERMINAL_PROMPT: '0' } },
-      (err, stdout, stderr) => {
-        if (err) reject(new GitError(`git ${args.join(' ')} failed: ${stderr.trim() || err.message}`));
-        else resolve(stdout);
-      },
-    );
+export function git(cwd: string, args: string[], maxBuffer = DEFAULT_MAX_BUFFER): Promise<string> {
+  return runGit(cwd, args, { maxBuffer, timeoutMs: GIT_TIMEOUT_MS });
+}
+
+/**
+ * Clones `url` into `dir` without a checkout. A remote that cannot list its refs within the connect
+ * timeout fails fast (git has no connect timeout for https, and a TLS handshake that never ends would
+ * otherwise hold a worker slot for the whole clone timeout).
+ */
+export async function cloneRepository(cwd: string, url: string, dir: string, remote: RemoteAccess): Promise<void> {
+  await runGit(cwd, ['ls-remote', '--quiet', '--', url, 'HEAD'], {
+    remote,
+    timeoutMs: remote.connectTimeoutSeconds * 1000,
+    timeoutMessage: `the repository did not answer within ${remote.connectTimeoutSeconds}s`,
   });
+  // --no-hardlinks: a local source's objects would otherwise share inodes with the workspace, and handing
+  // the workspace to the sandbox uid would re-own the source repository's files too.
+  await runGit(cwd, ['clone', '--quiet', '--no-checkout', '--no-hardlinks', '--', url, dir], { remote, timeoutMs: GIT_TIMEOUT_MS });
 }
 
 export async function headCommit(cwd: string): Promise<string> {
@@ -36,12 +45,12 @@ export async function commitAll(cwd: string, message: string): Promise<string | 
 }
 
 export async function changedFiles(cwd: string, from: string, to: string): Promise<string[]> {
-  const out = await git(cwd, ['diff', '--name-only', `${from}..${to}`]);
+  const out = await git(cwd, ['diff', '--name-only', '--end-of-options', `${from}..${to}`, '--']);
   return out.split('\n').filter(Boolean);
 }
 
 export async function diffText(cwd: string, from: string, to: string): Promise<string> {
-  return git(cwd, ['diff', '--no-color', '--no-ext-diff', `${from}..${to}`]);
+  return git(cwd, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--end-of-options', `${from}..${to}`, '--']);
 }
 
 export function sha256(text: string): string {
@@ -50,6 +59,67 @@ export function sha256(text: string): string {
 
 /** Puts the workspace back exactly at `commit`, dropping anything an interrupted maker left behind. */
 export async function resetTo(cwd: string, commit: string): Promise<void> {
-  await git(cwd, ['reset', '--hard', '--quiet', commit]);
+  // git 2.39's reset reads anything before `--` that looks like an option as one, so it gets a resolved id.
+  const resolved = (await git(cwd, ['rev-parse', '--verify', '--end-of-options', `${commit}^{commit}`])).trim();
+  await git(cwd, ['reset', '--hard', '--quiet', resolved, '--']);
   await git(cwd, ['clean', '-fd', '--quiet']);
+}
+
+interface RunOptions {
+  timeoutMs: number;
+  maxBuffer?: number;
+  remote?: RemoteAccess;
+  timeoutMessage?: string;
+}
+
+function runGit(cwd: string, args: string[], options: RunOptions): Promise<string> {
+  const maxBuffer = options.maxBuffer ?? DEFAULT_MAX_BUFFER;
+  return new Promise((resolve, reject) => {
+    // detached: git leads its own process group, so a timeout also ends its helpers (git-remote-https, ssh),
+    // which outlive a git that is only sent a signal.
+    const child = spawn('git', [...gitConfigArgs(options.remote), ...args], {
+      cwd,
+      env: gitEnvironment(cwd, options.remote),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderrBytes = 0;
+    let failure: string | null = null;
+    const stop = (reason: string) => {
+      failure ??= reason;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(() => stop(options.timeoutMessage ?? `timed out after ${options.timeoutMs / 1000}s`), options.timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > maxBuffer) stop(`output exceeded ${maxBuffer} bytes`);
+      else stdout.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      // Enough of stderr to explain a failure; git can be chatty.
+      if (stderrBytes < 64 * 1024) stderr.push(chunk);
+      stderrBytes += chunk.length;
+    });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new GitError(`git ${args.join(' ')} failed: ${err.message}`));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const message = Buffer.concat(stderr).toString('utf8').trim();
+      if (failure || code !== 0) {
+        const reason = failure ? [failure, message].filter(Boolean).join(': ') : message || `exit ${code ?? signal}`;
+        reject(new GitError(`git ${args.join(' ')} failed: ${reason}`));
+      } else {
+        resolve(Buffer.concat(stdout).toString('utf8'));
+      }
+    });
+  });
 }

@@ -1,5 +1,6 @@
 import { backtrack, type BacktrackInput } from './backtrack';
 import { freezeContract, type FreezeContractInput } from './contract';
+import { authorizeDecision, type AuthorizeDecisionInput } from './decision-authorization';
 import type { ActivityDeps } from './deps';
 import { deliver, type DeliverInput } from './delivery';
 import { inspectChanges, type InspectChangesInput } from './inspect-changes';
@@ -7,12 +8,13 @@ import { runMaker, type MakerInput } from './maker';
 import { recordProgress, type ProgressInput } from './progress';
 import { recordContractApproval, recordDecision, recordEscalation, recordVerdict, type EscalationInput } from './records';
 import { runReview, type ReviewInput } from './review/run-review';
+import { withSanitisedFailures } from './sanitised-failures';
 import { runVerification, type VerificationInput } from './verification/run-verification';
 import { prepareWorkspace, type PrepareWorkspaceInput } from './workspace';
 
-/** Every activity the loop workflow calls, bound to the service's dependencies. */
+/** Every activity the loop workflow calls, bound to the service's dependencies; failures leave sanitised. */
 export function createActivities(deps: ActivityDeps) {
-  return {
+  return withSanitisedFailures({
     prepareWorkspace: (input: PrepareWorkspaceInput) => prepareWorkspace(deps, input),
     freezeContract: (input: FreezeContractInput) => freezeContract(deps, input),
     recordProgress: (input: ProgressInput) => recordProgress(deps, input),
@@ -24,9 +26,10 @@ export function createActivities(deps: ActivityDeps) {
     recordVerdict: (input: Parameters<typeof recordVerdict>[1]) => recordVerdict(deps, input),
     recordEscalation: (input: EscalationInput) => recordEscalation(deps, input),
     recordContractApproval: (input: Parameters<typeof recordContractApproval>[1]) => recordContractApproval(deps, input),
+    authorizeDecision: (input: AuthorizeDecisionInput) => authorizeDecision(deps, input),
     recordDecision: (input: Parameters<typeof recordDecision>[1]) => recordDecision(deps, input),
     deliver: (input: DeliverInput) => deliver(deps, input),
-  };
+  });
 }
 
 export type LoopActivities = ReturnType<typeof createActivities>;

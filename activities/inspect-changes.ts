@@ -1,5 +1,6 @@
 import type { ResolvedGate } from '../domain/gates';
 import { signatureMaterial, type FindingSummary } from '../domain/ledger';
+import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
 import type { ActivityDeps } from './deps';
 import { sha256 } from './git';
@@ -41,14 +42,15 @@ export async function inspectChanges(deps: ActivityDeps, input: InspectChangesIn
           source: 'SYSTEM',
           rule: t.rule,
           signature: sha256(signatureMaterial(t)).slice(0, 16),
-          title: t.title,
+          // Both may quote lines of the diff.
+          title: sanitise(t.title),
           topic: t.topic,
           severity: 'BLOCKER',
           validity: 'VALID',
           disposition: 'STRONG',
           location: t.location,
           acceptanceCriteria: ['GENERAL_REGRESSION'],
-          evidence: t.evidence,
+          evidence: sanitise(t.evidence),
           failureScenario: 'Verification would pass without proving the contract, or the change reaches beyond its scope.',
           reproduction: `git diff ${loop.baseCommit}..${iteration.checkpointCommit} -- ${t.location.file}`,
           concreteAlternativeDiff: `Revert the change to ${t.location.file} and meet the contract without it.`,

@@ -7,6 +7,7 @@ import type { Usage } from '../domain/budget';
 import { AGENT_REPORT_KINDS, type AgentReport } from '../domain/judge';
 import { buildMakerPrompt, type OpenFinding } from '../domain/maker-prompt';
 import type { MakerSettings } from '../domain/loop-request';
+import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
 import type { ActivityDeps } from './deps';
 import { changedFiles, commitAll, diffText, headCommit, resetTo, sha256 } from './git';
@@ -81,7 +82,8 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
   }
 
   const frozen = await loadContract(deps, input.loopId, input.contractVersion);
-  const prompt = buildMakerPrompt(frozen, { directives: input.directives, openFindings: await openFindings(deps, input) }, input);
+  // The prompt goes to a model (and to a file the agent reads): no secret goes with it.
+  const prompt = sanitise(buildMakerPrompt(frozen, { directives: input.directives, openFindings: await openFindings(deps, input) }, input));
   // The service's own files live outside the workspace: the maker reads the prompt and may write only
   // its report, and neither can become part of a checkpoint.
   const control = controlFiles(deps, input.loopId, input.sequence);
@@ -175,9 +177,11 @@ async function readAgentReport(file: string): Promise<AgentReport | null> {
   const text = await readOwnFile(file, 64 * 1024);
   if (text === null) return null;
   try {
-    return agentReportSchema.parse(JSON.parse(text));
+    // The reason goes into workflow history, the escalation and the report.
+    const report = agentReportSchema.parse(JSON.parse(text));
+    return { ...report, reason: sanitise(report.reason) };
   } catch {
-    return { kind: 'IRREPRODUCIBLE_FAILURE', reason: `the agent wrote an unreadable report: ${text.slice(0, 500)}` };
+    return { kind: 'IRREPRODUCIBLE_FAILURE', reason: `the agent wrote an unreadable report: ${sanitise(text.slice(0, 500))}` };
   }
 }
 

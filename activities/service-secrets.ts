@@ -1,11 +1,15 @@
 import type { ServiceConfig } from '../service/config';
 
-/** The service's own secrets, which must never be stored in evidence even if a command prints them. */
-export function serviceSecrets(config: Readonly<ServiceConfig>): string[] {
+/**
+ * The service's own secrets, which must never leave it (evidence, records, logs, answers, prompts) even
+ * if a command prints them. `databaseUrl` is the database actually used: the embedded PostgreSQL's,
+ * with its generated password, when the configuration names none.
+ */
+export function serviceSecrets(config: Readonly<ServiceConfig>, databaseUrl = config.databaseUrl): string[] {
   const secrets = [config.llm.apiKey, config.anthropic.apiKey];
-  if (config.databaseUrl) {
+  if (databaseUrl) {
     try {
-      secrets.push(decodeURIComponent(new URL(config.databaseUrl).password));
+      secrets.push(decodeURIComponent(new URL(databaseUrl).password));
     } catch {
       // An unparsable URL has no password to hide; config validation reports it elsewhere.
     }

@@ -2,9 +2,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { GateCommand, GatePlan } from '../domain/gates';
+import { classifyRepositoryUrl } from '../domain/repository-url';
 import { VerificationConfigError } from '../domain/verification-config';
 import type { ActivityDeps } from './deps';
-import { git, GitError, headCommit } from './git';
+import { cloneRepository, git, GitError, headCommit } from './git';
+import type { RemoteAccess } from './git-isolation';
+import { handOver } from './sandbox/hand-over';
 import { discoverGates } from './verification/gate-discovery';
 
 export interface PrepareWorkspaceInput {
@@ -45,20 +48,22 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
   await fs.rm(workspacePath, { recursive: true, force: true });
   await fs.mkdir(path.dirname(workspacePath), { recursive: true });
   try {
-    await git(deps.config.workspacesDir, ['clone', '--quiet', '--no-checkout', input.repository.url, workspacePath]);
+    const remote = repositoryAccess(deps, input.repository.url);
+    await cloneRepository(deps.config.workspacesDir, input.repository.url, workspacePath, remote);
     const base = await resolveBaseRef(workspacePath, input.repository.baseRef);
-    await git(workspacePath, ['checkout', '--quiet', '-b', branch, base]);
+    await git(workspacePath, ['checkout', '--quiet', '-b', branch, base, '--']);
   } catch (err) {
     if (err instanceof GitError) {
       throw ApplicationFailure.create({ type: 'WorkspaceError', message: err.message, nonRetryable: true });
     }
     throw err;
   }
+  await handOver(deps.sandbox, workspacePath);
   const baseCommit = await headCommit(workspacePath);
-  const gatePlan = await resolveGatePlan(workspacePath, input.contractGates);
+  const gatePlan = withRequestedNetwork(await resolveGatePlan(workspacePath, input.contractGates), loop.input);
   await deps.prisma.loop.update({
     where: { id: input.loopId },
-    data: { workspacePath, baseCommit, branch, gatePlan: gatePlan as object },
+    data: { workspacePath, baseCommit, branch, gatePlan: gatePlan as object, sandbox: deps.sandbox.mode },
   });
   return { workspacePath, baseCommit, branch, gatePlan };
 }
@@ -75,10 +80,21 @@ async function resolveGatePlan(workspacePath: string, contractGates: GateCommand
   }
 }
 
+/**
+ * The worker checks the source again: a workflow can be started without the API (Temporal CLI), and the
+ * operator may have turned local repositories off since the request was accepted.
+ */
+function repositoryAccess(deps: ActivityDeps, url: string): RemoteAccess {
+  const source = classifyRepositoryUrl(url);
+  if (!source.ok) throw new GitError(`repository url: ${source.problem}`);
+  if (source.local && !deps.config.repositories.allowLocal) throw new GitError('local repositories are not allowed (ALLOW_LOCAL_REPOSITORIES is off)');
+  return { transport: source.transport, connectTimeoutSeconds: deps.config.repositories.connectTimeoutSeconds };
+}
+
 /** A branch name resolves through the clone's remote; a tag or commit id resolves as it is. */
 async function resolveBaseRef(workspacePath: string, ref: string): Promise<string> {
   for (const candidate of [`origin/${ref}`, ref]) {
-    const commit = await git(workspacePath, ['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`]).catch(() => '');
+    const commit = await git(workspacePath, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${candidate}^{commit}`]).catch(() => '');
     if (commit.trim()) return commit.trim();
   }
   throw new GitError(`base ref "${ref}" does not exist in the repository`);
@@ -89,4 +105,11 @@ async function exists(p: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** The request may open the network to gates (`gateNetwork`) even when the repository does not ask. */
+function withRequestedNetwork(plan: GatePlan, request: unknown): GatePlan {
+  const requested = (request as { gateNetwork?: boolean } | null)?.gateNetwork === true;
+  if (!requested || plan.network) return plan;
+  return { ...plan, network: true, notes: [...plan.notes, 'gates may use the network (the request sets gateNetwork: true)'] };
 }

@@ -12,6 +12,7 @@ import { healthRoutes } from './routes/health';
 import { escalationRoutes } from './routes/escalations';
 import { inboxRoutes } from './routes/inbox';
 import { loopRoutes } from './routes/loops';
+import { sanitiseAnswers, sanitiseLogLine } from './sanitise-output';
 
 export interface AppDeps {
   prisma: PrismaClient;
@@ -40,12 +41,13 @@ export function apiPolicy(config: Readonly<ServiceConfig>): ApiPolicy {
 /** Builds the HTTP API; `service/` decides where it listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: deps.logLevel ?? 'info', redact: [...API_KEY_REDACT_PATHS] },
+    logger: { level: deps.logLevel ?? 'info', redact: [...API_KEY_REDACT_PATHS], hooks: { streamWrite: sanitiseLogLine } },
     genReqId: () => crypto.randomUUID(),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
+  sanitiseAnswers(app);
   // Before any route, so every route is behind it; routes declare who may call them in config.access.
   await registerAuth(app, { prisma: deps.prisma, rateLimit: deps.rateLimit ?? { max: 600, timeWindowMs: 60_000 }, publicRoutes: [...DEFAULT_PUBLIC_ROUTES, '/inbox'] });
   await app.register(fastifySwagger, {

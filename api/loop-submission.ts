@@ -17,9 +17,14 @@ type LoopRow = Awaited<ReturnType<PrismaClient['loop']['findUniqueOrThrow']>>;
 /**
  * Records a loop and starts its workflow. The same Idempotency-Key returns the same loop (and starts its
  * workflow if an earlier attempt recorded the loop but could not reach Temporal); a key reused with a
- * different request is a conflict.
+ * different request is a conflict. The submitting API key is kept for separation of duties.
  */
-export async function submitLoop(deps: SubmissionDeps, request: LoopRequest, idempotencyKey?: string): Promise<{ loop: LoopRow; created: boolean }> {
+export async function submitLoop(
+  deps: SubmissionDeps,
+  request: LoopRequest,
+  idempotencyKey: string | undefined,
+  submittedByKeyId: string,
+): Promise<{ loop: LoopRow; created: boolean }> {
   const requestHash = createHash('sha256').update(canonicalJson(request)).digest('hex');
   if (idempotencyKey) {
     const existing = await deps.prisma.loop.findUnique({ where: { idempotencyKey } });
@@ -40,6 +45,7 @@ export async function submitLoop(deps: SubmissionDeps, request: LoopRequest, ide
         baseRef: request.repository.baseRef,
         maxIterations: request.maxIterations,
         input: request as object,
+        submittedByKeyId,
       },
     });
   } catch (err) {

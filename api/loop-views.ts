@@ -16,6 +16,7 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
         },
       },
       escalations: { orderBy: { sequence: 'asc' }, include: { decisions: true } },
+      executions: { where: { role: 'decision' }, orderBy: { createdAt: 'asc' } },
     },
   });
   if (!loop) return null;
@@ -71,6 +72,7 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
       })),
     })),
     escalations: loop.escalations.map((e) => ({
+      id: e.id,
       sequence: e.sequence,
       trigger: e.trigger,
       status: e.status,
@@ -80,6 +82,8 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
         ? { kind: e.decisions[0].kind, actor: e.decisions[0].actor, guidance: e.decisions[0].guidance, comment: e.decisions[0].comment, createdAt: e.decisions[0].createdAt.toISOString() }
         : null,
     })),
+    // Decisions the workflow refused (no valid API ticket, actor not allowed): the loop kept waiting.
+    refusedDecisions: loop.executions.map((x) => ({ channel: x.provider, reason: x.detail ?? '', createdAt: x.createdAt.toISOString() })),
   };
 }
 

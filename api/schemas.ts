@@ -27,7 +27,8 @@ export const loopDetailSchema = z.looseObject({
   failureReason: z.string().nullable(),
   contractVersions: z.array(z.looseObject({ version: z.number().int(), hash: z.string() })),
   iterations: z.array(z.looseObject({ sequence: z.number().int(), roundIteration: z.number().int() })),
-  escalations: z.array(z.looseObject({ sequence: z.number().int(), trigger: z.string(), status: z.string() })),
+  escalations: z.array(z.looseObject({ id: z.string(), sequence: z.number().int(), trigger: z.string(), status: z.string() })),
+  refusedDecisions: z.array(z.object({ channel: z.string(), reason: z.string(), createdAt: z.string() })),
 });
 
 export const listLoopsQuerySchema = z.strictObject({

@@ -24,21 +24,34 @@ const guidance = z.string().trim().min(1, 'retry needs guidance for the maker').
 
 /**
  * A decision as a person sends it over HTTP: who decided comes from their API key, not from the body.
+ * It names the escalation it answers (the id GET /v1/escalations shows), so a stale page cannot decide
+ * a later escalation of the same loop.
  */
+const requestFields = { escalationId: z.uuid(), comment };
 export const decisionRequestSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('approve'), comment }),
-  z.strictObject({ kind: z.literal('reject'), comment }),
-  z.strictObject({ kind: z.literal('retry'), guidance, comment }),
-  z.strictObject({ kind: z.literal('amend'), contract: contractAmendmentSchema, comment }),
+  z.strictObject({ kind: z.literal('approve'), ...requestFields }),
+  z.strictObject({ kind: z.literal('reject'), ...requestFields }),
+  z.strictObject({ kind: z.literal('retry'), guidance, ...requestFields }),
+  z.strictObject({ kind: z.literal('amend'), contract: contractAmendmentSchema, ...requestFields }),
 ]);
 export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
 
-/** A decision as the workflow receives it (from the API, or by hand from the Temporal CLI/UI): with its actor. */
+/**
+ * A decision as the workflow receives it (from the API, or by hand from the Temporal CLI/UI): with its
+ * actor, optionally the escalation it answers, and — from the API — the ticket that proves the API
+ * authenticated it (service/decision-tickets.ts). Without a ticket only operator-listed actors are honoured.
+ */
+const workflowFields = {
+  actor,
+  comment,
+  escalationSequence: z.number().int().min(1).optional(),
+  ticket: z.string().min(1).max(200).optional(),
+};
 export const decisionSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('approve'), actor, comment }),
-  z.strictObject({ kind: z.literal('reject'), actor, comment }),
-  z.strictObject({ kind: z.literal('retry'), actor, guidance, comment }),
-  z.strictObject({ kind: z.literal('amend'), actor, contract: contractAmendmentSchema, comment }),
+  z.strictObject({ kind: z.literal('approve'), ...workflowFields }),
+  z.strictObject({ kind: z.literal('reject'), ...workflowFields }),
+  z.strictObject({ kind: z.literal('retry'), guidance, ...workflowFields }),
+  z.strictObject({ kind: z.literal('amend'), contract: contractAmendmentSchema, ...workflowFields }),
 ]);
 export type Decision = z.infer<typeof decisionSchema>;
 export type DecisionKind = Decision['kind'];

@@ -4,13 +4,31 @@ import { goalContractSchema, MAX_ITERATIONS_CEILING, type GoalContract } from '.
 import type { GatePlan } from './gates';
 import { argvSchema, gateCommandSchema } from './gates';
 import { presetMakerSettingsSchemas } from './maker-presets';
+import { baseRefProblem, classifyRepositoryUrl } from './repository-url';
 
 // What a user submits to start a loop (POST /v1/loops) and what the workflow receives.
 
 export const repositorySchema = z.strictObject({
-  /** A local path or any URL `git clone` understands. */
-  url: z.string().trim().min(1).max(2000),
-  baseRef: z.string().trim().min(1).max(255).default('main'),
+  /** https://, ssh:// or user@host:path; a local path or file:// URL where the operator allows them. */
+  url: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2000)
+    .superRefine((url, ctx) => {
+      const source = classifyRepositoryUrl(url);
+      if (!source.ok) ctx.addIssue({ code: 'custom', message: source.problem });
+    }),
+  baseRef: z
+    .string()
+    .trim()
+    .min(1)
+    .max(255)
+    .superRefine((ref, ctx) => {
+      const problem = baseRefProblem(ref);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .default('main'),
 });
 
 export const commandMakerSettingsSchema = z.strictObject({
@@ -18,6 +36,8 @@ export const commandMakerSettingsSchema = z.strictObject({
   /** The agent command, run without a shell in the workspace; the prompt arrives on stdin and in $LOOP_PROMPT_FILE. */
   argv: argvSchema,
   timeoutSeconds: z.number().int().min(1).max(3600).default(900),
+  /** Network inside the sandbox: off unless asked for (an agent CLI calling its model API needs it). */
+  network: z.boolean().optional(),
 });
 
 /** The built-in tool-using agent; its endpoint and key come from the service configuration. */
@@ -79,6 +99,8 @@ export const loopRequestSchema = z.strictObject({
       defaultDecision: z.enum(['reject', 'approve']).default('reject'),
     })
     .default({ defaultDecision: 'reject' }),
+  /** Network access for gates inside the sandbox (also `network` in the repository's verification.json). */
+  gateNetwork: z.boolean().default(false),
   /** The maker waits until a human approves the frozen contract. */
   requireContractApproval: z.boolean().default(false),
 });

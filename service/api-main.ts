@@ -1,4 +1,6 @@
+import { serviceSecrets } from '../activities/service-secrets';
 import { apiPolicy, buildApp } from '../api/app';
+import { registerServiceSecrets } from '../domain/sanitise';
 import { createPrismaClient } from '../prisma/client';
 import { loadConfig } from './config';
 import { required } from './require-env';
@@ -7,6 +9,8 @@ import { connectTemporalClient } from './temporal-client';
 // Production API process (docker-compose `api`): real PostgreSQL and Temporal, no embedded parts.
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Answers and log lines are sanitised of these (api/sanitise-output.ts).
+  registerServiceSecrets(serviceSecrets(config));
   const prisma = createPrismaClient(required(config.databaseUrl, 'DATABASE_URL'));
   const temporal = await connectTemporalClient(required(config.temporal.address, 'TEMPORAL_ADDRESS'), config.temporal.namespace);
   const app = await buildApp({ prisma, temporal, taskQueue: config.temporal.taskQueue, logLevel: config.logLevel, rateLimit: config.api.rateLimit, policy: apiPolicy(config) });

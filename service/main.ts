@@ -1,7 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { serviceSecrets } from '../activities/service-secrets';
 import { apiPolicy, buildApp } from '../api/app';
 import { ensureBootstrapAdminKey } from '../api/auth/api-keys';
+import { registerServiceSecrets } from '../domain/sanitise';
 import { createPrismaClient } from '../prisma/client';
 import { loadConfig } from './config';
 import { startInfrastructure } from './infrastructure';
@@ -13,6 +15,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = (line: string) => console.log(`[engineering-loop] ${line}`);
   const infra = await startInfrastructure(config, log);
+  // With the embedded PostgreSQL's generated password, which the configuration does not hold.
+  registerServiceSecrets(serviceSecrets(config, infra.databaseUrl));
   const prisma = createPrismaClient(infra.databaseUrl);
   const temporal = await connectTemporalClient(infra.temporalAddress, config.temporal.namespace);
   const { worker, connection } = await createLoopWorker({ config, prisma, temporalAddress: infra.temporalAddress });

@@ -1,5 +1,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { serviceSecrets } from '../activities/service-secrets';
+import { registerServiceSecrets } from '../domain/sanitise';
 import type { PrismaClient } from '../prisma/client';
 import { probeSandbox } from '../activities/sandbox/probe';
 import { createSandbox, type Sandbox } from '../activities/sandbox/sandbox';
@@ -14,6 +16,8 @@ export async function createLoopWorker(options: {
   // A worker that cannot confine untrusted commands takes no loops (unless SANDBOX=none says otherwise).
   const sandbox = createSandbox(options.config);
   await probeSandbox(sandbox);
+  // Every boundary the activities cross redacts these without being handed the configuration.
+  registerServiceSecrets(serviceSecrets(options.config));
   const connection = await NativeConnection.connect({ address: options.temporalAddress });
   const worker = await Worker.create({
     connection,

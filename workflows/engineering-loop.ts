@@ -6,8 +6,10 @@ import {
   ContinueAsNew,
   isCancellation,
   log,
+  patched,
   setHandler,
   upsertSearchAttributes,
+  uuid4,
   type ActivityOptions,
 } from '@temporalio/workflow';
 import { addUsage, budgetExhausted, NO_USAGE, type Usage } from '../domain/budget';
@@ -23,6 +25,19 @@ import { describeProof } from '../domain/proof';
 import { bookkeeping, work } from './activities';
 import { decideUpdate, decisionSignal, INVALID_DECISION, loopStateQuery, NOT_AWAITING_DECISION } from './messages';
 import { LoopIterationKey, LoopPhaseKey, LoopStatusKey, LoopVerdictKey } from './search-attributes';
+
+// Behaviour added while loops were running: patched() keeps the histories of those loops replaying.
+/** A received decision is acted on only once the authorizeDecision activity honours it. */
+const AUTHORIZE_DECISIONS = 'authorize-decisions';
+/** A decision deadline never approves an escalation that carries system BLOCKER findings. */
+const DEADLINE_SPARES_SYSTEM_BLOCKERS = 'deadline-spares-system-blockers';
+const DEADLINE_ACTOR = 'system:decision-deadline';
+
+/** A decision as it arrived, and through which message. */
+interface ReceivedDecision {
+  decision: Decision;
+  channel: 'update' | 'signal';
+}
 
 export interface LoopOutcome {
   status: LoopStatus;
@@ -60,7 +75,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
     failureReason: null,
   };
   let contract: GoalContract = resume?.contract ?? request.contract;
-  let pendingDecision: Decision | undefined;
+  let pendingDecision: ReceivedDecision | undefined;
 
   /** Why a decision cannot be taken now, or null. Shared by the update's validator and the signal. */
   function decisionProblem(raw: unknown): { type: string; message: string } | null {
@@ -68,6 +83,12 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
     if (!decision.success) return { type: INVALID_DECISION, message: describeIssues(decision.error.issues).join('; ') };
     if (!state.awaitingDecision || pendingDecision) {
       return { type: NOT_AWAITING_DECISION, message: `loop ${loopId} is not awaiting a decision (status ${state.status})` };
+    }
+    // A decision naming another escalation was made on a stale view of the loop.
+    const named = decision.data.escalationSequence;
+    const open = state.awaitingDecision.escalationSequence;
+    if (named !== undefined && named !== open) {
+      return { type: NOT_AWAITING_DECISION, message: `loop ${loopId} is not awaiting a decision on escalation #${named} (escalation #${open} is open)` };
     }
     try {
       applyDecision(decision.data, contract);
@@ -82,7 +103,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
   setHandler(
     decideUpdate,
     (decision) => {
-      pendingDecision = decision;
+      pendingDecision = { decision, channel: 'update' };
       return { escalationSequence: state.awaitingDecision!.escalationSequence, kind: decision.kind };
     },
     {
@@ -95,7 +116,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
   setHandler(decisionSignal, (decision) => {
     const problem = decisionProblem(decision);
     if (problem) log.warn('ignored a decision signal', problem);
-    else pendingDecision = decision;
+    else pendingDecision = { decision, channel: 'signal' };
   });
 
   /** Moves the loop on, in the query state, the Web UI's search attributes and the Postgres read model. */
@@ -121,26 +142,63 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
 
   /**
    * Opens escalation number `escalationSequence` (its report written by `record`) and waits, durably,
-   * for a decision — or for the deadline, after which the configured default applies.
+   * for a decision that is honoured — or for the deadline, after which the configured default applies.
+   * `systemBlockers`: how many system BLOCKER findings (tampering, scope) the escalation carries.
    */
-  async function awaitDecision(escalationSequence: number, trigger: string, record: () => Promise<unknown>): Promise<Decision> {
+  async function awaitDecision(escalationSequence: number, trigger: string, record: () => Promise<unknown>, systemBlockers = 0): Promise<Decision> {
     // Accept decisions from here on: the API may see the escalation row before `record` returns.
     state.awaitingDecision = { escalationSequence, trigger };
     await record();
     await transition('AWAITING_DECISION', 'AWAITING_DECISION');
     const deadlineSeconds = request.escalation.decisionDeadlineSeconds;
-    const decided = deadlineSeconds
-      ? await condition(() => pendingDecision !== undefined, deadlineSeconds * 1000)
-      : await condition(() => pendingDecision !== undefined).then(() => true);
-    const decision: Decision = decided
-      ? pendingDecision!
-      : { kind: request.escalation.defaultDecision, actor: 'system:decision-deadline', comment: `no decision within ${deadlineSeconds} s` };
-    pendingDecision = undefined;
+    const deadlineAt = deadlineSeconds ? Date.now() + deadlineSeconds * 1000 : null;
+    let decision: Decision | null = null;
+    while (!decision) {
+      decision = (await decisionArrives(deadlineAt)) ? await honoured(pendingDecision!, escalationSequence) : atDeadline(deadlineSeconds!, systemBlockers);
+      pendingDecision = undefined;
+    }
     state.awaitingDecision = null;
     await bookkeeping.recordDecision.executeWithOptions(withSummary(`decision: ${decision.kind} by ${decision.actor}`), [
       { loopId, escalationSequence, decision },
     ]);
     return decision;
+  }
+
+  /** Waits for a decision until `deadlineAt` (workflow time; null: no deadline). False once the deadline passed. */
+  async function decisionArrives(deadlineAt: number | null): Promise<boolean> {
+    if (deadlineAt === null) return condition(() => pendingDecision !== undefined).then(() => true);
+    const left = deadlineAt - Date.now();
+    return left > 0 && condition(() => pendingDecision !== undefined, left);
+  }
+
+  /**
+   * The decision to act on, or null when authorizeDecision refuses it (it records why; the loop keeps
+   * waiting). The API's ticket ends up in this run's history, which is acceptable: it is single-use and
+   * fits only this decision on this escalation. It goes no further (Decision row, summaries, logs).
+   */
+  async function honoured({ decision, channel }: ReceivedDecision, escalationSequence: number): Promise<Decision | null> {
+    if (!patched(AUTHORIZE_DECISIONS)) return decision;
+    const authorization = await bookkeeping.authorizeDecision.executeWithOptions(withSummary(`authorize ${decision.kind} by ${decision.actor}`), [
+      { loopId, escalationSequence, decision, channel, refusalId: uuid4() },
+    ]);
+    if (!authorization.honoured) {
+      log.warn('refused a decision', { escalationSequence, channel, actor: decision.actor, reason: authorization.reason });
+      return null;
+    }
+    return { ...decision, ticket: undefined };
+  }
+
+  /** What applies when nobody decided in time. A deadline never approves what the system itself flagged. */
+  function atDeadline(seconds: number, systemBlockers: number): Decision {
+    const comment = `no decision within ${seconds} s`;
+    const vetoed = request.escalation.defaultDecision === 'approve' && systemBlockers > 0 && patched(DEADLINE_SPARES_SYSTEM_BLOCKERS);
+    return vetoed
+      ? {
+          kind: 'reject',
+          actor: DEADLINE_ACTOR,
+          comment: `${comment}; the default approve does not apply to ${systemBlockers} system BLOCKER finding(s) (tampering or out-of-scope changes)`,
+        }
+      : { kind: request.escalation.defaultDecision, actor: DEADLINE_ACTOR, comment };
   }
 
   async function freeze(version: number, reason: string): Promise<void> {
@@ -309,10 +367,15 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
 
       escalations += 1;
       const escalationSequence = escalations;
-      const decision = await awaitDecision(escalationSequence, report.trigger ?? 'UNKNOWN', () =>
-        bookkeeping.recordEscalation.executeWithOptions(withSummary(`escalation ${escalationSequence}: ${report.trigger}`), [
-          { loopId, escalationSequence, sequence, report },
-        ]),
+      const systemBlockers = systemFindings.filter((f) => f.source === 'SYSTEM' && f.severity === 'BLOCKER' && f.validity === 'VALID').length;
+      const decision = await awaitDecision(
+        escalationSequence,
+        report.trigger ?? 'UNKNOWN',
+        () =>
+          bookkeeping.recordEscalation.executeWithOptions(withSummary(`escalation ${escalationSequence}: ${report.trigger}`), [
+            { loopId, escalationSequence, sequence, report },
+          ]),
+        systemBlockers,
       );
       const effect = applyDecision(decision, contract);
       if (effect.action === 'END_REJECTED') return await end('REJECTED');

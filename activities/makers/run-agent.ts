@@ -7,9 +7,7 @@ import type { LlmMakerSettings, MakerSettings } from '../../domain/loop-request'
 import type { ActivityDeps } from '../deps';
 import { recordExecution } from '../execution-records';
 import { childEnvironment } from '../process/child-environment';
-import { redactSecrets } from '../process/redact';
 import { runCommand } from '../process/run-command';
-import { serviceSecrets } from '../service-secrets';
 import { modelCallCost } from '../usage';
 import { agentProcessFields } from './agent-process-record';
 import { ProviderCallError, runLlmMaker, type ModelCallRecord } from './llm-maker';
@@ -82,7 +80,7 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
     role: 'maker',
     ...agentProcessFields(deps.config, run.maker.backend, result, usage),
     outcome: result.spawnError ? 'SPAWN_FAILED' : !completed ? result.timeoutStatus : usage.isError ? 'AGENT_ERROR' : `EXIT_${result.exitCode}`,
-    detail: redactSecrets(result.spawnError ?? usage.summary ?? `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`, serviceSecrets(deps.config)).trim(),
+    detail: (result.spawnError ?? usage.summary ?? `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`).trim(),
   });
   if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure('the loop was cancelled while the maker ran');
   if (result.spawnError) {

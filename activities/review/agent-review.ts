@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { FindingLedger } from '../../domain/ledger';
 import type { ReviewerSettings } from '../../domain/loop-request';
+import { sanitise } from '../../domain/sanitise';
 import type { ActivityDeps } from '../deps';
 import { recordExecution } from '../execution-records';
 import { git } from '../git';
@@ -42,7 +43,7 @@ export async function reviewWithAgent(
       const parsed = parseLedger(text);
       await deps.prisma.executionRecord.updateMany({
         where: { loopId: input.loopId, iterationSeq: input.sequence, role: 'reviewer', outcome: 'PENDING_LEDGER' },
-        data: { outcome: parsed.ok ? 'VALID_LEDGER' : 'INVALID_LEDGER', detail: parsed.ok ? null : parsed.errors.join('\n').slice(0, 4000) },
+        data: { outcome: parsed.ok ? 'VALID_LEDGER' : 'INVALID_LEDGER', detail: parsed.ok ? null : sanitise(parsed.errors.join('\n').slice(0, 4000)) },
       });
       if (parsed.ok) return { ok: true, value: parsed.ledger, responseIds };
       errors = parsed.errors;

@@ -1,5 +1,6 @@
 import type { FrozenContract } from '../../domain/contract';
 import { FINDING_TOPICS } from '../../domain/ledger';
+import { sanitise } from '../../domain/sanitise';
 import type { ChatMessage } from './chat-completions';
 
 // The reviewer sees only the frozen contract, the diff against the base commit, the verification
@@ -57,6 +58,7 @@ export function buildReviewMessages(ctx: ReviewContext): ChatMessage[] {
   ].join('\n');
   return [
     { role: 'system', content: SYSTEM_PROMPT },
-    { role: 'user', content: user },
+    // Contract, gate summaries and diff leave the service for a model: no secret goes with them.
+    { role: 'user', content: sanitise(user) },
   ];
 }

@@ -3,11 +3,10 @@ import type { ProjectProfile } from '../../domain/gates';
 import type { ReviewerSettings } from '../../domain/loop-request';
 import type { ReviewOutcome } from '../../domain/judge';
 import { signatureMaterial, type Finding, type FindingSummary } from '../../domain/ledger';
+import { sanitise } from '../../domain/sanitise';
 import { loadContract } from '../contract';
 import type { ActivityDeps } from '../deps';
 import { diffText, sha256 } from '../git';
-import { redactSecrets } from '../process/redact';
-import { serviceSecrets } from '../service-secrets';
 import { recordedUsage } from '../usage';
 import type { ChatMessage } from './chat-completions';
 import { reviewWithAgent } from './agent-review';
@@ -52,8 +51,8 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput): Promise<Revie
   if (iteration.reviewedAt && iteration.reviewOutcome) return iteration.reviewOutcome as unknown as ReviewOutcome;
 
   const frozen = await loadContract(deps, input.loopId, input.contractVersion);
-  // What leaves the service for a model is redacted like stored evidence.
-  const fullDiff = redactSecrets(await diffText(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!), serviceSecrets(deps.config));
+  // Sanitised before it is cut, so the cut cannot shorten a token below the length its pattern needs.
+  const fullDiff = sanitise(await diffText(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!));
   const messages: ChatMessage[] = buildReviewMessages({
     frozen,
     diff: fullDiff.slice(0, MAX_DIFF_CHARS),
@@ -91,11 +90,11 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput): Promise<Revie
   if (!answer.ok) {
     return finish(deps, iteration.id, {
       status: 'FAILED',
-      reason: `the reviewer's ledger was still invalid after ${deps.config.llm.repairAttempts} repair attempt(s): ${answer.errors.slice(0, 5).join('; ')}`,
+      reason: sanitise(`the reviewer's ledger was still invalid after ${deps.config.llm.repairAttempts} repair attempt(s): ${answer.errors.slice(0, 5).join('; ')}`),
     });
   }
   const triaged = await triageFindings(deps, { loopId: input.loopId, sequence: input.sequence, model, workspace: loop.workspacePath!, checkpointCommit: iteration.checkpointCommit!, diff: fullDiff, findings: answer.value.findings });
-  const findings = await storeFindings(deps, iteration.id, input.loopId, answer.value.findings, triaged);
+  const findings = await storeFindings(deps, iteration.id, input.loopId, answer.value.findings.map(sanitiseFinding), triaged);
   return finish(deps, iteration.id, { status: 'COMPLETED', findings, responseIds: answer.responseIds });
 }
 
@@ -132,8 +131,8 @@ async function storeFindings(
       severity: f.severity,
       validity: summaries[i]!.validity,
       claimedValidity: f.validity,
-      triageReasoning: triage.get(f.id)?.reasoning ?? null,
-      triageCounterEvidence: triage.get(f.id)?.counterEvidence ?? null,
+      triageReasoning: sanitiseOptional(triage.get(f.id)?.reasoning),
+      triageCounterEvidence: sanitiseOptional(triage.get(f.id)?.counterEvidence),
       disposition: f.disposition,
       location: f.location,
       acceptanceCriteria: f.acceptanceCriteria,
@@ -145,6 +144,22 @@ async function storeFindings(
     skipDuplicates: true,
   });
   return summaries;
+}
+
+/** A model's finding may quote secrets from the diff or the repository; it is stored and shown to people. */
+function sanitiseFinding(f: Finding): Finding {
+  return {
+    ...f,
+    title: sanitise(f.title),
+    evidence: sanitise(f.evidence),
+    failureScenario: sanitise(f.failureScenario),
+    reproduction: sanitise(f.reproduction),
+    concreteAlternativeDiff: f.concreteAlternativeDiff && sanitise(f.concreteAlternativeDiff),
+  };
+}
+
+function sanitiseOptional(text: string | null | undefined): string | null {
+  return text ? sanitise(text) : null;
 }
 
 async function finish(deps: ActivityDeps, iterationId: string, outcome: ReviewOutcome): Promise<ReviewOutcome> {

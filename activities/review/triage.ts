@@ -1,10 +1,9 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { z } from 'zod';
 import { describeIssues, isBlocking, type Finding } from '../../domain/ledger';
+import { sanitise } from '../../domain/sanitise';
 import type { ActivityDeps } from '../deps';
 import { git } from '../git';
-import { redactSecrets } from '../process/redact';
-import { serviceSecrets } from '../service-secrets';
 import { askForStructuredAnswer } from './structured-answer';
 
 // Triage (SPEC §5.2): a separate model call checks the findings that decide the verdict — every VALID
@@ -47,10 +46,8 @@ export async function triageFindings(
   const result: TriageResult = new Map();
   if (toCheck.length === 0) return result;
 
-  const secrets = serviceSecrets(deps.config);
-  const sections = await Promise.all(
-    toCheck.map(async (f) => redactSecrets(await findingSection(input.workspace, input.checkpointCommit, input.diff, f), secrets)),
-  );
+  // Code excerpts leave the service for a model: sanitised like everything else that does.
+  const sections = await Promise.all(toCheck.map(async (f) => sanitise(await findingSection(input.workspace, input.checkpointCommit, input.diff, f))));
   // Best effort: if triage cannot be had at all, the conservative fallback below applies.
   const answer = await askForStructuredAnswer(deps, {
     loopId: input.loopId,

@@ -1,5 +1,6 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { AcceptanceCriterion } from '../../domain/contract';
+import { sanitise } from '../../domain/sanitise';
 import path from 'node:path';
 import { GATE_ORDER, type GateName, type GatePlan, type GateSummary, type ResolvedGate } from '../../domain/gates';
 import type { AcceptanceCheckSummary } from '../../domain/judge';
@@ -7,9 +8,7 @@ import { loadContract } from '../contract';
 import type { ActivityDeps } from '../deps';
 import { sha256 } from '../git';
 import { childEnvironment } from '../process/child-environment';
-import { redactSecrets } from '../process/redact';
 import { runCommand, type CommandResult } from '../process/run-command';
-import { serviceSecrets } from '../service-secrets';
 import { gateFailureReason, normaliseOutput } from './gate-outcome';
 import type { SandboxPolicy } from '../sandbox/sandbox';
 import { readTestReport, removeStaleReport } from './read-test-report';
@@ -205,15 +204,16 @@ function storeEvidence(deps: ActivityDeps, e: EvidenceInput) {
       endTime: r.endTime,
       exitCode: r.exitCode,
       timeoutStatus: r.timeoutStatus,
-      stdout: redactSecrets(r.stdout, serviceSecrets(deps.config)),
-      stderr: redactSecrets(r.spawnError ? `${r.stderr}${r.spawnError}` : r.stderr, serviceSecrets(deps.config)),
+      stdout: sanitise(r.stdout),
+      stderr: sanitise(r.spawnError ? `${r.stderr}${r.spawnError}` : r.stderr),
       stdoutSha256: r.stdoutSha256,
       stderrSha256: r.stderrSha256,
       stdoutBytes: r.stdoutBytes,
       stderrBytes: r.stderrBytes,
       outputTruncated: r.truncated,
       testCounts: e.testCounts ? { ...e.testCounts } : undefined,
-      failureReason: e.failureReason,
+      // Quotes the command line and spawn errors, and goes on to the workflow and the report.
+      failureReason: e.failureReason && sanitise(e.failureReason),
       failureSignature: e.failureSignature,
       assertionEvidence: e.proves,
     },

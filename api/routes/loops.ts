@@ -4,12 +4,14 @@ import { z } from 'zod';
 import { decisionRequestSchema } from '../../domain/decision';
 import { loopRequestSchema } from '../../domain/loop-request';
 import { TERMINAL_STATUSES, type LoopStatus } from '../../domain/loop-state';
-import type { AppDeps } from '../app';
+import { DEFAULT_API_POLICY, type AppDeps } from '../app';
 import { authErrorResponses, requirePrincipal } from '../auth/auth-plugin';
 import { conflict, errorResponseSchema, notFound } from '../errors';
-import { deliverDecision } from '../decision-delivery';
+import { checkDeadlineDefault, checkSeparationOfDuties } from '../decision-policy';
+import { sendDecision } from '../decision-submission';
 import { submitLoop } from '../loop-submission';
 import { loopDetail, loopSummary } from '../loop-views';
+import { checkRepositorySource } from '../repository-policy';
 import {
   acceptedSchema,
   evidenceSchema,
@@ -25,6 +27,7 @@ const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 409: errorR
 
 export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
+  const policy = deps.policy ?? DEFAULT_API_POLICY;
 
   r.post('/v1/loops', {
     config: { access: 'submitter' },
@@ -36,10 +39,13 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       response: { 200: loopSummarySchema, 201: loopSummarySchema, ...errors },
     },
     handler: async (request, reply) => {
+      checkRepositorySource(policy, request.body);
+      checkDeadlineDefault(policy, request.body);
       const { loop, created } = await submitLoop(
         { prisma: deps.prisma, temporal: deps.temporal, taskQueue: deps.taskQueue },
         request.body,
         request.headers['idempotency-key'],
+        requirePrincipal(request).keyId,
       );
       return reply.code(created ? 201 : 200).send(loopSummary(loop));
     },
@@ -149,7 +155,7 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
     config: { access: 'approver' },
     schema: {
       tags: ['decisions'],
-      summary: 'Decide an open escalation: approve, reject, retry with guidance, or amend the contract',
+      summary: 'Decide the open escalation it names: approve, reject, retry with guidance, or amend the contract',
       params: loopIdParamsSchema,
       body: decisionRequestSchema,
       response: { 202: acceptedSchema, 422: errorResponseSchema, ...errors },
@@ -160,8 +166,9 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       if (!loop) throw notFound(`loop ${id}`);
       if (TERMINAL_STATUSES.includes(loop.status as LoopStatus)) throw conflict(`loop ${id} has ended (${loop.status}); there is nothing to decide`);
       const principal = requirePrincipal(request);
+      checkSeparationOfDuties(policy, loop, principal);
       // Every decision stores its actor: the API key's name (and id), never a name the body claims.
-      const receipt = await deliverDecision(deps, loop.workflowId, { ...request.body, actor: `${principal.name} (key ${principal.keyId})` });
+      const receipt = await sendDecision(deps, loop, request.body, `${principal.name} (key ${principal.keyId})`);
       return reply.code(202).send({
         loopId: id,
         status: 'DECISION_ACCEPTED',

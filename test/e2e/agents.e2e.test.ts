@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { cleanLedger, blockerLedger } from '../support/fake-llm-server';
 import { startFakeProviderServer, type FakeProviderServer } from '../support/fake-provider-server';
 import { CORRECT_SUM, createFixtureRepo } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
+import { sharedTestDir } from '../support/sandbox';
 
 // Makers people run, through the whole loop: a coding-agent CLI preset (a fake `claude` that behaves
 // like the real one) and the built-in tool-using agent over the Anthropic Messages wire format; the
@@ -30,7 +30,7 @@ afterAll(async () => {
 
 /** A `claude` stand-in: the fake CLI behind a wrapper that tells it what to do (agents get an allow-listed env). */
 function fakeClaude(script: Record<string, unknown>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fake-claude-'));
+  const dir = sharedTestDir('fake-claude-');
   const scriptFile = path.join(dir, 'script.json');
   fs.writeFileSync(scriptFile, JSON.stringify(script));
   const wrapper = path.join(dir, 'claude');

@@ -1,6 +1,5 @@
 import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
 import { CORRECT_SUM, WRONG_SUM, createFixtureRepo, makerPrompts, makerRuns, scriptedMaker } from '../support/fixture-repo';
-import { decisionSignal } from '../../workflows/messages';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
 
@@ -29,7 +28,8 @@ async function escalatedLoop(overrides: Parameters<typeof loopRequest>[2] = {}) 
 
 test('amend: a new contract version, the iteration count restarts, and the loop resumes in a new run', async () => {
   const { loop } = await escalatedLoop();
-  const invalid = await h.request('POST', `/v1/loops/${loop.id}/decisions`, { kind: 'amend', contract: { acceptanceCriteria: [] } });
+  const escalationId = loop.escalations[0].id;
+  const invalid = await h.request('POST', `/v1/loops/${loop.id}/decisions`, { kind: 'amend', contract: { acceptanceCriteria: [] }, escalationId });
   expect(invalid.status).toBe(422);
   expect(invalid.body.message).toContain('contract.acceptanceCriteria');
 
@@ -39,6 +39,7 @@ test('amend: a new contract version, the iteration count restarts, and the loop 
     kind: 'amend',
     contract: { constraints: ['Keep sum() a one-liner.'] },
     comment: 'the precision finding is out of scope',
+    escalationId,
   });
   expect(amended.status).toBe(202);
   const done = await h.waitForLoop(loop.id, ['PASSED', 'FAILED', 'REJECTED']);
@@ -57,7 +58,12 @@ test('amend: a new contract version, the iteration count restarts, and the loop 
   expect(latest.runId).not.toBe(firstRun);
 });
 
-test('a decision deadline applies the configured default on a durable timer', async () => {
+test('a decision deadline applies the configured default on a durable timer; approve is not a default the operator allows', async () => {
+  const approving = loopRequest(createFixtureRepo(), ['true'], { escalation: { decisionDeadlineSeconds: 1, defaultDecision: 'approve' } });
+  expect(await h.request('POST', '/v1/loops', approving)).toMatchObject({
+    status: 400,
+    body: { message: expect.stringMatching(/^body\.escalation\.defaultDecision: the operator does not allow a decision deadline to approve/) },
+  });
   const { loop } = await escalatedLoop({ escalation: { decisionDeadlineSeconds: 2, defaultDecision: 'reject' } });
   const done = await h.waitForLoop(loop.id, ['REJECTED', 'PASSED', 'APPROVED']);
   expect(done.status).toBe('REJECTED');
@@ -76,7 +82,7 @@ test('the contract approval gate: the maker does not start until a human approve
   expect(report.body.markdown).toContain('must be approved before the maker starts');
 
   h.llm.enqueue({ content: cleanLedger });
-  expect((await h.request('POST', `/v1/loops/${waiting.id}/decisions`, { kind: 'approve' })).status).toBe(202);
+  expect((await h.request('POST', `/v1/loops/${waiting.id}/decisions`, { kind: 'approve', escalationId: waiting.escalations[0].id })).status).toBe(202);
   const done = await h.waitForLoop(waiting.id, ['PASSED', 'FAILED', 'REJECTED']);
   expect(done.status).toBe('PASSED');
   expect(makerRuns(maker.stateDir)).toEqual([1]);
@@ -121,14 +127,6 @@ test('an iteration worse than the best one is undone: the workspace backtracks a
   expect(second.backtrackedTo).toBe(first.checkpointCommit);
   expect(third.startCommit).toBe(first.checkpointCommit);
   expect(makerPrompts(maker.stateDir)[2]).toMatch(/Recovery: iteration #2 was worse than #1 \(1 failing gate\(s\) and 0 blocking finding\(s\) against 0 and 1\)/);
-});
-
-test('a decision sent as a signal (as the Temporal CLI or UI does) is taken, with the actor it names', async () => {
-  const { loop } = await escalatedLoop();
-  await h.temporal.workflow.getHandle(loop.workflowId).signal(decisionSignal, { kind: 'reject', actor: 'ops@cli', comment: 'from the Temporal CLI' });
-  const done = await h.waitForLoop(loop.id, ['REJECTED', 'APPROVED', 'PASSED']);
-  expect(done.status).toBe('REJECTED');
-  expect(done.escalations[0].decision).toMatchObject({ kind: 'reject', actor: 'ops@cli', comment: 'from the Temporal CLI' });
 });
 
 test('a maker that exits 0 having changed nothing is recorded as no change, and the loop escalates with NO_CHANGE', async () => {

@@ -198,9 +198,9 @@ test('the inbox shows an escalation and its report as text; approve from the pag
     const staleItem = card(stale.page, escalated.id);
     await staleItem.getByRole('button', { name: 'Reject' }).click();
     await shown(stale, staleItem.locator('.result.warn'));
-    // Which 409 depends on how far the approved loop got: still finishing, or already ended.
+    // Which 409 depends on how far the approved loop got: still finishing, decision recorded, or ended.
     expect(await staleItem.locator('.result').innerText()).toMatch(
-      /^Conflict: loop .+ (is not awaiting a decision \(status [A-Z_]+\)|has ended \(APPROVED\); there is nothing to decide)\. Someone may have decided already; refresh the inbox\.$/,
+      /^Conflict: loop .+ (is not awaiting a decision \(status [A-Z_]+\)|escalation #1 was already decided and is not the open one|has ended \(APPROVED\); there is nothing to decide)\. Someone may have decided already; refresh the inbox\.$/,
     );
 
     const loop = await h.waitForLoop(escalated.id, ['APPROVED', 'REJECTED', 'FAILED']);

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { CORRECT_SUM, WRONG_SUM, createFixtureRepo, makerPrompts, makerRuns, scriptedMaker } from '../support/fixture-repo';
 import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
 import { recordHistory } from '../support/histories';
@@ -6,6 +5,7 @@ import { loopStateQuery } from '../../workflows/messages';
 import { LoopIterationKey, LoopPhaseKey, LoopStatusKey, LoopVerdictKey } from '../../workflows/search-attributes';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
+import { processesMatching, waitUntilNoProcessMatching } from '../support/processes';
 
 // The whole loop through HTTP: real API, Temporal dev server, worker process, PostgreSQL, git, subprocesses
 // and a Chat Completions endpoint with scripted answers.
@@ -108,7 +108,7 @@ test('a persistent VALID BLOCKER escalates at max iterations; retry with guidanc
   const decided = await h.request(
     'POST',
     `/v1/loops/${escalated.id}/decisions`,
-    { kind: 'retry', guidance: 'Use BigInt so large integers stay exact.' },
+    { kind: 'retry', guidance: 'Use BigInt so large integers stay exact.', escalationId: escalated.escalations[0].id },
     { authorization: `Bearer ${h.keys.approver}` },
   );
   expect(decided.status).toBe(202);
@@ -133,8 +133,9 @@ test('ESCALATE → approve delivers the checkpoint as a human override', async (
   const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
   h.llm.enqueue({ content: blockerLedger() });
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 1 }));
-  await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION']);
-  expect((await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'approve', comment: 'acceptable risk' })).status).toBe(202);
+  const escalated = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION']);
+  const decision = { kind: 'approve', comment: 'acceptable risk', escalationId: escalated.escalations[0].id };
+  expect((await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, decision)).status).toBe(202);
 
   const loop = await h.waitForLoop(submitted.body.id, ['APPROVED']);
   const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
@@ -150,16 +151,17 @@ test('ESCALATE → reject ends the loop REJECTED; a second decision gets 409', a
   h.llm.enqueue({ content: blockerLedger() });
 
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 1 }));
-  await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION']);
-  const rejected = await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'reject', comment: 'not worth it' });
+  const escalated = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION']);
+  const escalationId = escalated.escalations[0].id;
+  const rejected = await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'reject', comment: 'not worth it', escalationId });
   expect(rejected.status).toBe(202);
-  const again = await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'approve' });
+  const again = await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'approve', escalationId });
   expect(again.status).toBe(409);
   expect(again.body).toMatchObject({ statusCode: 409, error: 'Conflict', requestId: expect.any(String) });
 
   const loop = await h.waitForLoop(submitted.body.id, ['REJECTED']);
   expect(loop.escalations[0]).toMatchObject({ status: 'DECIDED', decision: { kind: 'reject', comment: 'not worth it' } });
-  expect((await h.request('POST', `/v1/loops/${loop.id}/decisions`, { kind: 'approve' })).status).toBe(409);
+  expect((await h.request('POST', `/v1/loops/${loop.id}/decisions`, { kind: 'approve', escalationId })).status).toBe(409);
   recordHistory(loop.workflowId, 'escalate-reject');
 });
 
@@ -269,11 +271,12 @@ test('cancelling a loop stops its running maker and records it as CANCELLED', as
     const l = (await h.request('GET', `/v1/loops/${submitted.body.id}`)).body;
     return l.phase === 'MAKER' && makerRuns(maker.stateDir).length === 1 ? l : null;
   });
-  const makerPid = Number(fs.readFileSync(`${maker.stateDir}/hung-1`, 'utf8'));
+  // The maker runs in its own pid namespace: find it on the host by its script path.
+  expect(processesMatching(maker.stateDir)).not.toEqual([]);
   expect((await h.request('POST', `/v1/loops/${loop.id}/cancel`)).status).toBe(202);
   const cancelled = await h.waitForLoop(loop.id, ['CANCELLED']);
   expect(cancelled.finishedAt).not.toBeNull();
-  expect(() => process.kill(makerPid, 0)).toThrow(/ESRCH/);
+  await waitUntilNoProcessMatching(maker.stateDir);
   expect((await h.request('POST', `/v1/loops/${loop.id}/cancel`)).status).toBe(409);
   recordHistory(loop.workflowId, 'cancelled');
 });
@@ -288,18 +291,19 @@ test('access control: no key 401, wrong role 403, right role accepted; health, d
   // An approver may decide but not submit; a submitter may submit but not decide.
   expect((await h.request('POST', '/v1/loops', body, as(h.keys.approver))).status).toBe(403);
   const unknown = '00000000-0000-4000-8000-000000000000';
-  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { kind: 'approve' }, as(h.keys.submitter))).status).toBe(403);
-  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { kind: 'approve' }, as(h.keys.approver))).status).toBe(404);
+  const approve = { kind: 'approve', escalationId: unknown };
+  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, approve, as(h.keys.submitter))).status).toBe(403);
+  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, approve, as(h.keys.approver))).status).toBe(404);
   expect((await h.request('GET', '/v1/loops', undefined, as(h.keys.submitter))).status).toBe(200);
   // A body cannot claim to be someone else: the actor comes from the key.
-  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { kind: 'approve', actor: 'the-boss' }, as(h.keys.approver))).status).toBe(400);
+  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { ...approve, actor: 'the-boss' }, as(h.keys.approver))).status).toBe(400);
   for (const open of ['/healthz', '/docs/json', '/inbox']) expect((await fetch(`${h.baseUrl}${open}`)).status).toBe(200);
 });
 
 test('unknown loops are 404 and /healthz checks PostgreSQL and Temporal', async () => {
   const unknown = '00000000-0000-4000-8000-000000000000';
   expect((await h.request('GET', `/v1/loops/${unknown}`)).status).toBe(404);
-  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { kind: 'approve' })).status).toBe(404);
+  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { kind: 'approve', escalationId: unknown })).status).toBe(404);
   const health = await h.request('GET', '/healthz');
   expect(health).toEqual({ status: 200, body: { status: 'ok', checks: { postgres: { ok: true }, temporal: { ok: true } } } });
   const docs = await fetch(`${h.baseUrl}/docs/json`);

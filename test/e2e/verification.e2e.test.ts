@@ -1,13 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { resolveTemporalCli } from '../../service/temporal-dev-server';
 import { cleanLedger } from '../support/fake-llm-server';
 import { CORRECT_SUM, SUM_TESTS, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
-import { waitUntilDead } from '../support/processes';
+import { processesMatching, waitUntilNoProcessMatching } from '../support/processes';
+import { sharedTestDir } from '../support/sandbox';
 
 // Verification that holds up: huge output stays out of workflow history, secrets stay out of stored
 // evidence, and cancelling a loop kills a running gate's whole process tree within seconds.
@@ -94,10 +94,11 @@ test('secrets printed by a gate are redacted, and the service’s own secrets ne
 test('cancelling a loop during a long gate kills the gate’s process tree within seconds', async () => {
   const repo = createFixtureRepo();
   const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
-  const pidFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gate-pids-')), 'grandchild.pid');
+  const pidFile = path.join(sharedTestDir('gate-pids-'), 'grandchild.pid');
+  const marker = `grandchild-${path.basename(path.dirname(pidFile))}`;
   const slowGate = [
     "const { spawn } = require('node:child_process');",
-    "const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });",
+    `const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', ${JSON.stringify(marker)}], { stdio: 'ignore' });`,
     `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(child.pid));`,
     'setInterval(() => {}, 1000);',
   ].join('\n');
@@ -105,12 +106,11 @@ test('cancelling a loop during a long gate kills the gate’s process tree withi
   const submitted = await h.request('POST', '/v1/loops', body);
   const deadline = Date.now() + 120_000;
   while (!fs.existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
-  expect(() => process.kill(grandchild, 0)).not.toThrow();
+  expect(processesMatching(marker)).not.toEqual([]);
 
   expect((await h.request('POST', `/v1/loops/${submitted.body.id}/cancel`)).status).toBe(202);
   const loop = await h.waitForLoop(submitted.body.id, ['CANCELLED']);
-  await waitUntilDead(grandchild);
+  await waitUntilNoProcessMatching(marker);
   const evidence = await h.db.prisma.evidence.findMany({ where: { loopId: loop.id } });
   expect(evidence.map((e) => [e.gate, e.timeoutStatus])).toEqual([['tests', 'CANCELLED']]);
   // The whole stop, from the command's start to its recorded end, took seconds, not the 600 s timeout.

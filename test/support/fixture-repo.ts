@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sharedTestDir } from './sandbox';
 
 // A real git repository with a tiny Node project whose tests run with node:test.
 
@@ -42,7 +43,7 @@ export interface MakerScript {
 
 /** Writes a scripted-maker script and returns the maker argv that runs it. */
 export function scriptedMaker(script: Omit<MakerScript, 'stateDir'>): { argv: string[]; stateDir: string } {
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-maker-'));
+  const stateDir = sharedTestDir('loop-maker-');
   const file = path.join(stateDir, 'script.json');
   fs.writeFileSync(file, JSON.stringify({ ...script, stateDir }));
   return { argv: [process.execPath, path.resolve(__dirname, '../fixtures/agents/scripted-maker.js'), file], stateDir };

@@ -4,10 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../api/app';
+import { buildApp, type ApiPolicy } from '../../api/app';
 import { createApiKey } from '../../api/auth/api-keys';
 import { createTestDatabase, type TestDatabase } from './database';
 import { startFakeLlmServer, type FakeLlmServer } from './fake-llm-server';
+import { sandboxTestEnvironment } from './sandbox';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
 
 // Everything an end-to-end test talks to: the real HTTP API (listening on a port), the Temporal dev
@@ -29,8 +30,11 @@ export interface LoopHarness {
   close(): Promise<void>;
 }
 
-/** `workerEnv` adds to (or overrides) the worker's configuration, e.g. other model endpoints. */
-export async function startLoopHarness(options: { workerEnv?: Record<string, string> } = {}): Promise<LoopHarness> {
+/**
+ * `workerEnv` adds to (or overrides) the worker's configuration, e.g. other model endpoints; `policy` is
+ * the operator policy the API enforces (default: the service's defaults).
+ */
+export async function startLoopHarness(options: { workerEnv?: Record<string, string>; policy?: ApiPolicy } = {}): Promise<LoopHarness> {
   const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS;
   if (!temporalAddress) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run through jest (global set-up)');
   const db = await createTestDatabase();
@@ -46,12 +50,13 @@ export async function startLoopHarness(options: { workerEnv?: Record<string, str
     LLM_API_KEY: 'test-key',
     LLM_MODEL: 'scripted-reviewer',
     LOG_LEVEL: 'warn',
+    ...sandboxTestEnvironment(),
     ...options.workerEnv,
   };
   let worker = await startWorkerProcess(workerEnv);
   const connection = await Connection.connect({ address: temporalAddress });
   const temporal = new Client({ connection });
-  const app: FastifyInstance = await buildApp({ prisma: db.prisma, temporal, taskQueue, logLevel: 'warn' });
+  const app: FastifyInstance = await buildApp({ prisma: db.prisma, temporal, taskQueue, logLevel: 'warn', policy: options.policy });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   const keys = {
     admin: (await createApiKey(db.prisma, { name: 'test-admin', role: 'admin' })).key,

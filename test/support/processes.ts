@@ -1,12 +1,16 @@
-/** Waits until `pid` no longer exists (orphans are reaped by PID 1 a moment after they die). */
-export async function waitUntilDead(pid: number): Promise<void> {
+import { execFileSync } from 'node:child_process';
+
+/** Host pids of processes whose command line contains `marker` (sandboxed commands report only their namespace's pids). */
+export function processesMatching(marker: string): number[] {
+  const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
+  return lines.filter((line) => line.includes(marker) && !line.includes('ps -eo')).map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+/** Waits until no process's command line contains `marker`. */
+export async function waitUntilNoProcessMatching(marker: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
+    if (processesMatching(marker).length === 0) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`process ${pid} is still alive`);
+  throw new Error(`a process matching ${marker} is still alive: ${processesMatching(marker).join(', ')}`);
 }

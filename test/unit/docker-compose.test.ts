@@ -15,6 +15,10 @@ interface Healthcheck {
 }
 interface Service {
   image?: string;
+  expose?: Array<string | number>;
+  security_opt?: string[];
+  cap_add?: string[];
+  privileged?: boolean;
   build?: string | { context?: string; dockerfile?: string };
   command?: string | string[];
   entrypoint?: string | string[];
@@ -251,15 +255,37 @@ describe('docker-compose.yml topology', () => {
     expect(environment(service('temporal-namespace')).NAMESPACE).toBe('default');
   });
 
-  it('exposes the API on 3000 and the Temporal UI on 8080', () => {
+  it('publishes the API on 3000 and nothing of Temporal: its frontend and UI stay on the compose network', () => {
     const targets = (name: string): number[] =>
       (service(name).ports ?? []).map((p) =>
         typeof p === 'string' ? Number(p.split(':').pop()?.split('/')[0]) : Number(p.target),
       );
     expect(targets('api')).toContain(3000);
-    expect(targets('temporal-ui')).toContain(8080);
+    for (const name of Object.keys(services).filter((n) => n !== 'api')) expect({ service: name, published: targets(name) }).toEqual({ service: name, published: [] });
+    expect(service('temporal').expose?.map(String)).toContain('7233');
+    expect(service('temporal-ui').expose?.map(String)).toContain('8080');
     expect(environment(service('temporal-ui')).TEMPORAL_ADDRESS).toBe('temporal:7233');
     expect(asList(service('api').healthcheck?.test).join(' ')).toContain('http://127.0.0.1:3000/healthz');
+  });
+
+  it('runs api and worker with production policy: no local repositories, no deadline approval, no decisions by signal', () => {
+    for (const name of ['api', 'worker']) {
+      const env = environment(service(name));
+      expect({ service: name, ALLOW_LOCAL_REPOSITORIES: env.ALLOW_LOCAL_REPOSITORIES, ALLOW_DEADLINE_APPROVE: env.ALLOW_DEADLINE_APPROVE }).toEqual({
+        service: name,
+        ALLOW_LOCAL_REPOSITORIES: 'false',
+        ALLOW_DEADLINE_APPROVE: 'false',
+      });
+      expect({ service: name, DECISION_SIGNAL_ACTORS: env.DECISION_SIGNAL_ACTORS }).toEqual({ service: name, DECISION_SIGNAL_ACTORS: '' });
+    }
+  });
+
+  it('confines worker commands with bubblewrap, lifting only what bwrap needs and adding no capability', () => {
+    const worker = service('worker');
+    expect(environment(worker).SANDBOX).toBe('bwrap');
+    expect([...(worker.security_opt ?? [])].sort()).toEqual(['apparmor=unconfined', 'seccomp=unconfined', 'systempaths=unconfined']);
+    expect(worker.cap_add ?? []).toEqual([]);
+    expect(Object.values(services).some((s) => s.privileged)).toBe(false);
   });
 
   it('keeps the worker scalable and gives it a volume for workspaces', () => {
@@ -339,6 +365,8 @@ describe('Dockerfile', () => {
     expect(runs).toMatch(/\bnpm prune --omit=dev\b/);
     expect(runs).toMatch(/apt-get install[^\n]*\bgit\b/);
     expect(runs).toMatch(/apt-get install[^\n]*\bpython3-pip\b/);
+    // The worker's sandbox (SANDBOX=bwrap in docker-compose.yml).
+    expect(runs).toMatch(/apt-get install[^\n]*\bbubblewrap\b/);
     const order = ['npm ci', 'npx prisma generate', 'npm run build', 'npm prune'].map((s) => runs.indexOf(s));
     expect([...order].sort((a, b) => a - b)).toEqual(order);
   });

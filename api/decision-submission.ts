@@ -1,0 +1,29 @@
+import type { Decision, DecisionRequest } from '../domain/decision';
+import { newTicketToken, ticketHash } from '../service/decision-tickets';
+import type { DecisionReceipt } from '../workflows/messages';
+import type { AppDeps } from './app';
+import { deliverDecision } from './decision-delivery';
+import { conflict, notFound } from './errors';
+
+/**
+ * Sends a person's decision on the escalation it names. That escalation must be the loop's open one (a
+ * stale inbox tab gets 409), and the decision travels with a single-use ticket whose hash is stored
+ * here, so the workflow can tell it from a decision sent to Temporal directly.
+ */
+export async function sendDecision(
+  deps: Pick<AppDeps, 'prisma' | 'temporal'>,
+  loop: { id: string; workflowId: string },
+  request: DecisionRequest,
+  actor: string,
+): Promise<DecisionReceipt> {
+  const escalation = await deps.prisma.escalation.findFirst({ where: { id: request.escalationId, loopId: loop.id } });
+  if (!escalation) throw notFound(`escalation ${request.escalationId} of loop ${loop.id}`);
+  if (escalation.status !== 'OPEN') throw conflict(`loop ${loop.id}: escalation #${escalation.sequence} was already decided and is not the open one`);
+  const { escalationId: _named, ...body } = request;
+  const decision: Decision = { ...body, actor, escalationSequence: escalation.sequence };
+  const token = newTicketToken();
+  await deps.prisma.decisionTicket.create({
+    data: { loopId: loop.id, escalationSequence: escalation.sequence, tokenHash: ticketHash(token, decision), kind: decision.kind, actor },
+  });
+  return deliverDecision(deps, loop.workflowId, { ...decision, ticket: token });
+}

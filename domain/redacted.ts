@@ -1,0 +1,2 @@
+/** What every sanitiser writes in place of a secret. */
+export const REDACTED = '[REDACTED]';

@@ -1,0 +1,38 @@
+import { REDACTED } from './redacted';
+
+// Credentials recognisable by their shape. Every pattern runs in linear time on any input: a match may
+// only start where the run of its characters starts (a lookbehind), so no run is rescanned from each of
+// its positions, and a quantifier that could be followed by a failing check is bounded.
+
+/** A token starts where a run of token characters (letters, digits, `_`, `-`) starts. */
+const START = '(?<![A-Za-z0-9_-])';
+
+const SHAPES: Array<[RegExp, string]> = [
+  // scheme://user:password@host → keep the user. The password cannot cross a `/`, so each scan ends
+  // where the next URL could start.
+  [/(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s/:@"'<>]{0,128}):[^\s/@"'<>]{1,256}@/g, `$1:${REDACTED}@`],
+  // Authorization header values.
+  [new RegExp(`${START}(Bearer|Basic|Token)[ \\t]{1,16}[A-Za-z0-9._~+/=-]{8,}`, 'g'), `$1 ${REDACTED}`],
+  // Vendor tokens: a fixed prefix, then one greedy run with nothing after it that could fail.
+  [new RegExp(`${START}sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}`, 'g'), REDACTED],
+  [new RegExp(`${START}(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`, 'g'), REDACTED],
+  [new RegExp(`${START}gl(?:pat|dt|rt)-[A-Za-z0-9_-]{20,}`, 'g'), REDACTED],
+  [new RegExp(`${START}(?:xox[abprs]|xapp)-[A-Za-z0-9-]{10,}`, 'g'), REDACTED],
+  [new RegExp(`${START}(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])`, 'g'), REDACTED],
+  [new RegExp(`${START}AIza[A-Za-z0-9_-]{35}`, 'g'), REDACTED],
+  // JWT: header and payload are base64url JSON (`{"` encodes as `eyJ`); the signature may be empty.
+  [new RegExp(`${START}eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*`, 'g'), REDACTED],
+];
+
+// An AWS secret access key on its own: exactly 40 characters of [A-Za-z0-9/+] standing alone. Bounded by
+// `_`, `-` and `=` too, so segments of base64url values (the service's API keys) and padded base64 are
+// left alone; the case and digit check in code keeps git shas (lowercase hex) out.
+const AWS_SECRET_KEY = /(?<![A-Za-z0-9/+_-])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_-])/g;
+const MIXED = [/[A-Z]/, /[a-z]/, /[0-9]/];
+
+/** `text` with every credential-shaped token replaced by the mark. */
+export function redactTokenShapes(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of SHAPES) out = out.replace(pattern, replacement);
+  return out.replace(AWS_SECRET_KEY, (token) => (MIXED.every((p) => p.test(token)) ? REDACTED : token));
+}
