@@ -1,5 +1,5 @@
 import type { JudgeReport } from '../domain/judge';
-import { renderFinalReport, type FinalReport } from '../domain/reports';
+import { describeSandbox, renderFinalReport, type FinalReport } from '../domain/reports';
 import type { ActivityDeps } from './deps';
 import { git } from './git';
 
@@ -40,6 +40,7 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
         ? `independent model call (model ${reviewCall.model ?? 'unknown'}, response id ${reviewCall.responseId ?? 'not returned'})`
         : `independent agent review (${reviewCall.provider}, pid ${reviewCall.pid ?? 'unknown'}, session ${reviewCall.responseId ?? 'not reported'})`,
     judge: iteration.verdict!.report as unknown as JudgeReport,
+    sandbox: describeSandbox(loop.sandbox),
     ...(input.approvedBy ? { approvedBy: input.approvedBy } : {}),
   };
   const stored = await deps.prisma.report.upsert({

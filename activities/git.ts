@@ -53,6 +53,12 @@ export async function diffText(cwd: string, from: string, to: string): Promise<s
   return git(cwd, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--end-of-options', `${from}..${to}`, '--']);
 }
 
+/** Paths in the working tree that git ignores (directories as one entry): never part of a checkpoint. */
+export async function ignoredPaths(cwd: string): Promise<string[]> {
+  const out = await git(cwd, ['ls-files', '--others', '--ignored', '--exclude-standard', '--directory', '-z']);
+  return out.split('\0').filter(Boolean);
+}
+
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }

@@ -4,6 +4,7 @@ import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
 import type { ActivityDeps } from './deps';
 import { sha256 } from './git';
+import { leftBehindFiles } from './left-behind-files';
 import { detectTampering } from './tamper/detect-tampering';
 
 export interface InspectChangesInput {
@@ -33,6 +34,7 @@ export async function inspectChanges(deps: ActivityDeps, input: InspectChangesIn
       scope: contract.scope,
       outOfScope: contract.outOfScope,
     });
+    const leftBehind = await leftBehindFiles(loop.workspacePath!);
     await deps.prisma.$transaction([
       deps.prisma.finding.createMany({
         data: tampering.map((t, i) => ({
@@ -57,6 +59,7 @@ export async function inspectChanges(deps: ActivityDeps, input: InspectChangesIn
         })),
         skipDuplicates: true,
       }),
+      ...(leftBehind.length > 0 ? [deps.prisma.finding.createMany({ data: [leftBehindFinding(input.loopId, iteration.id, leftBehind)], skipDuplicates: true })] : []),
       deps.prisma.iteration.update({ where: { id: iteration.id }, data: { inspectedAt: new Date() } }),
     ]);
   }
@@ -68,11 +71,38 @@ export async function inspectChanges(deps: ActivityDeps, input: InspectChangesIn
     findingId: f.findingId,
     title: f.title,
     topic: f.topic as FindingSummary['topic'],
-    severity: 'BLOCKER',
+    severity: f.severity as FindingSummary['severity'],
     validity: 'VALID',
     location: f.location as FindingSummary['location'],
     acceptanceCriteria: ['GENERAL_REGRESSION'],
     signature: f.signature,
     source: 'SYSTEM',
   }));
+}
+
+/**
+ * Not blocking: the files cannot affect verification (gates run on a clean checkout of the commit), but
+ * the reviewer and a person see which ones the maker hid from the checkpoint.
+ */
+function leftBehindFinding(loopId: string, iterationId: string, files: string[]) {
+  const title = `files left outside the checkpoint (ignored by git): ${files.slice(0, 5).join(', ')}${files.length > 5 ? ', …' : ''}`;
+  return {
+    loopId,
+    iterationId,
+    findingId: 'SYS-IGNORED',
+    source: 'SYSTEM',
+    rule: 'UNCOMMITTED_FILES',
+    signature: sha256(`UNCOMMITTED_FILES|${files.join('|')}`).slice(0, 16),
+    title: sanitise(title),
+    topic: 'testing_gaps',
+    severity: 'MEDIUM',
+    validity: 'VALID',
+    disposition: 'STRONG',
+    location: { file: files[0]!, startLine: 1, endLine: 1 },
+    acceptanceCriteria: ['GENERAL_REGRESSION'],
+    evidence: sanitise(`git ls-files --others --ignored --exclude-standard lists:\n${files.join('\n')}`),
+    failureScenario: 'Had gates run on the working tree, these files would have changed what they checked; they run on a clean checkout, so they did not.',
+    reproduction: 'git ls-files --others --ignored --exclude-standard --directory',
+    concreteAlternativeDiff: 'Delete these files, or commit them if the change needs them.',
+  };
 }

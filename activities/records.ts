@@ -1,6 +1,6 @@
 import type { Decision } from '../domain/decision';
 import type { JudgeReport } from '../domain/judge';
-import { renderEscalationReport, renderJudgeReport, type EscalationReport } from '../domain/reports';
+import { describeSandbox, renderEscalationReport, renderJudgeReport, type EscalationReport } from '../domain/reports';
 import { describeProof } from '../domain/proof';
 import { loadContract } from './contract';
 import type { ActivityDeps } from './deps';
@@ -71,6 +71,7 @@ export async function recordEscalation(deps: ActivityDeps, input: EscalationInpu
       checkpointCommit: current.checkpointCommit ?? '',
       gates: input.report.gateAudit.map((g) => ({ gate: g.gate, status: g.status })),
     },
+    sandbox: describeSandbox(loop.sandbox),
   };
   return storeEscalation(deps, input.loopId, input.escalationSequence, report);
 }
@@ -99,6 +100,7 @@ export async function recordContractApproval(
       { decision: 'reject', description: 'do not run this task' },
     ],
     workspace: { branch: loop.branch ?? '', checkpointCommit: loop.baseCommit ?? '', gates: [] },
+    sandbox: describeSandbox(loop.sandbox),
   };
   return storeEscalation(deps, input.loopId, input.escalationSequence, report);
 }

@@ -26,6 +26,8 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
     branch: loop.branch,
     failureReason: loop.failureReason,
     gatePlan: loop.gatePlan,
+    /** How untrusted commands were confined; "none" means the operator ran this loop unsandboxed. */
+    sandbox: loop.sandbox,
     contractVersions: loop.contractVersions.map((c) => ({
       version: c.version,
       hash: c.hash,

@@ -15,6 +15,8 @@ export interface EscalationReport {
   openFindings: Array<{ findingId: string; title: string; severity: string; location: string }>;
   options: Array<{ decision: 'approve' | 'reject' | 'retry' | 'amend'; description: string }>;
   workspace: { branch: string; checkpointCommit: string; gates: Array<Pick<GateSummary, 'gate' | 'status'>> };
+  /** How the loop's untrusted commands were confined (describeSandbox). */
+  sandbox: string;
 }
 
 export interface FinalReport {
@@ -28,6 +30,15 @@ export interface FinalReport {
   reviewMode: string;
   judge: JudgeReport;
   approvedBy?: string;
+  /** How the loop's untrusted commands were confined (describeSandbox). */
+  sandbox: string;
+}
+
+/** Every report says how the loop's commands ran; running unconfined is the operator's explicit choice. */
+export function describeSandbox(mode: string | null): string {
+  if (mode === 'bwrap') return 'bubblewrap (own namespaces, read-only system, workspace-only writes, unprivileged uid)';
+  if (mode === 'none') return 'NONE: the operator set SANDBOX=none, so this loop\'s maker, gates and agents ran unsandboxed, with the worker\'s own access';
+  return 'not recorded';
 }
 
 const TRIGGER_TEXT: Record<EscalationReport['trigger'], string> = {
@@ -112,6 +123,7 @@ export function renderEscalationReport(r: EscalationReport): string {
     `- branch: \`${r.workspace.branch}\``,
     `- checkpoint commit: \`${r.workspace.checkpointCommit}\``,
     `- gates: ${r.workspace.gates.map((g) => `${g.gate} ${g.status}`).join(', ') || 'none run'}`,
+    `- sandbox: ${r.sandbox}`,
   ].join('\n');
 }
 
@@ -127,6 +139,7 @@ export function renderFinalReport(r: FinalReport): string {
     `- commits: ${r.commits.map((c) => `\`${c}\``).join(', ') || 'none'}`,
     `- contract: version ${r.contract.version}, hash \`${r.contract.hash}\``,
     `- review: ${r.reviewMode}`,
+    `- sandbox: ${r.sandbox}`,
     '',
     '## Merge request description',
     '',

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Idempotent project set-up shared by `npm start` and `npm test`: dependencies, Temporal CLI,
-# generated Prisma client. Each step is skipped when its inputs have not changed.
+# bubblewrap, generated Prisma client. Each step is skipped when its inputs have not changed.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,7 +18,10 @@ fi
 # 2. Temporal CLI for the local dev server.
 bash scripts/install-temporal.sh
 
-# 3. Prisma client, regenerated when the schema or the installed packages changed.
+# 3. bubblewrap, the sandbox for untrusted commands.
+bash scripts/install-bubblewrap.sh
+
+# 4. Prisma client, regenerated when the schema or the installed packages changed.
 GEN_HASH="$(cat prisma/schema.prisma package-lock.json | sha256sum | cut -d' ' -f1)"
 GEN_STAMP="prisma/generated/.setup-stamp"
 if [ ! -f prisma/generated/client.ts ] || [ "$(cat "$GEN_STAMP" 2>/dev/null || true)" != "$GEN_HASH" ]; then

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   registerServiceSecrets(serviceSecrets(config, infra.databaseUrl));
   const prisma = createPrismaClient(infra.databaseUrl);
   const temporal = await connectTemporalClient(infra.temporalAddress, config.temporal.namespace);
-  const { worker, connection } = await createLoopWorker({ config, prisma, temporalAddress: infra.temporalAddress });
+  const { worker, connection, sandbox } = await createLoopWorker({ config, prisma, temporalAddress: infra.temporalAddress });
   const app = await buildApp({ prisma, temporal, taskQueue: config.temporal.taskQueue, logLevel: config.logLevel, rateLimit: config.api.rateLimit, policy: apiPolicy(config) });
   const address = await app.listen({ host: config.api.host, port: config.api.port });
 
@@ -28,6 +28,11 @@ async function main(): Promise<void> {
   log(`Temporal UI  ${infra.temporalUiUrl ?? '(external Temporal; see its UI)'}`);
   log(`Temporal     ${infra.temporalAddress} (namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue})`);
   log(`Inbox        ${address}/inbox`);
+  log(
+    sandbox.mode === 'bwrap'
+      ? `Sandbox      bubblewrap${sandbox.owner ? ` (untrusted commands run as uid ${sandbox.owner.uid})` : ''}`
+      : 'Sandbox      NONE (SANDBOX=none): makers, agents and gates run unsandboxed; every report says so',
+  );
   const bootstrap = await ensureBootstrapAdminKey(prisma);
   if (bootstrap) {
     // Shown once; kept (mode 0600) beside the embedded data so a local user can find it again.

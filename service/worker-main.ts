@@ -8,12 +8,12 @@ import { createLoopWorker } from './worker';
 async function main(): Promise<void> {
   const config = loadConfig();
   const prisma = createPrismaClient(required(config.databaseUrl, 'DATABASE_URL'));
-  const { worker, connection } = await createLoopWorker({
+  const { worker, connection, sandbox } = await createLoopWorker({
     config,
     prisma,
     temporalAddress: required(config.temporal.address, 'TEMPORAL_ADDRESS'),
   });
-  console.log(`worker ready on task queue ${config.temporal.taskQueue}`);
+  console.log(`worker ready on task queue ${config.temporal.taskQueue} (sandbox: ${sandbox.mode === 'none' ? 'NONE, commands run unsandboxed' : 'bubblewrap'})`);
   await worker.run();
   await connection.close();
   await prisma.$disconnect();

@@ -1,10 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../app';
+import { DEFAULT_API_POLICY, type AppDeps } from '../app';
 
 const checkSchema = z.object({ ok: z.boolean(), error: z.string().optional() });
-const healthSchema = z.object({ status: z.enum(['ok', 'unavailable']), checks: z.object({ postgres: checkSchema, temporal: checkSchema }) });
+const sandboxSchema = z.object({ mode: z.enum(['bwrap', 'none']), confined: z.boolean(), note: z.string() });
+const healthSchema = z.object({
+  status: z.enum(['ok', 'unavailable']),
+  checks: z.object({ postgres: checkSchema, temporal: checkSchema }),
+  sandbox: sandboxSchema,
+});
+
+/** What the operator chose for untrusted commands; workers refuse to start when bubblewrap cannot run. */
+function sandboxStatus(mode: 'bwrap' | 'none'): z.infer<typeof sandboxSchema> {
+  return mode === 'bwrap'
+    ? { mode, confined: true, note: 'makers, agents and gates run under bubblewrap' }
+    : { mode, confined: false, note: 'SANDBOX=none: makers, agents and gates run unsandboxed with the worker\'s own access' };
+}
 
 async function probe(check: () => Promise<unknown>): Promise<z.infer<typeof checkSchema>> {
   try {
@@ -24,7 +36,8 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
         probe(() => deps.temporal.workflowService.getSystemInfo({})),
       ]);
       const ok = postgres.ok && temporal.ok;
-      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, temporal } });
+      const sandbox = sandboxStatus((deps.policy ?? DEFAULT_API_POLICY).sandbox.mode);
+      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, temporal }, sandbox });
     },
   });
 }

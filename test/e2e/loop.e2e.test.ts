@@ -57,6 +57,9 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
   expect(report.body.body.commits).toHaveLength(2);
   expect(report.body.markdown).toContain('independent model call (model scripted-reviewer, response id chatcmpl-');
   expect(report.body.markdown).toContain('| AC-1 | sum adds two numbers | PROVEN |');
+  // Every loop says how its commands were confined.
+  expect(loop.sandbox).toBe('bwrap');
+  expect(report.body.markdown).toContain('- sandbox: bubblewrap');
   // The reviewer saw the contract and the diff, and only once: review does not run while a gate fails.
   expect(h.llm.requests).toHaveLength(1);
   expect(h.llm.requests[0]!.authorization).toBe('Bearer test-key');

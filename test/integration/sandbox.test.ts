@@ -140,3 +140,15 @@ describe('bubblewrap sandbox', () => {
     expect(result.spawnError).toBe('ENOENT: command not found: no-such-agent-cli');
   });
 });
+
+describe('a worker without a working sandbox', () => {
+  it('refuses to start, naming what is missing and the explicit way out', async () => {
+    const broken = { ...sandbox, wrap: (argv: string[]) => ['/nonexistent/bwrap', ...argv] };
+    await expect(probeSandbox(broken)).rejects.toThrow(/bwrap is not installed .*or set SANDBOX=none/);
+  });
+
+  it('SANDBOX=none runs commands as they are, and is the only mode that does', () => {
+    expect(testSandbox('none').wrap(['node', '-v'], { workDir: '/w', network: false }, '/w')).toEqual(['node', '-v']);
+    expect(sandbox.wrap(['node', '-v'], { workDir: '/w', network: false }, '/w').slice(0, 1)).toEqual(['bwrap']);
+  });
+});

@@ -23,6 +23,8 @@ export interface LoopHarness {
   /** Raw API keys, one per role; the approver's key is named "ana". */
   keys: { admin: string; submitter: string; approver: string };
   worker: WorkerProcess;
+  /** The worker's DATA_DIR (workspaces, control files; where the service keeps its bootstrap key). */
+  dataDir: string;
   restartWorker(): Promise<void>;
   /** Sends with the admin key unless `headers.authorization` says otherwise ('' sends no key). */
   request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
@@ -83,6 +85,7 @@ export async function startLoopHarness(options: { workerEnv?: Record<string, str
     temporal,
     taskQueue,
     keys,
+    dataDir,
     get worker() {
       return worker;
     },

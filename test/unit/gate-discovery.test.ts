@@ -481,7 +481,13 @@ describe('invalid or unsafe verification.json', () => {
 
 describe('nothing to go on', () => {
   it('no manifest and no config → empty plan, no profile', async () => {
-    expect(await discover(await repo({ 'README.md': '# hello\n' }))).toEqual({ gates: [], profile: null, notes: [] });
+    expect(await discover(await repo({ 'README.md': '# hello\n' }))).toEqual({ gates: [], profile: null, notes: [], network: false });
+  });
+
+  it('gates get network only when the repository config asks for it, and the plan says so', async () => {
+    const plan = await discover(await repo({ '.ai-engineering-loop/verification.json': JSON.stringify({ version: 1, network: true }) }));
+    expect(plan.network).toBe(true);
+    expect(plan.notes).toContain('gates may use the network (.ai-engineering-loop/verification.json sets network: true)');
   });
 
   it('a verification.md alone is noted, not read', async () => {
