@@ -91,6 +91,33 @@ function makerRecord(loopId: string) {
   return h.db.prisma.executionRecord.findFirstOrThrow({ where: { loopId, role: 'maker' } });
 }
 
+/**
+ * A shell script planting, in the working tree, a repository whose own config would run commands
+ * (touching `<dir>/ran-<what>`) if the service's git ever entered it: filters, textconv, fsmonitor, hooks.
+ */
+function nestedRepository(dir: string): string {
+  const touch = (what: string) => `sh -c 'touch ${dir}/ran-${what}; cat'`;
+  return [
+    'set -e',
+    'mkdir -p vendor/tool && cd vendor/tool',
+    'git init -q -b main',
+    "printf '* filter=evil diff=evil\\n' > .gitattributes",
+    'echo one > file.txt',
+    'git -c user.name=m -c user.email=m@example.invalid add -A',
+    'git -c user.name=m -c user.email=m@example.invalid commit -qm nested',
+    `git config filter.evil.clean "${touch('clean')}"`,
+    `git config filter.evil.smudge "${touch('smudge')}"`,
+    `git config diff.evil.textconv "${touch('textconv')}"`,
+    `git config core.fsmonitor ${dir}/fsmonitor.sh`,
+    'for hook in pre-commit post-commit post-checkout reference-transaction post-index-change; do',
+    `  printf '#!/bin/sh\\ntouch ${dir}/ran-%s\\n' "$hook" > .git/hooks/$hook && chmod +x .git/hooks/$hook`,
+    'done',
+    // Dirty, so that anything comparing its working tree would have to run the filter.
+    'echo two > file.txt',
+    'echo planted',
+  ].join('\n');
+}
+
 /** The Postgres password file the test platform's own cluster uses (global set-up), found by its content. */
 function realPostgresPasswordFile(): string {
   const password = decodeURIComponent(new URL(process.env.TEST_DATABASE_ADMIN_URL!).password);
@@ -151,6 +178,8 @@ describe('a maker that goes for the service’s secrets, the host and git’s ho
         { name: 'post-commit-hook', write: '.git/hooks/post-commit', content: `#!/bin/sh\ntouch ${path.join(dir, 'hook-ran')}\n` },
         { name: 'git-config-fsmonitor', exec: ['git', 'config', 'core.fsmonitor', path.join(dir, 'fsmonitor.sh')] },
         { name: 'git-config-hooks-path', exec: ['git', 'config', 'core.hooksPath', dir] },
+        // Its own .git is read-only, so a nested repository it owns carries the hooks, fsmonitor and filters.
+        { name: 'nested-repository', exec: ['sh', '-c', nestedRepository(dir)] },
       ],
       leaveBehind: { marker },
       waitFor: path.join(dir, 'go'),
@@ -175,8 +204,10 @@ describe('a maker that goes for the service’s secrets, the host and git’s ho
     expect(results['service-environment']).toEqual({ outcome: 'DENIED', detail: 'ABSENT' });
     // Its own pid namespace: the worker's host pid does not exist in there.
     expect(results['worker-environ']).toEqual({ outcome: 'DENIED', detail: 'ENOENT' });
+    // It sees bubblewrap's init and itself, not one host process.
     expect(results['any-environ']!.outcome).toBe('DENIED');
-    expect(results['any-environ']!.detail).toMatch(/^NOT_FOUND pids=\d+ readable=\d+$/);
+    const [, pids] = /^NOT_FOUND pids=(\d+) readable=\d+$/.exec(results['any-environ']!.detail)!;
+    expect(Number(pids)).toBeLessThanOrEqual(3);
   });
 
   test('cannot read the bootstrap key, a Postgres password file or another loop’s workspace', () => {
@@ -197,9 +228,11 @@ describe('a maker that goes for the service’s secrets, the host and git’s ho
   });
 
   test('writes nothing outside its workspace: DATA_DIR, the host /tmp, beside the workspace, another workspace, the fixtures', () => {
-    for (const name of ['write-data-dir', 'write-beside-workspace', 'write-other-workspace', 'write-fixtures']) {
-      expect([name, results[name]!.outcome]).toEqual([name, 'DENIED']);
-    }
+    // DATA_DIR and the workspaces directory exist inside only as empty, root-owned mount points.
+    expect(results['write-data-dir']).toEqual({ outcome: 'DENIED', detail: 'EACCES' });
+    expect(results['write-beside-workspace']).toEqual({ outcome: 'DENIED', detail: 'EACCES' });
+    expect(results['write-other-workspace']).toEqual({ outcome: 'DENIED', detail: 'ENOENT' });
+    expect(results['write-fixtures']).toEqual({ outcome: 'DENIED', detail: 'EROFS' });
     // /tmp inside is the sandbox's own: the write "works" there and never reaches the host.
     const workspace = path.join(h.dataDir, 'workspaces', loop.id);
     for (const file of [
@@ -229,6 +262,13 @@ describe('a maker that goes for the service’s secrets, the host and git’s ho
     expect(fs.existsSync(path.join(maker.dir, 'fsmonitor-ran'))).toBe(false);
   });
 
+  test('a nested repository of its own, with filters, textconv, fsmonitor and hooks, runs nothing when the service commits it', () => {
+    // Planting it works (the maker owns its working tree); it is committed as a gitlink and never entered.
+    expect(results['nested-repository']).toEqual({ outcome: 'OK', detail: 'planted' });
+    expect(loop.iterations[0].changedFiles).toEqual(['src/sum.js', 'vendor/tool']);
+    expect(fs.readdirSync(maker.dir).filter((f) => f.startsWith('ran-') || f.endsWith('-ran'))).toEqual([]);
+  });
+
   test('a setsid daemon and a child holding stdout die with the step, which ends COMPLETED, not at its timeout', async () => {
     expect(results['leave-behind']!.outcome).toBe('OK');
     expect(leftRunning.length).toBeGreaterThanOrEqual(2);
@@ -244,7 +284,7 @@ describe('a maker that goes for the service’s secrets, the host and git’s ho
       expect(record.detail).toMatch(new RegExp(`^ATTEMPT ${name} DENIED`, 'm'));
     }
     expect(loop.status).toBe('PASSED');
-    expect(loop.iterations.map((i: any) => [i.changedFiles, i.findings])).toEqual([[['src/sum.js'], []]]);
+    expect(loop.iterations.map((i: any) => [i.changedFiles, i.findings])).toEqual([[['src/sum.js', 'vendor/tool'], []]]);
   });
 });
 
@@ -416,7 +456,7 @@ test('a passing JUnit report committed with a future mtime is deleted before the
   expect(Date.parse(maker.results()['future-mtime:reports/junit.xml']!.detail)).toBeGreaterThan(Date.now());
   const [iteration] = loop.iterations;
   const workspace = (await h.db.prisma.loop.findUniqueOrThrow({ where: { id } })).workspacePath!;
-  expect(execFileSync('git', ['show', `${iteration.checkpointCommit}:reports/junit.xml`], { cwd: workspace, encoding: 'utf8' })).toBe(junit);
+  expect(execFileSync('git', ['-c', 'safe.directory=*', 'show', `${iteration.checkpointCommit}:reports/junit.xml`], { cwd: workspace, encoding: 'utf8' })).toBe(junit);
 
   expect(loop.gatePlan.gates).toEqual([expect.objectContaining({ gate: 'tests', source: 'repository-config', junitReport: 'reports/junit.xml' })]);
   expect(loop.status).toBe('AWAITING_DECISION');

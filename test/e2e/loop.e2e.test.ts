@@ -308,7 +308,10 @@ test('unknown loops are 404 and /healthz checks PostgreSQL and Temporal', async 
   expect((await h.request('GET', `/v1/loops/${unknown}`)).status).toBe(404);
   expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { kind: 'approve', escalationId: unknown })).status).toBe(404);
   const health = await h.request('GET', '/healthz');
-  expect(health).toEqual({ status: 200, body: { status: 'ok', checks: { postgres: { ok: true }, temporal: { ok: true } } } });
+  expect(health).toEqual({
+    status: 200,
+    body: { status: 'ok', checks: { postgres: { ok: true }, temporal: { ok: true } }, sandbox: { mode: 'bwrap', confined: true, note: expect.any(String) } },
+  });
   const docs = await fetch(`${h.baseUrl}/docs/json`);
   expect(((await docs.json()) as any).paths).toHaveProperty('/v1/loops/{id}/decisions');
 });
