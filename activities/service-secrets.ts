@@ -6,7 +6,7 @@ import type { ServiceConfig } from '../service/config';
  * with its generated password, when the configuration names none.
  */
 export function serviceSecrets(config: Readonly<ServiceConfig>, databaseUrl = config.databaseUrl): string[] {
-  const secrets = [config.llm.apiKey, config.anthropic.apiKey];
+  const secrets = [config.llm.apiKey, config.anthropic.apiKey, ...Object.values(config.agentCredentials)];
   if (databaseUrl) {
     try {
       secrets.push(decodeURIComponent(new URL(databaseUrl).password));

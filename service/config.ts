@@ -54,6 +54,11 @@ const envSchema = z.object({
   SANDBOX_MAX_PROCESSES: z.coerce.number().int().min(16).default(1024),
   SANDBOX_MAX_FILE_BYTES: z.coerce.number().int().min(1024 * 1024).default(4 * 1024 ** 3),
   SANDBOX_MAX_MEMORY_BYTES: z.coerce.number().int().min(64 * 1024 ** 2).default(8 * 1024 ** 3),
+  /**
+   * Names of service environment variables handed to agent processes (makers and reviewer agents, never
+   * gates), comma-separated: the credentials an agent CLI logs in with, e.g. ANTHROPIC_API_KEY for Claude Code.
+   */
+  AGENT_CREDENTIALS: z.string().default(''),
   /** Local paths and file:// URLs as repositories: handy on one machine, off in production. */
   ALLOW_LOCAL_REPOSITORIES: booleanFlag.default(true),
   /** Seconds before a clone or fetch that has not connected (or stalls) is abandoned. */
@@ -99,6 +104,8 @@ export interface ServiceConfig {
     maxMemoryBytes: number;
   };
   repositories: { allowLocal: boolean; connectTimeoutSeconds: number };
+  /** Variables (name → value) every agent process gets; their values are secrets like the service's own. */
+  agentCredentials: Record<string, string>;
   decisions: { allowDeadlineApprove: boolean; separationOfDuties: boolean; signalActors: string[] };
 }
 
@@ -148,10 +155,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       maxMemoryBytes: e.SANDBOX_MAX_MEMORY_BYTES,
     },
     repositories: { allowLocal: e.ALLOW_LOCAL_REPOSITORIES, connectTimeoutSeconds: e.GIT_CONNECT_TIMEOUT_SECONDS },
+    agentCredentials: agentCredentials(e.AGENT_CREDENTIALS, env),
     decisions: {
       allowDeadlineApprove: e.ALLOW_DEADLINE_APPROVE,
       separationOfDuties: e.SEPARATION_OF_DUTIES,
       signalActors: e.DECISION_SIGNAL_ACTORS.split(',').map((a) => a.trim()).filter(Boolean),
     },
   });
+}
+
+function agentCredentials(names: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  const credentials: Record<string, string> = {};
+  for (const name of names.split(',').map((n) => n.trim()).filter(Boolean)) {
+    const value = env[name];
+    if (value === undefined) throw new ConfigError(`Invalid configuration: AGENT_CREDENTIALS names ${name}, which is not set`);
+    credentials[name] = value;
+  }
+  return credentials;
 }

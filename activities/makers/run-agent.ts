@@ -56,6 +56,7 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
       policy: { workDir: run.workspace, readOnlyInWorkDir: ['.git'], readOnly: [run.promptFile], writable: [run.reportDir], network: agentNetwork(run.maker) },
     },
     env: childEnvironment({
+      ...deps.config.agentCredentials,
       LOOP_PROMPT_FILE: run.promptFile,
       LOOP_REPORT_FILE: run.reportFile,
       LOOP_ID: run.loopId,

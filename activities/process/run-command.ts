@@ -150,7 +150,9 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
       if (pid !== null) signalGroup(pid, 'SIGKILL');
       const out = stdout.finish();
       const err = stderr.finish();
-      if (spawnError === null && exitCode === 127 && NOT_FOUND_IN_SANDBOX.test(err.text)) spawnError = `ENOENT: command not found: ${command}`;
+      if (spawnError === null && exitCode === 127 && NOT_FOUND_IN_SANDBOX.test(err.text)) {
+        spawnError = `ENOENT: command not found: ${command} (the sandbox shows only the system, toolchains, SANDBOX_READONLY_PATHS and the workspace)`;
+      }
       resolve({
         executionId,
         argv: spec.argv,

@@ -77,7 +77,7 @@ async function runReviewer(
       // The checkout's git directory lives in the loop's workspace: readable, never writable.
       policy: { workDir: checkout, readOnly: [path.join(input.workspace, '.git'), promptFile], network: agentNetwork(agent) },
     },
-    env: childEnvironment({ LOOP_PROMPT_FILE: promptFile, LOOP_ID: input.loopId, LOOP_SEQUENCE: String(input.sequence) }),
+    env: childEnvironment({ ...deps.config.agentCredentials, LOOP_PROMPT_FILE: promptFile, LOOP_ID: input.loopId, LOOP_SEQUENCE: String(input.sequence) }),
     stdin: invocation.stdin,
     outputCapBytes: 1024 * 1024,
     heartbeat: () => ctx.heartbeat({ phase: 'review', sequence: input.sequence }),

@@ -19,6 +19,8 @@ beforeAll(async () => {
     workerEnv: {
       ANTHROPIC_BASE_URL: anthropic.baseUrl,
       ANTHROPIC_API_KEY: 'anthropic-test-key',
+      // Claude Code logs in with this key; the operator hands it to agents, and only to agents.
+      AGENT_CREDENTIALS: 'ANTHROPIC_API_KEY',
       LLM_PRICES: JSON.stringify({ 'scripted-reviewer': { input: 1000, output: 1000 } }),
     },
   });
@@ -41,7 +43,9 @@ function fakeClaude(script: Record<string, unknown>): string {
 
 test('the Claude Code preset edits the workspace and its own usage and cost are recorded', async () => {
   const repo = createFixtureRepo();
+  const recordFile = path.join(sharedTestDir('claude-record-'), 'record.json');
   const binaryPath = fakeClaude({
+    record: recordFile,
     write: { 'src/sum.js': CORRECT_SUM },
     result: 'Fixed sum().',
     usage: { inputTokens: 1200, outputTokens: 300, costUsd: 0.0421, model: 'claude-sonnet-4-5' },
@@ -57,6 +61,11 @@ test('the Claude Code preset edits the workspace and its own usage and cost are 
   expect(maker.promptTokens).toBeGreaterThanOrEqual(1200);
   expect(maker.responseId).toEqual(expect.any(String));
   expect(maker.pid).toEqual(expect.any(Number));
+  // The agent got its own credential, its private HOME, and none of the service's other secrets.
+  const seen = JSON.parse(fs.readFileSync(recordFile, 'utf8')).env;
+  expect(seen).toMatchObject({ ANTHROPIC_API_KEY: 'anthropic-test-key', HOME: '/tmp/home' });
+  expect(seen).not.toHaveProperty('LLM_API_KEY');
+  expect(seen).not.toHaveProperty('DATABASE_URL');
 });
 
 test('the built-in agent works through Anthropic tool calls, confined to the workspace, every call recorded', async () => {

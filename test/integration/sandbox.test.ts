@@ -7,6 +7,8 @@ import { childEnvironment } from '../../activities/process/child-environment';
 import { runCommand, type CommandResult } from '../../activities/process/run-command';
 import { handOver } from '../../activities/sandbox/hand-over';
 import { probeSandbox } from '../../activities/sandbox/probe';
+import { stopPreviousAttempt } from '../../activities/sandbox/stop-previous-attempt';
+import { loadConfig } from '../../service/config';
 import type { SandboxPolicy } from '../../activities/sandbox/sandbox';
 import { testSandbox } from '../support/sandbox';
 
@@ -137,7 +139,7 @@ describe('bubblewrap sandbox', () => {
       sandbox: { sandbox, policy: { workDir: workspace, network: false } },
       outputCapBytes: 4096,
     });
-    expect(result.spawnError).toBe('ENOENT: command not found: no-such-agent-cli');
+    expect(result.spawnError).toMatch(/^ENOENT: command not found: no-such-agent-cli \(the sandbox shows only the system, toolchains, SANDBOX_READONLY_PATHS and the workspace\)$/);
   });
 });
 
@@ -150,5 +152,32 @@ describe('a worker without a working sandbox', () => {
   it('SANDBOX=none runs commands as they are, and is the only mode that does', () => {
     expect(testSandbox('none').wrap(['node', '-v'], { workDir: '/w', network: false }, '/w')).toEqual(['node', '-v']);
     expect(sandbox.wrap(['node', '-v'], { workDir: '/w', network: false }, '/w').slice(0, 1)).toEqual(['bwrap']);
+  });
+});
+
+describe('a retried step stopping its previous attempt', () => {
+  it('kills the recorded process group only while it still belongs to this loop and iteration', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn('sleep', ['600'], { detached: true, stdio: 'ignore', env: { PATH: process.env.PATH ?? '', LOOP_ID: 'other-loop', LOOP_SEQUENCE: '1' } });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      // The pid was reused by another loop's command: it must survive.
+      await stopPreviousAttempt(child.pid!, { LOOP_ID: 'this-loop', LOOP_SEQUENCE: '1' });
+      expect(child.exitCode).toBeNull();
+      expect(() => process.kill(child.pid!, 0)).not.toThrow();
+      await stopPreviousAttempt(child.pid!, { LOOP_ID: 'other-loop', LOOP_SEQUENCE: '1' });
+      await expect(exited).resolves.toBeNull();
+      expect(child.signalCode).toBe('SIGKILL');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('agent credentials', () => {
+  it('hands agents only the variables the operator names, and refuses a name that is not set', () => {
+    const config = loadConfig({ AGENT_CREDENTIALS: 'ANTHROPIC_API_KEY', ANTHROPIC_API_KEY: 'sk-ant-test-0123456789' });
+    expect(config.agentCredentials).toEqual({ ANTHROPIC_API_KEY: 'sk-ant-test-0123456789' });
+    expect(() => loadConfig({ AGENT_CREDENTIALS: 'NOT_SET_ANYWHERE' })).toThrow(/AGENT_CREDENTIALS names NOT_SET_ANYWHERE, which is not set/);
   });
 });
