@@ -13,6 +13,7 @@ import type { ActivityDeps } from './deps';
 import { changedFiles, commitAll, diffText, headCommit, resetTo, sha256 } from './git';
 import { runAgent } from './makers/run-agent';
 import { handOver } from './sandbox/hand-over';
+import { repositoryCaches } from './sandbox/repository-caches';
 import { stopPreviousAttempt } from './sandbox/stop-previous-attempt';
 import { recordedUsage } from './usage';
 
@@ -102,6 +103,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
     promptFile,
     reportDir: control.reportDir,
     reportFile,
+    cacheDir: await repositoryCaches(deps, loop.repoUrl),
     maker: input.maker,
   });
 

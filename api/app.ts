@@ -25,17 +25,30 @@ export interface AppDeps {
   policy?: ApiPolicy;
 }
 
-export type ApiPolicy = Pick<ServiceConfig, 'repositories' | 'decisions'> & { sandbox: Pick<ServiceConfig['sandbox'], 'mode'> };
+export type ApiPolicy = Pick<ServiceConfig, 'repositories' | 'decisions'> & {
+  sandbox: Pick<ServiceConfig['sandbox'], 'mode'>;
+  /** New loops are refused while the disk holding `path` has less than `minFreeBytes` free. */
+  disk: { path: string; minFreeBytes: number };
+  /** Names of the configured git credentials (no secrets); null or absent: this process has none, the worker checks. */
+  credentialNames?: string[] | null;
+};
 
 /** Without configuration the API enforces the same defaults as the service's environment schema. */
 export const DEFAULT_API_POLICY: ApiPolicy = {
   repositories: { allowLocal: true, connectTimeoutSeconds: 20 },
   decisions: { allowDeadlineApprove: false, separationOfDuties: false, signalActors: [] },
   sandbox: { mode: 'bwrap' },
+  disk: { path: '.', minFreeBytes: 0 },
 };
 
 export function apiPolicy(config: Readonly<ServiceConfig>): ApiPolicy {
-  return { repositories: config.repositories, decisions: config.decisions, sandbox: { mode: config.sandbox.mode } };
+  return {
+    repositories: config.repositories,
+    decisions: config.decisions,
+    sandbox: { mode: config.sandbox.mode },
+    disk: { path: config.dataDir, minFreeBytes: config.minFreeDiskBytes },
+    credentialNames: config.gitCredentials ? Object.keys(config.gitCredentials) : null,
+  };
 }
 
 /** Builds the HTTP API; `service/` decides where it listens. */

@@ -33,6 +33,7 @@ const REASONS: Record<number, string> = {
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
+  507: 'Insufficient Storage',
 };
 
 export function registerErrorHandler(app: FastifyInstance): void {

@@ -1,11 +1,18 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { loadGitCredentials, type GitCredential } from './git-credentials';
 
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 // The service's whole configuration: parsed once from the environment at start, frozen, passed down.
 const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
+  /** Working copies of finished loops are removed after this long. */
+  WORKSPACE_RETENTION_HOURS: z.coerce.number().min(0).default(168),
+  /** New loops are refused (507) while the data directory's disk has less free space than this. */
+  MIN_FREE_DISK_MB: z.coerce.number().int().min(0).default(2048),
+  /** Per-repository package and build caches (default $DATA_DIR/caches). */
+  CACHE_DIR: z.string().min(1).optional(),
   DATABASE_URL: z.string().url().optional(),
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(5433),
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
@@ -63,6 +70,9 @@ const envSchema = z.object({
   ALLOW_LOCAL_REPOSITORIES: booleanFlag.default(true),
   /** Seconds before a clone or fetch that has not connected (or stalls) is abandoned. */
   GIT_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(20),
+  /** Named git credentials (JSON, service/git-credentials.ts) inline, or in a file; requests name them. */
+  GIT_CREDENTIALS: z.string().optional(),
+  GIT_CREDENTIALS_FILE: z.string().min(1).optional(),
   /** A decision deadline may default to approve only when the operator allows it (never with system BLOCKERs). */
   ALLOW_DEADLINE_APPROVE: booleanFlag.default(false),
   /** An approver may not decide a loop submitted with their own key. */
@@ -74,6 +84,10 @@ const envSchema = z.object({
 export interface ServiceConfig {
   dataDir: string;
   workspacesDir: string;
+  /** Package and build caches, one directory per repository. */
+  cachesDir: string;
+  workspaceRetentionHours: number;
+  minFreeDiskBytes: number;
   databaseUrl?: string;
   embeddedPostgresPort: number;
   temporal: {
@@ -104,6 +118,8 @@ export interface ServiceConfig {
     maxMemoryBytes: number;
   };
   repositories: { allowLocal: boolean; connectTimeoutSeconds: number };
+  /** Named credentials for clone, push and pull requests; null when this process was given none. */
+  gitCredentials: Record<string, GitCredential> | null;
   /** Variables (name → value) every agent process gets; their values are secrets like the service's own. */
   agentCredentials: Record<string, string>;
   decisions: { allowDeadlineApprove: boolean; separationOfDuties: boolean; signalActors: string[] };
@@ -122,6 +138,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
   return Object.freeze({
     dataDir,
     workspacesDir: path.join(dataDir, 'workspaces'),
+    cachesDir: e.CACHE_DIR ? path.resolve(e.CACHE_DIR) : path.join(dataDir, 'caches'),
+    workspaceRetentionHours: e.WORKSPACE_RETENTION_HOURS,
+    minFreeDiskBytes: e.MIN_FREE_DISK_MB * 1024 * 1024,
     databaseUrl: e.DATABASE_URL,
     embeddedPostgresPort: e.EMBEDDED_POSTGRES_PORT,
     temporal: {
@@ -156,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
     },
     repositories: { allowLocal: e.ALLOW_LOCAL_REPOSITORIES, connectTimeoutSeconds: e.GIT_CONNECT_TIMEOUT_SECONDS },
     agentCredentials: agentCredentials(e.AGENT_CREDENTIALS, env),
+    gitCredentials: loadGitCredentials(e.GIT_CREDENTIALS, e.GIT_CREDENTIALS_FILE),
     decisions: {
       allowDeadlineApprove: e.ALLOW_DEADLINE_APPROVE,
       separationOfDuties: e.SEPARATION_OF_DUTIES,

@@ -6,6 +6,7 @@ import type { PrismaClient } from '../prisma/client';
 import { probeSandbox } from '../activities/sandbox/probe';
 import { createSandbox, type Sandbox } from '../activities/sandbox/sandbox';
 import type { ServiceConfig } from './config';
+import { startWorkspaceJanitor } from './workspace-janitor';
 
 /** A worker for the loop task queue: the loop workflow plus every activity, bound to Postgres and config. */
 export async function createLoopWorker(options: {
@@ -32,5 +33,6 @@ export async function createLoopWorker(options: {
     defaultHeartbeatThrottleInterval: '2s',
     maxHeartbeatThrottleInterval: '2s',
   });
+  startWorkspaceJanitor(options.prisma, options.config, (line) => console.log(`[worker] ${line}`));
   return { worker, connection, sandbox };
 }

@@ -24,6 +24,8 @@ export interface AgentRun {
   /** The one directory outside the workspace the agent may write (its report goes there). */
   reportDir: string;
   reportFile: string;
+  /** The repository's package caches (an agent that runs the tests installs from them). */
+  cacheDir: string;
   maker: MakerSettings;
 }
 
@@ -53,7 +55,14 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
     // The maker edits the working tree only: `.git` (hooks, config, info/exclude) stays the service's.
     sandbox: {
       sandbox: deps.sandbox,
-      policy: { workDir: run.workspace, readOnlyInWorkDir: ['.git'], readOnly: [run.promptFile], writable: [run.reportDir], network: agentNetwork(run.maker) },
+      policy: {
+        workDir: run.workspace,
+        readOnlyInWorkDir: ['.git'],
+        readOnly: [run.promptFile],
+        writable: [run.reportDir],
+        network: agentNetwork(run.maker),
+        cacheDir: run.cacheDir,
+      },
     },
     env: childEnvironment({
       ...deps.config.agentCredentials,

@@ -99,7 +99,7 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
     let drainTimer: NodeJS.Timeout | undefined;
 
     // detached: the child leads a new process group, so the whole tree can be signalled at once.
-    const child = spawn(launcher, args, { cwd, env: sandbox.environment(spec.env), detached: true, stdio: 'pipe' });
+    const child = spawn(launcher, args, { cwd, env: sandbox.environment(spec.env, policy), detached: true, stdio: 'pipe' });
     const pid = child.pid ?? null;
     if (pid !== null) spec.onSpawn?.(pid);
 

@@ -38,12 +38,13 @@ export function bwrapArgv(settings: BwrapSettings, policy: SandboxPolicy, cwd: s
     else args.push('--ro-bind-try', link, link);
   }
   args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp');
-  const mounts = [...settings.readOnlyPaths, ...settings.writablePaths, ...(policy.readOnly ?? []), ...(policy.writable ?? []), policy.workDir];
+  const writable = [...(policy.writable ?? []), ...(policy.cacheDir ? [policy.cacheDir] : [])];
+  const mounts = [...settings.readOnlyPaths, ...settings.writablePaths, ...(policy.readOnly ?? []), ...writable, policy.workDir];
   for (const dir of ancestorsToCreate(mounts)) args.push('--perms', '0755', '--dir', dir);
   for (const p of settings.readOnlyPaths) args.push('--ro-bind-try', p, p);
   for (const p of settings.writablePaths) args.push('--bind-try', p, p);
   for (const p of policy.readOnly ?? []) args.push('--ro-bind', p, p);
-  for (const p of policy.writable ?? []) args.push('--bind', p, p);
+  for (const p of writable) args.push('--bind', p, p);
   args.push('--bind', policy.workDir, policy.workDir);
   for (const sub of policy.readOnlyInWorkDir ?? []) {
     const p = `${policy.workDir}/${sub}`;

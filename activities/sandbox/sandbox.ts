@@ -1,5 +1,6 @@
 import type { ServiceConfig } from '../../service/config';
 import { bwrapArgv, type BwrapSettings } from './bwrap-argv';
+import { cacheEnvironment } from './repository-caches';
 import { toolchainPaths } from './toolchain-paths';
 
 // Every untrusted process — maker agents, the built-in agent's commands, reviewer agents, gates — is
@@ -21,6 +22,8 @@ export interface SandboxPolicy {
   writable?: string[];
   /** Agents that call their model API need it; gates get none unless a repository or request opts in. */
   network: boolean;
+  /** The repository's package and build caches (repository-caches.ts): writable, and the tools pointed at them. */
+  cacheDir?: string;
 }
 
 export interface Sandbox {
@@ -28,7 +31,7 @@ export interface Sandbox {
   /** The argv that runs `argv` in `cwd` confined by `policy` (unchanged when mode is none). */
   wrap(argv: string[], policy: SandboxPolicy, cwd: string): string[];
   /** The environment the confined command sees, from the allow-listed one its caller built. */
-  environment(env: Record<string, string>): Record<string, string>;
+  environment(env: Record<string, string>, policy: SandboxPolicy): Record<string, string>;
   /** The uid/gid that must own writable trees (null: the service's own). */
   readonly owner: { uid: number; gid: number } | null;
 }
@@ -39,7 +42,7 @@ export const SANDBOX_HOME = '/tmp/home';
 export function createSandbox(config: Pick<Readonly<ServiceConfig>, 'sandbox'>, env: NodeJS.ProcessEnv = process.env): Sandbox {
   const s = config.sandbox;
   if (s.mode === 'none') {
-    return { mode: 'none', wrap: (argv) => argv, environment: (e) => e, owner: null };
+    return { mode: 'none', wrap: (argv) => argv, environment: (e, policy) => ({ ...e, ...caches(policy) }), owner: null };
   }
   // As root, bwrap drops to an unprivileged uid with setpriv; otherwise a user namespace maps the
   // service's own uid, which is unprivileged already.
@@ -56,7 +59,11 @@ export function createSandbox(config: Pick<Readonly<ServiceConfig>, 'sandbox'>, 
   return {
     mode: 'bwrap',
     wrap: (argv, policy, cwd) => bwrapArgv(settings, policy, cwd, argv),
-    environment: (e) => ({ ...e, ...toolchains.env, HOME: SANDBOX_HOME, TMPDIR: '/tmp' }),
+    environment: (e, policy) => ({ ...e, ...toolchains.env, HOME: SANDBOX_HOME, TMPDIR: '/tmp', ...caches(policy) }),
     owner: asRoot ? { uid: s.uid, gid: s.gid } : null,
   };
+}
+
+function caches(policy: SandboxPolicy): Record<string, string> {
+  return policy.cacheDir ? cacheEnvironment(policy.cacheDir) : {};
 }

@@ -10,6 +10,7 @@ import { sha256 } from '../git';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand, type CommandResult } from '../process/run-command';
 import { gateFailureReason, normaliseOutput } from './gate-outcome';
+import { repositoryCaches } from '../sandbox/repository-caches';
 import type { SandboxPolicy } from '../sandbox/sandbox';
 import { readTestReport, removeStaleReport } from './read-test-report';
 import { freshVerificationCheckout } from './verification-checkout';
@@ -50,6 +51,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     // The worktree's git directory, so `git` inside a gate can answer (read-only).
     readOnly: [path.join(loop.workspacePath!, '.git')],
     network: (loop.gatePlan as GatePlan | null)?.network ?? false,
+    cacheDir: await repositoryCaches(deps, loop.repoUrl),
   };
 
   const ctx = Context.current();

@@ -12,6 +12,7 @@ import { sendDecision } from '../decision-submission';
 import { submitLoop } from '../loop-submission';
 import { loopDetail, loopSummary } from '../loop-views';
 import { checkRepositorySource } from '../repository-policy';
+import { checkFreeDisk } from '../disk-guard';
 import {
   acceptedSchema,
   evidenceSchema,
@@ -36,11 +37,12 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       summary: 'Submit a coding task; starts its engineering loop',
       headers: submitLoopHeadersSchema,
       body: loopRequestSchema,
-      response: { 200: loopSummarySchema, 201: loopSummarySchema, ...errors },
+      response: { 200: loopSummarySchema, 201: loopSummarySchema, 507: errorResponseSchema, ...errors },
     },
     handler: async (request, reply) => {
       checkRepositorySource(policy, request.body);
       checkDeadlineDefault(policy, request.body);
+      await checkFreeDisk(policy);
       const { loop, created } = await submitLoop(
         { prisma: deps.prisma, temporal: deps.temporal, taskQueue: deps.taskQueue },
         request.body,
@@ -104,6 +106,28 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
         body: report.body,
         markdown: report.markdown,
       };
+    },
+  });
+
+  r.get('/v1/loops/:id/patch', {
+    schema: {
+      tags: ['loops'],
+      summary: "The delivered change as `git format-patch` output (apply with `git am` or `git apply` on the base commit), for anyone without push rights",
+      params: loopIdParamsSchema,
+      response: { 200: z.string(), ...errors },
+    },
+    serializerCompiler:
+      ({ httpStatus }) =>
+      (data) =>
+        httpStatus === '200' ? String(data) : JSON.stringify(data),
+    handler: async (request, reply) => {
+      const id = request.params.id;
+      const loop = await deps.prisma.loop.findUnique({ where: { id }, select: { id: true } });
+      if (!loop) throw notFound(`loop ${id}`);
+      // Written by the worker at delivery: the API may not see the worker's disk.
+      const patch = await deps.prisma.report.findUnique({ where: { loopId_key: { loopId: id, key: 'patch' } } });
+      if (!patch) throw notFound(`a patch for loop ${id} (none until the loop is delivered)`);
+      return reply.type('text/x-patch; charset=utf-8').header('content-disposition', `attachment; filename="loop-${id}.patch"`).send(patch.markdown);
     },
   });
 

@@ -7,6 +7,7 @@ import { childEnvironment } from '../../activities/process/child-environment';
 import { runCommand, type CommandResult } from '../../activities/process/run-command';
 import { handOver } from '../../activities/sandbox/hand-over';
 import { probeSandbox } from '../../activities/sandbox/probe';
+import { repositoryCacheDir, repositoryCaches } from '../../activities/sandbox/repository-caches';
 import { stopPreviousAttempt } from '../../activities/sandbox/stop-previous-attempt';
 import { loadConfig } from '../../service/config';
 import type { SandboxPolicy } from '../../activities/sandbox/sandbox';
@@ -179,5 +180,25 @@ describe('agent credentials', () => {
     const config = loadConfig({ AGENT_CREDENTIALS: 'ANTHROPIC_API_KEY', ANTHROPIC_API_KEY: 'sk-ant-test-0123456789' });
     expect(config.agentCredentials).toEqual({ ANTHROPIC_API_KEY: 'sk-ant-test-0123456789' });
     expect(() => loadConfig({ AGENT_CREDENTIALS: 'NOT_SET_ANYWHERE' })).toThrow(/AGENT_CREDENTIALS names NOT_SET_ANYWHERE, which is not set/);
+  });
+});
+
+describe('package caches', () => {
+  it("point every tool at the repository's own writable cache directory", async () => {
+    const config = loadConfig({ DATA_DIR: root });
+    const cacheDir = await repositoryCaches({ config, sandbox }, 'https://example.invalid/acme/widgets.git');
+    expect(repositoryCacheDir(config.cachesDir, 'https://example.invalid/acme/other.git')).not.toBe(cacheDir);
+    const result = await runCommand({
+      argv: ['sh', '-c', 'touch "$npm_config_cache/written" && go env GOMODCACHE && echo "$CARGO_HOME $PIP_CACHE_DIR"'],
+      cwd: workspace,
+      workspaceRoot: workspace,
+      timeoutMs: 60_000,
+      env: childEnvironment(),
+      sandbox: { sandbox, policy: { workDir: workspace, network: false, cacheDir } },
+      outputCapBytes: 4096,
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(`${cacheDir}/go-mod\n${cacheDir}/cargo ${cacheDir}/pip\n`);
+    expect(fs.existsSync(path.join(cacheDir, 'npm', 'written'))).toBe(true);
   });
 });
