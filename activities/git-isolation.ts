@@ -16,7 +16,17 @@ import type { GitTransport } from '../domain/repository-url';
 export interface RemoteAccess {
   transport: GitTransport;
   connectTimeoutSeconds: number;
+  /**
+   * The one exception to "no credentials": a clone or push of a loop whose request names an operator
+   * credential. git asks `askPassPath` (git-askpass.ts), which answers from this git process's own
+   * environment — never argv, which every user on the host can read in /proc.
+   */
+  credential?: { username: string; password: string; askPassPath: string };
 }
+
+/** The environment variables the askpass script answers from (git-askpass.ts). */
+export const ASKPASS_USERNAME_VAR = 'LOOP_GIT_USERNAME';
+export const ASKPASS_PASSWORD_VAR = 'LOOP_GIT_PASSWORD';
 
 const IDENTITY = ['user.name=Engineering Loop', 'user.email=loop@engineering-loop.invalid', 'commit.gpgsign=false'];
 
@@ -38,6 +48,11 @@ export function gitConfigArgs(remote?: RemoteAccess): string[] {
   if (remote) {
     // http(s) has no connect timeout setting; lowSpeed ends a transfer that stalls (the clone's preflight bounds the connect).
     config.push(`protocol.${remote.transport}.allow=always`, 'http.lowSpeedLimit=1000', `http.lowSpeedTime=${remote.connectTimeoutSeconds}`);
+    if (remote.credential) {
+      // Later -c entries win: the askpass program replaces the empty one; a redirect must not carry the
+      // credential to another host.
+      config.push(`core.askPass=${remote.credential.askPassPath}`, 'http.followRedirects=false');
+    }
   }
   return config.flatMap((entry) => ['-c', entry]);
 }
@@ -57,6 +72,11 @@ export function gitEnvironment(cwd: string, remote?: RemoteAccess): NodeJS.Proce
     const seconds = remote.connectTimeoutSeconds;
     // BatchMode: no password or host-key prompts; the keep-alives end a connection that stops answering.
     env.GIT_SSH_COMMAND = `ssh -o BatchMode=yes -o ConnectTimeout=${seconds} -o ServerAliveInterval=${seconds} -o ServerAliveCountMax=2`;
+    if (remote.credential) {
+      env.GIT_ASKPASS = remote.credential.askPassPath;
+      env[ASKPASS_USERNAME_VAR] = remote.credential.username;
+      env[ASKPASS_PASSWORD_VAR] = remote.credential.password;
+    }
   }
   return env;
 }

@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { SERVICE_EXCLUDES } from '../domain/setup';
 import { gitConfigArgs, gitEnvironment, type RemoteAccess } from './git-isolation';
 
 // Thin wrapper over the git CLI: argv only, bounded in time and output, with a fixed identity and the
@@ -31,18 +34,52 @@ export async function cloneRepository(cwd: string, url: string, dir: string, rem
   await runGit(cwd, ['clone', '--quiet', '--no-checkout', '--no-hardlinks', '--', url, dir], { remote, timeoutMs: GIT_TIMEOUT_MS });
 }
 
+/**
+ * Pushes `commit` to `branch` on `url`. Idempotent: the same commit twice is a no-op. No force: the
+ * branch is the loop's own, and a remote branch that moved elsewhere is not overwritten.
+ */
+export async function pushBranch(cwd: string, url: string, commit: string, branch: string, remote: RemoteAccess): Promise<void> {
+  // A local target's receive-pack would run that repository's own hooks (git clears the -c pins for a
+  // local child), so it gets the pins itself; a remote server's hooks are that server's business.
+  const receivePack = remote.transport === 'file' ? [`--receive-pack=git -c core.hooksPath=/dev/null -c 'safe.directory=*' receive-pack`] : [];
+  await runGit(cwd, ['push', '--quiet', '--no-verify', ...receivePack, '--', url, `${commit}:refs/heads/${branch}`], { remote, timeoutMs: GIT_TIMEOUT_MS });
+}
+
 export async function headCommit(cwd: string): Promise<string> {
   return (await git(cwd, ['rev-parse', 'HEAD'])).trim();
 }
 
-/** Commits everything the maker left in the workspace; returns null when there was nothing to commit. */
+/**
+ * Commits everything the maker left in the workspace; returns null when there was nothing to commit.
+ * What set-up, gates and tools create (SERVICE_EXCLUDES: node_modules, .venv, caches, coverage…) stays
+ * out, whether or not the repository ignores it; a maker's own new files, and edits to tracked files
+ * anywhere, still go in.
+ */
 export async function commitAll(cwd: string, message: string): Promise<string | null> {
+  await excludeFromCheckpoints(cwd, SERVICE_EXCLUDES);
   await git(cwd, ['add', '--all']);
   const staged = await git(cwd, ['diff', '--cached', '--name-only']);
   if (!staged.trim()) return null;
   await git(cwd, ['commit', '--no-verify', '--quiet', '-m', message]);
   return headCommit(cwd);
 }
+
+/**
+ * Adds `patterns` to the workspace's `.git/info/exclude` (once each). It lives in `.git`, which the maker
+ * cannot write, and only affects untracked files.
+ */
+export async function excludeFromCheckpoints(cwd: string, patterns: readonly string[]): Promise<void> {
+  const exclude = path.join(cwd, '.git', 'info', 'exclude');
+  const current = await fs.readFile(exclude, 'utf8').catch(() => '');
+  const present = new Set(current.split('\n'));
+  const missing = [...new Set(patterns)].filter((p) => !present.has(p));
+  if (missing.length === 0) return;
+  await fs.mkdir(path.dirname(exclude), { recursive: true });
+  const header = present.has(EXCLUDE_HEADER) ? [] : [EXCLUDE_HEADER];
+  await fs.appendFile(exclude, `${current && !current.endsWith('\n') ? '\n' : ''}${[...header, ...missing].join('\n')}\n`);
+}
+
+const EXCLUDE_HEADER = '# engineering-loop: what set-up, gates and tools create never enters a checkpoint';
 
 export async function changedFiles(cwd: string, from: string, to: string): Promise<string[]> {
   const out = await git(cwd, ['diff', '--name-only', '--end-of-options', `${from}..${to}`, '--']);

@@ -9,6 +9,7 @@ import { recordProgress, type ProgressInput } from './progress';
 import { recordContractApproval, recordDecision, recordEscalation, recordVerdict, type EscalationInput } from './records';
 import { runReview, type ReviewInput } from './review/run-review';
 import { withSanitisedFailures } from './sanitised-failures';
+import { runWorkspaceSetup, type WorkspaceSetupInput } from './setup/workspace-setup';
 import { runVerification, type VerificationInput } from './verification/run-verification';
 import { prepareWorkspace, type PrepareWorkspaceInput } from './workspace';
 
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     prepareWorkspace: (input: PrepareWorkspaceInput) => prepareWorkspace(deps, input),
     freezeContract: (input: FreezeContractInput) => freezeContract(deps, input),
     recordProgress: (input: ProgressInput) => recordProgress(deps, input),
+    runWorkspaceSetup: (input: WorkspaceSetupInput) => runWorkspaceSetup(deps, input),
     runMaker: (input: MakerInput) => runMaker(deps, input),
     inspectChanges: (input: InspectChangesInput) => inspectChanges(deps, input),
     runVerification: (input: VerificationInput) => runVerification(deps, input),

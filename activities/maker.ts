@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Usage } from '../domain/budget';
 import { AGENT_REPORT_KINDS, type AgentReport } from '../domain/judge';
 import { buildMakerPrompt, type OpenFinding } from '../domain/maker-prompt';
+import type { GatePlan } from '../domain/gates';
 import type { MakerSettings } from '../domain/loop-request';
 import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
@@ -104,6 +105,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
     reportDir: control.reportDir,
     reportFile,
     cacheDir: await repositoryCaches(deps, loop.repoUrl),
+    setupPlan: (loop.gatePlan as GatePlan | null)?.setup,
     maker: input.maker,
   });
 

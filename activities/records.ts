@@ -1,4 +1,5 @@
 import type { Decision } from '../domain/decision';
+import type { GatePlan } from '../domain/gates';
 import type { JudgeReport } from '../domain/judge';
 import { describeSandbox, renderEscalationReport, renderJudgeReport, type EscalationReport } from '../domain/reports';
 import { describeProof } from '../domain/proof';
@@ -11,12 +12,13 @@ export async function recordVerdict(deps: ActivityDeps, input: { loopId: string;
   const iteration = await deps.prisma.iteration.findUniqueOrThrow({
     where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
   });
+  const { gatePlan } = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: { gatePlan: true } });
   const data = {
     verdict: input.report.verdict,
     trigger: input.report.trigger,
     directives: input.report.directives,
     report: input.report as object,
-    markdown: renderJudgeReport(input.report),
+    markdown: renderJudgeReport(input.report, (gatePlan as GatePlan | null)?.warnings),
   };
   await deps.prisma.verdict.upsert({
     where: { iterationId: iteration.id },
@@ -38,11 +40,15 @@ export async function recordEscalation(deps: ActivityDeps, input: EscalationInpu
     where: { id: input.loopId },
     include: { iterations: { orderBy: { sequence: 'asc' }, include: { verdict: true } } },
   });
-  const current = loop.iterations.find((i) => i.sequence === input.sequence)!;
-  const blocking = await deps.prisma.finding.findMany({
-    where: { iterationId: current.id, validity: 'VALID', severity: { in: ['BLOCKER', 'HIGH'] } },
-    orderBy: { findingId: 'asc' },
-  });
+  // No iteration yet when the maker's workspace could not be set up (ENVIRONMENT before the first maker).
+  const current = loop.iterations.find((i) => i.sequence === input.sequence) ?? null;
+  const blocking = current
+    ? await deps.prisma.finding.findMany({
+        where: { iterationId: current.id, validity: 'VALID', severity: { in: ['BLOCKER', 'HIGH'] } },
+        orderBy: { findingId: 'asc' },
+      })
+    : [];
+  const checkpoint = current?.checkpointCommit ?? loop.baseCommit ?? '';
   const trigger = input.report.trigger ?? 'MAX_ITERATIONS';
   const report: EscalationReport = {
     trigger,
@@ -62,13 +68,15 @@ export async function recordEscalation(deps: ActivityDeps, input: EscalationInpu
     }),
     options: [
       { decision: 'retry', description: 'send the maker back with guidance that resolves the core blocker (becomes a contract constraint; the iteration count restarts)' },
-      { decision: 'approve', description: `accept checkpoint ${current.checkpointCommit?.slice(0, 12)} as it is, recorded as a human override` },
+      input.report.gateAudit.length === 0 && input.report.trigger === 'ENVIRONMENT'
+        ? { decision: 'approve', description: 'go on without a working set-up (the maker starts; gates may fail for the same reason)' }
+        : { decision: 'approve', description: `accept checkpoint ${checkpoint.slice(0, 12)} as it is, recorded as a human override` },
       { decision: 'amend', description: 'change the contract (a new version) and send the maker back; the iteration count restarts' },
       { decision: 'reject', description: 'stop the loop; the branch is kept for inspection' },
     ],
     workspace: {
       branch: loop.branch ?? '',
-      checkpointCommit: current.checkpointCommit ?? '',
+      checkpointCommit: checkpoint,
       gates: input.report.gateAudit.map((g) => ({ gate: g.gate, status: g.status })),
     },
     sandbox: describeSandbox(loop.sandbox),

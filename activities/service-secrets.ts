@@ -1,4 +1,5 @@
 import type { ServiceConfig } from '../service/config';
+import { gitCredentialSecrets } from '../service/git-credentials';
 
 /**
  * The service's own secrets, which must never leave it (evidence, records, logs, answers, prompts) even
@@ -6,7 +7,7 @@ import type { ServiceConfig } from '../service/config';
  * with its generated password, when the configuration names none.
  */
 export function serviceSecrets(config: Readonly<ServiceConfig>, databaseUrl = config.databaseUrl): string[] {
-  const secrets = [config.llm.apiKey, config.anthropic.apiKey, ...Object.values(config.agentCredentials)];
+  const secrets = [config.llm.apiKey, config.anthropic.apiKey, ...Object.values(config.agentCredentials), ...gitCredentialSecrets(config.gitCredentials)];
   if (databaseUrl) {
     try {
       secrets.push(decodeURIComponent(new URL(databaseUrl).password));

@@ -2,17 +2,19 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { GateCommand, GatePlan } from '../domain/gates';
-import { classifyRepositoryUrl } from '../domain/repository-url';
+import { SERVICE_EXCLUDES, type SetupCommand, type SetupPlan } from '../domain/setup';
 import { VerificationConfigError } from '../domain/verification-config';
 import type { ActivityDeps } from './deps';
-import { cloneRepository, git, GitError, headCommit } from './git';
-import type { RemoteAccess } from './git-isolation';
+import { cloneRepository, excludeFromCheckpoints, git, GitError, headCommit } from './git';
+import { resolveSetupPlan } from './setup/infer-setup';
+import { remoteAccessFor } from './git-askpass';
 import { handOver } from './sandbox/hand-over';
 import { discoverGates } from './verification/gate-discovery';
 
 export interface PrepareWorkspaceInput {
   loopId: string;
-  repository: { url: string; baseRef: string };
+  /** `credential` names an operator-configured credential (activities/git-askpass.ts), never a secret. */
+  repository: { url: string; baseRef: string; credential?: string };
   /** The task contract's gate commands, the most specific layer of gate discovery. */
   contractGates: GateCommand[];
 }
@@ -48,7 +50,7 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
   await fs.rm(workspacePath, { recursive: true, force: true });
   await fs.mkdir(path.dirname(workspacePath), { recursive: true });
   try {
-    const remote = repositoryAccess(deps, input.repository.url);
+    const remote = await remoteAccessFor(deps.config, input.repository.url, input.repository.credential, 'repository url');
     await cloneRepository(deps.config.workspacesDir, input.repository.url, workspacePath, remote);
     const base = await resolveBaseRef(workspacePath, input.repository.baseRef);
     await git(workspacePath, ['checkout', '--quiet', '-b', branch, base, '--']);
@@ -60,12 +62,27 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
   }
   await handOver(deps.sandbox, workspacePath);
   const baseCommit = await headCommit(workspacePath);
-  const gatePlan = withRequestedNetwork(await resolveGatePlan(workspacePath, input.contractGates), loop.input);
+  const setup = await resolveSetup(workspacePath, loop.input);
+  const gatePlan: GatePlan = { ...withRequestedNetwork(await resolveGatePlan(workspacePath, input.contractGates), loop.input), setup };
+  await excludeFromCheckpoints(workspacePath, [...SERVICE_EXCLUDES, ...setup.outputs]);
   await deps.prisma.loop.update({
     where: { id: input.loopId },
     data: { workspacePath, baseCommit, branch, gatePlan: gatePlan as object, sandbox: deps.sandbox.mode },
   });
   return { workspacePath, baseCommit, branch, gatePlan };
+}
+
+/** How dependencies get installed: the request's `setup`, the repository's, or inferred from its manifests. */
+async function resolveSetup(workspacePath: string, request: unknown): Promise<SetupPlan> {
+  const requested = (request as { setup?: SetupCommand[] } | null)?.setup;
+  try {
+    return await resolveSetupPlan({ workspace: workspacePath, requested });
+  } catch (err) {
+    if (err instanceof VerificationConfigError) {
+      throw ApplicationFailure.create({ type: 'VerificationConfigError', message: err.message, nonRetryable: true });
+    }
+    throw err;
+  }
 }
 
 async function resolveGatePlan(workspacePath: string, contractGates: GateCommand[]): Promise<GatePlan> {
@@ -78,17 +95,6 @@ async function resolveGatePlan(workspacePath: string, contractGates: GateCommand
     }
     throw err;
   }
-}
-
-/**
- * The worker checks the source again: a workflow can be started without the API (Temporal CLI), and the
- * operator may have turned local repositories off since the request was accepted.
- */
-function repositoryAccess(deps: ActivityDeps, url: string): RemoteAccess {
-  const source = classifyRepositoryUrl(url);
-  if (!source.ok) throw new GitError(`repository url: ${source.problem}`);
-  if (source.local && !deps.config.repositories.allowLocal) throw new GitError('local repositories are not allowed (ALLOW_LOCAL_REPOSITORIES is off)');
-  return { transport: source.transport, connectTimeoutSeconds: deps.config.repositories.connectTimeoutSeconds };
 }
 
 /** A branch name resolves through the clone's remote; a tag or commit id resolves as it is. */

@@ -17,6 +17,8 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
       },
       escalations: { orderBy: { sequence: 'asc' }, include: { decisions: true } },
       executions: { where: { role: 'decision' }, orderBy: { createdAt: 'asc' } },
+      // Set-up in the maker's workspace belongs to the loop, not to an iteration.
+      evidence: { where: { iterationId: null }, orderBy: [{ startTime: 'asc' }, { gateOrder: 'asc' }] },
     },
   });
   if (!loop) return null;
@@ -28,6 +30,8 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
     gatePlan: loop.gatePlan,
     /** How untrusted commands were confined; "none" means the operator ran this loop unsandboxed. */
     sandbox: loop.sandbox,
+    /** Where the branch went: pushed branch, pull/merge request, or why delivery stopped short (the result stands). */
+    delivery: { pushedBranch: loop.pushedBranch, pullRequestUrl: loop.pullRequestUrl, deliveryError: loop.deliveryError },
     contractVersions: loop.contractVersions.map((c) => ({
       version: c.version,
       hash: c.hash,
@@ -35,6 +39,8 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
       createdAt: c.createdAt.toISOString(),
       contract: c.contract,
     })),
+    /** The maker workspace's set-up runs (dependencies installed before the first maker, and again when manifests change). */
+    workspaceSetup: loop.evidence.map(evidenceView),
     iterations: loop.iterations.map((i) => ({
       sequence: i.sequence,
       roundIteration: i.roundIteration,
@@ -48,19 +54,7 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
       makerAttempts: i.makerAttempts,
       backtrackedTo: i.backtrackedTo,
       verdict: i.verdict ? { verdict: i.verdict.verdict, trigger: i.verdict.trigger, directives: i.verdict.directives as string[] } : null,
-      evidence: i.evidence.map((e) => ({
-        id: e.id,
-        gate: e.gate,
-        status: e.status,
-        command: e.command as string[],
-        source: e.source,
-        sourceDetail: e.sourceDetail,
-        exitCode: e.exitCode,
-        timeoutStatus: e.timeoutStatus,
-        testCounts: e.testCounts,
-        failureReason: e.failureReason,
-        assertionEvidence: e.assertionEvidence as string[],
-      })),
+      evidence: i.evidence.map(evidenceView),
       findings: i.findings.map((f) => ({
         findingId: f.findingId,
         title: f.title,
@@ -115,5 +109,33 @@ export function loopSummary(loop: {
     createdAt: loop.createdAt.toISOString(),
     updatedAt: loop.updatedAt.toISOString(),
     finishedAt: loop.finishedAt?.toISOString() ?? null,
+  };
+}
+
+function evidenceView(e: {
+  id: string;
+  gate: string;
+  status: string;
+  command: unknown;
+  source: string;
+  sourceDetail: string | null;
+  exitCode: number | null;
+  timeoutStatus: string | null;
+  testCounts: unknown;
+  failureReason: string | null;
+  assertionEvidence: unknown;
+}) {
+  return {
+    id: e.id,
+    gate: e.gate,
+    status: e.status,
+    command: e.command as string[],
+    source: e.source,
+    sourceDetail: e.sourceDetail,
+    exitCode: e.exitCode,
+    timeoutStatus: e.timeoutStatus,
+    testCounts: e.testCounts,
+    failureReason: e.failureReason,
+    assertionEvidence: e.assertionEvidence as string[],
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SetupPlan } from './setup';
 
 // The four verification gates, in the order they run (SPEC §3.1).
 export const GATE_ORDER = ['tests', 'typecheck', 'lint', 'build'] as const;
@@ -44,6 +45,8 @@ export interface GateSummary {
   failureSignature: string | null;
   /** AC ids this run proves. */
   provesAcceptanceCriteria: string[];
+  /** Set when the command could not start (not found, not executable): the machine's problem, not the code's. */
+  environmentProblem?: string | null;
 }
 
 /** Where a gate command came from, most specific first (SPEC §3.2). */
@@ -70,6 +73,13 @@ export interface GatePlan {
   profile: ProjectProfile | null;
   /** Anything a person should know about the resolution (ceilings applied, config problems). */
   notes: string[];
+  /**
+   * What makes the verification weaker than it should be, shown in the API and every report (e.g. no
+   * tests gate). Absent in plans resolved before warnings existed.
+   */
+  warnings?: string[];
   /** Whether gate commands may use the network inside the sandbox (off unless the repository or request asks). */
   network?: boolean;
+  /** How dependencies are installed before the maker and the gates (absent: planned before set-up existed). */
+  setup?: SetupPlan;
 }

@@ -17,6 +17,7 @@ export const ESCALATION_TRIGGERS = [
   'AGENT_CONTRADICTION',
   'AGENT_DESTRUCTIVE_OPERATION',
   'AGENT_IRREPRODUCIBLE_FAILURE',
+  'ENVIRONMENT',
 ] as const;
 export type EscalationTrigger = (typeof ESCALATION_TRIGGERS)[number];
 
@@ -62,6 +63,8 @@ export interface JudgeInput {
   budgetExhausted: string | null;
   /** Earlier iterations of this round, oldest first. */
   previous: IterationRecord[];
+  /** Why the verification checkout's set-up failed (no gate ran), with the output's tail; null when it passed. */
+  environmentProblem?: string | null;
 }
 
 export interface JudgeReport {
@@ -105,7 +108,14 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
   let verdict: Verdict;
   let trigger: EscalationTrigger | null = null;
 
-  if (failedGates.length > 0) {
+  const environment = [input.environmentProblem, ...failedGates.map((g) => g.environmentProblem)].filter((p): p is string => Boolean(p));
+  if (environment.length > 0) {
+    // Rule 0: dependencies could not be installed, or a gate could not start (a tool is missing). The
+    // maker cannot fix the machine: sending it back would only burn iterations.
+    verdict = 'ESCALATE';
+    trigger = 'ENVIRONMENT';
+    reasons.push(...environment.map((p) => `environment problem: ${p}`));
+  } else if (failedGates.length > 0) {
     // Rule 1: a configured gate failed.
     verdict = 'ITERATE';
     for (const g of failedGates) {
@@ -189,6 +199,25 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
     })),
     directives: directives.map((d, i) => `${i + 1}. ${d}`),
     record,
+  };
+}
+
+/**
+ * The report of an escalation that comes before any verdict: the maker's workspace could not be set up.
+ * The problem (with the output's tail) is the core blocker; no gate ran, nothing was judged.
+ */
+export function environmentReport(problem: string, roundIteration: number, maxIterations: number): JudgeReport {
+  return {
+    verdict: 'ESCALATE',
+    trigger: 'ENVIRONMENT',
+    roundIteration,
+    maxIterations,
+    reasons: [`environment problem: ${problem}`],
+    gateAudit: [],
+    acCompliance: [],
+    findingTriage: [],
+    directives: [],
+    record: { roundIteration, diffHash: '', blockingSignatures: [], tamperSignatures: [], failureSignature: null },
   };
 }
 

@@ -3,7 +3,9 @@ import { budgetSchema, type Usage } from './budget';
 import { goalContractSchema, MAX_ITERATIONS_CEILING, type GoalContract } from './contract';
 import type { GatePlan } from './gates';
 import { argvSchema, gateCommandSchema } from './gates';
+import { setupCommandSchema } from './setup';
 import { presetMakerSettingsSchemas } from './maker-presets';
+import { credentialNameSchema, deliverySettingsSchema } from './delivery';
 import { baseRefProblem, classifyRepositoryUrl } from './repository-url';
 
 // What a user submits to start a loop (POST /v1/loops) and what the workflow receives.
@@ -29,6 +31,8 @@ export const repositorySchema = z.strictObject({
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     })
     .default('main'),
+  /** The name of a credential the operator configured on the workers (never the secret itself). */
+  credential: credentialNameSchema.optional(),
 });
 
 export const commandMakerSettingsSchema = z.strictObject({
@@ -99,10 +103,21 @@ export const loopRequestSchema = z.strictObject({
       defaultDecision: z.enum(['reject', 'approve']).default('reject'),
     })
     .default({ defaultDecision: 'reject' }),
+  /** Commands that install dependencies (replace the repository's and inferred ones; [] installs nothing). */
+  setup: z.array(setupCommandSchema).max(20).optional(),
   /** Network access for gates inside the sandbox (also `network` in the repository's verification.json). */
   gateNetwork: z.boolean().default(false),
   /** The maker waits until a human approves the frozen contract. */
   requireContractApproval: z.boolean().default(false),
+  /** On PASS or approval: push the loop's branch, optionally open a pull/merge request (domain/delivery.ts). */
+  delivery: deliverySettingsSchema.default({ push: true }),
+}).superRefine((request, ctx) => {
+  if (request.delivery.pullRequest && !request.delivery.push) {
+    ctx.addIssue({ code: 'custom', path: ['delivery', 'pullRequest'], message: 'a pull request needs the branch pushed (delivery.push: true)' });
+  }
+  if (request.delivery.pullRequest && !request.repository.credential) {
+    ctx.addIssue({ code: 'custom', path: ['delivery', 'pullRequest'], message: "a pull request needs repository.credential (the provider's API token)" });
+  }
 });
 export type LoopRequest = z.infer<typeof loopRequestSchema>;
 /** The body as a client writes it (defaults not yet applied). */
@@ -125,6 +140,8 @@ export interface LoopResume {
   escalations: number;
   directives: string[];
   gatePlan: GatePlan;
+  /** The maker's workspace must be set up again first (after an ENVIRONMENT escalation, a changed manifest). */
+  setupDue?: boolean;
   usage: Usage;
 }
 

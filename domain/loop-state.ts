@@ -10,6 +10,7 @@ export type LoopPhase =
   | 'QUEUED'
   | 'PREPARING'
   | 'CONTRACT'
+  | 'SETUP'
   | 'MAKER'
   | 'VERIFY'
   | 'REVIEW'

@@ -32,6 +32,10 @@ export interface FinalReport {
   approvedBy?: string;
   /** How the loop's untrusted commands were confined (describeSandbox). */
   sandbox: string;
+  /** The gate plan's warnings (GatePlan.warnings), e.g. that there was no tests gate. */
+  warnings?: string[];
+  /** Where the branch went (push, pull request), when the loop asked for delivery. */
+  delivery?: { pushedBranch: string | null; pushedTo: string | null; pullRequestUrl: string | null; error: string | null };
 }
 
 /** Every report says how the loop's commands ran; running unconfined is the operator's explicit choice. */
@@ -53,6 +57,7 @@ const TRIGGER_TEXT: Record<EscalationReport['trigger'], string> = {
   AGENT_CONTRADICTION: 'the maker reported contradictory requirements',
   AGENT_DESTRUCTIVE_OPERATION: 'the maker reported that the task needs a destructive operation',
   AGENT_IRREPRODUCIBLE_FAILURE: 'the maker reported a failure it cannot reproduce',
+  ENVIRONMENT: 'the environment is not usable: dependencies could not be installed, or a command could not start (fix the machine or the set-up, then retry)',
   CONTRACT_APPROVAL: 'the contract needs a human approval before the maker starts',
 };
 
@@ -70,11 +75,13 @@ function table(headers: string[], rows: Array<Array<string | number | null>>): s
   ].join('\n');
 }
 
-export function renderJudgeReport(r: JudgeReport): string {
+/** A judge report, with the gate plan's warnings (e.g. no tests gate) under its heading. */
+export function renderJudgeReport(r: JudgeReport, warnings: readonly string[] = []): string {
   const counts = (c: GateSummary['testCounts']) => (c ? `${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped` : null);
   return [
     `## Judge report — ${r.verdict}${r.trigger ? ` (${r.trigger})` : ''}, iteration ${r.roundIteration} of ${r.maxIterations}`,
     '',
+    ...(warnings.length ? [...warnings.map((w) => `**Warning: ${w}**`), ''] : []),
     ...r.reasons.map((reason) => `- ${reason}`),
     '',
     '### Gate audit',
@@ -128,8 +135,7 @@ export function renderEscalationReport(r: EscalationReport): string {
 }
 
 export function renderFinalReport(r: FinalReport): string {
-  const accepted = r.judge.findingTriage.filter((f) => f.outcome === 'ACCEPTED_TRADE_OFF');
-  const dismissed = r.judge.findingTriage.filter((f) => f.outcome === 'DISMISSED');
+  const d = r.delivery;
   return [
     `# ${r.outcome === 'PASSED' ? 'Delivered — PASS' : `Delivered — approved by ${r.approvedBy ?? 'a human'} (human override)`}`,
     '',
@@ -140,9 +146,27 @@ export function renderFinalReport(r: FinalReport): string {
     `- contract: version ${r.contract.version}, hash \`${r.contract.hash}\``,
     `- review: ${r.reviewMode}`,
     `- sandbox: ${r.sandbox}`,
+    ...(d
+      ? [
+          `- pushed: ${d.pushedBranch ? `\`${d.pushedBranch}\` to ${d.pushedTo}` : 'no'}`,
+          ...(d.pullRequestUrl ? [`- pull request: ${d.pullRequestUrl}`] : []),
+          ...(d.error ? [`- delivery error: ${d.error}`] : []),
+        ]
+      : []),
     '',
     '## Merge request description',
     '',
+    renderMergeRequestDescription(r),
+    '',
+    renderJudgeReport(r.judge, r.warnings),
+  ].join('\n');
+}
+
+/** The final report's merge request section: the body of the pull/merge request delivery opens. */
+export function renderMergeRequestDescription(r: FinalReport): string {
+  const accepted = r.judge.findingTriage.filter((f) => f.outcome === 'ACCEPTED_TRADE_OFF');
+  const dismissed = r.judge.findingTriage.filter((f) => f.outcome === 'DISMISSED');
+  return [
     '### Definition of Done',
     table(['AC', 'statement', 'status', 'evidence'], r.judge.acCompliance.map((a) => [a.id, a.statement, a.status, a.evidenceIds.join(', ')])),
     '',
@@ -151,7 +175,5 @@ export function renderFinalReport(r: FinalReport): string {
     '',
     '### Dismissed findings',
     table(['finding', 'title', 'severity'], dismissed.map((f) => [f.findingId, f.title, f.severity])),
-    '',
-    renderJudgeReport(r.judge),
   ].join('\n');
 }

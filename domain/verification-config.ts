@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { argvSchema, GATE_ORDER, PROJECT_PROFILES } from './gates';
+import { setupCommandSchema } from './setup';
 
 // The target repository's own gate configuration, `.ai-engineering-loop/verification.json` (SPEC §3.2,
 // docs/verification-config.md). Layer 2 of gate discovery: it beats profile defaults and manifest
@@ -45,6 +46,8 @@ export const verificationConfigSchema = z.strictObject({
   /** Gates run without network unless the repository needs it (tests that call a local service, say). */
   network: z.boolean().optional(),
   gates: z.strictObject(gatesShape).default({}),
+  /** Commands that install dependencies, with network, before the maker and the gates (replace inference; [] for none). */
+  setup: z.array(setupCommandSchema).max(20).optional(),
 });
 export type VerificationConfig = z.infer<typeof verificationConfigSchema>;
 

@@ -117,6 +117,10 @@ capture jest-mixed-color "$WORK/jest-mixed" "$JEST" --rootDir . --colors
 capture jest-all-pass "$WORK/jest-all-pass" "$JEST" --rootDir .
 capture jest-suite-error "$WORK/jest-suite-error" "$JEST" --rootDir .
 capture jest-no-tests "$WORK/jest-no-tests" "$JEST" --rootDir .
+# --json (what the service appends to a jest test script): the results as one JSON line on stdout,
+# the usual report on stderr; several files, every test named.
+capture jest-json-mixed "$WORK/jest-mixed" "$JEST" --rootDir . --json
+capture jest-json-all-pass "$WORK/jest-all-pass" "$JEST" --rootDir . --json
 
 capture node-test-spec-mixed "$WORK/node-test-mixed" node --test --test-reporter=spec "${MIXED_FILES[@]}"
 capture node-test-spec-mixed-color "$WORK/node-test-mixed" env FORCE_COLOR=1 node --test --test-reporter=spec "${MIXED_FILES[@]}"
@@ -344,6 +348,10 @@ capture pytest-verbose-mixed "$WORK/pytest-mixed" "${PYTEST[@]}" -v
 capture pytest-quiet-mixed "$WORK/pytest-mixed" "${PYTEST[@]}" -q
 capture pytest-verbose-all-pass "$WORK/pytest-all-pass" "${PYTEST[@]}" -v
 capture pytest-no-tests "$WORK/pytest-no-tests" "${PYTEST[@]}"
+# -rA (what the inferred pytest gate adds): a `PASSED <node id>` line per passed test in the short
+# test summary, whatever verbosity the repository's addopts set.
+capture pytest-ra-mixed "$WORK/pytest-mixed" "${PYTEST[@]}" -rA
+capture pytest-ra-quiet-all-pass "$WORK/pytest-all-pass" "${PYTEST[@]}" -q -rA
 # pytest's JUnit XML report of the mixed project.
 capture pytest-junit-mixed-stdout "$WORK/pytest-mixed" "${PYTEST[@]}" --junitxml=report.xml
 cp "$WORK/pytest-mixed/report.xml" "$OUT/pytest-junit-mixed.xml"
@@ -449,6 +457,10 @@ capture go-verbose-all-pass "$WORK/go-all-pass" go test -count=1 -v ./...
 capture go-plain-mixed "$WORK/go-mixed" go test -count=1 ./...
 capture go-plain-all-pass "$WORK/go-all-pass" go test -count=1 ./...
 capture go-verbose-build-failed "$WORK/go-build-failed" go test -count=1 -v ./...
+# -json (what the inferred Go gate runs): one test2json event per line, subtests included.
+capture go-json-mixed "$WORK/go-mixed" go test -count=1 -json ./...
+capture go-json-all-pass "$WORK/go-all-pass" go test -count=1 -json ./...
+capture go-json-build-failed "$WORK/go-build-failed" go test -count=1 -json ./...
 
 # ---------------------------------------------------------------------------------------------
 # cargo test: `cargo new --lib` crates with no dependencies, built offline.

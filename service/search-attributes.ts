@@ -7,6 +7,7 @@ export const LOOP_SEARCH_ATTRIBUTES = {
   LoopIteration: 'Int',
   LoopVerdict: 'Keyword',
   LoopRepo: 'Keyword',
+  LoopPullRequest: 'Keyword',
 } as const satisfies Record<string, 'Keyword' | 'Int'>;
 
 export type LoopSearchAttributeName = keyof typeof LOOP_SEARCH_ATTRIBUTES;

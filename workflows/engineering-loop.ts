@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   condition,
@@ -17,21 +18,26 @@ import { isWorse, recoveryBrief, scoreOf, type IterationScore } from '../domain/
 import type { GoalContract } from '../domain/contract';
 import { applyDecision, decisionSchema, InvalidDecisionError, type Decision } from '../domain/decision';
 import type { GatePlan } from '../domain/gates';
-import { computeVerdict, type IterationRecord, type JudgeReport, type ReviewOutcome } from '../domain/judge';
+import { computeVerdict, environmentReport, type IterationRecord, type JudgeReport, type ReviewOutcome } from '../domain/judge';
 import { describeIssues } from '../domain/ledger';
 import { loopInputSchema, type LoopInput, type LoopResume } from '../domain/loop-request';
 import type { LoopPhase, LoopState, LoopStatus } from '../domain/loop-state';
 import { describeProof } from '../domain/proof';
+import { MAX_SETUP_TIMEOUT_SECONDS, touchesSetupInputs } from '../domain/setup';
 import { bookkeeping, work } from './activities';
 import { decideUpdate, decisionSignal, INVALID_DECISION, loopStateQuery, NOT_AWAITING_DECISION } from './messages';
-import { LoopIterationKey, LoopPhaseKey, LoopStatusKey, LoopVerdictKey } from './search-attributes';
+import { LoopIterationKey, LoopPhaseKey, LoopPullRequestKey, LoopStatusKey, LoopVerdictKey } from './search-attributes';
 
 // Behaviour added while loops were running: patched() keeps the histories of those loops replaying.
 /** A received decision is acted on only once the authorizeDecision activity honours it. */
 const AUTHORIZE_DECISIONS = 'authorize-decisions';
 /** A decision deadline never approves an escalation that carries system BLOCKER findings. */
 const DEADLINE_SPARES_SYSTEM_BLOCKERS = 'deadline-spares-system-blockers';
+/** Dependencies are installed in the maker's workspace (SETUP) before the first maker and after a manifest changed. */
+const SETUP_PHASE = 'setup-phase';
 const DEADLINE_ACTOR = 'system:decision-deadline';
+/** Delivery may push and open a pull request (longer timeout); its URL becomes the LoopPullRequest search attribute. */
+const DELIVER_PULL_REQUEST = 'deliver-pull-request';
 
 /** A decision as it arrived, and through which message. */
 interface ReceivedDecision {
@@ -215,9 +221,12 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
   }
 
   async function deliver(outcome: 'PASSED' | 'APPROVED_BY_HUMAN', approvedBy: string | null): Promise<LoopOutcome> {
-    const delivered = await bookkeeping.deliver.executeWithOptions(withSummary(approvedBy ? 'deliver (human override)' : 'deliver'), [
-      { loopId, sequence: state.sequence, outcome, approvedBy },
-    ]);
+    const pushes = patched(DELIVER_PULL_REQUEST);
+    const delivered = await bookkeeping.deliver.executeWithOptions(
+      withSummary(approvedBy ? 'deliver (human override)' : 'deliver', pushes ? { startToCloseTimeout: '10m' } : {}),
+      [{ loopId, sequence: state.sequence, outcome, approvedBy }],
+    );
+    if (pushes && delivered.pullRequestUrl) upsertSearchAttributes([{ key: LoopPullRequestKey, value: delivered.pullRequestUrl.slice(0, 1000) }]);
     const status = outcome === 'PASSED' ? 'PASSED' : 'APPROVED';
     await transition(status, 'DONE');
     return { status, iterations: state.sequence, reportId: delivered.reportId };
@@ -259,9 +268,45 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       }
     }
 
+    /**
+     * The SETUP phase: installs dependencies in the maker's workspace. A failure goes to a human as an
+     * ENVIRONMENT escalation (never to the maker); retry or amend runs the set-up again, approve goes on
+     * without it, reject ends the loop. Returns the loop's outcome when it ended, else null.
+     */
+    async function setUp(): Promise<LoopOutcome | null> {
+      for (;;) {
+        await transition('RUNNING', 'SETUP');
+        const setup = await work.runWorkspaceSetup.executeWithOptions(
+          withSummary(state.sequence ? `set-up after #${state.sequence}` : 'set-up', { startToCloseTimeout: `${MAX_SETUP_TIMEOUT_SECONDS * 2}s` }),
+          [{ loopId, key: `${state.sequence}.${escalations}` }],
+        );
+        if (setup.problem === null) return null;
+        escalations += 1;
+        const escalationSequence = escalations;
+        const report = environmentReport(setup.problem, state.roundIteration, state.maxIterations);
+        const decision = await awaitDecision(escalationSequence, 'ENVIRONMENT', () =>
+          bookkeeping.recordEscalation.executeWithOptions(withSummary(`escalation ${escalationSequence}: ENVIRONMENT (set-up)`), [
+            { loopId, escalationSequence, sequence: state.sequence, report },
+          ]),
+        );
+        const effect = applyDecision(decision, contract);
+        if (effect.action === 'END_REJECTED') return end('REJECTED');
+        if (effect.action === 'DELIVER_OVERRIDE') return null;
+        contract = effect.contract;
+        await freeze(state.contractVersion + 1, effect.reason);
+        if (effect.guidance) directives = [...directives, `${directives.length + 1}. Human guidance: ${effect.guidance}`];
+      }
+    }
+
+    let setupDue = !resume || resume.setupDue === true;
     let previous: IterationRecord[] = [];
     let best: IterationScore | null = null;
     for (;;) {
+      if (setupDue && (gatePlan.setup?.commands.length ?? 0) > 0 && patched(SETUP_PHASE)) {
+        const ended = await setUp();
+        if (ended) return ended;
+      }
+      setupDue = false;
       state.sequence += 1;
       state.roundIteration += 1;
       const sequence = state.sequence;
@@ -292,13 +337,15 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       );
       usage = addUsage(usage, maker.usage);
       iteration.checkpointCommit = maker.checkpointCommit;
+      // A changed manifest or lockfile: the maker's workspace is set up again before the next maker.
+      setupDue = touchesSetupInputs(maker.changedFiles);
 
       await transition('RUNNING', 'VERIFY');
       const systemFindings = await bookkeeping.inspectChanges.executeWithOptions(withSummary(label('tamper and scope check')), [
         { loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates },
       ]);
       const verification = await work.runVerification.executeWithOptions(
-        withSummary(label('verify'), { startToCloseTimeout: verificationTimeout(gatePlan.gates, contract.acceptanceCriteria) }),
+        withSummary(label('verify'), { startToCloseTimeout: verificationTimeout([...gatePlan.gates, ...(gatePlan.setup?.commands ?? [])], contract.acceptanceCriteria) }),
         [{ loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates }],
       );
 
@@ -306,6 +353,8 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       const overBudget = budgetExhausted(request.budget, usage);
       if (verification.gates.some((g) => g.status === 'FAILED')) {
         review = { status: 'SKIPPED', reason: 'a configured gate failed' };
+      } else if (verification.environmentProblem) {
+        review = { status: 'SKIPPED', reason: 'the verification checkout could not be set up' };
       } else if (overBudget) {
         review = { status: 'SKIPPED', reason: overBudget };
       } else {
@@ -343,6 +392,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
         },
         budgetExhausted: budgetExhausted(request.budget, usage),
         previous,
+        environmentProblem: verification.environmentProblem ?? null,
       });
       previous = [...previous, report.record];
       state.lastVerdict = report.verdict;
@@ -359,6 +409,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
             { loopId, sequence, toCommit: best.checkpointCommit },
           ]);
           directives = [...report.directives, `${report.directives.length + 1}. ${recoveryBrief(score, best)}`];
+          setupDue = true;
         } else {
           best = score;
         }
@@ -392,6 +443,8 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
         directives: effect.guidance ? [...report.directives, `${report.directives.length + 1}. Human guidance: ${effect.guidance}`] : report.directives,
         gatePlan,
         usage,
+        // After fixing the machine, a retry installs the dependencies again before the maker.
+        setupDue: report.trigger === 'ENVIRONMENT' || setupDue,
       };
       // The iteration count restarts at 1 in a fresh run: history stays bounded however often a human steps in.
       await continueAsNew<typeof engineeringLoop>({ loopId, request, resume: carried });
@@ -399,7 +452,9 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
     const status: LoopStatus = isCancellation(err) ? 'CANCELLED' : 'FAILED';
-    const reason = isCancellation(err) ? 'cancelled' : err instanceof Error ? err.message : String(err);
+    // An activity failure says only "Activity task failed"; its cause has the reason (an invalid verification.json, say).
+    const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+    const reason = isCancellation(err) ? 'cancelled' : cause instanceof Error ? cause.message : String(cause);
     // Record the end even though the workflow scope is cancelled or failing.
     await CancellationScope.nonCancellable(() => transition(status, 'DONE', reason));
     throw err;

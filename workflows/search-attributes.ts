@@ -6,5 +6,7 @@ export const LoopPhaseKey = defineSearchAttributeKey('LoopPhase', SearchAttribut
 export const LoopIterationKey = defineSearchAttributeKey('LoopIteration', SearchAttributeType.INT);
 export const LoopVerdictKey = defineSearchAttributeKey('LoopVerdict', SearchAttributeType.KEYWORD);
 export const LoopRepoKey = defineSearchAttributeKey('LoopRepo', SearchAttributeType.KEYWORD);
+/** The pull/merge request delivery opened. */
+export const LoopPullRequestKey = defineSearchAttributeKey('LoopPullRequest', SearchAttributeType.KEYWORD);
 
-export const LOOP_SEARCH_ATTRIBUTE_KEYS = [LoopStatusKey, LoopPhaseKey, LoopIterationKey, LoopVerdictKey, LoopRepoKey];
+export const LOOP_SEARCH_ATTRIBUTE_KEYS = [LoopStatusKey, LoopPhaseKey, LoopIterationKey, LoopVerdictKey, LoopRepoKey, LoopPullRequestKey];

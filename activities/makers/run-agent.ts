@@ -1,11 +1,10 @@
-import fs from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { GatePlan } from '../../domain/gates';
 import type { LlmMakerSettings, MakerSettings } from '../../domain/loop-request';
 import type { ActivityDeps } from '../deps';
 import { recordExecution } from '../execution-records';
+import { excludeFromCheckpoints } from '../git';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand } from '../process/run-command';
 import { modelCallCost } from '../usage';
@@ -13,6 +12,8 @@ import { agentProcessFields } from './agent-process-record';
 import { ProviderCallError, runLlmMaker, type ModelCallRecord } from './llm-maker';
 import { agentNetwork } from '../../domain/maker-presets';
 import { buildPresetInvocation, parseAgentUsage } from './presets';
+import type { SetupPlan } from '../../domain/setup';
+import { setupEnvironment } from '../setup/setup-environment';
 
 export interface AgentRun {
   loopId: string;
@@ -26,6 +27,8 @@ export interface AgentRun {
   reportFile: string;
   /** The repository's package caches (an agent that runs the tests installs from them). */
   cacheDir: string;
+  /** What set-up installed in the workspace: the agent runs the tests as the gates do (venv, pnpm/yarn). */
+  setupPlan?: SetupPlan;
   maker: MakerSettings;
 }
 
@@ -46,7 +49,8 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
 
   const ctx = Context.current();
   const invocation = run.maker.backend === 'command' ? { argv: run.maker.argv, stdin: run.prompt } : buildPresetInvocation(run.maker, run.prompt, run.promptFile);
-  if (run.maker.backend === 'aider') await excludeFromCheckpoints(run.workspace, '.aider*');
+  if (run.maker.backend === 'aider') await excludeFromCheckpoints(run.workspace, ['.aider*']);
+  const toolchain = await setupEnvironment(deps.config.dataDir, run.workspace, run.setupPlan);
   const result = await runCommand({
     argv: invocation.argv,
     cwd: run.workspace,
@@ -58,13 +62,14 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
       policy: {
         workDir: run.workspace,
         readOnlyInWorkDir: ['.git'],
-        readOnly: [run.promptFile],
+        readOnly: [run.promptFile, ...toolchain.readOnly],
         writable: [run.reportDir],
         network: agentNetwork(run.maker),
         cacheDir: run.cacheDir,
       },
     },
     env: childEnvironment({
+      ...toolchain.env,
       ...deps.config.agentCredentials,
       LOOP_PROMPT_FILE: run.promptFile,
       LOOP_REPORT_FILE: run.reportFile,
@@ -169,13 +174,4 @@ async function runBuiltInAgent(deps: ActivityDeps, run: AgentRun, settings: LlmM
     // 429/5xx: the activity retry policy backs off and tries again; 401/403 and other 4xx cannot recover.
     throw ApplicationFailure.create({ type: 'MakerProviderError', message: err.message, nonRetryable: !err.retryable });
   }
-}
-
-/** Keeps an agent's own state files (Aider's caches) out of checkpoints without touching .gitignore. */
-async function excludeFromCheckpoints(workspace: string, pattern: string): Promise<void> {
-  const exclude = path.join(workspace, '.git', 'info', 'exclude');
-  const current = await fs.readFile(exclude, 'utf8').catch(() => '');
-  if (current.split('\n').includes(pattern)) return;
-  await fs.mkdir(path.dirname(exclude), { recursive: true });
-  await fs.appendFile(exclude, `${current && !current.endsWith('\n') ? '\n' : ''}${pattern}\n`);
 }

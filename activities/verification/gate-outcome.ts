@@ -3,8 +3,11 @@ import type { CommandResult } from '../process/run-command';
 
 // Whether a gate run counts as passing evidence (SPEC §3.3), and if not, why — in one line.
 
+/** How a failure reason for a command that never ran begins (stored, then read back by environmentProblem's callers). */
+export const COULD_NOT_START = 'the command could not start: ';
+
 export function gateFailureReason(gate: string, run: CommandResult, counts: TestCounts | null): string | null {
-  if (run.spawnError) return `the command could not start: ${run.spawnError}`;
+  if (run.spawnError) return `${COULD_NOT_START}${run.spawnError}`;
   if (run.timeoutStatus === 'TIMED_OUT') return 'the command timed out and was killed';
   if (run.timeoutStatus === 'CANCELLED') return 'the command was cancelled';
   if (run.exitCode !== 0) {
@@ -29,5 +32,24 @@ export function normaliseOutput(text: string): string {
     .replace(/\b\d+(\.\d+)?\s?(ms|s|sec|seconds)\b/g, '<duration>')
     .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+Z?/g, '<time>')
     .replace(/^(Time:|# duration_ms|ℹ duration_ms).*$/gm, '')
+    // jest --json's results line carries start times and per-file timings; its failures are on stderr too.
+    .replace(/^.*\{"numFailedTestSuites":.*$/gm, '<jest results>')
+    // go test -json events carry timestamps and elapsed times.
+    .replace(/"Time":"[^"]*",?|"Elapsed":[\d.]+,?/g, '')
     .trim();
+}
+
+/**
+ * Why a command could not start, when that is the machine's fault rather than the code's: not found
+ * (ENOENT, or a shell's exit 127 "not found"), or not executable (126). The judge escalates these as
+ * ENVIRONMENT instead of sending the maker back to "fix" a missing tool.
+ */
+export function environmentProblem(run: Pick<CommandResult, 'argv' | 'exitCode' | 'spawnError' | 'stderr'>): string | null {
+  if (run.spawnError) return /ENOENT|not found/i.test(run.spawnError) ? `\`${run.argv.join(' ')}\` could not start: ${run.spawnError}` : null;
+  const lastLines = run.stderr.trimEnd().split('\n').slice(-3).join('\n');
+  if (run.exitCode === 127 && /not found|No such file or directory/i.test(run.stderr)) {
+    return `\`${run.argv.join(' ')}\` exited with code 127, a command it needs was not found: ${lastLines}`;
+  }
+  if (run.exitCode === 126) return `\`${run.argv.join(' ')}\` exited with code 126, a command it needs could not be executed: ${lastLines}`;
+  return null;
 }

@@ -9,7 +9,9 @@ import type { ActivityDeps } from '../deps';
 import { sha256 } from '../git';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand, type CommandResult } from '../process/run-command';
-import { gateFailureReason, normaliseOutput } from './gate-outcome';
+import { COULD_NOT_START, environmentProblem, gateFailureReason, normaliseOutput } from './gate-outcome';
+import { runSetupCommands, setupPlanOf } from '../setup/run-setup';
+import { setupEnvironment } from '../setup/setup-environment';
 import { repositoryCaches } from '../sandbox/repository-caches';
 import type { SandboxPolicy } from '../sandbox/sandbox';
 import { readTestReport, removeStaleReport } from './read-test-report';
@@ -26,6 +28,8 @@ export interface VerificationInput {
 export interface VerificationResult {
   gates: GateSummary[];
   acceptanceChecks: AcceptanceCheckSummary[];
+  /** Why the checkout's set-up failed (no gate ran then), with the output's tail; null when it passed. */
+  environmentProblem?: string | null;
 }
 
 /** Stored per stream; the sha256 and byte count always cover the full stream. */
@@ -54,6 +58,20 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     cacheDir: await repositoryCaches(deps, loop.repoUrl),
   };
 
+  // Dependencies are installed in the fresh checkout from the checkpoint's own manifests, with network,
+  // before any gate: nothing the maker installed in its workspace can reach a gate.
+  const setupPlan = setupPlanOf(loop.gatePlan);
+  const setup = setupPlan
+    ? await runSetupCommands(deps, { loopId: input.loopId, iterationId: iteration.id, prefix: 'setup', workDir: checkout, readOnly: policy.readOnly ?? [], plan: setupPlan, repoUrl: loop.repoUrl, phase: 'verify' })
+    : { problem: null, evidenceIds: [] };
+  if (setup.problem) {
+    await deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() } });
+    return { gates: GATE_ORDER.map((gate) => summary(gate, input.gates.some((g) => g.gate === gate) ? 'NOT_RUN' : 'NOT_CONFIGURED')), acceptanceChecks: [], environmentProblem: setup.problem };
+  }
+  // The venv's bin first on PATH (gates run `python -m pytest`), pnpm/yarn through corepack.
+  const toolchain = await setupEnvironment(deps.config.dataDir, checkout, setupPlan);
+  policy.readOnly = [...(policy.readOnly ?? []), ...toolchain.readOnly];
+
   const ctx = Context.current();
   const run = async (argv: string[], timeoutSeconds: number, label: string): Promise<CommandResult> => {
     const result = await runCommand({
@@ -62,7 +80,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
       workspaceRoot: checkout,
       timeoutMs: timeoutSeconds * 1000,
       sandbox: { sandbox: deps.sandbox, policy },
-      env: childEnvironment(),
+      env: childEnvironment(toolchain.env),
       outputCapBytes: STORED_OUTPUT_CAP,
       confinePathArguments: true,
       heartbeat: () => ctx.heartbeat({ phase: 'verify', step: label }),
@@ -149,6 +167,7 @@ function summary(gate: GateName, status: 'NOT_CONFIGURED' | 'NOT_RUN'): GateSumm
     failureReason: null,
     failureSignature: null,
     provesAcceptanceCriteria: [],
+    environmentProblem: null,
   };
 }
 
@@ -225,7 +244,10 @@ function storeEvidence(deps: ActivityDeps, e: EvidenceInput) {
 type EvidenceRow = Awaited<ReturnType<typeof storeEvidence>>;
 
 function gateSummary(row: EvidenceRow): GateSummary {
+  const couldNotStart = row.failureReason?.startsWith(COULD_NOT_START) ? row.failureReason.slice(COULD_NOT_START.length) : null;
   return {
+    environmentProblem:
+      row.status === 'FAILED' ? environmentProblem({ argv: row.command as string[], exitCode: row.exitCode, spawnError: couldNotStart, stderr: row.stderr }) : null,
     gate: row.gate as GateName,
     status: row.status as 'PASSED' | 'FAILED',
     evidenceId: row.id,
@@ -246,6 +268,8 @@ async function storedVerification(deps: ActivityDeps, iterationId: string, input
     if (row) return gateSummary(row);
     return summary(gate, input.gates.some((g) => g.gate === gate) ? 'NOT_RUN' : 'NOT_CONFIGURED');
   });
+  const setupFailure = rows.find((r) => r.gate.startsWith('setup:') && r.status === 'FAILED');
+  if (setupFailure) return { gates, acceptanceChecks: [], environmentProblem: setupFailure.failureReason };
   const acceptanceChecks = criteria.flatMap((ac) => {
     const row = rows.find((r) => r.gate === `acceptance:${ac.id}`);
     return row ? [{ acId: ac.id, status: row.status as 'PASSED' | 'FAILED', evidenceId: row.id }] : [];

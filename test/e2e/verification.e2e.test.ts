@@ -153,3 +153,17 @@ test('a maker that skips a test to get green is caught: a VALID BLOCKER from the
   expect(second.findings).toEqual([]);
   expect(second.verdict.verdict).toBe('PASS');
 });
+
+test('an invalid .ai-engineering-loop/verification.json fails the loop with the validation message as its reason', async () => {
+  const repo = createFixtureRepo();
+  fs.mkdirSync(path.join(repo, '.ai-engineering-loop'));
+  fs.writeFileSync(path.join(repo, '.ai-engineering-loop/verification.json'), JSON.stringify({ version: 1, gates: { tests: { argv: [] } } }));
+  execFileSync('git', ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', 'add', '--all'], { cwd: repo });
+  execFileSync('git', ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', 'commit', '--quiet', '-m', 'bad config'], { cwd: repo });
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
+  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+  expect(loop.status).toBe('FAILED');
+  expect(loop.failureReason).toContain('.ai-engineering-loop/verification.json is invalid: gates.tests.argv:');
+  expect(loop.failureReason).not.toContain('Activity task failed');
+});

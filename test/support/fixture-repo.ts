@@ -61,3 +61,12 @@ export function makerPrompts(stateDir: string): string[] {
     .sort()
     .map((f) => fs.readFileSync(path.join(stateDir, f), 'utf8'));
 }
+
+/** A bare clone of the fixture repository, standing in for a remote "origin" a loop clones from and pushes to. */
+export function createBareOrigin(): string {
+  const source = createFixtureRepo();
+  const bare = `${fs.mkdtempSync(path.join(os.tmpdir(), 'loop-origin-'))}/origin.git`;
+  execFileSync('git', ['clone', '--quiet', '--bare', source, bare], { stdio: 'pipe' });
+  fs.rmSync(source, { recursive: true, force: true });
+  return bare;
+}

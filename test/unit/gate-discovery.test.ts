@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { discoverGates } from '../../activities/verification/gate-discovery';
+import { discoverGates, NO_TESTS_GATE } from '../../activities/verification/gate-discovery';
 import type { GateCommand, GatePlan, ResolvedGate } from '../../domain/gates';
 import { VerificationConfigError } from '../../domain/verification-config';
 
@@ -63,14 +63,14 @@ describe('manifest inference: package.json', () => {
     const plan = await discover(dir);
     expect(plan.gates.map((g) => g.gate)).toEqual(['tests', 'typecheck', 'lint', 'build']);
     expect(summary(plan)).toEqual({
-      tests: { argv: ['npm', 'test'], source: manifest },
+      tests: { argv: ['npm', 'test', '--', '--json'], source: manifest },
       typecheck: { argv: ['npm', 'run', 'typecheck'], source: manifest },
       lint: { argv: ['npm', 'run', 'lint'], source: manifest },
       build: { argv: ['npm', 'run', 'build'], source: manifest },
     });
     expect(gate(plan, 'tests')).toMatchObject({
       timeoutSeconds: 300,
-      detail: 'package.json scripts.test, run with npm (package-lock.json)',
+      detail: 'package.json scripts.test, run with npm (package-lock.json); jest script, so --json is added to list every test by name',
     });
     expect(plan.profile).toBe('library');
   });
@@ -79,16 +79,18 @@ describe('manifest inference: package.json', () => {
     const dir = await repo({ 'package.json': { scripts: { test: 'vitest', lint: 'eslint .' } }, 'pnpm-lock.yaml': '' });
     const plan = await discover(dir);
     expect(summary(plan)).toEqual({
-      tests: { argv: ['pnpm', 'test'], source: manifest },
+      tests: { argv: ['pnpm', 'test', '--', '--reporter=verbose'], source: manifest },
       lint: { argv: ['pnpm', 'run', 'lint'], source: manifest },
     });
-    expect(gate(plan, 'tests')!.detail).toBe('package.json scripts.test, run with pnpm (pnpm-lock.yaml)');
+    expect(gate(plan, 'tests')!.detail).toBe(
+      'package.json scripts.test, run with pnpm (pnpm-lock.yaml); vitest script, so --reporter=verbose is added to list every test by name',
+    );
   });
 
   it('yarn: package manager from yarn.lock; type-check alias counts as typecheck', async () => {
     const dir = await repo({ 'package.json': { scripts: { test: 'jest', 'type-check': 'tsc' } }, 'yarn.lock': '' });
     expect(summary(await discover(dir))).toEqual({
-      tests: { argv: ['yarn', 'test'], source: manifest },
+      tests: { argv: ['yarn', 'test', '--json'], source: manifest },
       typecheck: { argv: ['yarn', 'run', 'type-check'], source: manifest },
     });
   });
@@ -128,7 +130,7 @@ describe('manifest inference: go.mod, Cargo.toml, pyproject.toml', () => {
   it('go.mod: go test / go vet / go build; lint only with a golangci-lint config', async () => {
     const plain = await discover(await repo({ 'go.mod': 'module example.com/lib\n\ngo 1.22\n' }));
     expect(summary(plain)).toEqual({
-      tests: { argv: ['go', 'test', './...'], source: manifest },
+      tests: { argv: ['go', 'test', '-json', './...'], source: manifest },
       typecheck: { argv: ['go', 'vet', './...'], source: manifest },
       build: { argv: ['go', 'build', './...'], source: manifest },
     });
@@ -188,11 +190,13 @@ describe('manifest inference: go.mod, Cargo.toml, pyproject.toml', () => {
     });
     const plan = await discover(dir);
     expect(summary(plan)).toEqual({
-      tests: { argv: ['uv', 'run', 'pytest'], source: manifest },
+      tests: { argv: ['uv', 'run', 'pytest', '-rA'], source: manifest },
       typecheck: { argv: ['uv', 'run', 'mypy', '.'], source: manifest },
       lint: { argv: ['uv', 'run', 'ruff', 'check', '.'], source: manifest },
     });
-    expect(gate(plan, 'tests')!.detail).toBe('pyproject.toml: [tool.pytest.ini_options], run with uv.lock');
+    expect(gate(plan, 'tests')!.detail).toBe(
+      'pytest: pyproject.toml [tool.pytest.ini_options], run with uv.lock; -rA lists every passed test',
+    );
   });
 
   it('pyproject.toml: tools found through dependencies, run with python3 -m without a lockfile', async () => {
@@ -209,7 +213,7 @@ describe('manifest inference: go.mod, Cargo.toml, pyproject.toml', () => {
     });
     const plan = await discover(dir);
     expect(summary(plan)).toEqual({
-      tests: { argv: ['python3', '-m', 'pytest'], source: manifest },
+      tests: { argv: ['python3', '-m', 'pytest', '-rA'], source: manifest },
       lint: { argv: ['python3', '-m', 'ruff', 'check', '.'], source: manifest },
     });
     expect(plan.profile).toBe('library');
@@ -225,7 +229,7 @@ describe('manifest inference: go.mod, Cargo.toml, pyproject.toml', () => {
     const plan = await discover(
       await repo({ 'package.json': { scripts: { test: 'jest' } }, 'package-lock.json': '{}', 'go.mod': 'module x\n' }),
     );
-    expect(gate(plan, 'tests')!.argv).toEqual(['npm', 'test']);
+    expect(gate(plan, 'tests')!.argv).toEqual(['npm', 'test', '--', '--json']);
     expect(gate(plan, 'build')!.argv).toEqual(['go', 'build', './...']);
     expect(plan.notes).toContain('tests: inferred from package.json; go.mod would also define it');
   });
@@ -253,14 +257,40 @@ describe('profile detection and profile defaults', () => {
     );
   });
 
-  it.each([['pnpm-workspace.yaml'], ['lerna.json'], ['nx.json'], ['turbo.json'], ['go.work']])(
-    '%s marks a monorepo',
-    async (marker) => {
-      const plan = await discover(await repo({ 'package.json': { dependencies: { react: '18' } }, [marker]: '{}' }));
-      expect(plan.profile).toBe('monorepo');
-      expect(plan.notes).toContain(`profile monorepo detected: ${marker}`);
-    },
-  );
+  it.each<[string, Record<string, string | object>, string]>([
+    ['pnpm-workspace.yaml', { 'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n  - "!**/test/**"\n' }, 'pnpm-workspace.yaml packages'],
+    ['lerna.json', { 'lerna.json': { packages: ['modules/*'] } }, 'lerna.json packages'],
+    ['lerna.json (default packages/*)', { 'lerna.json': { version: '1.0.0' }, 'packages/a/package.json': {} }, 'lerna.json with packages/*'],
+    ['nx.json', { 'nx.json': {}, 'libs/ui/project.json': {} }, 'nx.json with projects (libs/ui/project.json)'],
+    ['go.work', { 'go.work': 'go 1.22\n\nuse (\n\t./api\n\t./worker // the queue\n)\n' }, 'go.work uses 2 modules'],
+  ])('%s declaring packages marks a monorepo', async (_name, files, evidence) => {
+    const plan = await discover(await repo({ 'package.json': { dependencies: { react: '18' } }, ...files }));
+    expect(plan.profile).toBe('monorepo');
+    expect(plan.notes).toContain(`profile monorepo detected: ${evidence}`);
+  });
+
+  it.each<[string, Record<string, string | object>]>([
+    // pnpm settings only (the issue's case): no `packages`
+    ['pnpm-workspace.yaml with settings only', { 'pnpm-workspace.yaml': 'onlyBuiltDependencies:\n  - esbuild\nshamefullyHoist: true\n' }],
+    ['pnpm-workspace.yaml with an empty packages list', { 'pnpm-workspace.yaml': 'packages: []\n' }],
+    ['lerna.json with an empty packages list', { 'lerna.json': { packages: [] } }],
+    ['nx.json for a single project', { 'nx.json': { targetDefaults: {} }, 'project.json': {} }],
+    ['turbo.json without workspaces', { 'turbo.json': { tasks: {} } }],
+    ['go.work using one module', { 'go.work': 'go 1.22\nuse .\n' }],
+    ['Cargo [workspace] without members', { 'Cargo.toml': '[package]\nname = "x"\n\n[workspace]\n' }],
+    ['package.json with empty workspaces', { 'package.json': { dependencies: { react: '18' }, workspaces: [] } }],
+  ])('%s is not a monorepo', async (_name, files) => {
+    const plan = await discover(await repo({ 'package.json': { dependencies: { react: '18' } }, ...files }));
+    expect(plan.profile).not.toBe('monorepo');
+  });
+
+  it('says why a pnpm-workspace.yaml did not make a monorepo', async () => {
+    const plan = await discover(
+      await repo({ 'package.json': { scripts: { test: 'jest' } }, 'pnpm-lock.yaml': '', 'pnpm-workspace.yaml': 'shamefullyHoist: true\n' }),
+    );
+    expect(plan.profile).toBe('library');
+    expect(plan.notes).toContain('pnpm-workspace.yaml lists no packages (settings only); not a monorepo');
+  });
 
   it('web-app: a React app with tsconfig.json but no typecheck script gets tsc --noEmit', async () => {
     const dir = await repo({
@@ -372,7 +402,7 @@ describe('precedence: contract → repository config → profile default → man
 
     const manifestsOnly = await discover(await repo(files));
     expect(summary(manifestsOnly)).toEqual({
-      tests: { argv: ['npm', 'test'], source: manifest },
+      tests: { argv: ['npm', 'test', '--', '--reporter=verbose'], source: manifest },
       typecheck: { argv: ['npx', '--no-install', 'tsc', '--noEmit'], source: 'profile-default' },
       lint: { argv: ['npm', 'run', 'lint'], source: manifest },
       build: { argv: ['go', 'build', './...'], source: manifest },
@@ -481,7 +511,13 @@ describe('invalid or unsafe verification.json', () => {
 
 describe('nothing to go on', () => {
   it('no manifest and no config → empty plan, no profile', async () => {
-    expect(await discover(await repo({ 'README.md': '# hello\n' }))).toEqual({ gates: [], profile: null, notes: [], network: false });
+    expect(await discover(await repo({ 'README.md': '# hello\n' }))).toEqual({
+      gates: [],
+      profile: null,
+      notes: [],
+      warnings: [NO_TESTS_GATE],
+      network: false,
+    });
   });
 
   it('gates get network only when the repository config asks for it, and the plan says so', async () => {
@@ -494,5 +530,87 @@ describe('nothing to go on', () => {
     const plan = await discover(await repo({ '.ai-engineering-loop/verification.md': 'run make test' }));
     expect(plan.gates).toEqual([]);
     expect(plan.notes.join('\n')).toMatch(/verification\.md is for people/);
+  });
+});
+
+describe('pytest found where real projects configure it', () => {
+  it.each<[string, Record<string, string | object>, string]>([
+    ['tox.ini [pytest]', { 'tox.ini': '[tox]\nenvlist = py312\n\n[pytest]\naddopts = -q\n' }, 'tox.ini [pytest]'],
+    ['setup.cfg [tool:pytest]', { 'setup.cfg': '[metadata]\nname = lib\n\n[tool:pytest]\ntestpaths = tests\n' }, 'setup.cfg [tool:pytest]'],
+    ['pytest.ini', { 'pytest.ini': '[pytest]\n' }, 'pytest.ini'],
+    ['conftest.py', { 'setup.py': 'from setuptools import setup\nsetup()\n', 'conftest.py': '' }, 'conftest.py'],
+    ['a tests/ directory', { 'tests/unit/test_math.py': 'def test_adds():\n    assert 1 + 1 == 2\n' }, 'test files pytest collects (tests/unit/test_math.py)'],
+    ['a test/ directory with *_test.py', { 'setup.py': '', 'test/math_test.py': '' }, 'test files pytest collects (test/math_test.py)'],
+    [
+      'a poetry dev group (real TOML: nested tables, inline tables)',
+      { 'pyproject.toml': '[tool.poetry.group.dev.dependencies]\npytest = { version = "^8", optional = false }\n' },
+      'a pytest dependency in pyproject.toml',
+    ],
+  ])('%s', async (_name, files, why) => {
+    const plan = await discover(await repo(files));
+    expect(gate(plan, 'tests')).toMatchObject({
+      argv: ['python3', '-m', 'pytest', '-rA'],
+      source: manifest,
+      detail: `pytest: ${why}, run with no lockfile, python3 -m; -rA lists every passed test`,
+    });
+    expect(plan.profile).toBe('library');
+    expect(plan.warnings).toEqual([]);
+  });
+
+  it('a tox.ini without a [pytest] section and no tests is not a pytest project; the plan warns', async () => {
+    const plan = await discover(await repo({ 'tox.ini': '[tox]\nenvlist = py312\n', 'setup.py': '' }));
+    expect(gate(plan, 'tests')).toBeUndefined();
+    expect(plan.warnings).toEqual([NO_TESTS_GATE]);
+  });
+
+  it('pyproject.toml that is not TOML is read as empty, with a note', async () => {
+    const plan = await discover(await repo({ 'pyproject.toml': '[project\nname = "x"\n', 'conftest.py': '' }));
+    expect(gate(plan, 'tests')!.argv).toEqual(['python3', '-m', 'pytest', '-rA']);
+    expect(plan.notes.join('\n')).toMatch(/pyproject\.toml is not valid TOML \(.+\); read as empty/);
+  });
+
+  it('reads TOML that a line scanner gets wrong: multi-line strings and dotted keys', async () => {
+    const plan = await discover(
+      await repo({
+        'pyproject.toml': [
+          '[project]',
+          'description = """',
+          '[tool.pytest.ini_options]',
+          '"""',
+          'tool.mypy.strict = true',
+        ].join('\n'),
+      }),
+    );
+    // the header inside the string is not a table; `tool.mypy.strict` under [project] is project.tool.mypy
+    expect(gate(plan, 'tests')).toBeUndefined();
+    expect(gate(plan, 'typecheck')).toBeUndefined();
+  });
+});
+
+describe('jest and vitest: the service adds flags that list every test by name', () => {
+  const testsArgv = async (script: string, lockfile: string) =>
+    gate(await discover(await repo({ 'package.json': { scripts: { test: script } }, [lockfile]: '' })), 'tests')?.argv;
+
+  it.each<[string, string, string[]]>([
+    ['jest', 'package-lock.json', ['npm', 'test', '--', '--json']],
+    ['jest --coverage', 'pnpm-lock.yaml', ['pnpm', 'test', '--', '--json']],
+    ['NODE_ENV=test jest', 'yarn.lock', ['yarn', 'test', '--json']],
+    ['cross-env TZ=UTC jest --runInBand', 'package-lock.json', ['npm', 'test', '--', '--json']],
+    ['node --experimental-vm-modules node_modules/jest/bin/jest.js', 'package-lock.json', ['npm', 'test', '--', '--json']],
+    ['npx jest', 'package-lock.json', ['npm', 'test', '--', '--json']],
+    ['vitest', 'package-lock.json', ['npm', 'test', '--', '--reporter=verbose']],
+    ['vitest run --coverage', 'yarn.lock', ['yarn', 'test', '--reporter=verbose']],
+    // not recognisably one jest/vitest command: run as it is
+    ['jest && eslint .', 'package-lock.json', ['npm', 'test']],
+    ['jest --json --outputFile=r.json', 'package-lock.json', ['npm', 'test']],
+    ['jest --verbose', 'package-lock.json', ['npm', 'test']],
+    ['vitest watch', 'package-lock.json', ['npm', 'test']],
+    ['vitest --reporter=junit', 'package-lock.json', ['npm', 'test']],
+    ['mocha', 'package-lock.json', ['npm', 'test']],
+    ['node --test', 'package-lock.json', ['npm', 'test']],
+    ['react-scripts test', 'package-lock.json', ['npm', 'test']],
+    ['jest', 'bun.lockb', ['bun', 'run', 'test']],
+  ])('%s with %s', async (script, lockfile, argv) => {
+    expect(await testsArgv(script, lockfile)).toEqual(argv);
   });
 });

@@ -1,5 +1,5 @@
 import type { GateSummary } from '../../domain/gates';
-import { computeVerdict, type JudgeInput } from '../../domain/judge';
+import { computeVerdict, environmentReport, type JudgeInput } from '../../domain/judge';
 import type { FindingSummary } from '../../domain/ledger';
 
 // The judge policy of SPEC §6, row by row.
@@ -267,5 +267,34 @@ describe('computeVerdict', () => {
   test('the judge is deterministic', () => {
     const i = input({ review: { status: 'COMPLETED', findings: [finding({ severity: 'LOW' })], responseIds: [] } });
     expect(computeVerdict(i)).toEqual(computeVerdict(structuredClone(i)));
+  });
+
+  describe('ENVIRONMENT', () => {
+    test('a gate that could not start escalates ENVIRONMENT instead of sending the maker back', () => {
+      const tests = gate('tests', 'FAILED', { exitCode: 127, environmentProblem: '`npm test` exited with code 127, a command it needs was not found: sh: 1: jest: not found' });
+      const r = computeVerdict(input({ gates: [tests, gate('typecheck', 'NOT_RUN'), gate('lint', 'NOT_CONFIGURED'), gate('build', 'NOT_CONFIGURED')] }));
+      expect(r.verdict).toBe('ESCALATE');
+      expect(r.trigger).toBe('ENVIRONMENT');
+      expect(r.reasons[0]).toContain('jest: not found');
+      expect(r.directives).toEqual([]);
+    });
+
+    test('a failed set-up of the verification checkout escalates ENVIRONMENT, first of all rules', () => {
+      const notRun = [gate('tests', 'NOT_RUN'), gate('typecheck', 'NOT_CONFIGURED'), gate('lint', 'NOT_CONFIGURED'), gate('build', 'NOT_CONFIGURED')];
+      const r = computeVerdict(input({ gates: notRun, environmentProblem: 'set-up command `npm ci` failed: ETARGET', roundIteration: 3, maxIterations: 3 }));
+      expect(r.verdict).toBe('ESCALATE');
+      expect(r.trigger).toBe('ENVIRONMENT');
+      expect(r.reasons).toEqual(['environment problem: set-up command `npm ci` failed: ETARGET']);
+    });
+
+    test('an ordinary gate failure still iterates', () => {
+      const r = computeVerdict(input({ gates: [gate('tests', 'FAILED', { environmentProblem: null })] }));
+      expect(r.verdict).toBe('ITERATE');
+    });
+
+    test('environmentReport: the shape recordEscalation needs before any verdict', () => {
+      const r = environmentReport('`corepack pnpm install` could not start', 0, 3);
+      expect(r).toMatchObject({ verdict: 'ESCALATE', trigger: 'ENVIRONMENT', roundIteration: 0, gateAudit: [], directives: [] });
+    });
   });
 });

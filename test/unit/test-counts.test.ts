@@ -41,6 +41,13 @@ describe('parseTestCounts on captured runner output', () => {
     ['jest-mixed-color', jestMixed],
     // two files: jest's default reporter lists files only
     ['jest-all-pass', report({ runner: 'jest', passed: 3, failed: 0, skipped: 0 })],
+    // --json (added by the service): the results on stdout name every test of every file (in the order
+    // the files ran), with its describe blocks; the counts are the JSON's (1 skipped + 1 todo)
+    ['jest-json-mixed', jestMixed],
+    [
+      'jest-json-all-pass',
+      report({ runner: 'jest', passed: 3, failed: 0, skipped: 0, passedTests: ['strings > concatenates', 'adds', 'subtracts'] }),
+    ],
     // the suite never ran; jest still prints `Tests: 0 total`
     ['jest-suite-error', report({ runner: 'jest', passed: 0, failed: 0, skipped: 0 })],
 
@@ -122,6 +129,30 @@ describe('parseTestCounts on captured runner output', () => {
         passedTests: ['test_pass.py::test_adds', 'test_pass.py::test_subtracts', 'test_pass.py::test_concatenates'],
       }),
     ],
+    // -rA (what the inferred pytest gate adds): `PASSED <node id>` lines in the short summary, also
+    // with -q; an xpassed test is listed as XPASS
+    [
+      'pytest-ra-mixed',
+      {
+        ...pytestMixed,
+        passedTests: [
+          'test_mixed.py::test_adds',
+          'test_mixed.py::TestArithmetic::test_subtracts',
+          'test_mixed.py::TestArithmetic::test_multiplies[2-3]',
+          'test_mixed.py::test_unexpectedly_passes',
+        ],
+      },
+    ],
+    [
+      'pytest-ra-quiet-all-pass',
+      report({
+        runner: 'pytest',
+        passed: 3,
+        failed: 0,
+        skipped: 0,
+        passedTests: ['test_pass.py::test_adds', 'test_pass.py::test_subtracts', 'test_pass.py::test_concatenates'],
+      }),
+    ],
     // `no tests ran in 0.00s`
     ['pytest-no-tests', report({ runner: 'pytest', passed: 0, failed: 0, skipped: 0 })],
 
@@ -139,6 +170,39 @@ describe('parseTestCounts on captured runner output', () => {
     [
       'go-verbose-all-pass',
       report({ runner: 'go', passed: 4, failed: 0, skipped: 0, passedTests: ['TestAdd', 'TestTable', 'TestTable/small', 'TestTable/large'] }),
+    ],
+
+    // go test -json (what the inferred Go gate runs): the same counts as -v, tests named <package>/<test>
+    [
+      'go-json-mixed',
+      report({
+        runner: 'go',
+        passed: 5,
+        failed: 3,
+        skipped: 1,
+        passedTests: [
+          'example.com/mixed/calc/TestAdd',
+          'example.com/mixed/calc/TestTable/small',
+          'example.com/mixed/calc/TestTable/large',
+          'example.com/mixed/calc/TestTable',
+          'example.com/mixed/strutil/TestConcat',
+        ],
+      }),
+    ],
+    [
+      'go-json-all-pass',
+      report({
+        runner: 'go',
+        passed: 4,
+        failed: 0,
+        skipped: 0,
+        passedTests: [
+          'example.com/allpass/calc/TestAdd',
+          'example.com/allpass/calc/TestTable/small',
+          'example.com/allpass/calc/TestTable/large',
+          'example.com/allpass/calc/TestTable',
+        ],
+      }),
     ],
 
     // cargo test: one failing unit-test binary (cargo stops there)
@@ -164,6 +228,7 @@ describe('parseTestCounts on captured runner output', () => {
     'go-plain-all-pass',
     // a package that did not compile: FAIL, but no failing test to count
     'go-verbose-build-failed',
+    'go-json-build-failed',
   ])('%s has no countable summary, so no counts', (name) => {
     expect(parseTestCounts(captured(name))).toBeNull();
   });
@@ -326,6 +391,12 @@ describe('parseTestCounts on edited output', () => {
     // a go test that started but never reported (panic, timeout)
     const panicked = captured('go-verbose-all-pass').replace('=== RUN   TestAdd\n', '=== RUN   TestAdd\n=== RUN   TestHangs\n');
     expect(parseTestCounts(panicked)).toBeNull();
+    // the same in -json: a `run` event without its result
+    const lines = captured('go-json-all-pass').split('\n');
+    const hung = '{"Action":"run","Package":"example.com/allpass/calc","Test":"TestHangs"}';
+    expect(parseTestCounts([hung, ...lines].join('\n'))).toBeNull();
+    // jest --json whose totals disagree with its tests (an edited or garbled document)
+    expect(parseTestCounts(captured('jest-json-all-pass').replace('"numTotalTests":3', '"numTotalTests":4'))).toBeNull();
     // TAP with fewer points than planned, or a bail-out
     expect(parseTestCounts(captured('tape-all-pass').replace('ok 3 concatenates\n', ''))).toBeNull();
     expect(parseTestCounts(captured('tape-all-pass').replace('ok 3 concatenates\n', 'ok 3 concatenates\nBail out! database gone\n'))).toBeNull();
@@ -359,6 +430,20 @@ describe('parseTestCounts on edited output', () => {
     ]) {
       expect(parseTestCounts(line)).toBeNull();
     }
+  });
+
+  it('reads jest --json when go-like or other log lines surround it, and falls back to the text summary when it was cut off', () => {
+    const json = captured('jest-json-all-pass');
+    expect(parseTestCounts(`go: downloading x\n${json}`)?.passedTests).toEqual(['strings > concatenates', 'adds', 'subtracts']);
+    // the stored output was cut at its cap in the middle of the JSON line: counts from `Tests:`, no names
+    const cut = json.slice(0, json.indexOf('"assertionResults"') + 30);
+    expect(parseTestCounts(cut)).toEqual(report({ runner: 'jest', passed: 3, failed: 0, skipped: 0 }));
+  });
+
+  it('names go tests by package so an acceptance criterion can name the test or the subtest', () => {
+    const names = parseTestCounts(captured('go-json-mixed'))!.passedTests;
+    expect(names.some((n) => n.endsWith('/TestTable/small'))).toBe(true);
+    expect(parseTestCounts('{"Action":"pass","Test":"TestX"}')).toBeNull();
   });
 
   it('reads the pytest summary without rules only when it is all pytest categories', () => {

@@ -1,27 +1,36 @@
 import type { Layer } from './layer';
-import { tomlTables } from './toml-scan';
+import { readToml, stringsOf, tableAt, type TomlTable } from './toml';
 import type { WorkspaceFiles } from './workspace-files';
 
 // Cargo.toml: its tables, the crates it depends on, and the gates cargo provides.
 
 export interface CargoFacts {
-  tables: Map<string, string>;
+  doc: TomlTable;
   clippyConfig: string | undefined;
 }
 
 export async function readCargoFacts(files: WorkspaceFiles): Promise<CargoFacts | undefined> {
-  const text = await files.manifest('Cargo.toml');
-  if (text === undefined) return undefined;
-  return { tables: tomlTables(text), clippyConfig: await files.firstFile(['clippy.toml', '.clippy.toml']) };
+  const doc = await readToml(files, 'Cargo.toml');
+  if (doc === undefined) return undefined;
+  return { doc, clippyConfig: await files.firstFile(['clippy.toml', '.clippy.toml']) };
 }
 
 export function cargoDependsOn(cargo: CargoFacts | undefined, crate: string): boolean {
-  const deps = cargo?.tables.get('dependencies') ?? '';
-  return new RegExp(`^\\s*${crate}\\s*=`, 'm').test(deps) || cargo?.tables.has(`dependencies.${crate}`) === true;
+  return tableAt(cargo?.doc, 'dependencies')?.[crate] !== undefined;
+}
+
+/** A `[workspace]` table: cargo commands then cover every member. */
+export function cargoWorkspace(cargo: CargoFacts | undefined): boolean {
+  return tableAt(cargo?.doc, 'workspace') !== undefined;
+}
+
+/** Workspace members declared in `[workspace] members`; a monorepo only when there are some. */
+export function cargoMembers(cargo: CargoFacts | undefined): string[] {
+  return stringsOf(tableAt(cargo?.doc, 'workspace')?.members);
 }
 
 export function cargoInference(cargo: CargoFacts): Layer {
-  const ws = cargo.tables.has('workspace') ? ['--workspace'] : [];
+  const ws = cargoWorkspace(cargo) ? ['--workspace'] : [];
   const scope = ws.length ? 'Cargo.toml [workspace]: every member' : 'Cargo.toml';
   const layer: Layer = {
     tests: { argv: ['cargo', 'test', ...ws], detail: `${scope}, cargo test` },
@@ -30,15 +39,13 @@ export function cargoInference(cargo: CargoFacts): Layer {
   };
   // Clippy only when the repository configured it: it is an optional rustup component, and code that never
   // ran it often has warnings that `-D warnings` would turn into a failure the change did not cause.
-  const clippy = cargo.clippyConfig ?? (clippyLintsTable(cargo.tables) ? 'Cargo.toml [lints.clippy]' : undefined);
+  const clippy = cargo.clippyConfig ?? (clippyLintsTable(cargo.doc) ? 'Cargo.toml [lints.clippy]' : undefined);
   if (clippy) {
     layer.lint = { argv: ['cargo', 'clippy', ...ws, '--', '-D', 'warnings'], detail: `${scope}, clippy configured in ${clippy}` };
   }
   return layer;
 }
 
-function clippyLintsTable(tables: Map<string, string>): boolean {
-  return ['lints', 'workspace.lints'].some(
-    (t) => tables.has(`${t}.clippy`) || /^\s*clippy\s*=/m.test(tables.get(t) ?? ''),
-  );
+function clippyLintsTable(doc: TomlTable): boolean {
+  return ['lints', 'workspace.lints'].some((t) => tableAt(doc, t)?.clippy !== undefined);
 }

@@ -15,6 +15,10 @@ import { WorkspaceFiles } from './workspace-files';
 // inference. Each layer is computed on its own from the workspace; resolution only picks by precedence.
 // A gate no layer defines is left out, and the verifier records it as NOT_CONFIGURED.
 
+export const NO_TESTS_GATE =
+  'no tests gate: neither the request, nor verification.json, nor a package.json test script, go.mod, Cargo.toml or a pytest ' +
+  'configuration defines one, so no test runs and no acceptance criterion can be proven by a test';
+
 export interface GateDiscoveryInput {
   workspace: string;
   contractGates: GateCommand[];
@@ -38,5 +42,7 @@ export async function discoverGates(input: GateDiscoveryInput): Promise<GatePlan
   };
   const gates = resolveByPrecedence(layers, notes);
   if (config?.network) notes.push(`gates may use the network (${VERIFICATION_CONFIG_PATH} sets network: true)`);
-  return { gates, profile, notes, network: config?.network ?? false };
+  const warnings: string[] = [];
+  if (!gates.some((g) => g.gate === 'tests')) warnings.push(NO_TESTS_GATE);
+  return { gates, profile, notes, warnings, network: config?.network ?? false };
 }

@@ -14,7 +14,7 @@ export function manifestInference(repo: RepoFacts, notes: string[]): Layer {
     ['package.json', repo.node ? nodeInference(repo.node, notes) : {}],
     ['go.mod', repo.go ? goInference(repo.go) : {}],
     ['Cargo.toml', repo.cargo ? cargoInference(repo.cargo) : {}],
-    ['pyproject.toml', repo.python ? pythonInference(repo.python) : {}],
+    [repo.python?.manifest ?? 'pyproject.toml', repo.python ? pythonInference(repo.python) : {}],
   ];
   const layer: Layer = {};
   for (const gate of GATE_ORDER) {

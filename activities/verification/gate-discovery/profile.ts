@@ -19,8 +19,7 @@ const PYTHON_WEB_PACKAGES = ['fastapi', 'flask', 'django'];
 const RUST_HTTP_CRATES = ['axum', 'actix-web', 'rocket', 'warp'];
 
 export function detectProfile(repo: RepoFacts): { profile: ProjectProfile; evidence: string } | null {
-  const monorepo = monorepoEvidence(repo);
-  if (monorepo) return { profile: 'monorepo', evidence: monorepo };
+  if (repo.monorepo) return { profile: 'monorepo', evidence: repo.monorepo };
   const deps = repo.node?.pkg.dependencies;
   const web = WEB_APP_PACKAGES.find((d) => deps?.has(d));
   if (web) return { profile: 'web-app', evidence: `package.json depends on ${web}` };
@@ -30,15 +29,9 @@ export function detectProfile(repo: RepoFacts): { profile: ProjectProfile; evide
     pick(PYTHON_WEB_PACKAGES, (d) => repo.python?.dependencies.has(d), (d) => `pyproject.toml depends on ${d}`) ??
     pick(RUST_HTTP_CRATES, (c) => cargoDependsOn(repo.cargo, c), (c) => `Cargo.toml depends on ${c}`);
   if (backend) return { profile: 'backend-api', evidence: backend };
-  const manifest = [repo.node && 'package.json', repo.go && 'go.mod', repo.cargo && 'Cargo.toml', repo.python && 'pyproject.toml'].find(
+  const manifest = [repo.node && 'package.json', repo.go && 'go.mod', repo.cargo && 'Cargo.toml', repo.python?.manifest].find(
     Boolean,
   );
   return manifest ? { profile: 'library', evidence: `${manifest} with no app or server framework` } : null;
 }
 
-function monorepoEvidence(repo: RepoFacts): string | undefined {
-  if (repo.node?.pkg.workspaces) return 'package.json workspaces';
-  if (repo.monorepoFiles[0]) return repo.monorepoFiles[0];
-  if (repo.cargo?.tables.has('workspace')) return 'Cargo.toml [workspace]';
-  return undefined;
-}

@@ -60,6 +60,25 @@ export class WorkspaceFiles {
     return undefined;
   }
 
+  /** The first regular file (not a symlink) below `dir`, up to maxDepth levels, whose name matches; skips dot dirs. */
+  async findFile(dir: string, name: RegExp, maxDepth: number): Promise<string | undefined> {
+    // lstat: a symlinked directory may lead outside the workspace.
+    if (!(await fs.lstat(path.join(this.root, dir)).catch(() => null))?.isDirectory()) return undefined;
+    let level = [dir];
+    for (let depth = 1; depth <= maxDepth; depth++) {
+      const next: string[] = [];
+      for (const d of level) {
+        const entries = await fs.readdir(path.join(this.root, d), { withFileTypes: true }).catch(() => []);
+        for (const e of entries) {
+          if (e.isFile() && name.test(e.name)) return `${d}/${e.name}`;
+          if (e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules') next.push(`${d}/${e.name}`);
+        }
+      }
+      level = next.slice(0, 200);
+    }
+    return undefined;
+  }
+
   /** Real directories (not symlinks) up to maxDepth below the root, skipping dependencies and dot dirs. */
   async directories(maxDepth: number): Promise<string[]> {
     const found: string[] = [];

@@ -4,6 +4,7 @@
 // the summaries of two different runners all yield null, never a guess.
 
 import { parseCargo } from './cargo';
+import { parseGoTestJson } from './go-json';
 import { parseGoTest } from './go-test';
 import { parseJest } from './jest';
 import { parseMocha } from './mocha';
@@ -23,7 +24,8 @@ const PARSERS: Array<[RunnerName, (text: string) => Detection]> = [
   ['node:test', parseNodeTest],
   ['tap', parseTap],
   ['pytest', parsePytest],
-  ['go', parseGoTest],
+  // `go test -json` events, else `go test -v` lines; the two never occur in one output.
+  ['go', (text) => parseGoTestJson(text) ?? parseGoTest(text)],
   ['cargo', parseCargo],
 ];
 

@@ -1,3 +1,4 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { type TestReport } from './report';
 
 // JUnit XML, the report file many runners write (pytest --junitxml, mocha's xunit reporter,
@@ -9,98 +10,86 @@ import { type TestReport } from './report';
 // The counts come from the testcases, not from the suites' attributes, because producers disagree
 // on those (mocha's xunit reports failures under `errors`; some count a failed-and-errored test
 // twice). As a consistency check, each innermost `<testsuite>` that has a `tests` attribute must
-// hold exactly that many testcases. Anything that is not well-formed in the ways checked here (tags
-// that do not nest, a testcase inside a testcase, an unknown root) yields null.
-//
-// A small tokenizer, not a full XML parser: comments, CDATA, processing instructions and a DOCTYPE
-// without an internal subset are dropped first, then every `<...>` must be a well-formed tag.
+// hold exactly that many testcases. A document that is not well-formed XML (fast-xml-parser's
+// validator), has a DOCTYPE with an internal subset (entity definitions), another root, or a
+// testcase inside a testcase yields null.
 
-const DROPPED = /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<!DOCTYPE[^>[]*>/g;
-const NAME = '[A-Za-z_][\\w.:-]*';
-const TAG = new RegExp(
-  `<(/?)(${NAME})((?:\\s+${NAME}\\s*=\\s*(?:"[^"<]*"|'[^'<]*'))*)\\s*(/?)>`,
-  'y',
-);
-const ATTRIBUTE = new RegExp(`(${NAME})\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'g');
+/** One element as fast-xml-parser's ordered output gives it: `{ [tag]: children, ':@': attributes }`. */
+type OrderedNode = Record<string, unknown>;
 
-interface Element {
-  name: string;
-  attributes: Map<string, string>;
-  /** testsuite: testcases below it, at any depth */
-  testcases: number;
-  /** testsuite: whether another testsuite is nested in it */
-  hasSuites: boolean;
-  /** testcase: its outcome so far */
-  outcome: 'passed' | 'failed' | 'skipped';
-}
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseAttributeValue: false,
+  parseTagValue: false,
+  // numeric character references (`&#233;`) as well as the five XML entities
+  htmlEntities: true,
+});
+
+// Entity definitions are never needed in a test report, and expanding them is how XML bombs work.
+const INTERNAL_SUBSET = /<!DOCTYPE[^>]*\[/i;
 
 export function parseJUnitXml(xml: string): TestReport | null {
-  const text = xml.replace(/^\uFEFF/, '').replace(DROPPED, '');
-  if (text.includes('<!')) return null;
+  const text = xml.replace(/^\uFEFF/, '');
+  if (text.trim() === '' || INTERNAL_SUBSET.test(text) || XMLValidator.validate(text) !== true) return null;
+  let nodes: OrderedNode[];
+  try {
+    nodes = parser.parse(text) as OrderedNode[];
+  } catch {
+    return null;
+  }
+  const roots = nodes.filter((node) => elementName(node) !== undefined);
+  const root = roots[0];
+  if (roots.length !== 1 || !root) return null;
+  const name = elementName(root);
+  if (name !== 'testsuites' && name !== 'testsuite') return null;
   const report: TestReport = { runner: 'junit', passed: 0, failed: 0, skipped: 0, passedTests: [] };
-  const stack: Element[] = [];
-  let roots = 0;
-  for (let at = text.indexOf('<'); at !== -1; at = text.indexOf('<', TAG.lastIndex)) {
-    TAG.lastIndex = at;
-    const tag = TAG.exec(text);
-    if (!tag) return null;
-    const [, closing, name = '', attributeText = '', selfClosing] = tag;
-    if (closing) {
-      if (selfClosing || attributeText.trim() !== '') return null;
-      const element = stack.pop();
-      if (element?.name !== name || !close(element, stack, report)) return null;
-      continue;
-    }
-    if (stack.length === 0) {
-      if (roots++ > 0 || (name !== 'testsuites' && name !== 'testsuite')) return null;
-    }
-    const element = open(name, attributeText, stack);
-    if (!element) return null;
-    if (selfClosing) {
-      if (!close(element, stack, report)) return null;
-    } else {
-      stack.push(element);
-    }
-  }
-  return roots === 1 && stack.length === 0 ? report : null;
+  return walk(root, report, false) === null ? null : report;
 }
 
-function open(name: string, attributeText: string, stack: Element[]): Element | null {
-  const parent = stack.at(-1);
-  if (name === 'testcase' && stack.some((e) => e.name === 'testcase')) return null;
-  if (parent?.name === 'testcase') {
-    if (name === 'failure' || name === 'error') parent.outcome = 'failed';
-    else if (name === 'skipped' && parent.outcome === 'passed') parent.outcome = 'skipped';
+/** Adds the testcases at or below `node` to the report; their number, or null when the document is not usable JUnit. */
+function walk(node: OrderedNode, report: TestReport, inTestcase: boolean): number | null {
+  const name = elementName(node)!;
+  const children = childElements(node);
+  if (name === 'testcase') {
+    if (inTestcase) return null;
+    const outcome = children.some((c) => ['failure', 'error'].includes(elementName(c)!))
+      ? 'failed'
+      : children.some((c) => elementName(c) === 'skipped')
+        ? 'skipped'
+        : 'passed';
+    // A testcase inside one of its children is still a testcase inside a testcase.
+    for (const child of children) if (walk(child, report, true) === null) return null;
+    report[outcome]++;
+    const testName = attributes(node).name;
+    if (outcome === 'passed' && testName) report.passedTests.push(testName);
+    return 1;
   }
-  const attributes = new Map<string, string>();
-  for (const [, key = '', double, single] of attributeText.matchAll(ATTRIBUTE)) {
-    attributes.set(key, decodeEntities(double ?? single ?? ''));
+  let testcases = 0;
+  for (const child of children) {
+    const n = walk(child, report, inTestcase);
+    if (n === null) return null;
+    testcases += n;
   }
-  return { name, attributes, testcases: 0, hasSuites: false, outcome: 'passed' };
+  if (name === 'testsuite') {
+    const tests = attributes(node).tests;
+    const hasSuites = children.some((c) => elementName(c) === 'testsuite');
+    if (tests !== undefined && !hasSuites && Number(tests) !== testcases) return null;
+  }
+  return testcases;
 }
 
-function close(element: Element, stack: Element[], report: TestReport): boolean {
-  if (element.name === 'testcase') {
-    report[element.outcome]++;
-    const name = element.attributes.get('name');
-    if (element.outcome === 'passed' && name) report.passedTests.push(name);
-    for (const ancestor of stack) ancestor.testcases++;
-  }
-  if (element.name === 'testsuite') {
-    const parent = stack.at(-1);
-    if (parent) parent.hasSuites = true;
-    const tests = element.attributes.get('tests');
-    if (tests !== undefined && !element.hasSuites && Number(tests) !== element.testcases) return false;
-  }
-  return true;
+function elementName(node: OrderedNode): string | undefined {
+  return Object.keys(node).find((key) => key !== ':@' && key !== '#text' && !key.startsWith('?'));
 }
 
-const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+function childElements(node: OrderedNode): OrderedNode[] {
+  const children = node[elementName(node)!];
+  return Array.isArray(children) ? (children as OrderedNode[]).filter((c) => elementName(c) !== undefined) : [];
+}
 
-function decodeEntities(value: string): string {
-  return value.replace(/&(?:#(\d+)|#x([0-9a-fA-F]+)|(lt|gt|amp|quot|apos));/g, (entity, dec, hex, named) => {
-    if (named) return ENTITIES[named as string] ?? entity;
-    const code = dec ? Number.parseInt(dec as string, 10) : Number.parseInt(hex as string, 16);
-    return code <= 0x10ffff ? String.fromCodePoint(code) : entity;
-  });
+function attributes(node: OrderedNode): Record<string, string> {
+  const attrs = node[':@'];
+  return typeof attrs === 'object' && attrs !== null ? (attrs as Record<string, string>) : {};
 }

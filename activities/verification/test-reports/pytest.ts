@@ -35,13 +35,19 @@ const CATEGORIES = new Map<string, keyof Counts | 'ignored'>(Object.entries({
 // -v lists each test as `test_x.py::TestK::test_y[param] PASSED   [ 50%]` (XPASS for an xpassed one,
 // followed by its reason).
 const PASSED_TEST = /^(\S+?::.+?) (?:PASSED|XPASS(?: \(.*\))?)(?: +\[[ \d%/]+\])?$/gm;
+// -rA adds a short test summary, whatever the verbosity, with `PASSED <node id>` per passed test and
+// `XPASS <node id> - <reason>` per xpassed one.
+const SUMMARY_PASSED_TEST = /^(?:PASSED (\S+?::.+)|XPASS (\S+?::.+?)(?: - .*)?)$/gm;
 
 export function parsePytest(text: string): Detection {
   const summaries = [...text.matchAll(SUMMARY)].filter(isPytestSummary).map(counts);
   return combine(
     'pytest',
     summaries,
-    [...text.matchAll(PASSED_TEST)].map((m) => m[1] ?? ''),
+    // With both -v and -rA a test is listed twice.
+    [...new Set([...text.matchAll(PASSED_TEST)].map((m) => m[1] ?? '').concat(
+      [...text.matchAll(SUMMARY_PASSED_TEST)].map((m) => m[1] ?? m[2] ?? ''),
+    ))],
   );
 }
 

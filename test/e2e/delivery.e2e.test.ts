@@ -1,0 +1,140 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_API_POLICY } from '../../api/app';
+import { LoopPullRequestKey } from '../../workflows/search-attributes';
+import { cleanLedger } from '../support/fake-llm-server';
+import { startFakeForgeServer, type FakeForgeServer } from '../support/fake-forge-server';
+import { CORRECT_SUM, createBareOrigin, scriptedMaker } from '../support/fixture-repo';
+import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
+import { loopRequest } from '../support/loop-request';
+
+// Delivery end to end: a loop cloned from a bare "origin" pushes its branch back there when it passes,
+// opens a draft pull request on a local server speaking GitHub's wire format with a credential named in
+// the request (the secret only ever on the worker), and serves its change as a patch.
+
+const SECRET = 'ghs_e2eDeliverySecret0123456789abcdefABCDEF';
+const CREDENTIAL = 'fake-github';
+
+let h: LoopHarness;
+let forge: FakeForgeServer;
+beforeAll(async () => {
+  forge = await startFakeForgeServer();
+  h = await startLoopHarness({
+    workerEnv: {
+      GIT_CREDENTIALS: JSON.stringify({
+        [CREDENTIAL]: { username: 'x-access-token', password: SECRET, hosts: ['github.example'], apiBaseUrl: forge.baseUrl },
+      }),
+    },
+    // The API process is given the names (as api-main is when it has the same configuration).
+    policy: { ...DEFAULT_API_POLICY, credentialNames: [CREDENTIAL] },
+  });
+});
+afterAll(async () => {
+  await h?.close();
+  await forge?.close();
+});
+
+function gitIn(dir: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
+}
+
+async function passingLoop(origin: string, overrides: Parameters<typeof loopRequest>[2] = {}) {
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  h.llm.enqueue({ content: cleanLedger });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(origin, maker.argv, overrides));
+  expect(submitted.status).toBe(201);
+  return submitted.body.id as string;
+}
+
+test('PASS pushes the branch to the origin at the checkpoint; the patch applies on the base', async () => {
+  const origin = createBareOrigin();
+  const id = await passingLoop(origin);
+  // No patch before delivery.
+  expect((await h.request('GET', `/v1/loops/${id}/patch`)).status).toBe(404);
+  const loop = await h.waitForLoop(id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+  expect(loop.status).toBe('PASSED');
+  const checkpoint = loop.iterations.at(-1).checkpointCommit;
+  expect(loop.delivery).toEqual({ pushedBranch: `engineering-loop/${id}`, pullRequestUrl: null, deliveryError: null });
+  expect(gitIn(origin, 'rev-parse', `refs/heads/engineering-loop/${id}`).trim()).toBe(checkpoint);
+
+  const report = await h.request('GET', `/v1/loops/${id}/report`);
+  expect(report.body.body.delivery).toMatchObject({ pushedBranch: `engineering-loop/${id}`, pushedTo: origin, error: null });
+  expect(report.body.markdown).toContain(`- pushed: \`engineering-loop/${id}\` to ${origin}`);
+
+  const res = await fetch(`${h.baseUrl}/v1/loops/${id}/patch`, { headers: { authorization: `Bearer ${h.keys.approver}` } });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/x-patch/);
+  const patch = await res.text();
+  expect(patch).toContain('+exports.sum = (a, b) => a + b;');
+  const checkout = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-apply-'));
+  gitIn(checkout, 'clone', '--quiet', origin, '.');
+  fs.writeFileSync(path.join(checkout, 'loop.patch'), patch);
+  gitIn(checkout, 'apply', '--check', 'loop.patch');
+  fs.rmSync(checkout, { recursive: true, force: true });
+});
+
+test('a named credential opens a draft GitHub pull request; the secret reaches no row, history or log', async () => {
+  const origin = createBareOrigin();
+  const before = forge.requests.length;
+  const id = await passingLoop(origin, {
+    repository: { url: origin, baseRef: 'main', credential: CREDENTIAL },
+    delivery: { pullRequest: { provider: 'github', project: 'acme/widgets' } },
+  });
+  const loop = await h.waitForLoop(id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+  expect(loop.status).toBe('PASSED');
+  expect(loop.delivery).toEqual({ pushedBranch: `engineering-loop/${id}`, pullRequestUrl: expect.stringMatching(/^https:\/\/github\.example\/acme\/widgets\/pull\/\d+$/), deliveryError: null });
+
+  const sent = forge.requests.slice(before);
+  expect(sent).toHaveLength(1);
+  expect(sent[0]).toMatchObject({
+    method: 'POST',
+    path: '/repos/acme/widgets/pulls',
+    body: { head: `engineering-loop/${id}`, base: 'main', draft: true, title: 'Make sum() add its two arguments.' },
+  });
+  expect(sent[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
+  expect(sent[0]!.headers.accept).toBe('application/vnd.github+json');
+  expect(sent[0]!.body.body).toContain('### Definition of Done');
+  expect(sent[0]!.body.body).toContain('| AC-1 | sum adds two numbers | PROVEN |');
+
+  const handle = h.temporal.workflow.getHandle(loop.workflowId);
+  expect((await handle.describe()).typedSearchAttributes.get(LoopPullRequestKey)).toBe(loop.delivery.pullRequestUrl);
+  const report = await h.request('GET', `/v1/loops/${id}/report`);
+  expect(report.body.markdown).toContain(`- pull request: ${loop.delivery.pullRequestUrl}`);
+
+  // The credential is a name everywhere the service keeps or sends things.
+  // Payloads come base64-encoded: decode every one.
+  const raw = JSON.stringify(await handle.fetchHistory());
+  const history = [raw, ...[...raw.matchAll(/"data":"([A-Za-z0-9+/=]+)"/g)].map((m) => Buffer.from(m[1]!, 'base64').toString('utf8'))].join('\n');
+  expect(history).toContain(CREDENTIAL);
+  expect(history).not.toContain(SECRET);
+  const row = await h.db.prisma.loop.findUniqueOrThrow({ where: { id }, include: { reports: true, executions: true, evidence: true } });
+  expect(JSON.stringify(row)).not.toContain(SECRET);
+  expect(JSON.stringify(loop)).not.toContain(SECRET);
+  expect(h.worker.output()).not.toContain(SECRET);
+});
+
+test('a push that fails is recorded; the loop still passes', async () => {
+  const origin = createBareOrigin();
+  const missing = path.join(os.tmpdir(), `no-such-origin-${Date.now()}.git`);
+  const id = await passingLoop(origin, { delivery: { pushUrl: missing } });
+  const loop = await h.waitForLoop(id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+  expect(loop.status).toBe('PASSED');
+  expect(loop.delivery).toMatchObject({ pushedBranch: null, pullRequestUrl: null, deliveryError: expect.stringMatching(/^push failed: git push/) });
+  const report = await h.request('GET', `/v1/loops/${id}/report`);
+  expect(report.body.markdown).toContain('- delivery error: push failed');
+  // The patch is there for whoever pushes by hand.
+  expect((await fetch(`${h.baseUrl}/v1/loops/${id}/patch`, { headers: { authorization: `Bearer ${h.keys.admin}` } })).status).toBe(200);
+});
+
+test('a credential the operator did not configure, or credentials in a URL, get a 400 naming the field', async () => {
+  const origin = createBareOrigin();
+  const body = loopRequest(origin, ['true'], { repository: { url: origin, baseRef: 'main', credential: 'nobody-configured-this' } });
+  const unknown = await h.request('POST', '/v1/loops', body);
+  expect(unknown.status).toBe(400);
+  expect(unknown.body.message).toContain('body.repository.credential');
+  const embedded = await h.request('POST', '/v1/loops', loopRequest('https://x-access-token:abc@github.com/acme/widgets.git', ['true']));
+  expect(embedded.status).toBe(400);
+  expect(embedded.body.message).toContain('repository.url');
+});
