@@ -19,19 +19,30 @@ export function git(cwd: string, args: string[], maxBuffer = DEFAULT_MAX_BUFFER)
 }
 
 /**
- * Clones `url` into `dir` without a checkout. A remote that cannot list its refs within the connect
- * timeout fails fast (git has no connect timeout for https, and a TLS handshake that never ends would
- * otherwise hold a worker slot for the whole clone timeout).
+ * Brings the service's bare mirror of `url` up to date (a fetch, or a first clone): a second loop on the
+ * same repository transfers only what changed. The mirror is the service's alone — no sandbox mounts it.
  */
-export async function cloneRepository(cwd: string, url: string, dir: string, remote: RemoteAccess): Promise<void> {
+export async function updateMirror(cwd: string, url: string, mirror: string, remote: RemoteAccess): Promise<void> {
   await runGit(cwd, ['ls-remote', '--quiet', '--', url, 'HEAD'], {
     remote,
     timeoutMs: remote.connectTimeoutSeconds * 1000,
     timeoutMessage: `the repository did not answer within ${remote.connectTimeoutSeconds}s`,
   });
-  // --no-hardlinks: a local source's objects would otherwise share inodes with the workspace, and handing
-  // the workspace to the sandbox uid would re-own the source repository's files too.
-  await runGit(cwd, ['clone', '--quiet', '--no-checkout', '--no-hardlinks', '--', url, dir], { remote, timeoutMs: GIT_TIMEOUT_MS });
+  const fetched = await fs.stat(path.join(mirror, 'HEAD')).then(
+    () => runGit(mirror, ['fetch', '--quiet', '--prune', '--', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], { remote, timeoutMs: GIT_TIMEOUT_MS }).then(() => true),
+    () => false,
+  );
+  if (fetched) return;
+  await fs.rm(mirror, { recursive: true, force: true });
+  // --no-hardlinks: a local source's objects must not share inodes with anything the service later re-owns.
+  await runGit(cwd, ['clone', '--quiet', '--mirror', '--no-hardlinks', '--', url, mirror], { remote, timeoutMs: GIT_TIMEOUT_MS });
+}
+
+/** A local, hardlink-free clone of the mirror into a workspace, whose `origin` then names the real URL. */
+export async function cloneFromMirror(cwd: string, mirror: string, url: string, dir: string): Promise<void> {
+  const local: RemoteAccess = { transport: 'file', connectTimeoutSeconds: 60 };
+  await runGit(cwd, ['clone', '--quiet', '--no-checkout', '--no-hardlinks', '--', mirror, dir], { remote: local, timeoutMs: GIT_TIMEOUT_MS });
+  await git(dir, ['remote', 'set-url', 'origin', '--', url]);
 }
 
 /**

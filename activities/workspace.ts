@@ -5,7 +5,7 @@ import type { GateCommand, GatePlan } from '../domain/gates';
 import { SERVICE_EXCLUDES, type SetupCommand, type SetupPlan } from '../domain/setup';
 import { VerificationConfigError } from '../domain/verification-config';
 import type { ActivityDeps } from './deps';
-import { cloneRepository, excludeFromCheckpoints, git, GitError, headCommit } from './git';
+import { cloneFromMirror, excludeFromCheckpoints, git, GitError, headCommit, sha256, updateMirror } from './git';
 import { resolveSetupPlan } from './setup/infer-setup';
 import { remoteAccessFor } from './git-askpass';
 import { handOver } from './sandbox/hand-over';
@@ -51,7 +51,10 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
   await fs.mkdir(path.dirname(workspacePath), { recursive: true });
   try {
     const remote = await remoteAccessFor(deps.config, input.repository.url, input.repository.credential, 'repository url');
-    await cloneRepository(deps.config.workspacesDir, input.repository.url, workspacePath, remote);
+    const mirror = mirrorPathFor(deps, input.repository.url, input.repository.credential);
+    await fs.mkdir(path.dirname(mirror), { recursive: true });
+    await oneAtATime(mirror, () => updateMirror(deps.config.workspacesDir, input.repository.url, mirror, remote));
+    await cloneFromMirror(deps.config.workspacesDir, mirror, input.repository.url, workspacePath);
     const base = await resolveBaseRef(workspacePath, input.repository.baseRef);
     await git(workspacePath, ['checkout', '--quiet', '-b', branch, base, '--']);
   } catch (err) {
@@ -118,4 +121,20 @@ function withRequestedNetwork(plan: GatePlan, request: unknown): GatePlan {
   const requested = (request as { gateNetwork?: boolean } | null)?.gateNetwork === true;
   if (!requested || plan.network) return plan;
   return { ...plan, network: true, notes: [...plan.notes, 'gates may use the network (the request sets gateNetwork: true)'] };
+}
+
+/** One bare mirror per repository (and credential): later loops on it fetch what changed instead of cloning. */
+function mirrorPathFor(deps: ActivityDeps, url: string, credential: string | undefined): string {
+  return path.join(deps.config.cachesDir, 'mirrors', `${sha256(`${url}\n${credential ?? ''}`).slice(0, 16)}.git`);
+}
+
+// Two loops of one worker updating the same mirror would race for git's ref locks.
+const mirrorUpdates = new Map<string, Promise<unknown>>();
+
+function oneAtATime(key: string, update: () => Promise<void>): Promise<void> {
+  const run = (mirrorUpdates.get(key) ?? Promise.resolve()).catch(() => undefined).then(update);
+  mirrorUpdates.set(key, run);
+  return run.finally(() => {
+    if (mirrorUpdates.get(key) === run) mirrorUpdates.delete(key);
+  });
 }
