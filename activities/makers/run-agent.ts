@@ -65,7 +65,7 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
         readOnly: [run.promptFile, ...toolchain.readOnly],
         writable: [run.reportDir],
         network: agentNetwork(run.maker),
-        cacheDir: run.cacheDir,
+        caches: { dir: run.cacheDir, access: 'use' },
       },
     },
     env: childEnvironment({

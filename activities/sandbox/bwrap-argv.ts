@@ -38,12 +38,14 @@ export function bwrapArgv(settings: BwrapSettings, policy: SandboxPolicy, cwd: s
     else args.push('--ro-bind-try', link, link);
   }
   args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp');
-  const writable = [...(policy.writable ?? []), ...(policy.cacheDir ? [policy.cacheDir] : [])];
-  const mounts = [...settings.readOnlyPaths, ...settings.writablePaths, ...(policy.readOnly ?? []), ...writable, policy.workDir];
+  const caches = policy.caches ? [policy.caches.dir] : [];
+  const writable = [...(policy.writable ?? []), ...(policy.caches?.access === 'install' ? caches : [])];
+  const readOnly = [...(policy.readOnly ?? []), ...(policy.caches?.access === 'use' ? caches : [])];
+  const mounts = [...settings.readOnlyPaths, ...settings.writablePaths, ...readOnly, ...writable, policy.workDir];
   for (const dir of ancestorsToCreate(mounts)) args.push('--perms', '0755', '--dir', dir);
   for (const p of settings.readOnlyPaths) args.push('--ro-bind-try', p, p);
   for (const p of settings.writablePaths) args.push('--bind-try', p, p);
-  for (const p of policy.readOnly ?? []) args.push('--ro-bind', p, p);
+  for (const p of readOnly) args.push('--ro-bind', p, p);
   for (const p of writable) args.push('--bind', p, p);
   args.push('--bind', policy.workDir, policy.workDir);
   for (const sub of policy.readOnlyInWorkDir ?? []) {

@@ -4,10 +4,13 @@ import path from 'node:path';
 import { handOver } from './hand-over';
 import type { Sandbox } from './sandbox';
 
-// Package and build caches, one set per repository: the second loop on a repository installs from
-// cache (npm, pnpm, yarn, pip/uv, Go modules, Cargo registry) and rebuilds only what changed (Go build
-// cache, Cargo target dir). Per repository, not per worker: a sandboxed command can write its caches,
-// so a hostile loop could otherwise plant code in another repository's dependencies.
+// Package caches, one set per repository: the second loop on a repository installs from cache (npm,
+// pnpm, yarn, corepack, pip/uv, Go modules, Cargo registry). Only set-up writes them; makers and gates
+// read them. Per repository, not per worker: set-up runs the repository's own install scripts, so a
+// hostile repository could otherwise plant code in another repository's dependencies. Build caches (Go's
+// build cache, Cargo's target dir) are deliberately not shared: anything that could write one — the
+// maker, or the committed code a gate runs — could leave a prebuilt test binary that a later
+// verification would run instead of building the code under review.
 
 /** Where each tool keeps its cache, relative to the repository's cache directory. */
 const CACHE_VARIABLES: Record<string, string> = {
@@ -18,9 +21,7 @@ const CACHE_VARIABLES: Record<string, string> = {
   PIP_CACHE_DIR: 'pip',
   UV_CACHE_DIR: 'uv',
   GOMODCACHE: 'go-mod',
-  GOCACHE: 'go-build',
   CARGO_HOME: 'cargo',
-  CARGO_TARGET_DIR: 'cargo-target',
 };
 
 export function repositoryCacheDir(cachesDir: string, repositoryUrl: string): string {

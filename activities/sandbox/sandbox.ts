@@ -22,8 +22,12 @@ export interface SandboxPolicy {
   writable?: string[];
   /** Agents that call their model API need it; gates get none unless a repository or request opts in. */
   network: boolean;
-  /** The repository's package and build caches (repository-caches.ts): writable, and the tools pointed at them. */
-  cacheDir?: string;
+  /**
+   * The repository's package caches (repository-caches.ts), the tools pointed at them: writable for set-up
+   * (`install`), read-only for makers and gates (`use`), so nothing they run can plant a package that a
+   * later verification would build from.
+   */
+  caches?: { dir: string; access: 'install' | 'use' };
 }
 
 export interface Sandbox {
@@ -65,5 +69,5 @@ export function createSandbox(config: Pick<Readonly<ServiceConfig>, 'sandbox'>, 
 }
 
 function caches(policy: SandboxPolicy): Record<string, string> {
-  return policy.cacheDir ? cacheEnvironment(policy.cacheDir) : {};
+  return policy.caches ? cacheEnvironment(policy.caches.dir) : {};
 }

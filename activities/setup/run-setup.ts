@@ -58,7 +58,7 @@ export async function runSetupCommands(deps: ActivityDeps, run: SetupRun): Promi
       workspaceRoot: run.workDir,
       timeoutMs: command.timeoutSeconds * 1000,
       // Installing needs the registries; the gates after it get no network unless asked for.
-      sandbox: { sandbox: deps.sandbox, policy: { workDir: run.workDir, readOnlyInWorkDir: run.readOnlyInWorkDir, readOnly: [...run.readOnly, ...extra.readOnly], network: true, cacheDir } },
+      sandbox: { sandbox: deps.sandbox, policy: { workDir: run.workDir, readOnlyInWorkDir: run.readOnlyInWorkDir, readOnly: [...run.readOnly, ...extra.readOnly], network: true, caches: { dir: cacheDir, access: 'install' } } },
       env: childEnvironment(extra.env),
       outputCapBytes: STORED_OUTPUT_CAP,
       confinePathArguments: true,

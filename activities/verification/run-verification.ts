@@ -55,7 +55,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     // The worktree's git directory, so `git` inside a gate can answer (read-only).
     readOnly: [path.join(loop.workspacePath!, '.git')],
     network: (loop.gatePlan as GatePlan | null)?.network ?? false,
-    cacheDir: await repositoryCaches(deps, loop.repoUrl),
+    caches: { dir: await repositoryCaches(deps, loop.repoUrl), access: 'use' },
   };
 
   // Dependencies are installed in the fresh checkout from the checkpoint's own manifests, with network,

@@ -184,21 +184,28 @@ describe('agent credentials', () => {
 });
 
 describe('package caches', () => {
-  it("point every tool at the repository's own writable cache directory", async () => {
+  it("point every tool at the repository's own caches: writable for set-up, read-only for makers and gates", async () => {
     const config = loadConfig({ DATA_DIR: root });
     const cacheDir = await repositoryCaches({ config, sandbox }, 'https://example.invalid/acme/widgets.git');
     expect(repositoryCacheDir(config.cachesDir, 'https://example.invalid/acme/other.git')).not.toBe(cacheDir);
-    const result = await runCommand({
-      argv: ['sh', '-c', 'touch "$npm_config_cache/written" && go env GOMODCACHE && echo "$CARGO_HOME $PIP_CACHE_DIR"'],
-      cwd: workspace,
-      workspaceRoot: workspace,
-      timeoutMs: 60_000,
-      env: childEnvironment(),
-      sandbox: { sandbox, policy: { workDir: workspace, network: false, cacheDir } },
-      outputCapBytes: 4096,
-    });
-    expect(result.exitCode).toBe(0);
-    expect(result.stdout).toBe(`${cacheDir}/go-mod\n${cacheDir}/cargo ${cacheDir}/pip\n`);
+    const inCaches = (script: string, access: 'install' | 'use') =>
+      runCommand({
+        argv: ['sh', '-c', script],
+        cwd: workspace,
+        workspaceRoot: workspace,
+        timeoutMs: 60_000,
+        env: childEnvironment(),
+        sandbox: { sandbox, policy: { workDir: workspace, network: false, caches: { dir: cacheDir, access } } },
+        outputCapBytes: 4096,
+      });
+    const installing = await inCaches('touch "$npm_config_cache/written" && go env GOMODCACHE && echo "$CARGO_HOME $PIP_CACHE_DIR"', 'install');
+    expect(installing.exitCode).toBe(0);
+    expect(installing.stdout).toBe(`${cacheDir}/go-mod\n${cacheDir}/cargo ${cacheDir}/pip\n`);
     expect(fs.existsSync(path.join(cacheDir, 'npm', 'written'))).toBe(true);
+    // A maker or a gate reads the caches but cannot plant anything in them; build caches are its own.
+    const using = await inCaches('cat "$npm_config_cache/written" && touch "$CARGO_HOME/planted"; echo "exit $? GOCACHE=$(go env GOCACHE)"', 'use');
+    expect(using.stdout).toMatch(/^exit 1 GOCACHE=\/tmp\/home\/\.cache\/go-build$/m);
+    expect(using.stderr).toContain('Read-only file system');
+    expect(fs.existsSync(path.join(cacheDir, 'cargo', 'planted'))).toBe(false);
   });
 });
