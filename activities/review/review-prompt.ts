@@ -14,6 +14,8 @@ export interface ReviewContext {
   priorSignatures: string[];
   /** Topics to dig into first, chosen from the project profile. */
   focusTopics: string[];
+  /** Manifests and lockfiles the change touches: set-up installs from them, so they deserve a look of their own. */
+  dependencyChanges: string[];
 }
 
 const SYSTEM_PROMPT = `You are an adversarial code reviewer (devil's advocate). Find real defects in the change
@@ -48,6 +50,13 @@ export function buildReviewMessages(ctx: ReviewContext): ChatMessage[] {
     '# Verification summary',
     ...ctx.verificationSummary,
     '',
+    ...(ctx.dependencyChanges.length
+      ? [
+          `# Dependency changes: ${ctx.dependencyChanges.join(', ')}`,
+          'Set-up installs from these files before the gates run. Check that every added, removed or upgraded dependency is needed by the contract and comes from where it claims to.',
+          '',
+        ]
+      : []),
     '# Signatures of findings raised in earlier iterations',
     ctx.priorSignatures.length ? ctx.priorSignatures.join('\n') : '(none)',
     '',

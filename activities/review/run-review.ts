@@ -6,7 +6,8 @@ import { signatureMaterial, type Finding, type FindingSummary } from '../../doma
 import { sanitise } from '../../domain/sanitise';
 import { loadContract } from '../contract';
 import type { ActivityDeps } from '../deps';
-import { diffText, sha256 } from '../git';
+import { touchesSetupInputs } from '../../domain/setup';
+import { changedFiles, diffText, sha256 } from '../git';
 import { recordedUsage } from '../usage';
 import type { ChatMessage } from './chat-completions';
 import { reviewWithAgent } from './agent-review';
@@ -62,6 +63,7 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput): Promise<Revie
     ),
     priorSignatures: input.priorSignatures,
     focusTopics: reviewTopics(input.profile),
+    dependencyChanges: (await changedFiles(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!)).filter((file) => touchesSetupInputs([file])),
   });
   // Triage is always a model call; the review itself may be one or an agent CLI.
   const model = (input.reviewer.backend === 'llm' ? input.reviewer.model : undefined) ?? deps.config.llm.model;
