@@ -12,7 +12,7 @@ const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /** Per loop: its workspace, verification checkout and control files; review checkouts are named `<loop>-<n>`. */
 export async function removeExpiredWorkspaces(prisma: PrismaClient, config: Readonly<ServiceConfig>, now = new Date()): Promise<string[]> {
-  const dirs = ['workspaces', 'verification', 'control', 'review-checkouts'].map((d) => path.join(config.dataDir, d));
+  const dirs = ['workspaces', 'verification', 'verification-build', 'control', 'review-checkouts'].map((d) => path.join(config.dataDir, d));
   const entries = (await Promise.all(dirs.map(async (dir) => (await fs.readdir(dir).catch(() => [])).map((name) => ({ dir, name }))))).flat();
   const loopIdOf = (name: string) => name.match(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/)?.[0];
   const ids = [...new Set(entries.map((e) => loopIdOf(e.name)).filter((id): id is string => id !== undefined))];

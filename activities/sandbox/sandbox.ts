@@ -63,10 +63,14 @@ export function createSandbox(config: Pick<Readonly<ServiceConfig>, 'sandbox'>, 
   return {
     mode: 'bwrap',
     wrap: (argv, policy, cwd) => bwrapArgv(settings, policy, cwd, argv),
-    environment: (e, policy) => ({ ...e, ...toolchains.env, HOME: SANDBOX_HOME, TMPDIR: '/tmp', ...caches(policy) }),
+    environment: (e, policy) => ({ ...e, ...toolchains.env, HOME: SANDBOX_HOME, TMPDIR: '/tmp', ...caches(policy), ...GIT_TRUSTS_THE_SANDBOX }),
     owner: asRoot ? { uid: s.uid, gid: s.gid } : null,
   };
 }
+
+// git inside the sandbox meets directories the service created as root (a worktree's git dir); the
+// sandbox is the boundary, so its git need not refuse them as "dubious ownership".
+const GIT_TRUSTS_THE_SANDBOX = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: '*' };
 
 function caches(policy: SandboxPolicy): Record<string, string> {
   return policy.caches ? cacheEnvironment(policy.caches.dir) : {};

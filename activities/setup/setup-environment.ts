@@ -7,8 +7,13 @@ import type { SetupPlan } from '../../domain/setup';
 // downloads live in COREPACK_HOME, one of the repository's caches (repository-caches.ts), so a gate
 // without network finds the package manager the set-up fetched.
 
-/** Corepack never prompts, never rewrites package.json's packageManager; the operator may relax its key check (a mirror without signatures). */
-const COREPACK_PASSED_THROUGH = ['COREPACK_INTEGRITY_KEYS', 'COREPACK_NPM_REGISTRY', 'COREPACK_NPM_TOKEN'] as const;
+/**
+ * Corepack never prompts, never rewrites package.json's packageManager; the operator may relax its key
+ * check (a mirror without signatures), and may name the CA of a TLS-inspecting proxy or private registry
+ * (NODE_EXTRA_CA_CERTS): corepack and the pnpm/yarn it runs are Node programs with Node's own CA list,
+ * which, unlike npm's `cafile` setting, no npmrc can change.
+ */
+const COREPACK_PASSED_THROUGH = ['COREPACK_INTEGRITY_KEYS', 'COREPACK_NPM_REGISTRY', 'COREPACK_NPM_TOKEN', 'NODE_EXTRA_CA_CERTS'] as const;
 
 export interface SetupEnvironment {
   env: Record<string, string>;

@@ -36,6 +36,8 @@ const TOOL_CONFIGS: Record<string, ToolConfig> = {
   tox: { files: ['tox.ini'] },
   'golangci-lint': { files: ['**/.golangci.*'] },
   clippy: { files: ['**/clippy.toml', '**/.clippy.toml'], sections: [['Cargo.toml', 'lints']] },
+  // Cargo's config can swap the test runner, the compiler wrapper or the target dir for the gate.
+  cargo: { files: ['**/.cargo/config.toml', '**/.cargo/config'] },
 };
 
 /** The repository's own gate configuration (SPEC §3.2) steers every gate. */

@@ -15,6 +15,7 @@ import { setupEnvironment } from '../setup/setup-environment';
 import { repositoryCaches } from '../sandbox/repository-caches';
 import type { SandboxPolicy } from '../sandbox/sandbox';
 import { readTestReport, removeStaleReport } from './read-test-report';
+import { freshBuildDir } from './verification-build-dir';
 import { freshVerificationCheckout } from './verification-checkout';
 import type { TestReport } from './test-counts';
 
@@ -71,6 +72,8 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   // The venv's bin first on PATH (gates run `python -m pytest`), pnpm/yarn through corepack.
   const toolchain = await setupEnvironment(deps.config.dataDir, checkout, setupPlan);
   policy.readOnly = [...(policy.readOnly ?? []), ...toolchain.readOnly];
+  const build = await freshBuildDir(deps, input.loopId);
+  policy.writable = [build.dir];
 
   const ctx = Context.current();
   const run = async (argv: string[], timeoutSeconds: number, label: string): Promise<CommandResult> => {
@@ -80,7 +83,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
       workspaceRoot: checkout,
       timeoutMs: timeoutSeconds * 1000,
       sandbox: { sandbox: deps.sandbox, policy },
-      env: childEnvironment(toolchain.env),
+      env: childEnvironment({ ...toolchain.env, ...build.env }),
       outputCapBytes: STORED_OUTPUT_CAP,
       confinePathArguments: true,
       heartbeat: () => ctx.heartbeat({ phase: 'verify', step: label }),

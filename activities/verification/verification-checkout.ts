@@ -16,6 +16,25 @@ export async function freshVerificationCheckout(deps: ActivityDeps, loopId: stri
   await git(workspace, ['worktree', 'prune']);
   await fs.mkdir(path.dirname(dir), { recursive: true });
   await git(workspace, ['worktree', 'add', '--detach', '--force', '--quiet', dir, commit]);
+  await removeCommittedInstalls(dir);
   await handOver(deps.sandbox, dir);
   return dir;
+}
+
+/** What set-up installs (node_modules, a venv); a committed copy could carry a fake test runner past it. */
+const INSTALL_DIRS = new Set(['node_modules', '.venv', 'venv']);
+
+/**
+ * Removes installed-dependency directories the checkpoint itself carries (a `.gitignore` negation lets a
+ * maker commit them): `npm install` or `pip install` would keep a planted package whose version matches.
+ */
+async function removeCommittedInstalls(checkout: string): Promise<void> {
+  const tracked = (await git(checkout, ['ls-files', '-z'])).split('\0');
+  const roots = new Set<string>();
+  for (const file of tracked) {
+    const parts = file.split('/');
+    const at = parts.findIndex((part) => INSTALL_DIRS.has(part));
+    if (at >= 0) roots.add(parts.slice(0, at + 1).join('/'));
+  }
+  for (const root of roots) await fs.rm(path.join(checkout, root), { recursive: true, force: true });
 }

@@ -1,0 +1,17 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { ActivityDeps } from '../deps';
+import { handOver } from '../sandbox/hand-over';
+
+// Build output the gates of one verification share (Cargo's target dir, Go's build cache), made afresh
+// each time and kept outside the checkout: a test binary the maker built and committed (a `tmp-build/`
+// named by `.cargo/config.toml`, a `target/` let in by a `.gitignore` negation) is never what a gate
+// runs. The variables outrank the repository's own configuration.
+
+export async function freshBuildDir(deps: ActivityDeps, loopId: string): Promise<{ dir: string; env: Record<string, string> }> {
+  const dir = path.join(deps.config.dataDir, 'verification-build', loopId);
+  await fs.rm(dir, { recursive: true, force: true });
+  await fs.mkdir(dir, { recursive: true });
+  await handOver(deps.sandbox, dir);
+  return { dir, env: { CARGO_TARGET_DIR: path.join(dir, 'cargo-target'), GOCACHE: path.join(dir, 'go-build') } };
+}

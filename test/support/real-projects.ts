@@ -1,0 +1,305 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { LoopRequestBody } from '../../domain/loop-request';
+
+// Small but real projects, one per ecosystem, each with one real dependency from its registry, a bug and
+// a failing test (issue 9). Lockfiles are resolved on the host the first time (with the tools the
+// worker will use) and kept under os.tmpdir(), keyed by a hash of the files they are resolved from, so
+// later runs make the same repository without asking the registries again.
+//
+// pnpm comes through corepack, which checks the signature of the pnpm it downloads against the npm
+// registry's keys. A registry mirror that serves no signatures (this development machine's) needs
+// COREPACK_INTEGRITY_KEYS=0, and a TLS-inspecting proxy needs its CA in NODE_EXTRA_CA_CERTS (corepack is
+// a Node program: npm's `cafile` does not reach it). The host's lockfile resolution has both here, and
+// the worker gets them through its environment (setup-environment.ts passes them on to set-up and gates).
+
+export type Ecosystem = 'pnpm' | 'python' | 'go' | 'cargo';
+
+export interface RealProject {
+  ecosystem: Ecosystem;
+  /** The repository's files at its base commit: a bug, and a test that fails because of it. */
+  files: Record<string, string>;
+  /** What the maker writes: the fix, and nothing else. */
+  fix: Record<string, string>;
+  /** A test the fix makes pass, named exactly as the runner's parser reports it. */
+  testName: string;
+  /** The tests gate manifest inference should choose. */
+  testsArgv: string[];
+  /** The set-up inference should choose. */
+  setupArgv: string[][];
+  /** Tests (passed) the gate reports once fixed. */
+  passedTests: number;
+}
+
+/** What the worker needs for corepack on this machine (see above); the CA only when the host has one. */
+export function corepackWorkerEnv(): Record<string, string> {
+  const ca = process.env.NODE_EXTRA_CA_CERTS;
+  return { COREPACK_INTEGRITY_KEYS: '0', ...(ca ? { NODE_EXTRA_CA_CERTS: ca } : {}) };
+}
+
+export const PNPM_VERSION = '9.15.4';
+
+// ---------------------------------------------------------------- pnpm + jest (packageManager) --------
+
+const PNPM_PACKAGE = {
+  name: 'cart',
+  version: '1.0.0',
+  private: true,
+  packageManager: `pnpm@${PNPM_VERSION}`,
+  scripts: { test: 'jest' },
+  devDependencies: { jest: '29.7.0' },
+};
+
+export function pnpmProject(): RealProject {
+  const packageJson = `${JSON.stringify(PNPM_PACKAGE, null, 2)}\n`;
+  return {
+    ecosystem: 'pnpm',
+    files: {
+      'package.json': packageJson,
+      'pnpm-lock.yaml': cachedLockfile('pnpm', { 'package.json': packageJson }, 'pnpm-lock.yaml', (dir) =>
+        execFileSync('corepack', ['pnpm', 'install', '--lockfile-only'], {
+          cwd: dir,
+          stdio: 'pipe',
+          timeout: 240_000,
+          env: { ...process.env, ...corepackWorkerEnv(), COREPACK_ENABLE_DOWNLOAD_PROMPT: '0', COREPACK_ENABLE_AUTO_PIN: '0' },
+        }),
+      ),
+      'src/cart.js': 'exports.total = (prices, discount) => prices.reduce((a, b) => a + b, 0) + discount;\n',
+      'src/format.js': "exports.money = (cents) => `$${(cents / 100).toFixed(2)}`;\n",
+      // Two test files: jest names its tests only for a single file unless asked (the inferred --json).
+      'test/cart.test.js': [
+        "const { total } = require('../src/cart');",
+        "describe('total', () => {",
+        "  test('adds the prices', () => expect(total([100, 250], 0)).toBe(350));",
+        "  test('takes the discount off', () => expect(total([100, 250], 50)).toBe(300));",
+        '});',
+        '',
+      ].join('\n'),
+      'test/format.test.js': "const { money } = require('../src/format');\ntest('formats cents as dollars', () => expect(money(1999)).toBe('$19.99'));\n",
+    },
+    fix: { 'src/cart.js': 'exports.total = (prices, discount) => prices.reduce((a, b) => a + b, 0) - discount;\n' },
+    // `jest --json` names a test `<describe> > … > <title>`.
+    testName: 'total > takes the discount off',
+    testsArgv: ['pnpm', 'test', '--', '--json'],
+    setupArgv: [['corepack', 'pnpm', 'install', '--frozen-lockfile']],
+    passedTests: 3,
+  };
+}
+
+// ---------------------------------------------------------------- Python: pytest from an extra, tox.ini -
+
+export const PYTEST_VERSION = '8.3.4';
+
+export function pythonProject(): RealProject {
+  return {
+    ecosystem: 'python',
+    files: {
+      'pyproject.toml': [
+        '[build-system]',
+        'requires = ["setuptools>=64"]',
+        'build-backend = "setuptools.build_meta"',
+        '',
+        '[project]',
+        'name = "tempconv"',
+        'version = "0.1.0"',
+        'requires-python = ">=3.8"',
+        '',
+        '[project.optional-dependencies]',
+        `test = ["pytest==${PYTEST_VERSION}"]`,
+        '',
+        '[tool.setuptools]',
+        'packages = ["tempconv"]',
+        '',
+      ].join('\n'),
+      // The only pytest configuration: without `testpaths`, pytest would also look outside tests/.
+      'tox.ini': '[tox]\nenv_list = py3\n\n[testenv]\nextras = test\ncommands = pytest\n\n[pytest]\ntestpaths = tests\n',
+      'tempconv/__init__.py': 'def to_fahrenheit(celsius):\n    return celsius * 9 / 5 - 32\n',
+      // tests/ has no __init__.py: `import tempconv` works only through the editable install set-up made.
+      'tests/test_convert.py': [
+        'from tempconv import to_fahrenheit',
+        '',
+        '',
+        'def test_freezing_point():',
+        '    assert to_fahrenheit(0) == 32',
+        '',
+        '',
+        'def test_boiling_point():',
+        '    assert to_fahrenheit(100) == 212',
+        '',
+      ].join('\n'),
+    },
+    fix: { 'tempconv/__init__.py': 'def to_fahrenheit(celsius):\n    return celsius * 9 / 5 + 32\n' },
+    // pytest -rA: `PASSED <node id>`.
+    testName: 'tests/test_convert.py::test_boiling_point',
+    testsArgv: ['python3', '-m', 'pytest', '-rA'],
+    setupArgv: [
+      ['python3', '-m', 'venv', '.venv'],
+      ['.venv/bin/python', '-m', 'pip', 'install', '-e', '.[test]'],
+    ],
+    passedTests: 2,
+  };
+}
+
+// ---------------------------------------------------------------- Go: one module dependency ------------
+
+export function goProject(): RealProject {
+  const goMod = 'module example.com/labels\n\ngo 1.22\n\nrequire github.com/google/uuid v1.6.0\n';
+  const source = (sep: string) =>
+    [
+      'package labels',
+      '',
+      'import "github.com/google/uuid"',
+      '',
+      '// Label names a resource: its kind, then its id.',
+      'func Label(kind string, id uuid.UUID) string {',
+      `\treturn kind + "${sep}" + id.String()`,
+      '}',
+      '',
+      '// New labels a fresh resource.',
+      'func New(kind string) string {',
+      '\treturn Label(kind, uuid.New())',
+      '}',
+      '',
+    ].join('\n');
+  const tests = [
+    'package labels',
+    '',
+    'import (',
+    '\t"testing"',
+    '',
+    '\t"github.com/google/uuid"',
+    ')',
+    '',
+    'func TestLabel(t *testing.T) {',
+    '\tid := uuid.MustParse("6ba7b810-9dad-11d1-80b4-00c04fd430c8")',
+    '\tif got := Label("user", id); got != "user:6ba7b810-9dad-11d1-80b4-00c04fd430c8" {',
+    '\t\tt.Fatalf("Label = %q", got)',
+    '\t}',
+    '}',
+    '',
+    'func TestNewIsUnique(t *testing.T) {',
+    '\tif New("job") == New("job") {',
+    '\t\tt.Fatal("two labels are equal")',
+    '\t}',
+    '}',
+    '',
+  ].join('\n');
+  const files = { 'go.mod': goMod, 'labels.go': source('-'), 'labels_test.go': tests };
+  return {
+    ecosystem: 'go',
+    files: { ...files, 'go.sum': cachedLockfile('go', files, 'go.sum', (dir) => execFileSync('go', ['mod', 'tidy'], { cwd: dir, stdio: 'pipe', timeout: 180_000 })) },
+    fix: { 'labels.go': source(':') },
+    // go test -json: `<package>/<Test>`.
+    testName: 'example.com/labels/TestLabel',
+    testsArgv: ['go', 'test', '-json', './...'],
+    setupArgv: [['go', 'mod', 'download']],
+    passedTests: 2,
+  };
+}
+
+// ---------------------------------------------------------------- Cargo: one crate dependency ---------
+
+export const ITOA_VERSION = '1.0.19';
+
+export function cargoProject(): RealProject {
+  const manifest = `[package]\nname = "tally"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\nitoa = "=${ITOA_VERSION}"\n`;
+  const source = (prefix: string) =>
+    [
+      '/// A count as shown on a tally board: `#` and the number.',
+      'pub fn tally(n: u64) -> String {',
+      '    let mut buffer = itoa::Buffer::new();',
+      `    format!("${prefix}{}", buffer.format(n))`,
+      '}',
+      '',
+      '#[cfg(test)]',
+      'mod tests {',
+      '    use super::tally;',
+      '',
+      '    #[test]',
+      '    fn shows_the_count() {',
+      '        assert_eq!(tally(42), "#42");',
+      '    }',
+      '',
+      '    #[test]',
+      '    fn shows_large_counts() {',
+      '        assert!(tally(u64::MAX).ends_with("18446744073709551615"));',
+      '    }',
+      '}',
+      '',
+    ].join('\n');
+  const files = { 'Cargo.toml': manifest, 'src/lib.rs': source('No. ') };
+  return {
+    ecosystem: 'cargo',
+    files: { ...files, 'Cargo.lock': cachedLockfile('cargo', files, 'Cargo.lock', (dir) => execFileSync('cargo', ['generate-lockfile'], { cwd: dir, stdio: 'pipe', timeout: 180_000 })) },
+    fix: { 'src/lib.rs': source('#') },
+    // libtest: `test tests::shows_the_count ... ok`.
+    testName: 'tests::shows_the_count',
+    testsArgv: ['cargo', 'test'],
+    setupArgv: [['cargo', 'fetch']],
+    passedTests: 2,
+  };
+}
+
+export const REAL_PROJECTS: Record<Ecosystem, () => RealProject> = { pnpm: pnpmProject, python: pythonProject, go: goProject, cargo: cargoProject };
+
+// ---------------------------------------------------------------- repositories and requests -----------
+
+/** A git repository holding exactly `files`, committed on main. */
+export function realProjectRepo(project: RealProject): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `loop-real-${project.ecosystem}-`));
+  for (const [file, text] of Object.entries(project.files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  }
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=F', '-c', 'user.email=f@example.invalid', ...args], { cwd: dir, stdio: 'pipe' });
+  git('init', '--quiet', '--initial-branch=main');
+  git('add', '--all');
+  git('commit', '--quiet', '-m', `fixture: ${project.ecosystem} project`);
+  return dir;
+}
+
+/** A fresh submission: no gates and no set-up, so both come from the repository. */
+export function realProjectRequest(repo: string, project: RealProject, makerArgv: string[]): LoopRequestBody {
+  return {
+    repository: { url: repo, baseRef: 'main' },
+    contract: {
+      objective: `Fix the bug the failing ${project.ecosystem} test shows.`,
+      outcome: 'The code does what its tests say.',
+      acceptanceCriteria: [
+        { id: 'AC-1', statement: `the test ${project.testName} passes`, verification: { type: 'test', name: project.testName } },
+        { id: 'AC-2', statement: 'the test suite passes', verification: { type: 'gate', gate: 'tests' } },
+      ],
+      constraints: ['Do not change the tests.'],
+    },
+    maker: { backend: 'command', argv: makerArgv, timeoutSeconds: 300 },
+  };
+}
+
+/**
+ * `lockfile` as `resolve` writes it into a directory holding `inputs`, resolved once per distinct
+ * inputs and kept under os.tmpdir() for later runs (written atomically: jest may run files in parallel).
+ */
+function cachedLockfile(name: string, inputs: Record<string, string>, lockfile: string, resolve: (dir: string) => unknown): string {
+  const hash = createHash('sha256').update(JSON.stringify(Object.entries(inputs).sort())).digest('hex').slice(0, 16);
+  const cached = path.join(os.tmpdir(), 'engineering-loop-real-projects', `${name}-${hash}`, lockfile);
+  if (!fs.existsSync(cached)) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `real-project-${name}-`));
+    try {
+      for (const [file, text] of Object.entries(inputs)) {
+        fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+        fs.writeFileSync(path.join(dir, file), text);
+      }
+      resolve(dir);
+      fs.mkdirSync(path.dirname(cached), { recursive: true });
+      const tmp = `${cached}.${process.pid}.tmp`;
+      fs.copyFileSync(path.join(dir, lockfile), tmp);
+      fs.renameSync(tmp, cached);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return fs.readFileSync(cached, 'utf8');
+}
