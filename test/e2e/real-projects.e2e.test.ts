@@ -45,7 +45,7 @@ test.each(CASES)('%s (%s): failing test → PASS with inferred set-up and gates,
   // Set-up and gates came from the repository alone.
   expect(loop.gatePlan.setup.commands.map((c: any) => [c.argv, c.source])).toEqual(project.setupArgv.map((argv) => [argv, 'manifest-inference']));
   const testsGate = loop.gatePlan.gates.find((g: any) => g.gate === 'tests');
-  expect(testsGate).toMatchObject({ argv: project.testsArgv, source: 'manifest-inference' });
+  expect(testsGate).toMatchObject({ argv: project.testsArgv, source: 'manifest-inference', detail: expect.stringContaining(project.testsDetail) });
   expect(loop.gatePlan.gates.every((g: any) => g.source === 'manifest-inference')).toBe(true);
 
   // The maker's workspace was set up before the maker ran (loop-level evidence) …

@@ -16,7 +16,7 @@ import type { LoopRequestBody } from '../../domain/loop-request';
 // a Node program: npm's `cafile` does not reach it). The host's lockfile resolution has both here, and
 // the worker gets them through its environment (setup-environment.ts passes them on to set-up and gates).
 
-export type Ecosystem = 'pnpm' | 'python' | 'go' | 'cargo';
+export type Ecosystem = 'npm' | 'pnpm' | 'python' | 'go' | 'cargo';
 
 export interface RealProject {
   ecosystem: Ecosystem;
@@ -26,8 +26,9 @@ export interface RealProject {
   fix: Record<string, string>;
   /** A test the fix makes pass, named exactly as the runner's parser reports it. */
   testName: string;
-  /** The tests gate manifest inference should choose. */
+  /** The tests gate manifest inference should choose, and what its detail says about why. */
   testsArgv: string[];
+  testsDetail: string;
   /** The set-up inference should choose. */
   setupArgv: string[][];
   /** Tests (passed) the gate reports once fixed. */
@@ -41,6 +42,30 @@ export function corepackWorkerEnv(): Record<string, string> {
 }
 
 export const PNPM_VERSION = '9.15.4';
+
+// ---------------------------------------------------------------- npm + jest (package-lock.json) ------
+// Its loop is in setup.e2e.test.ts; here for the set-up benchmark, which covers every ecosystem.
+
+export function npmProject(): RealProject {
+  const { packageManager: _, ...pkg } = { ...PNPM_PACKAGE, name: 'cart-npm' };
+  const packageJson = `${JSON.stringify(pkg, null, 2)}\n`;
+  const pnpm = pnpmProject();
+  const { 'pnpm-lock.yaml': _lock, 'package.json': _pkg, ...rest } = pnpm.files;
+  return {
+    ...pnpm,
+    ecosystem: 'npm',
+    files: {
+      'package.json': packageJson,
+      'package-lock.json': cachedLockfile('npm', { 'package.json': packageJson }, 'package-lock.json', (dir) =>
+        execFileSync('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'pipe', timeout: 240_000 }),
+      ),
+      ...rest,
+    },
+    testsArgv: ['npm', 'test', '--', '--json'],
+    testsDetail: 'run with npm (package-lock.json); jest script, so --json is added',
+    setupArgv: [['npm', 'ci', '--no-audit', '--no-fund']],
+  };
+}
 
 // ---------------------------------------------------------------- pnpm + jest (packageManager) --------
 
@@ -84,6 +109,7 @@ export function pnpmProject(): RealProject {
     // `jest --json` names a test `<describe> > … > <title>`.
     testName: 'total > takes the discount off',
     testsArgv: ['pnpm', 'test', '--', '--json'],
+    testsDetail: `run with pnpm (packageManager pnpm@${PNPM_VERSION}); jest script, so --json is added`,
     setupArgv: [['corepack', 'pnpm', 'install', '--frozen-lockfile']],
     passedTests: 3,
   };
@@ -135,6 +161,7 @@ export function pythonProject(): RealProject {
     // pytest -rA: `PASSED <node id>`.
     testName: 'tests/test_convert.py::test_boiling_point',
     testsArgv: ['python3', '-m', 'pytest', '-rA'],
+    testsDetail: 'pytest: tox.ini [pytest], run with no lockfile, python3 -m',
     setupArgv: [
       ['python3', '-m', 'venv', '.venv'],
       ['.venv/bin/python', '-m', 'pip', 'install', '-e', '.[test]'],
@@ -195,6 +222,7 @@ export function goProject(): RealProject {
     // go test -json: `<package>/<Test>`.
     testName: 'example.com/labels/TestLabel',
     testsArgv: ['go', 'test', '-json', './...'],
+    testsDetail: 'go.mod: go test -json',
     setupArgv: [['go', 'mod', 'download']],
     passedTests: 2,
   };
@@ -238,12 +266,13 @@ export function cargoProject(): RealProject {
     // libtest: `test tests::shows_the_count ... ok`.
     testName: 'tests::shows_the_count',
     testsArgv: ['cargo', 'test'],
+    testsDetail: 'Cargo.toml, cargo test',
     setupArgv: [['cargo', 'fetch']],
     passedTests: 2,
   };
 }
 
-export const REAL_PROJECTS: Record<Ecosystem, () => RealProject> = { pnpm: pnpmProject, python: pythonProject, go: goProject, cargo: cargoProject };
+export const REAL_PROJECTS: Record<Ecosystem, () => RealProject> = { npm: npmProject, pnpm: pnpmProject, python: pythonProject, go: goProject, cargo: cargoProject };
 
 // ---------------------------------------------------------------- repositories and requests -----------
 
