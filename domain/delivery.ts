@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { classifyRepositoryUrl } from './repository-url';
+import { classifyRepositoryUrl, repositoryUrlSchema } from './repository-url';
 
 // How a finished loop leaves the worker: its branch pushed to a remote, optionally a pull request
 // (GitHub) or merge request (GitLab) opened from it. Credentials are named, never given: the operator
@@ -30,16 +30,7 @@ export const deliverySettingsSchema = z.strictObject({
   /** Push the loop's branch when it passes or is approved. */
   push: z.boolean().default(true),
   /** Where to push; the repository URL when left out. Same rules as the repository URL (no credentials in it). */
-  pushUrl: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2000)
-    .superRefine((url, ctx) => {
-      const source = classifyRepositoryUrl(url);
-      if (!source.ok) ctx.addIssue({ code: 'custom', message: source.problem });
-    })
-    .optional(),
+  pushUrl: repositoryUrlSchema.optional(),
   pullRequest: pullRequestSettingsSchema.optional(),
 });
 export type DeliverySettings = z.infer<typeof deliverySettingsSchema>;

@@ -6,21 +6,13 @@ import { argvSchema, gateCommandSchema } from './gates';
 import { setupCommandSchema } from './setup';
 import { presetMakerSettingsSchemas } from './maker-presets';
 import { credentialNameSchema, deliverySettingsSchema } from './delivery';
-import { baseRefProblem, classifyRepositoryUrl } from './repository-url';
+import { baseRefProblem, repositoryUrlSchema } from './repository-url';
 
 // What a user submits to start a loop (POST /v1/loops) and what the workflow receives.
 
 export const repositorySchema = z.strictObject({
   /** https://, ssh:// or user@host:path; a local path or file:// URL where the operator allows them. */
-  url: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2000)
-    .superRefine((url, ctx) => {
-      const source = classifyRepositoryUrl(url);
-      if (!source.ok) ctx.addIssue({ code: 'custom', message: source.problem });
-    }),
+  url: repositoryUrlSchema,
   baseRef: z
     .string()
     .trim()

@@ -1,6 +1,18 @@
 // Which repository sources a loop may clone, and which base refs it may name. Everything here ends up on
 // git's command line, so anything git could read as an option, a transport helper or a second argument
 // is refused before it gets there.
+import { z } from 'zod';
+
+/** A repository URL as a request field: refused with the reason when git could misread it. */
+export const repositoryUrlSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2000)
+  .superRefine((url, ctx) => {
+    const source = classifyRepositoryUrl(url);
+    if (!source.ok) ctx.addIssue({ code: 'custom', message: source.problem });
+  });
 
 /** The git transport a clone uses; `protocol.<transport>.allow` is switched on for exactly this one. */
 export type GitTransport = 'https' | 'ssh' | 'http' | 'file';
