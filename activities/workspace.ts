@@ -76,23 +76,20 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
 }
 
 /** How dependencies get installed: the request's `setup`, the repository's, or inferred from its manifests. */
-async function resolveSetup(workspacePath: string, request: unknown): Promise<SetupPlan> {
+function resolveSetup(workspacePath: string, request: unknown): Promise<SetupPlan> {
   const requested = (request as { setup?: SetupCommand[] } | null)?.setup;
-  try {
-    return await resolveSetupPlan({ workspace: workspacePath, requested });
-  } catch (err) {
-    if (err instanceof VerificationConfigError) {
-      throw ApplicationFailure.create({ type: 'VerificationConfigError', message: err.message, nonRetryable: true });
-    }
-    throw err;
-  }
+  return failOnConfigError(resolveSetupPlan({ workspace: workspacePath, requested }));
 }
 
-async function resolveGatePlan(workspacePath: string, contractGates: GateCommand[]): Promise<GatePlan> {
+function resolveGatePlan(workspacePath: string, contractGates: GateCommand[]): Promise<GatePlan> {
+  return failOnConfigError(discoverGates({ workspace: workspacePath, contractGates }));
+}
+
+/** A broken repository config is the repository owner's to fix; retrying cannot help. */
+async function failOnConfigError<T>(resolving: Promise<T>): Promise<T> {
   try {
-    return await discoverGates({ workspace: workspacePath, contractGates });
+    return await resolving;
   } catch (err) {
-    // A broken repository config is the repository owner's to fix; retrying cannot help.
     if (err instanceof VerificationConfigError) {
       throw ApplicationFailure.create({ type: 'VerificationConfigError', message: err.message, nonRetryable: true });
     }

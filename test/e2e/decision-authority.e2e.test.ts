@@ -2,6 +2,7 @@ import { DEFAULT_API_POLICY } from '../../api/app';
 import { NOT_AWAITING_DECISION, decideUpdate, decisionSignal } from '../../workflows/messages';
 import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
 import { CORRECT_SUM, SUM_TESTS, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
+import { recordHistory } from '../support/histories';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
 
@@ -52,6 +53,7 @@ test('a deadline that approves by default rejects an escalation carrying system 
     actor: 'system:decision-deadline',
     comment: 'no decision within 1 s; the default approve does not apply to 1 system BLOCKER finding(s) (tampering or out-of-scope changes)',
   });
+  recordHistory(loop.workflowId, 'deadline-spares-system-blockers');
 });
 
 test('a decision must name the open escalation, come from another key than the submitter, and carry an API ticket or a listed actor', async () => {
@@ -104,4 +106,5 @@ test('a decision must name the open escalation, come from another key than the s
   const done = await h.waitForLoop(id, ['REJECTED', 'APPROVED', 'PASSED']);
   expect(done.status).toBe('REJECTED');
   expect(done.escalations[1].decision).toMatchObject({ kind: 'reject', actor: 'ops@cli', comment: 'from the Temporal CLI' });
+  recordHistory(done.workflowId, 'refused-forged-update-then-signal');
 });

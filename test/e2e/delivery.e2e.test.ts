@@ -7,6 +7,7 @@ import { LoopPullRequestKey } from '../../workflows/search-attributes';
 import { cleanLedger } from '../support/fake-llm-server';
 import { startFakeForgeServer, type FakeForgeServer } from '../support/fake-forge-server';
 import { CORRECT_SUM, createBareOrigin, scriptedMaker } from '../support/fixture-repo';
+import { recordHistory } from '../support/histories';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
 
@@ -84,6 +85,7 @@ test('a named credential opens a draft GitHub pull request; the secret reaches n
   });
   const loop = await h.waitForLoop(id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
   expect(loop.status).toBe('PASSED');
+  recordHistory(loop.workflowId, 'deliver-pull-request');
   expect(loop.delivery).toEqual({ pushedBranch: `engineering-loop/${id}`, pullRequestUrl: expect.stringMatching(/^https:\/\/github\.example\/acme\/widgets\/pull\/\d+$/), deliveryError: null });
 
   const sent = forge.requests.slice(before);

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { cleanLedger } from '../support/fake-llm-server';
 import { CORRECT_SUM, createFixtureRepo, makerRuns, scriptedMaker } from '../support/fixture-repo';
+import { recordHistory } from '../support/histories';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
 
@@ -60,6 +61,7 @@ test('a real npm project whose jest comes from its lockfile: set up, inferred ga
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { gates: [], contract: gateOnlyContract }));
   const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION'], 400_000);
   expect(loop.status).toBe('PASSED');
+  recordHistory(loop.workflowId, 'setup-then-pass');
   expect(loop.gatePlan.setup.commands).toEqual([expect.objectContaining({ argv: ['npm', 'ci', '--no-audit', '--no-fund'], source: 'manifest-inference' })]);
   const evidence = loop.iterations[0].evidence.map((e: any) => [e.gate, e.status, e.source]);
   expect(evidence).toEqual([
@@ -91,6 +93,7 @@ test('a set-up that cannot install escalates ENVIRONMENT before any maker, quoti
 
   expect((await h.request('POST', `/v1/loops/${waiting.id}/decisions`, { kind: 'reject', escalationId: waiting.escalations[0].id })).status).toBe(202);
   expect((await h.waitForLoop(waiting.id, ['REJECTED', 'FAILED'])).status).toBe('REJECTED');
+  recordHistory(waiting.workflowId, 'setup-environment-reject');
 }, 360_000);
 
 test('a gate that cannot start (exit 127, not found) escalates ENVIRONMENT instead of sending the maker back', async () => {
