@@ -6,6 +6,7 @@ import type { ActivityDeps } from './deps';
 import { sha256 } from './git';
 import { leftBehindFiles } from './left-behind-files';
 import { detectTampering } from './tamper/detect-tampering';
+import { RULE_HIDES } from './tamper/types';
 
 export interface InspectChangesInput {
   loopId: string;
@@ -53,7 +54,7 @@ export async function inspectChanges(deps: ActivityDeps, input: InspectChangesIn
           location: t.location,
           acceptanceCriteria: ['GENERAL_REGRESSION'],
           evidence: sanitise(t.evidence),
-          failureScenario: 'Verification would pass without proving the contract, or the change reaches beyond its scope.',
+          failureScenario: `Had this gone unnoticed, ${RULE_HIDES[t.rule]}.`,
           reproduction: `git diff ${loop.baseCommit}..${iteration.checkpointCommit} -- ${t.location.file}`,
           concreteAlternativeDiff: `Revert the change to ${t.location.file} and meet the contract without it.`,
         })),

@@ -34,6 +34,13 @@ export const goalContractSchema = z
     constraints: z.array(z.string().trim().min(1).max(2000)).max(100).default([]),
     outOfScope: z.array(z.string().trim().min(1).max(2000)).max(100).default([]),
     scope: z.array(z.string().trim().min(1).max(500)).max(100).optional(),
+    /**
+     * The task is to change existing tests: the maker's versions run without the frozen base versions
+     * beside them, and changed tests are shown to the reviewer as such. Off unless asked for.
+     */
+    allowTestChanges: z.boolean().optional(),
+    /** The task is to change how a gate runs (runner configuration, scripts): such changes are shown, not reverted. */
+    allowGateConfigChanges: z.boolean().optional(),
   })
   .superRefine((contract, ctx) => {
     const seen = new Set<string>();
