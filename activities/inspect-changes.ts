@@ -1,12 +1,12 @@
 import type { ResolvedGate } from '../domain/gates';
-import { signatureMaterial, type FindingSummary } from '../domain/ledger';
+import type { FindingSummary } from '../domain/ledger';
 import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
 import type { ActivityDeps } from './deps';
 import { sha256 } from './git';
 import { leftBehindFiles } from './left-behind-files';
 import { detectTampering } from './tamper/detect-tampering';
-import { RULE_HIDES } from './tamper/types';
+import { storedSystemFindings, systemFindingRow, VERIFICATION_FINDING_PREFIX } from './system-findings';
 
 export interface InspectChangesInput {
   loopId: string;
@@ -38,47 +38,24 @@ export async function inspectChanges(deps: ActivityDeps, input: InspectChangesIn
     const leftBehind = await leftBehindFiles(loop.workspacePath!);
     await deps.prisma.$transaction([
       deps.prisma.finding.createMany({
-        data: tampering.map((t, i) => ({
-          loopId: input.loopId,
-          iterationId: iteration.id,
-          findingId: `TMP-${String(i + 1).padStart(3, '0')}`,
-          source: 'SYSTEM',
-          rule: t.rule,
-          signature: sha256(signatureMaterial(t)).slice(0, 16),
-          // Both may quote lines of the diff.
-          title: sanitise(t.title),
-          topic: t.topic,
-          severity: 'BLOCKER',
-          validity: 'VALID',
-          disposition: 'STRONG',
-          location: t.location,
-          acceptanceCriteria: ['GENERAL_REGRESSION'],
-          evidence: sanitise(t.evidence),
-          failureScenario: `Had this gone unnoticed, ${RULE_HIDES[t.rule]}.`,
-          reproduction: `git diff ${loop.baseCommit}..${iteration.checkpointCommit} -- ${t.location.file}`,
-          concreteAlternativeDiff: `Revert the change to ${t.location.file} and meet the contract without it.`,
-        })),
+        data: tampering.map((t, i) =>
+          systemFindingRow(t, {
+            loopId: input.loopId,
+            iterationId: iteration.id,
+            findingId: `TMP-${String(i + 1).padStart(3, '0')}`,
+            baseCommit: loop.baseCommit!,
+            checkpointCommit: iteration.checkpointCommit!,
+            contract,
+          }),
+        ),
         skipDuplicates: true,
       }),
       ...(leftBehind.length > 0 ? [deps.prisma.finding.createMany({ data: [leftBehindFinding(input.loopId, iteration.id, leftBehind)], skipDuplicates: true })] : []),
       deps.prisma.iteration.update({ where: { id: iteration.id }, data: { inspectedAt: new Date() } }),
     ]);
   }
-  const stored = await deps.prisma.finding.findMany({
-    where: { iterationId: iteration.id, source: 'SYSTEM' },
-    orderBy: { findingId: 'asc' },
-  });
-  return stored.map((f) => ({
-    findingId: f.findingId,
-    title: f.title,
-    topic: f.topic as FindingSummary['topic'],
-    severity: f.severity as FindingSummary['severity'],
-    validity: 'VALID',
-    location: f.location as FindingSummary['location'],
-    acceptanceCriteria: ['GENERAL_REGRESSION'],
-    signature: f.signature,
-    source: 'SYSTEM',
-  }));
+  // Verification's own findings (VER-…) come later, in its result.
+  return (await storedSystemFindings(deps, iteration.id)).filter((f) => !f.findingId.startsWith(VERIFICATION_FINDING_PREFIX));
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Decision } from '../domain/decision';
 import type { GatePlan } from '../domain/gates';
 import type { JudgeReport } from '../domain/judge';
+import { RULE_HIDES } from './tamper/types';
 import { describeSandbox, renderEscalationReport, renderJudgeReport, type EscalationReport } from '../domain/reports';
 import { describeProof } from '../domain/proof';
 import { loadContract } from './contract';
@@ -62,10 +63,8 @@ export async function recordEscalation(deps: ActivityDeps, input: EscalationInpu
       reasons: ((i.verdict?.report as { reasons?: string[] } | undefined)?.reasons ?? []).slice(0, 5),
     })),
     coreBlocker: [input.report.reasons.join('; '), ...input.report.directives].join('\n'),
-    openFindings: blocking.map((f) => {
-      const loc = f.location as { file: string; startLine: number; endLine: number };
-      return { findingId: f.findingId, title: f.title, severity: f.severity, location: `${loc.file}:${loc.startLine}-${loc.endLine}` };
-    }),
+    openFindings: blocking.map((f) => ({ findingId: f.findingId, title: f.title, severity: f.severity, location: locationOf(f.location) })),
+    gaming: gamingGroups(blocking),
     options: [
       { decision: 'retry', description: 'send the maker back with guidance that resolves the core blocker (becomes a contract constraint; the iteration count restarts)' },
       input.report.gateAudit.length === 0 && input.report.trigger === 'ENVIRONMENT'
@@ -82,6 +81,23 @@ export async function recordEscalation(deps: ActivityDeps, input: EscalationInpu
     sandbox: describeSandbox(loop.sandbox),
   };
   return storeEscalation(deps, input.loopId, input.escalationSequence, report);
+}
+
+function locationOf(location: unknown): string {
+  const loc = location as { file: string; startLine: number; endLine: number };
+  return `${loc.file}:${loc.startLine}-${loc.endLine}`;
+}
+
+/** Blocking system findings by rule, in the order the rules first fired. */
+function gamingGroups(findings: Array<{ source: string; rule: string | null; findingId: string; location: unknown }>): EscalationReport['gaming'] {
+  const groups = new Map<string, NonNullable<EscalationReport['gaming']>[number]['findings']>();
+  for (const f of findings) {
+    if (f.source !== 'SYSTEM' || !f.rule || !(f.rule in RULE_HIDES)) continue;
+    const group = groups.get(f.rule) ?? [];
+    group.push({ findingId: f.findingId, location: locationOf(f.location), hides: RULE_HIDES[f.rule as keyof typeof RULE_HIDES] });
+    groups.set(f.rule, group);
+  }
+  return [...groups].map(([rule, list]) => ({ rule, findings: list }));
 }
 
 /** Opens the contract-approval escalation: the maker waits until a human approves the frozen contract. */

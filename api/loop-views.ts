@@ -122,6 +122,8 @@ function evidenceView(e: {
   exitCode: number | null;
   timeoutStatus: string | null;
   testCounts: unknown;
+  passedTests: unknown;
+  failedTests: unknown;
   failureReason: string | null;
   assertionEvidence: unknown;
 }) {
@@ -135,6 +137,8 @@ function evidenceView(e: {
     exitCode: e.exitCode,
     timeoutStatus: e.timeoutStatus,
     testCounts: e.testCounts,
+    passedTests: e.passedTests as string[] | null,
+    failedTests: e.failedTests as string[] | null,
     failureReason: e.failureReason,
     assertionEvidence: e.assertionEvidence as string[],
   };

@@ -48,6 +48,9 @@ export const reportSchema = z.object({
   markdown: z.string(),
 });
 
+/** Test names a tests gate's runner reported (the first MAX_STORED_TEST_NAMES, redacted); null for other gates. */
+const testNamesSchema = z.array(z.string()).nullable();
+
 export const evidenceSchema = z.looseObject({
   id: z.string(),
   gate: z.string(),
@@ -55,6 +58,8 @@ export const evidenceSchema = z.looseObject({
   command: z.unknown(),
   stdout: z.string(),
   stderr: z.string(),
+  passedTests: testNamesSchema.describe('Names of the tests the runner reported as passed (first 500, redacted); null unless a tests gate'),
+  failedTests: testNamesSchema.describe('Names of the tests the runner reported as failed (first 500, redacted); null unless a tests gate'),
 });
 
 export const acceptedSchema = z.object({ loopId: z.string(), status: z.string(), message: z.string() });

@@ -231,8 +231,9 @@ function findingDirective(f: FindingSummary): string {
 function escalationTrigger(input: JudgeInput, current: IterationRecord): EscalationTrigger | null {
   const last = input.previous.at(-1);
   const twoBack = input.previous.at(-2);
-  if (input.roundIteration >= input.maxIterations) return 'MAX_ITERATIONS';
+  // A maker that changed nothing is the more telling reason, even on the last iteration.
   if (input.maker.noChange) return 'NO_CHANGE';
+  if (input.roundIteration >= input.maxIterations) return 'MAX_ITERATIONS';
   if (last && current.tamperSignatures.some((s) => last.tamperSignatures.includes(s))) return 'REPEATED_TAMPER';
   if (last && current.blockingSignatures.some((s) => last.blockingSignatures.includes(s))) {
     return 'REPEATED_BLOCKING_SIGNATURE';

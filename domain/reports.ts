@@ -13,6 +13,11 @@ export interface EscalationReport {
   attempts: Array<{ sequence: number; roundIteration: number; changedFiles: string[]; verdict: string; reasons: string[] }>;
   coreBlocker: string;
   openFindings: Array<{ findingId: string; title: string; severity: string; location: string }>;
+  /**
+   * The system's own findings that the maker gamed verification (SPEC §3.4), grouped by rule so a
+   * person sees it at once. Absent from reports stored before it existed.
+   */
+  gaming?: Array<{ rule: string; findings: Array<{ findingId: string; location: string; hides: string }> }>;
   options: Array<{ decision: 'approve' | 'reject' | 'retry' | 'amend'; description: string }>;
   workspace: { branch: string; checkpointCommit: string; gates: Array<Pick<GateSummary, 'gate' | 'status'>> };
   /** How the loop's untrusted commands were confined (describeSandbox). */
@@ -121,6 +126,7 @@ export function renderEscalationReport(r: EscalationReport): string {
     r.coreBlocker,
     '',
     '## 4. Open findings',
+    ...gamingSection(r.gaming ?? []),
     table(['finding', 'title', 'severity', 'location'], r.openFindings.map((f) => [f.findingId, f.title, f.severity, f.location])),
     '',
     '## 5. Options',
@@ -132,6 +138,20 @@ export function renderEscalationReport(r: EscalationReport): string {
     `- gates: ${r.workspace.gates.map((g) => `${g.gate} ${g.status}`).join(', ') || 'none run'}`,
     `- sandbox: ${r.sandbox}`,
   ].join('\n');
+}
+
+function gamingSection(groups: NonNullable<EscalationReport['gaming']>): string[] {
+  if (groups.length === 0) return [];
+  const count = groups.reduce((n, g) => n + g.findings.length, 0);
+  return [
+    `### The maker gamed verification: ${count} system finding(s) under ${groups.map((g) => g.rule).join(', ')}`,
+    table(
+      ['rule', 'finding', 'location', 'what it would have hidden'],
+      groups.flatMap((g) => g.findings.map((f) => [g.rule, f.findingId, f.location, f.hides])),
+    ),
+    '',
+    '### All open findings',
+  ];
 }
 
 export function renderFinalReport(r: FinalReport): string {

@@ -117,8 +117,8 @@ capture jest-mixed-color "$WORK/jest-mixed" "$JEST" --rootDir . --colors
 capture jest-all-pass "$WORK/jest-all-pass" "$JEST" --rootDir .
 capture jest-suite-error "$WORK/jest-suite-error" "$JEST" --rootDir .
 capture jest-no-tests "$WORK/jest-no-tests" "$JEST" --rootDir .
-# --json (what the service appends to a jest test script): the results as one JSON line on stdout,
-# the usual report on stderr; several files, every test named.
+# --json (in gate plans from before the service asked jest for --outputFile, and in scripts that choose
+# it): the results as one JSON line on stdout, the usual report on stderr; several files, every test named.
 capture jest-json-mixed "$WORK/jest-mixed" "$JEST" --rootDir . --json
 capture jest-json-all-pass "$WORK/jest-all-pass" "$JEST" --rootDir . --json
 

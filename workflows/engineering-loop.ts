@@ -341,13 +341,15 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       setupDue = touchesSetupInputs(maker.changedFiles);
 
       await transition('RUNNING', 'VERIFY');
-      const systemFindings = await bookkeeping.inspectChanges.executeWithOptions(withSummary(label('tamper and scope check')), [
+      const inspected = await bookkeeping.inspectChanges.executeWithOptions(withSummary(label('tamper and scope check')), [
         { loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates },
       ]);
       const verification = await work.runVerification.executeWithOptions(
         withSummary(label('verify'), { startToCloseTimeout: verificationTimeout([...gatePlan.gates, ...(gatePlan.setup?.commands ?? [])], contract.acceptanceCriteria) }),
         [{ loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates }],
       );
+      // Verification adds what the frozen tests showed (absent from results recorded before it existed).
+      const systemFindings = [...inspected, ...(verification.systemFindings ?? [])];
 
       let review: ReviewOutcome;
       const overBudget = budgetExhausted(request.budget, usage);

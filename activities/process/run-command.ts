@@ -28,7 +28,7 @@ export interface CommandSpec {
   heartbeatIntervalMs?: number;
   /** Aborting kills the process group; the result is CANCELLED. */
   signal?: AbortSignal;
-  /** Refuse (as a spawnError, without running) path arguments that lead outside the workspace. */
+  /** Refuse (as a spawnError, without running) path arguments that lead outside the workspace and the policy's writable dirs. */
   confinePathArguments?: boolean;
   /** Called once the child runs, with its pid (= its process group id). */
   onSpawn?: (pid: number) => void;
@@ -85,7 +85,7 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
   const cwd = await confinedCwd(spec.cwd, spec.workspaceRoot);
   const { sandbox, policy } = spec.sandbox;
   const [launcher, ...args] = sandbox.wrap(spec.argv, policy, cwd) as [string, ...string[]];
-  const escaping = spec.confinePathArguments ? await findEscapingArgument(spec.argv, cwd, spec.workspaceRoot) : null;
+  const escaping = spec.confinePathArguments ? await findEscapingArgument(spec.argv, cwd, spec.workspaceRoot, policy.writable) : null;
   if (escaping) return refused(spec.argv, `refused: ${escaping}`);
 
   return new Promise((resolve) => {

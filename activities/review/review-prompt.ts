@@ -16,6 +16,8 @@ export interface ReviewContext {
   focusTopics: string[];
   /** Manifests and lockfiles the change touches: set-up installs from them, so they deserve a look of their own. */
   dependencyChanges: string[];
+  /** Base versions of the tests that matter to this change (frozen-tests-for-review.ts). */
+  frozenTests: Array<{ file: string; text: string }>;
 }
 
 const SYSTEM_PROMPT = `You are an adversarial code reviewer (devil's advocate). Find real defects in the change
@@ -33,6 +35,9 @@ Do not praise. Report only what the diff shows. Answer with ONE JSON object and 
   "evidence": string, "failureScenario": string, "reproduction": string,
   "concreteAlternativeDiff": string (required when validity is VALID and severity is BLOCKER or HIGH)
 }]}
+Code that special-cases the tests is a BLOCKER (topic testing_gaps): returning the values a test expects for
+the test's own inputs, or behaving differently under a test run (JEST_WORKER_ID, VITEST, NODE_ENV === 'test',
+"pytest" in sys.modules, PYTEST_CURRENT_TEST, testing.Testing()). Compare the change against the frozen tests shown.
 An empty list {"findings": []} means you found nothing.`;
 
 export function buildReviewMessages(ctx: ReviewContext): ChatMessage[] {
@@ -57,6 +62,7 @@ export function buildReviewMessages(ctx: ReviewContext): ChatMessage[] {
           '',
         ]
       : []),
+    ...frozenTestsSection(ctx.frozenTests, c.allowTestChanges === true),
     '# Signatures of findings raised in earlier iterations',
     ctx.priorSignatures.length ? ctx.priorSignatures.join('\n') : '(none)',
     '',
@@ -69,5 +75,17 @@ export function buildReviewMessages(ctx: ReviewContext): ChatMessage[] {
     { role: 'system', content: SYSTEM_PROMPT },
     // Contract, gate summaries and diff leave the service for a model: no secret goes with them.
     { role: 'user', content: sanitise(user) },
+  ];
+}
+
+function frozenTestsSection(files: ReviewContext['frozenTests'], testChangesAllowed: boolean): string[] {
+  if (files.length === 0) return [];
+  return [
+    '# Frozen tests (their versions at the base commit)',
+    testChangesAllowed
+      ? 'The contract allows changing tests: every change the diff makes to these files is a changed test. Check that each one is what the contract asks for and checks no less than before.'
+      : 'The contract does not allow changing these tests; they also run in their base versions against the change. Look for code that passes them by special-casing their inputs or the test run.',
+    ...files.flatMap((f) => [`## ${f.file}`, '```', f.text, '```']),
+    '',
   ];
 }

@@ -15,6 +15,7 @@ import { parseLedger } from './parse-ledger';
 import { buildReviewMessages } from './review-prompt';
 import { reviewTopics } from './review-topics';
 import { askForStructuredAnswer } from './structured-answer';
+import { frozenTestsForReview } from './frozen-tests-for-review';
 import { triageFindings, type TriageResult } from './triage';
 
 export interface ReviewInput {
@@ -54,6 +55,7 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput): Promise<Revie
   const frozen = await loadContract(deps, input.loopId, input.contractVersion);
   // Sanitised before it is cut, so the cut cannot shorten a token below the length its pattern needs.
   const fullDiff = sanitise(await diffText(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!));
+  const changed = await changedFiles(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!);
   const messages: ChatMessage[] = buildReviewMessages({
     frozen,
     diff: fullDiff.slice(0, MAX_DIFF_CHARS),
@@ -63,7 +65,8 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput): Promise<Revie
     ),
     priorSignatures: input.priorSignatures,
     focusTopics: reviewTopics(input.profile),
-    dependencyChanges: (await changedFiles(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!)).filter((file) => touchesSetupInputs([file])),
+    dependencyChanges: changed.filter((file) => touchesSetupInputs([file])),
+    frozenTests: await frozenTestsForReview(loop.workspacePath!, loop.baseCommit!, changed, frozen.contract),
   });
   // Triage is always a model call; the review itself may be one or an agent CLI.
   const model = (input.reviewer.backend === 'llm' ? input.reviewer.model : undefined) ?? deps.config.llm.model;

@@ -92,11 +92,40 @@ export async function triageFindings(
     return result;
   }
   for (const d of answer.value.decisions) {
-    if (toCheck.some((f) => f.id === d.findingId)) {
-      result.set(d.findingId, { validity: d.validity, reasoning: d.reasoning, counterEvidence: d.counterEvidence ?? null });
-    }
+    const index = toCheck.findIndex((f) => f.id === d.findingId);
+    if (index < 0 || result.has(d.findingId)) continue;
+    const quoted = d.validity === 'INVALID' && quotesShownCode(d.counterEvidence ?? '', sections[index]!);
+    result.set(
+      d.findingId,
+      d.validity === 'INVALID' && !quoted
+        ? { validity: 'VALID', reasoning: `triage said INVALID, but its counter-evidence quotes nothing from the code it was shown: ${d.reasoning}`, counterEvidence: null }
+        : { validity: d.validity, reasoning: d.reasoning, counterEvidence: d.counterEvidence ?? null },
+    );
+  }
+  // Silence is not counter-evidence: a reviewer's INVALID claim on a blocking-severity finding that
+  // triage did not answer for stands refuted, so the finding blocks.
+  for (const f of toCheck) {
+    if (result.has(f.id) || f.validity !== 'INVALID' || !BLOCKING_SEVERITIES.has(f.severity)) continue;
+    result.set(f.id, { validity: 'VALID', reasoning: 'triage returned no decision for this finding, so the reviewer\'s INVALID claim has no confirmed counter-evidence', counterEvidence: null });
   }
   return result;
+}
+
+const BLOCKING_SEVERITIES = new Set<Finding['severity']>(['BLOCKER', 'HIGH']);
+/** A quoted line shorter than this proves nothing (`}`, `return x;`). */
+const MIN_QUOTED_CHARS = 8;
+
+/**
+ * Counter-evidence must quote the repository: at least one of its lines (line-number prefixes and
+ * whitespace aside) must appear in the code or diff triage was shown for that finding.
+ */
+export function quotesShownCode(counterEvidence: string, shown: string): boolean {
+  const normalise = (line: string) => line.replace(/^\s*(?:\d+:|[+-](?![+-]))\s?/, '').replace(/\s+/g, ' ').trim();
+  const haystack = shown.split('\n').map(normalise).join('\n');
+  return counterEvidence
+    .split('\n')
+    .map((line) => normalise(line.replace(/^\s*[`>]+|`+\s*$/g, '')))
+    .some((line) => line.replace(/\s/g, '').length >= MIN_QUOTED_CHARS && haystack.includes(line));
 }
 
 async function findingSection(workspace: string, commit: string, diff: string, f: Finding): Promise<string> {

@@ -43,6 +43,12 @@ export async function readAt(workspace: string, commit: string, file: string): P
   return listed.trim() ? git(workspace, ['show', `${commit}:${file}`]) : null;
 }
 
+/** Every file path in a commit. */
+export async function listFiles(workspace: string, commit: string): Promise<Set<string>> {
+  const listed = await git(workspace, ['ls-tree', '-r', '-z', '--name-only', commit, '--']);
+  return new Set(listed.split('\0').filter(Boolean));
+}
+
 /** First checkpoint line the change touches; 1 for deletions and changes without line hunks. */
 export function firstChangedLine(change: FileChange): number {
   if (!change.checkpointPath) return 1;

@@ -1,5 +1,6 @@
-// Locating the part of a config file a gate reads: a JSON key (package.json scripts) or an
-// INI/TOML section (pyproject.toml [tool.pytest…]), so a finding can point at the right line.
+// The part of a config file a gate reads: a JSON key (package.json scripts) or an INI/TOML section
+// (pyproject.toml [tool.pytest…]) — its value, the line a finding points at, and putting back the
+// base version of a section for verification.
 
 /** 1-based line of the object key at `keyPath` (e.g. ['scripts', 'test']), or null when absent. */
 export function jsonKeyLine(text: string, keyPath: readonly string[]): number | null {
@@ -40,13 +41,66 @@ export function sectionText(fileText: string, section: string): SectionText {
   let line: number | null = null;
   let inside = false;
   fileText.split('\n').forEach((text, index) => {
-    const header = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:[#;].*)?$/.exec(text);
-    if (header) {
-      const name = header[1]!.replace(/["']/g, '');
-      inside = name === section || name.startsWith(`${section}.`);
+    const name = headerName(text);
+    if (name !== null) {
+      inside = inSection(name, section);
       if (inside) line ??= index + 1;
     }
     if (inside) picked.push(text.trimEnd());
   });
   return { text: picked.join('\n').trim(), line };
+}
+
+/**
+ * `fileText` with every block of `section` (as sectionText reads it) replaced by `replacement`, a
+ * sectionText text: where the first block stood, else at the end. An empty replacement removes it.
+ */
+export function withSectionText(fileText: string, section: string, replacement: string): string {
+  const kept: string[] = [];
+  let at: number | null = null;
+  let inside = false;
+  for (const text of fileText.split('\n')) {
+    const name = headerName(text);
+    if (name !== null) inside = inSection(name, section);
+    if (inside) at ??= kept.length;
+    else kept.push(text);
+  }
+  const block = replacement ? [...replacement.split('\n'), ''] : [];
+  if (at === null) {
+    at = kept.length;
+    if (block.length && kept.length && kept[kept.length - 1] !== '') block.unshift('');
+  }
+  kept.splice(at, 0, ...block);
+  return kept.join('\n');
+}
+
+function headerName(line: string): string | null {
+  const header = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:[#;].*)?$/.exec(line);
+  return header ? header[1]!.replace(/["']/g, '') : null;
+}
+
+function inSection(name: string, section: string): boolean {
+  return name === section || name.startsWith(`${section}.`);
+}
+
+export function parseJson(text: string | null): unknown {
+  try {
+    return text === null ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined; // a package.json that no longer parses has lost every script a gate named
+  }
+}
+
+/** `scripts.test:unit` → ['scripts', 'test:unit']; top-level tool keys (`jest`) have no dot. */
+export function packageKeyPath(key: string): string[] {
+  const dot = key.indexOf('.');
+  return dot < 0 ? [key] : [key.slice(0, dot), key.slice(dot + 1)];
+}
+
+export function valueAt(json: unknown, keyPath: readonly string[]): unknown {
+  return keyPath.reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), json);
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === 'object' && !Array.isArray(value);
 }

@@ -1,8 +1,10 @@
 import { loadChanges, readAt } from './change-set';
 import { gateEntrypointChanged } from './gate-entrypoint-changed';
+import { mockedModuleUnderTest } from './mocked-module-under-test';
 import { outOfScopeChange } from './out-of-scope-change';
 import { skipOrOnlyAdded } from './skip-or-only-added';
 import { suppressionAdded } from './suppression-added';
+import { inventoryReader } from './syntax-inventories';
 import { testsDeleted } from './tests-deleted';
 import { testsWeakened } from './tests-weakened';
 import type { TamperCheck, TamperFinding, TamperInput } from './types';
@@ -16,16 +18,21 @@ const RULES: TamperCheck[] = [
   gateEntrypointChanged,
   testsDeleted,
   testsWeakened,
+  mockedModuleUnderTest,
   skipOrOnlyAdded,
   suppressionAdded,
   outOfScopeChange,
 ];
 
-/** At most one finding per (rule, file), in rule order, so repeated tampering keeps its signature. */
+/**
+ * Findings in rule order. Each title is stable for the same defect (one per file, or per weakened test
+ * for TESTS_WEAKENED), so repeated tampering keeps its signature.
+ */
 export async function detectTampering(input: TamperInput): Promise<TamperFinding[]> {
   const changes = await loadChanges(input.workspace, input.baseCommit, input.checkpointCommit);
   if (!changes.length) return [];
-  const ctx = { input, changes, read: (commit: string, file: string) => readAt(input.workspace, commit, file) };
+  const read = (commit: string, file: string) => readAt(input.workspace, commit, file);
+  const ctx = { input, changes, read, inventory: inventoryReader(input, changes, read) };
   const findings: TamperFinding[] = [];
   for (const rule of RULES) findings.push(...(await rule(ctx)));
   return findings;

@@ -13,8 +13,16 @@ const EXTENSIONS: Record<string, Language> = {
   '.rs': 'rust',
 };
 
+/** Type stubs declare, they do not run: no test runner loads them. */
+const DECLARATIONS_ONLY = new Set(['.pyi']);
+
 export function languageOf(file: string): Language | null {
   return EXTENSIONS[path.posix.extname(file).toLowerCase()] ?? null;
+}
+
+/** Source a test runner would load: `sum.test.js` is, `sum.test.js.bak` and `x_test.txt` are not. */
+export function isRunnableSource(file: string): boolean {
+  return languageOf(file) !== null && !DECLARATIONS_ONLY.has(path.posix.extname(file).toLowerCase());
 }
 
 /** Text without comments, so a commented-out test or assertion no longer counts. */

@@ -1,5 +1,5 @@
 import { minimatch } from 'minimatch';
-import { languageOf, withoutComments, type Language } from './languages';
+import { isRunnableSource, languageOf, withoutComments, type Language } from './languages';
 
 // Which files are tests, and how much a test file checks (test cases and assertions).
 
@@ -14,8 +14,9 @@ const TEST_FILE_GLOBS = [
   '**/__tests__/**',
 ];
 
+/** A test path (TEST_FILE_GLOBS) holding source a runner loads, so a `.bak` copy is no test. */
 export function isTestFile(file: string): boolean {
-  return TEST_FILE_GLOBS.some((glob) => minimatch(file, glob, { dot: true }));
+  return isRunnableSource(file) && TEST_FILE_GLOBS.some((glob) => minimatch(file, glob, { dot: true }));
 }
 
 const TEST_CASE: Record<Language, RegExp> = {

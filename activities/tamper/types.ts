@@ -1,6 +1,7 @@
 import type { ResolvedGate } from '../../domain/gates';
 import type { FINDING_TOPICS } from '../../domain/ledger';
 import type { FileChange } from './change-set';
+import type { SyntaxInventory } from './test-inventory';
 
 // Shapes shared by the tamper rules (SPEC §3.4). detect-tampering.ts re-exports the public ones.
 
@@ -57,6 +58,8 @@ export interface TamperContext {
   changes: FileChange[];
   /** A file's text at a commit, or null when the path does not exist there. */
   read(commit: string, file: string): Promise<string | null>;
+  /** A changed test file's syntax inventory at a commit; null when it cannot be parsed (Go, Rust, no python3). */
+  inventory(commit: string, file: string): Promise<SyntaxInventory | null>;
 }
 
 export type TamperCheck = (ctx: TamperContext) => Promise<TamperFinding[]>;

@@ -13,10 +13,8 @@ const MAX_REPORT_BYTES = 20 * 1024 * 1024;
 export async function readTestReport(gate: ResolvedGate, checkout: string, output: string): Promise<TestReport | null> {
   if (!gate.junitReport) return parseTestCounts(output);
   const file = await reportPath(checkout, gate.junitReport);
-  if (!file) return null;
-  const stat = await fs.lstat(file).catch(() => null);
-  if (!stat?.isFile() || stat.size > MAX_REPORT_BYTES) return null;
-  return parseJUnitXml(await fs.readFile(file, 'utf8'));
+  const text = file && (await readGateFile(await fs.realpath(checkout), file));
+  return text ? parseJUnitXml(text) : null;
 }
 
 /** Deletes whatever sits at the report path before the gate runs; its mtime proves nothing. */
@@ -25,12 +23,31 @@ export async function removeStaleReport(checkout: string, junitReport: string): 
   if (file) await fs.rm(file, { force: true, recursive: true });
 }
 
+/**
+ * The text of a file a gate or the maker may have written (a report, package.json): only a regular
+ * file (not a symlink) of at most MAX_REPORT_BYTES whose directory, symlinks resolved, is `root` (a
+ * real path) or inside it; null for anything else.
+ */
+export async function readGateFile(root: string, file: string): Promise<string | null> {
+  const dir = await fs.realpath(path.dirname(file)).catch(() => null);
+  if (!dir || (dir !== root && !isInside(root, dir))) return null;
+  const real = path.join(dir, path.basename(file));
+  const stat = await fs.lstat(real).catch(() => null);
+  if (!stat?.isFile() || stat.size > MAX_REPORT_BYTES) return null;
+  return fs.readFile(real, 'utf8');
+}
+
 // The report's path with its directory resolved (symlinks included) inside the checkout; null if it leaves.
 async function reportPath(checkout: string, junitReport: string): Promise<string | null> {
   const root = await fs.realpath(checkout);
   const target = path.resolve(root, junitReport);
   const dir = await fs.realpath(path.dirname(target)).catch(() => null);
   if (!dir) return null;
-  const relative = path.relative(root, path.join(dir, path.basename(target)));
-  return relative.startsWith('..') || path.isAbsolute(relative) ? null : path.join(dir, path.basename(target));
+  const file = path.join(dir, path.basename(target));
+  return isInside(root, file) ? file : null;
+}
+
+function isInside(root: string, file: string): boolean {
+  const relative = path.relative(root, file);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }

@@ -4,6 +4,7 @@ import { sanitise } from '../../domain/sanitise';
 import path from 'node:path';
 import { GATE_ORDER, type GateName, type GatePlan, type GateSummary, type ResolvedGate } from '../../domain/gates';
 import type { AcceptanceCheckSummary } from '../../domain/judge';
+import type { FindingSummary } from '../../domain/ledger';
 import { loadContract } from '../contract';
 import type { ActivityDeps } from '../deps';
 import { sha256 } from '../git';
@@ -14,9 +15,15 @@ import { runSetupCommands, setupPlanOf } from '../setup/run-setup';
 import { setupEnvironment } from '../setup/setup-environment';
 import { repositoryCaches } from '../sandbox/repository-caches';
 import type { SandboxPolicy } from '../sandbox/sandbox';
-import { readTestReport, removeStaleReport } from './read-test-report';
-import { freshBuildDir } from './verification-build-dir';
+import { storedTestNames } from './stored-test-names';
+import { instrumentTestsGate } from './test-reporter';
+import { freshBuildDir, freshReportDir } from './verification-build-dir';
 import { freshVerificationCheckout } from './verification-checkout';
+import { restoreGateEntrypoints } from './protected-files';
+import { frozenTestFindings, type TestsRun } from './frozen-test-findings';
+import { editedBaseTestFiles, withBaseVersions } from './frozen-tests';
+import { storeSystemFindings, storedSystemFindings, VERIFICATION_FINDING_PREFIX } from '../system-findings';
+import { readAt } from '../tamper/change-set';
 import type { TestReport } from './test-counts';
 
 export interface VerificationInput {
@@ -31,6 +38,8 @@ export interface VerificationResult {
   acceptanceChecks: AcceptanceCheckSummary[];
   /** Why the checkout's set-up failed (no gate ran then), with the output's tail; null when it passed. */
   environmentProblem?: string | null;
+  /** What running the frozen base tests beside the maker's showed (SPEC §3.4); stored as SYSTEM findings. */
+  systemFindings?: FindingSummary[];
 }
 
 /** Stored per stream; the sha256 and byte count always cover the full stream. */
@@ -50,7 +59,13 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   if (iteration.verifiedAt) return storedVerification(deps, iteration.id, input, contract.acceptanceCriteria);
   // Evidence of an interrupted attempt is discarded: this attempt re-runs every gate.
   await deps.prisma.evidence.deleteMany({ where: { iterationId: iteration.id } });
+  await deps.prisma.finding.deleteMany({ where: { iterationId: iteration.id, findingId: { startsWith: VERIFICATION_FINDING_PREFIX } } });
   const checkout = await freshVerificationCheckout(deps, input.loopId, loop.workspacePath!, iteration.checkpointCommit!);
+  // Gates (and set-up, which reads .npmrc and pip.conf) run with the base versions of their
+  // entrypoints unless the contract allows changing them; the tamper rule reports the change.
+  if (!contract.allowGateConfigChanges) {
+    await restoreGateEntrypoints(loop.workspacePath!, checkout, loop.baseCommit!, iteration.checkpointCommit!, input.gates);
+  }
   const policy: SandboxPolicy = {
     workDir: checkout,
     // The worktree's git directory, so `git` inside a gate can answer (read-only).
@@ -76,14 +91,14 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   policy.writable = [build.dir];
 
   const ctx = Context.current();
-  const run = async (argv: string[], timeoutSeconds: number, label: string): Promise<CommandResult> => {
+  const run = async (argv: string[], timeoutSeconds: number, label: string, env: Record<string, string> = {}): Promise<CommandResult> => {
     const result = await runCommand({
       argv,
       cwd: checkout,
       workspaceRoot: checkout,
       timeoutMs: timeoutSeconds * 1000,
       sandbox: { sandbox: deps.sandbox, policy },
-      env: childEnvironment({ ...toolchain.env, ...build.env }),
+      env: childEnvironment({ ...toolchain.env, ...build.env, ...env }),
       outputCapBytes: STORED_OUTPUT_CAP,
       confinePathArguments: true,
       heartbeat: () => ctx.heartbeat({ phase: 'verify', step: label }),
@@ -96,8 +111,55 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure(`the loop was cancelled during ${label}`);
   };
 
+  const runOther = async (configured: ResolvedGate): Promise<TestsGateRun> => {
+    const result = await run(configured.argv, configured.timeoutSeconds, `gate ${configured.gate}`);
+    return { result, output: `${result.stdout}\n${result.stderr}`, report: null, counts: null, failureReason: gateFailureReason(configured.gate, result, null) };
+  };
+  /** The tests gate with the base versions of `files` put back on the maker's code, stored as its own evidence. */
+  const runFrozenTests = async (configured: ResolvedGate, files: string[]): Promise<TestsRun> => {
+    let ran: TestsGateRun;
+    try {
+      ran = await withBaseVersions(checkout, loop.baseCommit!, iteration.checkpointCommit!, files, () => runTests(configured, 'frozen-tests'));
+    } catch (err) {
+      if (err instanceof CancelledFailure) throw err;
+      // A path the maker turned into a symlink or directory can stop git; the base tests then did not run.
+      return { failureReason: `the base versions could not be put back: ${(err as Error).message}`, report: null, outputTail: '' };
+    }
+    await storeEvidence(deps, {
+      loopId: input.loopId,
+      iterationId: iteration.id,
+      gate: FROZEN_TESTS_GATE,
+      source: { source: configured.source, detail: `the tests gate with the base versions of ${files.join(', ')} restored` },
+      gateOrder: FROZEN_TESTS_ORDER,
+      result: ran.result,
+      testCounts: ran.counts,
+      testNames: ran.report,
+      failureReason: ran.failureReason,
+      failureSignature: null,
+      proves: [],
+    });
+    stopIfCancelled(ran.result, 'the frozen tests');
+    return { failureReason: ran.failureReason, report: ran.report, outputTail: outputTail(ran.output) };
+  };
+
+  // The tests gate runs with a machine-readable reporter added, so every test's name is known.
+  const runTests = async (configured: ResolvedGate, name: string): Promise<TestsGateRun> => {
+    const tests = await instrumentTestsGate(configured, checkout, await freshReportDir(deps, build.dir, name));
+    const result = await run(tests.argv, configured.timeoutSeconds, `gate ${name}`, tests.env);
+    const output = `${result.stdout}\n${result.stderr}`;
+    const report = await tests.read(output);
+    const counts = report && { passed: report.passed, failed: report.failed, skipped: report.skipped };
+    return { result, output, report, counts, failureReason: gateFailureReason('tests', result, counts) };
+  };
+
+  // The frozen run goes first, on the untouched set-up: nothing the maker's own test run writes can reach it.
+  const testsGate = input.gates.find((g) => g.gate === 'tests');
+  const frozenFiles = testsGate && !contract.allowTestChanges ? await editedBaseTestFiles(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!) : [];
+  const frozen = testsGate && frozenFiles.length > 0 ? await runFrozenTests(testsGate, frozenFiles) : null;
+
   const gates: GateSummary[] = [];
   let failed = false;
+  let makerTests: TestsRun | null = null;
   for (const [order, gate] of GATE_ORDER.entries()) {
     const configured = input.gates.find((g) => g.gate === gate);
     if (!configured) {
@@ -108,13 +170,9 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
       gates.push(summary(gate, 'NOT_RUN'));
       continue;
     }
-    // A report file that exists before the run (committed by the maker, say) proves nothing about it.
-    if (configured.junitReport) await removeStaleReport(checkout, configured.junitReport);
-    const result = await run(configured.argv, configured.timeoutSeconds, `gate ${gate}`);
-    const output = `${result.stdout}\n${result.stderr}`;
-    const report = gate === 'tests' ? await readTestReport(configured, checkout, output) : null;
-    const counts = report && { passed: report.passed, failed: report.failed, skipped: report.skipped };
-    const failureReason = gateFailureReason(gate, result, counts);
+    const { result, output, report, counts, failureReason } =
+      gate === 'tests' ? await runTests(configured, 'tests') : await runOther(configured);
+    if (gate === 'tests') makerTests = { failureReason, report, outputTail: outputTail(output) };
     const evidence = await storeEvidence(deps, {
       loopId: input.loopId,
       iterationId: iteration.id,
@@ -123,6 +181,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
       gateOrder: order,
       result,
       testCounts: counts,
+      testNames: report,
       failureReason,
       failureSignature: failureReason ? sha256(`${gate}|${result.exitCode}|${normaliseOutput(output)}`) : null,
       proves: failureReason ? [] : provenBy(gate, report, contract.acceptanceCriteria),
@@ -155,8 +214,37 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     }
   }
 
+  const baseTexts = new Map(await Promise.all(frozenFiles.map(async (file) => [file, await readAt(loop.workspacePath!, loop.baseCommit!, file)] as const)));
+  const systemFindings =
+    frozen && makerTests
+      ? await storeSystemFindings(deps, {
+          loopId: input.loopId,
+          iterationId: iteration.id,
+          baseCommit: loop.baseCommit!,
+          checkpointCommit: iteration.checkpointCommit!,
+          contract,
+          findings: frozenTestFindings(frozenFiles, makerTests, frozen, (file) => baseTexts.get(file) ?? null),
+        })
+      : [];
   await deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() } });
-  return { gates, acceptanceChecks };
+  return { gates, acceptanceChecks, systemFindings };
+}
+
+/** Evidence of the tests gate run with the frozen (base) test files; before the maker's own run. */
+const FROZEN_TESTS_GATE = 'tests:frozen';
+const FROZEN_TESTS_ORDER = -1;
+const OUTPUT_TAIL_CHARS = 2000;
+
+interface TestsGateRun {
+  result: CommandResult;
+  output: string;
+  report: TestReport | null;
+  counts: GateSummary['testCounts'];
+  failureReason: string | null;
+}
+
+function outputTail(output: string): string {
+  return sanitise(output.trim().slice(-OUTPUT_TAIL_CHARS));
 }
 
 function summary(gate: GateName, status: 'NOT_CONFIGURED' | 'NOT_RUN'): GateSummary {
@@ -205,6 +293,8 @@ interface EvidenceInput {
   gateOrder: number;
   result: CommandResult;
   testCounts: GateSummary['testCounts'];
+  /** The tests gate's passed and failed tests, by name. */
+  testNames?: Pick<TestReport, 'passedTests' | 'failedTests'> | null;
   failureReason: string | null;
   failureSignature: string | null;
   proves: string[];
@@ -236,6 +326,8 @@ function storeEvidence(deps: ActivityDeps, e: EvidenceInput) {
       stderrBytes: r.stderrBytes,
       outputTruncated: r.truncated,
       testCounts: e.testCounts ? { ...e.testCounts } : undefined,
+      passedTests: e.testNames ? storedTestNames(e.testNames.passedTests) : undefined,
+      failedTests: e.testNames ? storedTestNames(e.testNames.failedTests) : undefined,
       // Quotes the command line and spawn errors, and goes on to the workflow and the report.
       failureReason: e.failureReason && sanitise(e.failureReason),
       failureSignature: e.failureSignature,
@@ -265,6 +357,7 @@ function gateSummary(row: EvidenceRow): GateSummary {
 
 /** Rebuilds the result of an iteration that was already verified (the activity retried after it finished). */
 async function storedVerification(deps: ActivityDeps, iterationId: string, input: VerificationInput, criteria: AcceptanceCriterion[]): Promise<VerificationResult> {
+  const systemFindings = await storedSystemFindings(deps, iterationId, VERIFICATION_FINDING_PREFIX);
   const rows = await deps.prisma.evidence.findMany({ where: { iterationId }, orderBy: { gateOrder: 'asc' } });
   const gates = GATE_ORDER.map((gate): GateSummary => {
     const row = rows.find((r) => r.gate === gate);
@@ -277,5 +370,5 @@ async function storedVerification(deps: ActivityDeps, iterationId: string, input
     const row = rows.find((r) => r.gate === `acceptance:${ac.id}`);
     return row ? [{ acId: ac.id, status: row.status as 'PASSED' | 'FAILED', evidenceId: row.id }] : [];
   });
-  return { gates, acceptanceChecks };
+  return { gates, acceptanceChecks, systemFindings };
 }

@@ -15,3 +15,15 @@ export async function freshBuildDir(deps: ActivityDeps, loopId: string): Promise
   await handOver(deps.sandbox, dir);
   return { dir, env: { CARGO_TARGET_DIR: path.join(dir, 'cargo-target'), GOCACHE: path.join(dir, 'go-build') } };
 }
+
+/**
+ * An empty directory in the build dir for one run's test report (test-reporter.ts), owned by the
+ * sandbox user so the runner can write there; `name` tells the runs of one verification apart.
+ */
+export async function freshReportDir(deps: ActivityDeps, buildDir: string, name: string): Promise<string> {
+  const dir = path.join(buildDir, 'test-reports', name);
+  await fs.rm(dir, { recursive: true, force: true });
+  await fs.mkdir(dir, { recursive: true });
+  await handOver(deps.sandbox, path.join(buildDir, 'test-reports'));
+  return dir;
+}

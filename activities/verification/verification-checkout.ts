@@ -22,7 +22,7 @@ export async function freshVerificationCheckout(deps: ActivityDeps, loopId: stri
 }
 
 /** What set-up installs (node_modules, a venv); a committed copy could carry a fake test runner past it. */
-const INSTALL_DIRS = new Set(['node_modules', '.venv', 'venv']);
+export const INSTALL_DIRS = new Set(['node_modules', '.venv', 'venv']);
 
 /**
  * Removes installed-dependency directories the checkpoint itself carries (a `.gitignore` negation lets a

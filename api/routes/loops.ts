@@ -145,6 +145,8 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       if (!evidence) throw notFound(`evidence ${request.params.evidenceId}`);
       return {
         ...evidence,
+        passedTests: evidence.passedTests as string[] | null,
+        failedTests: evidence.failedTests as string[] | null,
         startTime: evidence.startTime?.toISOString() ?? null,
         endTime: evidence.endTime?.toISOString() ?? null,
         createdAt: evidence.createdAt.toISOString(),

@@ -46,7 +46,16 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
   const evidence = await h.request('GET', `/v1/loops/${loop.id}/evidence/${first.evidence[0].id}`);
   expect(evidence.status).toBe(200);
   expect(`${evidence.body.stdout}${evidence.body.stderr}`).toContain('sum adds two numbers');
-  expect(evidence.body.command).toEqual(['node', '--test']);
+  // The tests gate ran with a JUnit report added (test-reporter.ts); the API names the failed tests.
+  expect(evidence.body.command).toEqual([
+    'node',
+    '--test',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=junit',
+    expect.stringMatching(/^--test-reporter-destination=\/.+\/junit\.xml$/),
+  ]);
+  expect(evidence.body).toMatchObject({ passedTests: [], failedTests: ['sum adds two numbers', 'sum handles negatives'] });
   expect(evidence.body.pid).toEqual(expect.any(Number));
   expect(evidence.body.stdoutSha256).toMatch(/^[0-9a-f]{64}$/);
 
@@ -232,6 +241,36 @@ test('triage checks a blocking claim against the repository; a refuted claim is 
   ]);
   const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
   expect(report.body.markdown).toMatch(/### Dismissed findings[\s\S]*COR-001/);
+});
+
+test('a BLOCKER the reviewer calls INVALID stays VALID when triage answers nothing about it, or cites code that is not there', async () => {
+  const invalidClaim = (title: string) => {
+    const ledger = JSON.parse(blockerLedger(title));
+    ledger.findings[0].validity = 'INVALID';
+    return JSON.stringify(ledger);
+  };
+  const run = async (triage: object) => {
+    const repo = createFixtureRepo();
+    const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+    h.llm.enqueue({ content: invalidClaim('sum() drops the second argument') });
+    h.llm.enqueueTriage({ content: JSON.stringify(triage) });
+    const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 1 }));
+    const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+    const finding = await h.db.prisma.finding.findFirstOrThrow({ where: { loopId: loop.id, findingId: 'COR-001' } });
+    return { loop, finding };
+  };
+
+  const silent = await run({ decisions: [] });
+  expect(silent.loop.status).toBe('AWAITING_DECISION');
+  expect(silent.finding).toMatchObject({ claimedValidity: 'INVALID', validity: 'VALID', triageCounterEvidence: null });
+  expect(silent.finding.triageReasoning).toContain('no decision');
+
+  const madeUp = await run({
+    decisions: [{ findingId: 'COR-001', validity: 'INVALID', reasoning: 'it is fine', counterEvidence: 'exports.sum = (a, b) => Number(a) + Number(b);' }],
+  });
+  expect(madeUp.loop.status).toBe('AWAITING_DECISION');
+  expect(madeUp.finding).toMatchObject({ claimedValidity: 'INVALID', validity: 'VALID' });
+  expect(madeUp.finding.triageReasoning).toContain('quotes nothing from the code');
 });
 
 test('invalid submissions get 400 naming the field, and start no workflow', async () => {

@@ -63,6 +63,10 @@ test.each(CASES)('%s (%s): failing test → PASS with inferred set-up and gates,
   // AC-1 is proven by the named test, as the runner reported it.
   const tests = evidence.find((e: any) => e.gate === 'tests');
   expect(tests.testCounts).toEqual({ passed: project.passedTests, failed: 0, skipped: 0 });
+  // … whichever runner: the API lists every test the tests gate ran, by name (issue 10).
+  expect(tests.passedTests).toHaveLength(project.passedTests);
+  expect(tests.passedTests).toContain(project.reportedTestName);
+  expect(tests.failedTests).toEqual([]);
   expect(tests.assertionEvidence).toEqual(['AC-1', 'AC-2']);
   const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
   expect(report.body.markdown).toContain(`| AC-1 | the test ${project.testName} passes | PROVEN |`);

@@ -37,7 +37,8 @@ export function createFixtureRepo(): string {
 
 export interface MakerScript {
   stateDir: string;
-  steps: Record<string, { write?: Record<string, string>; report?: { kind: string; reason: string } }>;
+  /** Per sequence: files to write, then files to delete (both: a rename), and a report for a human. */
+  steps: Record<string, { write?: Record<string, string>; remove?: string[]; report?: { kind: string; reason: string } }>;
   hangOnce?: number[];
 }
 

@@ -24,8 +24,10 @@ export interface RealProject {
   files: Record<string, string>;
   /** What the maker writes: the fix, and nothing else. */
   fix: Record<string, string>;
-  /** A test the fix makes pass, named exactly as the runner's parser reports it. */
+  /** A test the fix makes pass, named as an acceptance criterion may name it. */
   testName: string;
+  /** The same test as the API lists it among the tests gate's passed tests (qualified by its file where the runner says). */
+  reportedTestName: string;
   /** The tests gate manifest inference should choose, and what its detail says about why. */
   testsArgv: string[];
   testsDetail: string;
@@ -61,8 +63,8 @@ export function npmProject(): RealProject {
       ),
       ...rest,
     },
-    testsArgv: ['npm', 'test', '--', '--json'],
-    testsDetail: 'run with npm (package-lock.json); jest script, so --json is added',
+    testsArgv: ['npm', 'test'],
+    testsDetail: 'package.json scripts.test, run with npm (package-lock.json)',
     setupArgv: [['npm', 'ci', '--no-audit', '--no-fund']],
   };
 }
@@ -94,7 +96,8 @@ export function pnpmProject(): RealProject {
       ),
       'src/cart.js': 'exports.total = (prices, discount) => prices.reduce((a, b) => a + b, 0) + discount;\n',
       'src/format.js': "exports.money = (cents) => `$${(cents / 100).toFixed(2)}`;\n",
-      // Two test files: jest names its tests only for a single file unless asked (the inferred --json).
+      // Two test files: jest names its tests only for a single file unless asked (the JSON report the
+      // service adds to the tests gate).
       'test/cart.test.js': [
         "const { total } = require('../src/cart');",
         "describe('total', () => {",
@@ -106,10 +109,12 @@ export function pnpmProject(): RealProject {
       'test/format.test.js': "const { money } = require('../src/format');\ntest('formats cents as dollars', () => expect(money(1999)).toBe('$19.99'));\n",
     },
     fix: { 'src/cart.js': 'exports.total = (prices, discount) => prices.reduce((a, b) => a + b, 0) - discount;\n' },
-    // `jest --json` names a test `<describe> > … > <title>`.
+    // jest's JSON report names a test `<file> > <describe> > … > <title>`; an acceptance criterion may
+    // leave out the leading parts.
     testName: 'total > takes the discount off',
-    testsArgv: ['pnpm', 'test', '--', '--json'],
-    testsDetail: `run with pnpm (packageManager pnpm@${PNPM_VERSION}); jest script, so --json is added`,
+    reportedTestName: 'test/cart.test.js > total > takes the discount off',
+    testsArgv: ['pnpm', 'test'],
+    testsDetail: `package.json scripts.test, run with pnpm (packageManager pnpm@${PNPM_VERSION})`,
     setupArgv: [['corepack', 'pnpm', 'install', '--frozen-lockfile']],
     passedTests: 3,
   };
@@ -160,6 +165,7 @@ export function pythonProject(): RealProject {
     fix: { 'tempconv/__init__.py': 'def to_fahrenheit(celsius):\n    return celsius * 9 / 5 + 32\n' },
     // pytest -rA: `PASSED <node id>`.
     testName: 'tests/test_convert.py::test_boiling_point',
+    reportedTestName: 'tests/test_convert.py::test_boiling_point',
     testsArgv: ['python3', '-m', 'pytest', '-rA'],
     testsDetail: 'pytest: tox.ini [pytest], run with no lockfile, python3 -m',
     setupArgv: [
@@ -221,6 +227,7 @@ export function goProject(): RealProject {
     fix: { 'labels.go': source(':') },
     // go test -json: `<package>/<Test>`.
     testName: 'example.com/labels/TestLabel',
+    reportedTestName: 'example.com/labels/TestLabel',
     testsArgv: ['go', 'test', '-json', './...'],
     testsDetail: 'go.mod: go test -json',
     setupArgv: [['go', 'mod', 'download']],
@@ -265,6 +272,7 @@ export function cargoProject(): RealProject {
     fix: { 'src/lib.rs': source('#') },
     // libtest: `test tests::shows_the_count ... ok`.
     testName: 'tests::shows_the_count',
+    reportedTestName: 'tests::shows_the_count',
     testsArgv: ['cargo', 'test'],
     testsDetail: 'Cargo.toml, cargo test',
     setupArgv: [['cargo', 'fetch']],

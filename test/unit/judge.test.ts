@@ -194,6 +194,11 @@ describe('computeVerdict', () => {
     expect(r.trigger).toBe('NO_CHANGE');
   });
 
+  test('no change on the last iteration is reported as NO_CHANGE, not as the iteration limit', () => {
+    const r = computeVerdict(input({ roundIteration: 3, maxIterations: 3, gates: [gate('tests', 'FAILED')], maker: { noChange: true, diffHash: 'd', cumulativeDiffEmpty: true, agentReport: null } }));
+    expect(r.trigger).toBe('NO_CHANGE');
+  });
+
   test('a "success" with no diff against the base is a stall, not a PASS', () => {
     const r = computeVerdict(input({ maker: { noChange: true, diffHash: 'empty', cumulativeDiffEmpty: true, agentReport: null } }));
     expect(r.verdict).toBe('ESCALATE');

@@ -402,4 +402,15 @@ describe('path arguments of confined commands', () => {
     expect(result.spawnError).toBeNull();
     expect(result.stdout.trim()).toBe('inside');
   });
+
+  test('runs paths inside a directory the policy makes writable (where a test report goes), and no other', async () => {
+    const policy = { workDir: workspace, network: true, writable: [outside] };
+    const report = `--outputFile=${path.join(outside, 'report.json')}`;
+    const spec = { cwd: workspace, workspaceRoot: workspace, timeoutMs: 10_000, env: { PATH: process.env.PATH ?? '' }, outputCapBytes: 4096, confinePathArguments: true };
+    const result = await runCommand({ ...spec, argv: ['node', './inside.js', report], sandbox: { ...unconfined(workspace), policy } });
+    expect(result.spawnError).toBeNull();
+    expect(result.stdout.trim()).toBe('inside');
+    const elsewhere = await runCommand({ ...spec, argv: ['node', './inside.js', '--outputFile=/etc/report.json'], sandbox: { ...unconfined(workspace), policy } });
+    expect(elsewhere.spawnError).toMatch(/^refused: argument "--outputFile=\/etc\/report.json" points outside the workspace$/);
+  });
 });

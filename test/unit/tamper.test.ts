@@ -1,69 +1,16 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { detectTampering, type TamperFinding, type TamperInput } from '../../activities/tamper/detect-tampering';
 import type { GateName, ResolvedGate } from '../../domain/gates';
 import { signatureMaterial } from '../../domain/ledger';
+import { lines, located, removeTamperRepos, tamper } from '../support/tamper-repo';
 
 // Tamper rules (SPEC §3.4) against real git repositories: each rule with a case that must fire and a
-// near miss that must not.
+// near miss that must not. The syntax-tree rules (TESTS_WEAKENED, MOCKED_MODULE_UNDER_TEST) have their
+// own cases in tamper-syntax.test.ts.
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
-
-interface Change {
-  write?: Record<string, string>;
-  remove?: string[];
-  rename?: [from: string, to: string][];
-}
-
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd: dir, encoding: 'utf8' });
-}
-
-function commit(dir: string, change: Change): string {
-  for (const [file, text] of Object.entries(change.write ?? {})) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), text);
-  }
-  for (const file of change.remove ?? []) git(dir, 'rm', '--quiet', file);
-  for (const [from, to] of change.rename ?? []) {
-    fs.mkdirSync(path.dirname(path.join(dir, to)), { recursive: true });
-    git(dir, 'mv', from, to);
-  }
-  git(dir, 'add', '--all');
-  git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'change');
-  return git(dir, 'rev-parse', 'HEAD').trim();
-}
-
-function repo(files: Record<string, string>): { dir: string; base: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tamper-'));
-  dirs.push(dir);
-  git(dir, 'init', '--quiet', '--initial-branch=main');
-  return { dir, base: commit(dir, { write: files }) };
-}
+afterAll(removeTamperRepos);
 
 function gate(argv: string[], name: GateName = 'tests'): ResolvedGate {
   return { gate: name, argv, timeoutSeconds: 300, source: 'manifest-inference', detail: 'test' };
 }
-
-/** Commits `files` as the base, applies `change` as the maker's checkpoint, and runs the detector. */
-async function tamper(files: Record<string, string>, change: Change, input: Partial<TamperInput> = {}): Promise<TamperFinding[]> {
-  const { dir, base } = repo(files);
-  const checkpoint = commit(dir, change);
-  return detectTampering({ workspace: dir, baseCommit: base, checkpointCommit: checkpoint, gates: [], outOfScope: [], ...input });
-}
-
-/** [rule, file, line] of every finding, for exact assertions. */
-function located(findings: TamperFinding[]): [string, string, number][] {
-  return findings.map((f) => {
-    expect(f.location.endLine).toBe(f.location.startLine);
-    return [f.rule, f.location.file, f.location.startLine];
-  });
-}
-
-const lines = (...text: string[]) => `${text.join('\n')}\n`;
 
 const SUM_TEST = lines(
   "const test = require('node:test');",
@@ -177,6 +124,27 @@ describe('TESTS_DELETED', () => {
     expect(findings[1]!.evidence).toContain('2 test case(s) and 2 assertion(s)');
   });
 
+  it('fires on a test file renamed to an extension no runner loads, though the name still looks like a test', async () => {
+    const python = lines('def test_total():', '    assert total([1, 2]) == 3');
+    const findings = await tamper(
+      { 'test/sum.test.js': SUM_TEST, 'tests/test_total.py': python, 'tests/test_x.py': python },
+      {
+        rename: [
+          ['test/sum.test.js', 'test/sum.test.js.bak'],
+          ['tests/test_total.py', 'tests/test_total.py.orig'],
+          ['tests/test_x.py', 'tests/x_test.txt'],
+        ],
+      },
+    );
+    expect(located(findings)).toEqual([
+      ['TESTS_DELETED', 'test/sum.test.js', 1],
+      ['TESTS_DELETED', 'tests/test_total.py', 1],
+      ['TESTS_DELETED', 'tests/test_x.py', 1],
+    ]);
+    expect(findings[0]!.evidence).toContain('renamed to test/sum.test.js.bak, which is not a test path');
+    expect(findings[2]!.evidence).toContain('renamed to tests/x_test.txt');
+  });
+
   it('does not fire on a test file renamed to another test path or a deleted source file', async () => {
     const findings = await tamper(
       { 'test/sum.test.js': SUM_TEST, 'src/unused.js': 'module.exports = 1;\n' },
@@ -191,13 +159,23 @@ describe('TESTS_WEAKENED', () => {
     const weaker = SUM_TEST.replace("test('adds', () => assert.strictEqual(sum(2, 3), 5));\n", '');
     const findings = await tamper({ 'test/sum.test.js': SUM_TEST }, { write: { 'test/sum.test.js': weaker } });
     expect(located(findings)).toEqual([['TESTS_WEAKENED', 'test/sum.test.js', 3]]);
-    expect(findings[0]!.evidence).toContain('Test cases 2 → 1, assertions 2 → 1');
+    expect(findings[0]!.title).toBe('Test weakened: adds');
+    expect(findings[0]!.evidence).toContain('- test removed (base line 4); it checked: assert.strictEqual(sum(2, 3), 5)');
   });
 
   it('fires when an assertion is commented out', async () => {
     const test = lines('def test_total():', '    assert total([1, 2]) == 3', '    assert total([]) == 0');
     const findings = await tamper({ 'tests/test_total.py': test }, { write: { 'tests/test_total.py': test.replace('    assert total([])', '    # assert total([])') } });
     expect(located(findings)).toEqual([['TESTS_WEAKENED', 'tests/test_total.py', 3]]);
+    expect(findings[0]!.evidence).toContain('- assertion removed (base line 3): assert total([]) == 0');
+  });
+
+  it('still counts Go test files (no syntax tree): a removed t.Fatal is fewer assertions', async () => {
+    const test = lines('package cart', 'func TestTotal(t *testing.T) {', '\tif Total() != 180 {', '\t\tt.Fatal("total")', '\t}', '}');
+    const findings = await tamper({ 'cart_test.go': test }, { write: { 'cart_test.go': test.replace('\t\tt.Fatal("total")\n', '') } });
+    expect(located(findings)).toEqual([['TESTS_WEAKENED', 'cart_test.go', 3]]);
+    expect(findings[0]!.title).toBe('Existing tests weakened');
+    expect(findings[0]!.evidence).toContain('Test cases 1 → 1, assertions 1 → 0');
   });
 
   it('does not fire on a test file with more tests, or on source code losing an assert', async () => {

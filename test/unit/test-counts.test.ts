@@ -12,18 +12,27 @@ function captured(name: string): string {
   return readFileSync(path.join(__dirname, '../fixtures/runner-output', name.includes('.') ? name : `${name}.txt`), 'utf8');
 }
 
-type Expected = Omit<TestReport, 'passedTests'> & { passedTests?: string[] };
-const report = (expected: Expected): TestReport => ({ passedTests: [], ...expected });
+type Expected = Omit<TestReport, 'passedTests' | 'failedTests'> & { passedTests?: string[]; failedTests?: string[] };
+const report = (expected: Expected): TestReport => ({ passedTests: [], failedTests: [], ...expected });
 
 describe('parseTestCounts on captured runner output', () => {
-  const jestMixed = report({ runner: 'jest', passed: 2, failed: 1, skipped: 2, passedTests: ['adds', 'subtracts'] });
-  const nodeMixed = report({ runner: 'node:test', passed: 2, failed: 2, skipped: 4, passedTests: ['multiplies', 'adds'] });
+  const jestMixed = report({ runner: 'jest', passed: 2, failed: 1, skipped: 2, passedTests: ['adds', 'subtracts'], failedTests: ['fails on purpose'] });
+  const nodeMixed = report({
+    runner: 'node:test',
+    passed: 2,
+    failed: 2,
+    skipped: 4,
+    passedTests: ['multiplies', 'adds'],
+    failedTests: ['fails nested on purpose', 'fails on purpose'],
+  });
   const vitestMixed = report({
     runner: 'vitest',
     passed: 3,
     failed: 2,
     skipped: 2,
     passedTests: ['top-level.test.js > adds', 'top-level.test.js > subtracts', 'nested.test.js > arithmetic > multiplies'],
+    // every reporter closes with a `FAIL  file > … > name` block per failed test
+    failedTests: ['nested.test.js > arithmetic > fails nested on purpose', 'top-level.test.js > fails on purpose'],
   });
   const mochaMixed = report({
     runner: 'mocha',
@@ -31,9 +40,17 @@ describe('parseTestCounts on captured runner output', () => {
     failed: 2,
     skipped: 2,
     passedTests: ['multiplies at top level', 'adds', 'subtracts'],
+    failedTests: ['fails at top level on purpose', 'fails on purpose'],
   });
-  // 3 passed + 1 xpassed, 1 failed + 1 error, 2 skipped + 1 xfailed
-  const pytestMixed = report({ runner: 'pytest', passed: 4, failed: 2, skipped: 3 });
+  // 3 passed + 1 xpassed, 1 failed + 1 error, 2 skipped + 1 xfailed; failures and errors are in the
+  // short test summary by default
+  const pytestMixed = report({
+    runner: 'pytest',
+    passed: 4,
+    failed: 2,
+    skipped: 3,
+    failedTests: ['test_mixed.py::test_fails_on_purpose', 'test_mixed.py::test_errors_in_fixture'],
+  });
 
   it.each<[string, TestReport]>([
     // jest: 2 passed, 1 failed, 1 skipped + 1 todo; one file, so jest lists each test
@@ -41,8 +58,8 @@ describe('parseTestCounts on captured runner output', () => {
     ['jest-mixed-color', jestMixed],
     // two files: jest's default reporter lists files only
     ['jest-all-pass', report({ runner: 'jest', passed: 3, failed: 0, skipped: 0 })],
-    // --json (added by the service): the results on stdout name every test of every file (in the order
-    // the files ran), with its describe blocks; the counts are the JSON's (1 skipped + 1 todo)
+    // --json (a script's own, or an older plan's): the results on stdout name every test of every file
+    // (in the order the files ran), with its describe blocks; the counts are the JSON's (1 skipped + 1 todo)
     ['jest-json-mixed', jestMixed],
     [
       'jest-json-all-pass',
@@ -96,11 +113,12 @@ describe('parseTestCounts on captured runner output', () => {
         failed: 2,
         skipped: 2,
         passedTests: ['multiplies at top level', 'arithmetic adds', 'arithmetic subtracts'],
+        failedTests: ['fails at top level on purpose', 'arithmetic fails on purpose'],
       }),
     ],
     // tape: TAP points are assertions; the todo assertion is `not ok 4 ... # TODO`, and a skipped
     // test block prints no point at all
-    ['tape-mixed', report({ runner: 'tap', passed: 2, failed: 1, skipped: 1, passedTests: ['adds', 'subtracts'] })],
+    ['tape-mixed', report({ runner: 'tap', passed: 2, failed: 1, skipped: 1, passedTests: ['adds', 'subtracts'], failedTests: ['one equals two'] })],
     ['tape-all-pass', report({ runner: 'tap', passed: 3, failed: 0, skipped: 0, passedTests: ['adds', 'subtracts', 'concatenates'] })],
 
     // pytest: the summary line, with and without its `=` rules; -v lists each test
@@ -141,6 +159,7 @@ describe('parseTestCounts on captured runner output', () => {
           'test_mixed.py::TestArithmetic::test_multiplies[2-3]',
           'test_mixed.py::test_unexpectedly_passes',
         ],
+        failedTests: ['test_mixed.py::test_errors_in_fixture', 'test_mixed.py::test_fails_on_purpose'],
       },
     ],
     [
@@ -165,6 +184,7 @@ describe('parseTestCounts on captured runner output', () => {
         failed: 3,
         skipped: 1,
         passedTests: ['TestAdd', 'TestTable', 'TestTable/small', 'TestTable/large', 'TestConcat'],
+        failedTests: ['TestFails', 'TestNested', 'TestNested/inner'],
       }),
     ],
     [
@@ -187,6 +207,7 @@ describe('parseTestCounts on captured runner output', () => {
           'example.com/mixed/calc/TestTable',
           'example.com/mixed/strutil/TestConcat',
         ],
+        failedTests: ['example.com/mixed/calc/TestFails', 'example.com/mixed/strutil/TestNested/inner', 'example.com/mixed/strutil/TestNested'],
       }),
     ],
     [
@@ -208,7 +229,14 @@ describe('parseTestCounts on captured runner output', () => {
     // cargo test: one failing unit-test binary (cargo stops there)
     [
       'cargo-mixed',
-      report({ runner: 'cargo', passed: 3, failed: 1, skipped: 2, passedTests: ['tests::adds', 'tests::nested::multiplies', 'tests::subtracts'] }),
+      report({
+        runner: 'cargo',
+        passed: 3,
+        failed: 1,
+        skipped: 2,
+        passedTests: ['tests::adds', 'tests::nested::multiplies', 'tests::subtracts'],
+        failedTests: ['tests::fails_on_purpose'],
+      }),
     ],
     // unit tests, an integration test and doc-tests: three `test result:` lines added up
     [
@@ -252,6 +280,7 @@ describe('parseJUnitXml on captured reports', () => {
         failed: 2,
         skipped: 3,
         passedTests: ['test_adds', 'test_unexpectedly_passes', 'test_subtracts', 'test_multiplies[2-3]'],
+        failedTests: ['test_fails_on_purpose', 'test_errors_in_fixture'],
       }),
     ],
     [
@@ -261,10 +290,27 @@ describe('parseJUnitXml on captured reports', () => {
     // mocha's xunit reporter reports the failures as errors="2" failures="0"
     [
       'mocha-xunit-mixed.xml',
-      report({ runner: 'junit', passed: 3, failed: 2, skipped: 2, passedTests: ['multiplies at top level', 'adds', 'subtracts'] }),
+      report({
+        runner: 'junit',
+        passed: 3,
+        failed: 2,
+        skipped: 2,
+        passedTests: ['multiplies at top level', 'adds', 'subtracts'],
+        failedTests: ['fails at top level on purpose', 'fails on purpose'],
+      }),
     ],
     // node:test puts top-level tests' testcases directly under <testsuites>; todo is <skipped>
-    ['node-test-junit-mixed.xml', report({ runner: 'junit', passed: 2, failed: 2, skipped: 4, passedTests: ['multiplies', 'adds'] })],
+    [
+      'node-test-junit-mixed.xml',
+      report({
+        runner: 'junit',
+        passed: 2,
+        failed: 2,
+        skipped: 4,
+        passedTests: ['multiplies', 'adds'],
+        failedTests: ['fails nested on purpose', 'fails on purpose'],
+      }),
+    ],
   ])('%s', (name, expected) => {
     expect(parseJUnitXml(captured(name))).toEqual(expected);
   });
@@ -285,12 +331,12 @@ describe('parseJUnitXml on edited reports', () => {
         '<!-- <testcase name="commented out"/> -->' +
         '<testcase name="fails"><failure><![CDATA[expected <testcase name="x"/> </testsuite>]]></failure></testcase>',
     );
-    expect(parseJUnitXml(xml)).toEqual(report({ runner: 'junit', passed: 1, failed: 1, skipped: 0, passedTests: ['a & b <c> é'] }));
+    expect(parseJUnitXml(xml)).toEqual(report({ runner: 'junit', passed: 1, failed: 1, skipped: 0, passedTests: ['a & b <c> é'], failedTests: ['fails'] }));
   });
 
   it('counts a testcase with both <skipped> and <failure> as failed, and <error> as failed', () => {
     const xml = suite('<testcase name="x"><skipped/><failure/></testcase><testcase name="y"><error message="boom"/></testcase>');
-    expect(parseJUnitXml(xml)).toEqual(report({ runner: 'junit', passed: 0, failed: 2, skipped: 0 }));
+    expect(parseJUnitXml(xml)).toEqual(report({ runner: 'junit', passed: 0, failed: 2, skipped: 0, failedTests: ['x', 'y'] }));
   });
 
   it('adds up nested and sibling suites', () => {
@@ -340,7 +386,14 @@ describe('parseTestCounts on edited output', () => {
 
   it('reads output with CRLF line endings', () => {
     expect(parseTestCounts(captured('node-test-tap-mixed').replace(/\n/g, '\r\n'))).toEqual(
-      report({ runner: 'node:test', passed: 2, failed: 2, skipped: 4, passedTests: ['multiplies', 'adds'] }),
+      report({
+        runner: 'node:test',
+        passed: 2,
+        failed: 2,
+        skipped: 4,
+        passedTests: ['multiplies', 'adds'],
+        failedTests: ['fails nested on purpose', 'fails on purpose'],
+      }),
     );
     expect(parseTestCounts(captured('cargo-mixed').replace(/\n/g, '\r\n'))).toMatchObject({ runner: 'cargo', passed: 3, failed: 1 });
   });
@@ -352,7 +405,9 @@ describe('parseTestCounts on edited output', () => {
 
   it('adds up the summaries of several runs of one runner', () => {
     const twoRuns = `${captured('jest-mixed')}\n${captured('jest-all-pass')}`;
-    expect(parseTestCounts(twoRuns)).toEqual(report({ runner: 'jest', passed: 5, failed: 1, skipped: 2, passedTests: ['adds', 'subtracts'] }));
+    expect(parseTestCounts(twoRuns)).toEqual(
+      report({ runner: 'jest', passed: 5, failed: 1, skipped: 2, passedTests: ['adds', 'subtracts'], failedTests: ['fails on purpose'] }),
+    );
     const twoPytestRuns = `${captured('pytest-mixed')}\n${captured('pytest-verbose-all-pass')}`;
     expect(parseTestCounts(twoPytestRuns)).toMatchObject({ runner: 'pytest', passed: 7, failed: 2, skipped: 3 });
   });

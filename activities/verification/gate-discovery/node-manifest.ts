@@ -108,43 +108,7 @@ export function nodeInference(node: NodeFacts, notes: string[]): Layer {
   for (const gate of GATE_ORDER) {
     const script = scriptFor(gate, node.pkg);
     if (!script) continue;
-    const detail = `package.json scripts.${script}, run with ${node.pm} (${node.pmEvidence})`;
-    const flags = gate === 'tests' ? testNameFlags(node.pkg.scripts[script]!, node.pm) : undefined;
-    layer[gate] = flags
-      ? { argv: [...runScriptArgv(node.pm, script), ...flags.argv], detail: `${detail}; ${flags.why}` }
-      : { argv: runScriptArgv(node.pm, script), detail };
+    layer[gate] = { argv: runScriptArgv(node.pm, script), detail: `package.json scripts.${script}, run with ${node.pm} (${node.pmEvidence})` };
   }
   return layer;
-}
-
-// Leading `VAR=value` assignments and `cross-env`, which run the program that follows.
-const ENV_PREFIX = /^(?:cross-env\s+)?(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*/;
-// A single command: with `&&`, `;`, pipes, redirections or substitutions, appended flags would reach
-// whatever command comes last.
-const SHELL_SYNTAX = /[;&|<>`$()\n\\]/;
-// `jest …`, `npx jest …`, `node [--flags] node_modules/.bin/jest …` or `…/jest/bin/jest.js …`.
-const JEST = /^(?:npx\s+(?:--no-install\s+)?)?(?:jest|node\s+(?:--?\S+\s+)*\S*(?:\.bin\/jest|jest\/bin\/jest\.js))(?:\s|$)/;
-// `vitest`, `vitest run …`, `vitest --run …`; not `vitest watch|dev|bench|list|related …`.
-const VITEST = /^(?:npx\s+(?:--no-install\s+)?)?vitest(?:\s+(?:run\b|-).*)?$/;
-// Flags the repository already chose for the runner's output; the service then adds none.
-const OWN_OUTPUT_FLAGS = /(?:^|\s)--(?:json|outputFile|reporters?|verbose)\b/;
-
-/**
- * Runner flags that make a recognisable jest or vitest test script report every test by name, so a
- * `{"type":"test"}` acceptance criterion can be proven however many files the suite has (jest lists
- * test names only for a single file; vitest's default reporter lists files). jest: `--json`, one JSON
- * line of results on stdout (the usual report moves to stderr), which works whatever reporters the
- * repository configured. vitest: `--reporter=verbose`. Passed through the package manager: npm needs
- * `--`, pnpm's `test` command takes (and strips) it, yarn passes arguments on as they are (yarn 1 warns
- * about `--`, berry would pass it to the script). bun is left alone. mocha and node:test already list
- * their tests.
- */
-export function testNameFlags(script: string, pm: PackageManager): { argv: string[]; why: string } | undefined {
-  if (pm === 'bun' || SHELL_SYNTAX.test(script) || OWN_OUTPUT_FLAGS.test(script)) return undefined;
-  const command = script.trim().replace(ENV_PREFIX, '');
-  const runner = JEST.test(command) ? 'jest' : VITEST.test(command) ? 'vitest' : undefined;
-  if (!runner) return undefined;
-  const flags = runner === 'jest' ? ['--json'] : ['--reporter=verbose'];
-  const argv = pm === 'yarn' ? flags : ['--', ...flags];
-  return { argv, why: `${runner} script, so ${flags.join(' ')} is added to list every test by name` };
 }

@@ -1,4 +1,4 @@
-import { type Detection, type TestReport } from './report';
+import { emptyReport, type Detection } from './report';
 
 // libtest (cargo test) output: each test binary, and the doc-tests, print `running N tests`, a line
 // per test, then `test result: ok. 3 passed; 1 failed; 2 ignored; 0 measured; 0 filtered out;
@@ -9,11 +9,11 @@ import { type Detection, type TestReport } from './report';
 const RUNNING = /^running (\d+) tests?$/;
 const RESULT =
   /^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured; \d+ filtered out(?:; finished in \d+(?:\.\d+)?s)?$/;
-// `test tests::adds ... ok`; a #[should_panic] test reads `test name - should panic ... ok`.
-const PASSED_TEST = /^test (.+?)(?: - should panic)? \.\.\. ok$/;
+// `test tests::adds ... ok` or `... FAILED`; a #[should_panic] test reads `test name - should panic ... ok`.
+const TEST_RESULT = /^test (.+?)(?: - should panic)? \.\.\. (ok|FAILED)$/;
 
 export function parseCargo(text: string): Detection {
-  const report: TestReport = { runner: 'cargo', passed: 0, failed: 0, skipped: 0, passedTests: [] };
+  const report = emptyReport('cargo');
   let open: number | null = null;
   let results = 0;
   for (const line of text.split('\n')) {
@@ -23,8 +23,8 @@ export function parseCargo(text: string): Detection {
       open = Number(running[1]);
       continue;
     }
-    const passedTest = PASSED_TEST.exec(line);
-    if (passedTest && open !== null) report.passedTests.push(passedTest[1] ?? '');
+    const test = TEST_RESULT.exec(line);
+    if (test && open !== null) (test[2] === 'ok' ? report.passedTests : report.failedTests).push(test[1] ?? '');
     const result = RESULT.exec(line);
     if (!result) continue;
     const status = result[1];

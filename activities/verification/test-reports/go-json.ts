@@ -1,4 +1,4 @@
-import { type Detection, type TestReport } from './report';
+import { emptyReport, type Detection } from './report';
 
 // `go test -json` output: one test2json event per line, e.g.
 //   {"Action":"run","Package":"example.com/m/calc","Test":"TestTable/small"}
@@ -7,8 +7,8 @@ import { type Detection, type TestReport } from './report';
 // `skip` event naming it; events without `Test` are about the package (a package without test
 // files is `skip`ped, a package whose tests failed or did not build is `fail`ed). Counts are the
 // per-test result events, subtests included, as with `go test -v`; passed tests are named
-// `<package>/<Test>[/<subtest>]`, so an acceptance criterion naming `TestAdd` or `TestTable/small`
-// matches their end.
+// `<package>/<Test>[/<subtest>]` (failed ones too), so an acceptance criterion naming `TestAdd` or
+// `TestTable/small` matches their end.
 //
 // Other lines (`go: downloading …` on stderr, build-output events) are ignored. The output is
 // untrusted when a test started but never reported a result (a panic or timeout that killed the
@@ -28,7 +28,7 @@ export function parseGoTestJson(text: string): Detection {
   if (!events.some((e) => e.Package !== undefined && e.Test === undefined && (e.Action === 'start' || RESULTS.has(e.Action)))) {
     return null;
   }
-  const report: TestReport = { runner: 'go', passed: 0, failed: 0, skipped: 0, passedTests: [] };
+  const report = emptyReport('go');
   const running = new Set<string>();
   const failedPackages = new Set<string>();
   const packagesWithFailedTests = new Set<string>();
@@ -51,6 +51,7 @@ export function parseGoTestJson(text: string): Detection {
       report.passedTests.push(id);
     } else if (event.Action === 'fail') {
       report.failed++;
+      report.failedTests.push(id);
       packagesWithFailedTests.add(pkg);
     } else report.skipped++;
   }

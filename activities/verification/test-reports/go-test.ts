@@ -1,4 +1,4 @@
-import { type Detection, type TestReport } from './report';
+import { emptyReport, type Detection } from './report';
 
 // `go test -v` output. Every test and subtest prints `=== RUN   TestName[/sub]` when it starts and
 // `--- PASS|FAIL|SKIP: TestName[/sub] (0.00s)` when it ends (subtests indented); each package ends in
@@ -18,12 +18,15 @@ export function parseGoTest(text: string): Detection {
   const started = [...text.matchAll(RUN)].length;
   const results = [...text.matchAll(RESULT)];
   if (started === 0 || results.length !== started) return 'untrusted';
-  const report: TestReport = { runner: 'go', passed: 0, failed: 0, skipped: 0, passedTests: [] };
+  const report = emptyReport('go');
   for (const [, outcome, name] of results) {
     if (outcome === 'PASS') {
       report.passed++;
       report.passedTests.push(name ?? '');
-    } else if (outcome === 'FAIL') report.failed++;
+    } else if (outcome === 'FAIL') {
+      report.failed++;
+      report.failedTests.push(name ?? '');
+    }
     else report.skipped++;
   }
   if (PACKAGE_FAILED.test(text) && report.failed === 0) return 'untrusted';

@@ -16,6 +16,11 @@ import { parseVitest } from './vitest';
 
 export type { RunnerName, TestCounts, TestReport } from './report';
 export { parseJUnitXml } from './junit';
+// What a runner the service asked for a report file writes, and how its JUnit testcases are named.
+export { parseJestJsonFile } from './jest';
+export { nodeTestJUnitName } from './node-test';
+export { pytestJUnitName } from './pytest';
+export { vitestJUnitName } from './vitest';
 
 const PARSERS: Array<[RunnerName, (text: string) => Detection]> = [
   ['jest', parseJest],

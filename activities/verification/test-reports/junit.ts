@@ -1,5 +1,5 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { type TestReport } from './report';
+import { emptyReport, type RunnerName, type TestReport } from './report';
 
 // JUnit XML, the report file many runners write (pytest --junitxml, mocha's xunit reporter,
 // node --test-reporter=junit, surefire, ...). There is no single schema; what producers share is
@@ -13,6 +13,28 @@ import { type TestReport } from './report';
 // hold exactly that many testcases. A document that is not well-formed XML (fast-xml-parser's
 // validator), has a DOCTYPE with an internal subset (entity definitions), another root, or a
 // testcase inside a testcase yields null.
+//
+// How a testcase is named depends on its producer, so a runner the service asked for a report passes
+// its own naming (vitest.ts, node-test.ts, pytest.ts); a report of unknown origin (a gate's declared
+// `junitReport`) names a testcase by its `name` alone, since what its classname and file attributes
+// hold varies (mocha's xunit writes the absolute path of the machine that ran it). Failed tests are
+// named like passed ones.
+
+/** What a producer may say about one testcase. */
+export interface JUnitTestcase {
+  name: string;
+  classname?: string;
+  file?: string;
+  /** Names of the `<testsuite>` elements it sits in, outermost first. */
+  suites: string[];
+}
+
+export interface JUnitReading {
+  runner: RunnerName;
+  name: (testcase: JUnitTestcase) => string;
+}
+
+const UNKNOWN_PRODUCER: JUnitReading = { runner: 'junit', name: (testcase) => testcase.name };
 
 /** One element as fast-xml-parser's ordered output gives it: `{ [tag]: children, ':@': attributes }`. */
 type OrderedNode = Record<string, unknown>;
@@ -30,7 +52,7 @@ const parser = new XMLParser({
 // Entity definitions are never needed in a test report, and expanding them is how XML bombs work.
 const INTERNAL_SUBSET = /<!DOCTYPE[^>]*\[/i;
 
-export function parseJUnitXml(xml: string): TestReport | null {
+export function parseJUnitXml(xml: string, reading: JUnitReading = UNKNOWN_PRODUCER): TestReport | null {
   const text = xml.replace(/^\uFEFF/, '');
   if (text.trim() === '' || INTERNAL_SUBSET.test(text) || XMLValidator.validate(text) !== true) return null;
   let nodes: OrderedNode[];
@@ -44,31 +66,43 @@ export function parseJUnitXml(xml: string): TestReport | null {
   if (roots.length !== 1 || !root) return null;
   const name = elementName(root);
   if (name !== 'testsuites' && name !== 'testsuite') return null;
-  const report: TestReport = { runner: 'junit', passed: 0, failed: 0, skipped: 0, passedTests: [] };
-  return walk(root, report, false) === null ? null : report;
+  const report = emptyReport(reading.runner);
+  return walk(root, { report, reading, suites: [], inTestcase: false }) === null ? null : report;
+}
+
+interface Walk {
+  report: TestReport;
+  reading: JUnitReading;
+  suites: string[];
+  inTestcase: boolean;
 }
 
 /** Adds the testcases at or below `node` to the report; their number, or null when the document is not usable JUnit. */
-function walk(node: OrderedNode, report: TestReport, inTestcase: boolean): number | null {
+function walk(node: OrderedNode, at: Walk): number | null {
   const name = elementName(node)!;
   const children = childElements(node);
   if (name === 'testcase') {
-    if (inTestcase) return null;
+    if (at.inTestcase) return null;
     const outcome = children.some((c) => ['failure', 'error'].includes(elementName(c)!))
       ? 'failed'
       : children.some((c) => elementName(c) === 'skipped')
         ? 'skipped'
         : 'passed';
     // A testcase inside one of its children is still a testcase inside a testcase.
-    for (const child of children) if (walk(child, report, true) === null) return null;
-    report[outcome]++;
-    const testName = attributes(node).name;
-    if (outcome === 'passed' && testName) report.passedTests.push(testName);
+    for (const child of children) if (walk(child, { ...at, inTestcase: true }) === null) return null;
+    at.report[outcome]++;
+    const { name: testName, classname, file } = attributes(node);
+    if (testName && outcome !== 'skipped') {
+      const testcase: JUnitTestcase = { name: testName, ...(classname ? { classname } : {}), ...(file ? { file } : {}), suites: at.suites };
+      (outcome === 'passed' ? at.report.passedTests : at.report.failedTests).push(at.reading.name(testcase));
+    }
     return 1;
   }
+  const suiteName = name === 'testsuite' ? attributes(node).name : undefined;
+  const inner = suiteName ? { ...at, suites: [...at.suites, suiteName] } : at;
   let testcases = 0;
   for (const child of children) {
-    const n = walk(child, report, inTestcase);
+    const n = walk(child, inner);
     if (n === null) return null;
     testcases += n;
   }

@@ -8,6 +8,9 @@ const EPILOGUE =
 
 // The spec reporter lists each passed test as `    ✔ name`, with ` (75ms)` when it was slow.
 const PASSED_TEST = /^ +[✔✓√] (.+?)(?: \(\d+ms\))?$/gmu;
+// A failed test is numbered where it ran (`  1) name`); the epilogue then repeats each number over its
+// describe blocks and title, so only a number's first line names the test.
+const FAILED_TEST = /^ +(\d+)\) (.+)$/gm;
 
 export function parseMocha(text: string): Detection {
   const summaries = [...text.matchAll(EPILOGUE)].map((m) => ({
@@ -15,9 +18,14 @@ export function parseMocha(text: string): Detection {
     failed: Number(m.groups?.failing ?? 0),
     skipped: Number(m.groups?.pending ?? 0),
   }));
-  return combine(
-    'mocha',
-    summaries,
-    [...text.matchAll(PASSED_TEST)].map((m) => m[1] ?? ''),
-  );
+  return combine('mocha', summaries, {
+    passed: [...text.matchAll(PASSED_TEST)].map((m) => m[1] ?? ''),
+    failed: failedTests(text),
+  });
+}
+
+function failedTests(text: string): string[] {
+  const byNumber = new Map<string, string>();
+  for (const [, n, name] of text.matchAll(FAILED_TEST)) if (n && name && !byNumber.has(n)) byNumber.set(n, name);
+  return [...byNumber.values()];
 }

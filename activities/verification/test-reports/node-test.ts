@@ -1,3 +1,4 @@
+import type { JUnitTestcase } from './junit';
 import { combine, countOf, type Counts, type Detection } from './report';
 
 // node:test's closing block: `ℹ` from the spec reporter, `#` from TAP; `suites` is newer (Node 20).
@@ -13,25 +14,43 @@ const SUMMARY = new RegExp(
   'gmu',
 );
 
-// Spec reporter: `✔ name (0.9ms)`; skipped and todo tests end in `# SKIP` / `# TODO` instead. A
-// describe block, and a test with subtests, opens with `▶ name` and, when it passed, closes with
-// `✔ name (1.4ms)` at the same indentation; the two cannot be told apart, so such closing lines are
-// left out (a parent test is counted by node:test but not listed).
-const SPEC_PASSED_TEST = /^(?<indent> *)✔ (?<name>.+?) \(\d+(?:\.\d+)?m?s\)$/u;
+// Spec reporter: `✔ name (0.9ms)` or `✖ name (0.9ms)`; skipped and todo tests end in `# SKIP` /
+// `# TODO` instead. A describe block, and a test with subtests, opens with `▶ name` and closes with
+// `✔`/`✖ name (1.4ms)` at the same indentation; the two cannot be told apart, so such closing lines
+// are left out (a parent test is counted by node:test but not listed). The closing `failing tests:`
+// section repeats each failed test.
+const SPEC_TEST = /^(?<indent> *)(?<mark>[✔✖]) (?<name>.+?) \(\d+(?:\.\d+)?m?s\)$/u;
 const SPEC_BLOCK = /^(?<indent> *)▶ (?<name>.+)$/u;
 
-// TAP reporter: `ok 2 - name`, indented by nesting, then a YAML block (`type: 'suite'` for a
-// describe block).
-const TAP_POINT = /^(?<indent> *)ok \d+ - (?<name>.*)$/;
+// TAP reporter: `ok 2 - name` or `not ok 2 - name`, indented by nesting, then a YAML block
+// (`type: 'suite'` for a describe block).
+const TAP_POINT = /^(?<indent> *)(?<not>not )?ok \d+ - (?<name>.*)$/;
 const TAP_DIRECTIVE = / # (?:SKIP|TODO)\b/i;
 
 export function parseNodeTest(text: string): Detection {
   const summaries = [...text.matchAll(SUMMARY)].map(counts);
   if (summaries.length === 0) return null;
-  return combine('node:test', summaries, [
-    ...specPassedTests(text),
-    ...tapPassedTests(text),
-  ]);
+  const spec = specTests(text);
+  const tap = tapTests(text);
+  return combine('node:test', summaries, {
+    passed: [...spec.passed, ...tap.passed],
+    failed: [...new Set([...spec.failed, ...tap.failed])],
+  });
+}
+
+/**
+ * A node:test JUnit testcase (`--test-reporter=junit`): the describe blocks and parent tests it ran in,
+ * then its name. The reporter names no file, and its classname is always `test`. A test with subtests
+ * is a `<testsuite>` there, so the report counts it (and a failure of its own) only through its
+ * subtests; the gate's exit code still fails the run.
+ */
+export function nodeTestJUnitName(testcase: JUnitTestcase): string {
+  return [...testcase.suites, testcase.name].join(' > ');
+}
+
+interface Names {
+  passed: string[];
+  failed: string[];
 }
 
 function counts(match: RegExpMatchArray): Counts | null {
@@ -42,28 +61,28 @@ function counts(match: RegExpMatchArray): Counts | null {
   return counts.passed + counts.failed + counts.skipped === n('total') ? counts : null;
 }
 
-function specPassedTests(text: string): string[] {
+function specTests(text: string): Names {
   const blocks = new Set<string>();
-  const names: string[] = [];
+  const names: Names = { passed: [], failed: [] };
   for (const line of text.split('\n')) {
     const block = SPEC_BLOCK.exec(line);
     if (block?.groups) blocks.add(`${block.groups.indent}${block.groups.name}`);
-    const passed = SPEC_PASSED_TEST.exec(line);
-    if (passed?.groups && !blocks.has(`${passed.groups.indent}${passed.groups.name}`)) {
-      names.push(passed.groups.name ?? '');
+    const test = SPEC_TEST.exec(line);
+    if (test?.groups && !blocks.has(`${test.groups.indent}${test.groups.name}`)) {
+      (test.groups.mark === '✔' ? names.passed : names.failed).push(test.groups.name ?? '');
     }
   }
   return names;
 }
 
-function tapPassedTests(text: string): string[] {
+function tapTests(text: string): Names {
   const lines = text.split('\n');
-  const names: string[] = [];
+  const names: Names = { passed: [], failed: [] };
   lines.forEach((line, i) => {
     const point = TAP_POINT.exec(line);
     if (!point?.groups || TAP_DIRECTIVE.test(point.groups.name ?? '')) return;
     if (isSuite(lines, i + 1, point.groups.indent ?? '')) return;
-    names.push(unescapeTap(point.groups.name ?? ''));
+    (point.groups.not ? names.failed : names.passed).push(unescapeTap(point.groups.name ?? ''));
   });
   return names;
 }

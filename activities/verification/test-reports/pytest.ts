@@ -1,3 +1,4 @@
+import type { JUnitTestcase } from './junit';
 import { combine, type Counts, type Detection } from './report';
 
 // pytest's final line, e.g. `==== 1 failed, 3 passed, 2 skipped, 1 xfailed, 1 xpassed, 1 error in
@@ -38,17 +39,35 @@ const PASSED_TEST = /^(\S+?::.+?) (?:PASSED|XPASS(?: \(.*\))?)(?: +\[[ \d%/]+\])
 // -rA adds a short test summary, whatever the verbosity, with `PASSED <node id>` per passed test and
 // `XPASS <node id> - <reason>` per xpassed one.
 const SUMMARY_PASSED_TEST = /^(?:PASSED (\S+?::.+)|XPASS (\S+?::.+?)(?: - .*)?)$/gm;
+// Failures and errors are in the short summary by default (`-r fE`): `FAILED <node id> - <message>`,
+// `ERROR <node id or file> - <message>`; -v lists them as `<node id> FAILED|ERROR   [ 50%]`.
+const FAILED_TEST = /^(\S+?::.+?) (?:FAILED|ERROR)(?: +\[[ \d%/]+\])?$/gm;
+const SUMMARY_FAILED_TEST = /^(?:FAILED|ERROR) (\S+?\.py(?:::.+?)?)(?: - .*)?$/gm;
 
 export function parsePytest(text: string): Detection {
   const summaries = [...text.matchAll(SUMMARY)].filter(isPytestSummary).map(counts);
-  return combine(
-    'pytest',
-    summaries,
-    // With both -v and -rA a test is listed twice.
-    [...new Set([...text.matchAll(PASSED_TEST)].map((m) => m[1] ?? '').concat(
-      [...text.matchAll(SUMMARY_PASSED_TEST)].map((m) => m[1] ?? m[2] ?? ''),
-    ))],
-  );
+  // With -v and the short summary a test is listed twice.
+  const names = (...lists: RegExpMatchArray[][]) => [...new Set(lists.flat().map((m) => m[1] ?? m[2] ?? ''))];
+  return combine('pytest', summaries, {
+    passed: names([...text.matchAll(PASSED_TEST)], [...text.matchAll(SUMMARY_PASSED_TEST)]),
+    failed: names([...text.matchAll(FAILED_TEST)], [...text.matchAll(SUMMARY_FAILED_TEST)]),
+  });
+}
+
+/**
+ * A pytest JUnit testcase as its node id, `tests/test_sum.py::TestSum::test_adds[2-3]`. pytest writes
+ * the node id's file as a dotted classname (`tests.test_sum.TestSum`); with `junit_family=xunit1`
+ * (which the service asks for) the `file` attribute says which part of it is the file. Without it, or
+ * when the two disagree, the classname stands in for the file.
+ */
+export function pytestJUnitName(testcase: JUnitTestcase): string {
+  const { classname = '', file, name } = testcase;
+  const module = file?.replace(/\.py$/, '').replaceAll('/', '.');
+  if (!file || !module || (classname !== module && !classname.startsWith(`${module}.`))) {
+    return classname ? `${classname}::${name}` : name;
+  }
+  const classes = classname.slice(module.length + 1);
+  return [file, ...(classes ? classes.split('.') : []), name].join('::');
 }
 
 // Without its `=` rules (-q) the line is short enough that another tool's log line could look like

@@ -22,10 +22,13 @@ export interface TestCounts {
 
 export interface TestReport extends TestCounts {
   /**
-   * Names of the passed tests, as the runner printed them, when its output lists them (verbose
-   * reporters); otherwise empty. Never inferred from anything but a per-test "passed" line.
+   * Names of the passed tests, as the runner reported them, qualified by their file where the runner
+   * gives it (`test/sum.test.js > sum > adds`, `tests/test_sum.py::test_adds`); empty when its output
+   * does not list them. Never inferred from anything but a per-test "passed" record.
    */
   passedTests: string[];
+  /** Names of the failed tests, the same way; a runner's output may list only some of them. */
+  failedTests: string[];
 }
 
 /** What one runner's parser found in the output. */
@@ -54,10 +57,10 @@ export function normaliseOutput(output: string): string {
 export function combine(
   runner: RunnerName,
   summaries: (Counts | null)[],
-  passedTests: string[] = [],
+  names: { passed?: string[]; failed?: string[] } = {},
 ): Detection {
   if (summaries.length === 0) return null;
-  const report: TestReport = { runner, passed: 0, failed: 0, skipped: 0, passedTests };
+  const report: TestReport = { ...emptyReport(runner), passedTests: names.passed ?? [], failedTests: names.failed ?? [] };
   for (const summary of summaries) {
     if (summary === null) return 'untrusted';
     report.passed += summary.passed;
@@ -65,6 +68,10 @@ export function combine(
     report.skipped += summary.skipped;
   }
   return report;
+}
+
+export function emptyReport(runner: RunnerName): TestReport {
+  return { runner, passed: 0, failed: 0, skipped: 0, passedTests: [], failedTests: [] };
 }
 
 /** Reads a named group of a match as a count; a category a runner left out counts 0. */

@@ -1,4 +1,4 @@
-import { type Detection, type TestReport } from './report';
+import { emptyReport, type Detection } from './report';
 import { unescapeTap } from './node-test';
 
 // Generic TAP (tape, mocha --reporter tap, tap-compatible producers), read from its top-level
@@ -21,7 +21,7 @@ const FAIL_COMMENT = /^# fail +(\d+)$/;
 export function parseTap(text: string): Detection {
   let planned: number | null = null;
   let failComment: number | null = null;
-  const report: TestReport = { runner: 'tap', passed: 0, failed: 0, skipped: 0, passedTests: [] };
+  const report = emptyReport('tap');
   let points = 0;
   let bailedOut = false;
   for (const line of text.split('\n')) {
@@ -38,11 +38,13 @@ export function parseTap(text: string): Detection {
     if (!point) continue;
     points++;
     const rest = REST.exec(point.groups?.rest ?? '');
+    const name = unescapeTap(rest?.groups?.desc ?? '');
     if (rest?.groups?.directive) report.skipped++;
-    else if (point.groups?.not) report.failed++;
-    else {
+    else if (point.groups?.not) {
+      report.failed++;
+      if (name) report.failedTests.push(name);
+    } else {
       report.passed++;
-      const name = unescapeTap(rest?.groups?.desc ?? '');
       if (name) report.passedTests.push(name);
     }
   }

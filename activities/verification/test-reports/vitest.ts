@@ -1,4 +1,5 @@
-import { combine, type Counts, type Detection } from './report';
+import type { JUnitTestcase } from './junit';
+import { combine, namesMatching, type Counts, type Detection } from './report';
 
 // Vitest's summary line, e.g. `      Tests  2 failed | 3 passed | 1 skipped | 1 todo (7)`; each
 // category is printed only when non-zero, and the total in parentheses is their sum.
@@ -10,14 +11,17 @@ const PART = /^(\d+) ([a-z]+)$/;
 // (`✓ file (3 tests) 4ms`) and, for failing files only, bare test names; those are not listed, so
 // passedTests comes only from verbose output.
 const PASSED_TEST = /^ +[✓√] (\S.* > .+?)(?: \d+(?:\.\d+)?m?s)?$/gmu;
+// Every reporter closes with a `FAIL  file > describe > name` block per failed test.
+const FAILED_TEST = /^ FAIL {2}(\S.* > .+)$/gm;
 
 export function parseVitest(text: string): Detection {
   const summaries = [...text.matchAll(TESTS_LINE)].map(counts);
-  return combine(
-    'vitest',
-    summaries,
-    [...text.matchAll(PASSED_TEST)].map((m) => m[1] ?? ''),
-  );
+  return combine('vitest', summaries, { passed: namesMatching(text, PASSED_TEST), failed: namesMatching(text, FAILED_TEST) });
+}
+
+/** A vitest JUnit testcase: its classname is the test file, its name the describe blocks and title. */
+export function vitestJUnitName(testcase: JUnitTestcase): string {
+  return testcase.classname ? `${testcase.classname} > ${testcase.name}` : testcase.name;
 }
 
 function counts(match: RegExpMatchArray): Counts | null {

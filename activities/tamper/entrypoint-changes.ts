@@ -1,0 +1,101 @@
+import type { ResolvedGate } from '../../domain/gates';
+import { git } from '../git';
+import { readAt, type FileChange } from './change-set';
+import { addConfigReferences } from './config-references';
+import { isObject, packageKeyPath, parseJson, sectionText, valueAt, type SectionText } from './config-text';
+import { entrypointMatcher, gateEntrypoints, type GateEntrypoints } from './gate-entrypoints';
+
+// Which of the maker's changes touch a gate entrypoint, computed from the base commit alone: the one
+// answer both the GATE_ENTRYPOINT_CHANGED finding and verification's restore of base versions
+// (verification/protected-files.ts) work from.
+
+export interface EntrypointCommits {
+  workspace: string;
+  baseCommit: string;
+  checkpointCommit: string;
+  /** The commands the gates run, resolved from the base commit. */
+  gates: ResolvedGate[];
+}
+
+/** A changed file that is an entrypoint: at base (changed, deleted, renamed away) or only at the checkpoint (added). */
+export interface EntrypointFile {
+  change: FileChange;
+  path: string;
+  added: boolean;
+  reason: string;
+}
+
+export interface EntrypointKey {
+  /** package.json key path joined with '.', e.g. `scripts.test`. */
+  key: string;
+  reason: string;
+  before: unknown;
+  after: unknown;
+}
+
+export interface EntrypointSection {
+  file: string;
+  section: string;
+  reason: string;
+  before: SectionText;
+  after: SectionText;
+}
+
+export interface EntrypointChanges {
+  files: EntrypointFile[];
+  /** Changed package.json keys a gate reads (package.json itself is no file entrypoint). */
+  packageKeys: EntrypointKey[];
+  /** Changed INI/TOML sections a gate reads. */
+  sections: EntrypointSection[];
+}
+
+/** Everything the gates read, as the base commit defines it. */
+export async function baseGateEntrypoints(workspace: string, baseCommit: string, gates: ResolvedGate[]): Promise<GateEntrypoints> {
+  const read = (file: string) => readAt(workspace, baseCommit, file);
+  const packageJson = parseJson(await read('package.json'));
+  const scripts = valueAt(packageJson, ['scripts']);
+  const entrypoints = gateEntrypoints(workspace, gates, isObject(scripts) ? scripts : {});
+  const listed = await git(workspace, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', '--end-of-options', baseCommit]);
+  await addConfigReferences(entrypoints, { files: listed.split('\0').filter(Boolean), read, packageJson });
+  return entrypoints;
+}
+
+export async function entrypointChanges(commits: EntrypointCommits, changes: FileChange[]): Promise<EntrypointChanges> {
+  const { workspace, baseCommit, checkpointCommit } = commits;
+  const entrypoints = await baseGateEntrypoints(workspace, baseCommit, commits.gates);
+  const texts = async (file: string) =>
+    Promise.all([readAt(workspace, baseCommit, file), readAt(workspace, checkpointCommit, file)]);
+  const found: EntrypointChanges = { files: [], packageKeys: [], sections: [] };
+  const entrypointReason = entrypointMatcher(entrypoints);
+
+  for (const change of changes) {
+    const baseReason = change.basePath && entrypointReason(change.basePath);
+    if (baseReason) found.files.push({ change, path: change.basePath!, added: false, reason: baseReason });
+    // A file renamed or added onto an entrypoint path is new there: no gate read it at base.
+    const addedReason = change.checkpointPath !== change.basePath && change.checkpointPath && entrypointReason(change.checkpointPath);
+    if (addedReason) found.files.push({ change, path: change.checkpointPath!, added: true, reason: addedReason });
+  }
+
+  if (changes.some((change) => touches(change, 'package.json'))) {
+    const [before, after] = (await texts('package.json')).map(parseJson);
+    for (const [key, reason] of entrypoints.packageKeys) {
+      const keyPath = packageKeyPath(key);
+      const [old, now] = [valueAt(before, keyPath), valueAt(after, keyPath)];
+      if (JSON.stringify(old) !== JSON.stringify(now)) found.packageKeys.push({ key, reason, before: old, after: now });
+    }
+  }
+
+  for (const [key, reason] of entrypoints.sections) {
+    const file = key.slice(0, key.indexOf('#'));
+    if (!changes.some((change) => touches(change, file))) continue;
+    const section = key.slice(file.length + 1);
+    const [old, now] = (await texts(file)).map((text) => sectionText(text ?? '', section));
+    if (old!.text !== now!.text) found.sections.push({ file, section, reason, before: old!, after: now! });
+  }
+  return found;
+}
+
+/** Whether `change` adds, changes, deletes or renames `file`. */
+export function touches(change: FileChange, file: string): boolean {
+  return change.basePath === file || change.checkpointPath === file;
+}

@@ -1,0 +1,43 @@
+import { listFiles } from './change-set';
+import { repositoryModule } from './repo-modules';
+import type { MockCall } from './test-inventory';
+import { isTestFile } from './test-files';
+import type { TamperCheck, TamperFinding } from './types';
+
+// SPEC §3.4: a test that mocks the repository's own code runs a stand-in, so it passes whatever that
+// code does. Only mocks the maker added count (absent from the file's base version), and only of
+// modules in the repository: mocking a third-party package (axios, requests) is ordinary testing.
+
+export const mockedModuleUnderTest: TamperCheck = async ({ input, changes, inventory }) => {
+  const findings: TamperFinding[] = [];
+  let files: Set<string> | undefined;
+  for (const { basePath, checkpointPath: file } of changes) {
+    if (!file || !isTestFile(file)) continue;
+    const after = await inventory(input.checkpointCommit, file);
+    // A base version that could not be parsed cannot tell which mocks are new.
+    const before = basePath ? await inventory(input.baseCommit, basePath) : { tests: [], mocks: [] };
+    if (!after?.mocks.length || !before) continue;
+    const had = new Set(before.mocks.map(mockKey));
+    files ??= await listFiles(input.workspace, input.checkpointCommit);
+    const local = after.mocks
+      .filter((mock) => !had.has(mockKey(mock)))
+      .map((mock) => ({ mock, module: repositoryModule(mock.target, file, files!) }))
+      .filter((m): m is { mock: MockCall; module: string } => m.module !== null);
+    if (!local.length) continue;
+    const line = local[0]!.mock.line;
+    findings.push({
+      rule: 'MOCKED_MODULE_UNDER_TEST',
+      title: 'Repository module replaced by a mock in a test',
+      topic: 'testing_gaps',
+      location: { file, startLine: line, endLine: line },
+      evidence:
+        `Added mock(s) of this repository's own code, so the test runs a stand-in instead of it:\n` +
+        local.map(({ mock, module }) => `+${mock.line}: ${mock.text} (replaces ${module})`).join('\n'),
+    });
+  }
+  return findings;
+};
+
+function mockKey(mock: MockCall): string {
+  return `${mock.target}#${mock.member}`;
+}

@@ -1,0 +1,41 @@
+import path from 'node:path';
+
+// Whether a mock's target is the repository's own code at the checkpoint, not a third-party package:
+// a relative JS specifier that resolves to a file, or a Python dotted path whose leading segments name
+// a module or package in the repository (from its root, `src/`, or the test's own directory).
+
+const JS_EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts'];
+
+/** The repository file (or package directory) a mock target names; null when it is not the repository's. */
+export function repositoryModule(target: string, testFile: string, files: ReadonlySet<string>): string | null {
+  return testFile.endsWith('.py') ? pythonModule(target, testFile, files) : javascriptModule(target, testFile, files);
+}
+
+function javascriptModule(specifier: string, testFile: string, files: ReadonlySet<string>): string | null {
+  if (!/^\.\.?(?:\/|$)/.test(specifier)) return null;
+  const resolved = path.posix.join(path.posix.dirname(testFile), specifier);
+  if (resolved === '..' || resolved.startsWith('../')) return null;
+  // node16 imports name the compiled `.js` of a `.ts` file.
+  const stem = resolved.replace(/\.[cm]?jsx?$/, '');
+  const candidates = [resolved, ...JS_EXTENSIONS.map((e) => stem + e), ...JS_EXTENSIONS.map((e) => `${resolved}/index${e}`)];
+  return candidates.find((c) => files.has(c)) ?? null;
+}
+
+/** `app.pricing.total` → app/pricing.py; `.pricing` (from a relative import) is looked up beside the test. */
+function pythonModule(dotted: string, testFile: string, files: ReadonlySet<string>): string | null {
+  const level = /^\.*/.exec(dotted)![0].length;
+  const segments = dotted.slice(level).split('.').filter(Boolean);
+  let here = path.posix.dirname(testFile);
+  for (let up = 1; up < level; up++) here = path.posix.dirname(here);
+  const roots = level ? [here] : ['.', 'src', here];
+  for (const root of roots) {
+    for (let k = segments.length; k >= 1; k--) {
+      const base = path.posix.join(root, ...segments.slice(0, k));
+      const found = [`${base}.py`, `${base}/__init__.py`].find((c) => files.has(c));
+      if (found) return found;
+      // A namespace package: a directory of modules without __init__.py.
+      if ([...files].some((f) => f.startsWith(`${base}/`) && f.endsWith('.py'))) return `${base}/`;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,42 @@
+import path from 'node:path';
+import type { FileChange } from './change-set';
+import { javascriptInventory, parsesAsJavaScript } from './js-test-inventory';
+import { pythonInventories } from './python-syntax';
+import type { SyntaxInventory } from './test-inventory';
+import { isTestFile } from './test-files';
+import type { TamperContext, TamperInput } from './types';
+
+// Syntax inventories of every changed test file at both commits, read on first use and then shared by
+// the rules: JS/TS parsed in process, all Python files in a single python3 run.
+
+/** Larger files are not parsed (their rules fall back to counting): a test file this size is not hand-written. */
+const MAX_PARSED_CHARS = 512 * 1024;
+
+export function inventoryReader(input: TamperInput, changes: FileChange[], read: TamperContext['read']): TamperContext['inventory'] {
+  let loading: Promise<Map<string, SyntaxInventory | null>> | undefined;
+  return async (commit, file) => {
+    loading ??= loadAll(input, changes, read);
+    return (await loading).get(key(commit, file)) ?? null;
+  };
+}
+
+async function loadAll(input: TamperInput, changes: FileChange[], read: TamperContext['read']): Promise<Map<string, SyntaxInventory | null>> {
+  const inventories = new Map<string, SyntaxInventory | null>();
+  const python: { at: string; text: string }[] = [];
+  for (const change of changes) {
+    for (const [commit, file] of [[input.baseCommit, change.basePath], [input.checkpointCommit, change.checkpointPath]] as const) {
+      if (!file || !isTestFile(file)) continue;
+      const text = await read(commit, file);
+      if (text === null || text.length > MAX_PARSED_CHARS) continue;
+      if (parsesAsJavaScript(file)) inventories.set(key(commit, file), javascriptInventory(file, text));
+      else if (path.posix.extname(file).toLowerCase() === '.py') python.push({ at: key(commit, file), text });
+    }
+  }
+  const parsed = await pythonInventories(python.map((p) => p.text));
+  python.forEach((p, i) => inventories.set(p.at, parsed[i] ?? null));
+  return inventories;
+}
+
+function key(commit: string, file: string): string {
+  return `${commit}\u0000${file}`;
+}

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Evidence" ADD COLUMN "passedTests" JSONB,
+ADD COLUMN "failedTests" JSONB;

@@ -1,0 +1,153 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ResolvedGate } from '../../domain/gates';
+import { childEnvironment } from '../../activities/process/child-environment';
+import { runCommand } from '../../activities/process/run-command';
+import { handOver } from '../../activities/sandbox/hand-over';
+import { probeSandbox } from '../../activities/sandbox/probe';
+import { instrumentTestsGate } from '../../activities/verification/test-reporter';
+import { normaliseOutput } from '../../activities/verification/test-reports/report';
+import { nodeRunnerModules, pytestPython, RUNNER_PACKAGES_ROOT } from '../support/runner-packages';
+import { testSandbox } from '../support/sandbox';
+
+// Real runners, run as verification runs a tests gate (bubblewrap, the report directory writable
+// outside the checkout, path arguments confined), over projects with several test files and no
+// verbose flag: every test comes back by name, qualified by its file where the runner gives it, and
+// failed tests are named too.
+
+const sandbox = testSandbox('bwrap');
+let root: string;
+
+beforeAll(async () => {
+  await probeSandbox(sandbox);
+  // Installed once per version and machine (runner-packages.ts); the first run needs the registries.
+  nodeRunnerModules();
+  pytestPython();
+}, 600_000);
+
+beforeEach(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'test-reporter-run-')));
+});
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+/** Runs the instrumented tests gate over `files` and returns what was read, with the command's output. */
+async function runTestsGate(argv: string[], files: Record<string, string>, options: { nodeModules?: boolean } = {}) {
+  const checkout = path.join(root, 'checkout');
+  const buildDir = path.join(root, 'build');
+  const reportDir = path.join(buildDir, 'test-reports', 'tests');
+  fs.mkdirSync(reportDir, { recursive: true });
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(checkout, file)), { recursive: true });
+    fs.writeFileSync(path.join(checkout, file), text);
+  }
+  if (options.nodeModules) fs.symlinkSync(nodeRunnerModules(), path.join(checkout, 'node_modules'));
+  await handOver(sandbox, checkout, buildDir);
+
+  const gate: ResolvedGate = { gate: 'tests', argv, timeoutSeconds: 120, source: 'contract', detail: 'integration test' };
+  const tests = await instrumentTestsGate(gate, checkout, reportDir);
+  const result = await runCommand({
+    argv: tests.argv,
+    cwd: checkout,
+    workspaceRoot: checkout,
+    timeoutMs: 120_000,
+    env: childEnvironment(tests.env),
+    sandbox: { sandbox, policy: { workDir: checkout, writable: [buildDir], readOnly: [RUNNER_PACKAGES_ROOT], network: false } },
+    outputCapBytes: 1024 * 1024,
+    confinePathArguments: true,
+  });
+  const output = `${result.stdout}\n${result.stderr}`;
+  return { argv: tests.argv, result, output, report: await tests.read(output), reportFiles: fs.readdirSync(reportDir) };
+}
+
+const sorted = (names: string[] | undefined) => [...(names ?? [])].sort();
+
+test('jest across several files, through `npm test`: names from its JSON report', async () => {
+  const run = await runTestsGate(
+    ['npm', 'test'],
+    {
+      'package.json': JSON.stringify({ name: 'jest-project', private: true, scripts: { test: 'jest' } }),
+      'test/sum.test.js': "describe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('fails', () => expect(1).toBe(2));\n});\n",
+      'test/format.test.js': "test('formats', () => expect(String(1)).toBe('1'));\n",
+      'test/nested/deep.test.js': "describe('outer', () => describe('inner', () => test('works', () => {})));\n",
+    },
+    { nodeModules: true },
+  );
+  expect(run.argv.slice(0, 4)).toEqual(['npm', 'test', '--', '--json']);
+  expect(run.reportFiles).toEqual(['jest.json']);
+  // jest's own report is still printed
+  expect(run.output).toMatch(/^Tests: +1 failed, 3 passed, 4 total$/m);
+  expect(run.result.exitCode).toBe(1);
+  expect(run.report).toMatchObject({ runner: 'jest', passed: 3, failed: 1, skipped: 0, failedTests: ['test/sum.test.js > sum > fails'] });
+  expect(sorted(run.report?.passedTests)).toEqual(['test/format.test.js > formats', 'test/nested/deep.test.js > outer > inner > works', 'test/sum.test.js > sum > adds']);
+}, 180_000);
+
+test('vitest across several files, through `npm test`: names from its JUnit report', async () => {
+  const run = await runTestsGate(
+    ['npm', 'test'],
+    {
+      'package.json': JSON.stringify({ name: 'vitest-project', private: true, type: 'module', scripts: { test: 'vitest run' } }),
+      'test/sum.test.js': "import { describe, expect, test } from 'vitest';\ndescribe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('fails', () => expect(1).toBe(2));\n  test.skip('skipped', () => {});\n});\n",
+      'test/format.test.js': "import { expect, test } from 'vitest';\ntest('formats', () => expect(String(1)).toBe('1'));\n",
+    },
+    { nodeModules: true },
+  );
+  expect(run.reportFiles).toEqual(['junit.xml']);
+  // the default reporter still prints the summary
+  expect(normaliseOutput(run.output)).toMatch(/Tests {2}1 failed \| 2 passed \| 1 skipped \(4\)/);
+  expect(run.report).toMatchObject({ runner: 'vitest', passed: 2, failed: 1, skipped: 1, failedTests: ['test/sum.test.js > sum > fails'] });
+  expect(sorted(run.report?.passedTests)).toEqual(['test/format.test.js > formats', 'test/sum.test.js > sum > adds']);
+}, 180_000);
+
+test('node --test over a directory: names from its JUnit report', async () => {
+  const run = await runTestsGate(['node', '--test', 'test/'], {
+    'test/a.test.js': [
+      "const { describe, test } = require('node:test');",
+      "const assert = require('node:assert');",
+      "describe('sum', () => {",
+      "  test('adds', () => assert.equal(1 + 1, 2));",
+      "  test('fails', () => assert.equal(1, 2));",
+      '});',
+      '',
+    ].join('\n'),
+    'test/b.test.js': "const { test } = require('node:test');\ntest('b works', () => {});\ntest('parent', async (t) => { await t.test('child', () => {}); });\n",
+  });
+  expect(run.argv).toEqual(['node', '--test', expect.stringMatching(/^--test-reporter=spec$/), expect.any(String), expect.any(String), expect.any(String), 'test/']);
+  expect(run.reportFiles).toEqual(['junit.xml']);
+  // the spec reporter still prints to the output; its count includes the parent test, which JUnit
+  // shows as a suite of its subtests
+  expect(run.output).toMatch(/^ℹ pass 4$/m);
+  expect(run.report).toMatchObject({ runner: 'node:test', passed: 3, failed: 1, skipped: 0, failedTests: ['sum > fails'] });
+  expect(sorted(run.report?.passedTests)).toEqual(['b works', 'parent > child', 'sum > adds']);
+}, 180_000);
+
+test('pytest over a tests/ directory: node ids from its JUnit report', async () => {
+  const run = await runTestsGate([pytestPython(), '-m', 'pytest'], {
+    'tests/test_total.py': [
+      'import pytest',
+      '',
+      'def test_total():',
+      '    assert 1 + 1 == 2',
+      '',
+      'def test_fails():',
+      '    assert 1 == 2',
+      '',
+      'class TestTotals:',
+      '    @pytest.mark.parametrize("n", [1, 2])',
+      '    def test_positive(self, n):',
+      '        assert n > 0',
+      '',
+    ].join('\n'),
+    'tests/test_other.py': 'def test_other():\n    pass\n',
+  });
+  expect(run.argv).toEqual([pytestPython(), '-m', 'pytest']);
+  expect(run.reportFiles).toEqual(['junit.xml']);
+  expect(run.output).toMatch(/=+ 1 failed, 4 passed in [\d.]+s =+/);
+  expect(run.report).toMatchObject({ runner: 'pytest', passed: 4, failed: 1, skipped: 0, failedTests: ['tests/test_total.py::test_fails'] });
+  expect(sorted(run.report?.passedTests)).toEqual([
+    'tests/test_other.py::test_other',
+    'tests/test_total.py::TestTotals::test_positive[1]',
+    'tests/test_total.py::TestTotals::test_positive[2]',
+    'tests/test_total.py::test_total',
+  ]);
+}, 180_000);

@@ -1,0 +1,130 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { quotesShownCode } from '../../activities/review/triage';
+import { frozenTestFindings, type TestsRun } from '../../activities/verification/frozen-test-findings';
+import { editedBaseTestFiles, withBaseVersions } from '../../activities/verification/frozen-tests';
+import type { TestReport } from '../../activities/verification/test-counts';
+
+// Frozen tests (SPEC §3.4): which base test files are put back, that the checkout returns to the
+// maker's commit afterwards, and what a failing frozen run means. Real git for the checkout part.
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+
+function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd: dir, encoding: 'utf8' });
+}
+
+function write(dir: string, files: Record<string, string>): string {
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  }
+  git(dir, 'add', '--all');
+  git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'change');
+  return git(dir, 'rev-parse', 'HEAD').trim();
+}
+
+function scenario() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'frozen-tests-'));
+  dirs.push(dir);
+  git(dir, 'init', '--quiet', '--initial-branch=main');
+  const base = write(dir, { 'src/price.js': 'bug', 'test/price.test.js': 'expect(total(200)).toBe(180)', 'test/other.test.js': 'other', 'test/gone.test.js': 'gone' });
+  git(dir, 'rm', '--quiet', 'test/gone.test.js');
+  git(dir, 'mv', 'test/other.test.js', 'test/other.test.js.bak');
+  const checkpoint = write(dir, { 'test/price.test.js': 'expect(total(200)).toBeDefined()', 'test/new.test.js': 'new', 'src/price.js': 'still a bug' });
+  return { dir, base, checkpoint };
+}
+
+test('the base test files the maker edited, deleted or renamed are the ones frozen; added ones are not', async () => {
+  const { dir, base, checkpoint } = scenario();
+  expect((await editedBaseTestFiles(dir, base, checkpoint)).sort()).toEqual(['test/gone.test.js', 'test/other.test.js', 'test/price.test.js']);
+});
+
+test('the run sees the base versions; afterwards the checkout and its index are the maker’s commit again', async () => {
+  const { dir, base, checkpoint } = scenario();
+  const checkout = path.join(dir, '..', `${path.basename(dir)}-checkout`);
+  dirs.push(checkout);
+  git(dir, 'worktree', 'add', '--detach', '--quiet', checkout, checkpoint);
+  const files = await editedBaseTestFiles(dir, base, checkpoint);
+  const seen = await withBaseVersions(checkout, base, checkpoint, files, async () => ({
+    price: fs.readFileSync(path.join(checkout, 'test/price.test.js'), 'utf8'),
+    gone: fs.existsSync(path.join(checkout, 'test/gone.test.js')),
+    other: fs.existsSync(path.join(checkout, 'test/other.test.js')),
+    source: fs.readFileSync(path.join(checkout, 'src/price.js'), 'utf8'),
+  }));
+  expect(seen).toEqual({ price: 'expect(total(200)).toBe(180)', gone: true, other: true, source: 'still a bug' });
+  expect(fs.readFileSync(path.join(checkout, 'test/price.test.js'), 'utf8')).toBe('expect(total(200)).toBeDefined()');
+  expect(fs.existsSync(path.join(checkout, 'test/gone.test.js'))).toBe(false);
+  expect(fs.existsSync(path.join(checkout, 'test/other.test.js'))).toBe(false);
+  expect(git(checkout, 'status', '--porcelain')).toBe('');
+});
+
+test('a symlink the maker put where a test file was is replaced for the run, its target untouched', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'frozen-tests-'));
+  dirs.push(dir);
+  git(dir, 'init', '--quiet', '--initial-branch=main');
+  const base = write(dir, { 'test/a.test.js': 'real test' });
+  const outside = path.join(dir, '..', `${path.basename(dir)}-outside.txt`);
+  dirs.push(outside);
+  fs.writeFileSync(outside, 'outside');
+  fs.rmSync(path.join(dir, 'test/a.test.js'));
+  fs.symlinkSync(outside, path.join(dir, 'test/a.test.js'));
+  const checkpoint = write(dir, {});
+  const files = await editedBaseTestFiles(dir, base, checkpoint);
+  await withBaseVersions(dir, base, checkpoint, files, async () => {
+    expect(fs.lstatSync(path.join(dir, 'test/a.test.js')).isSymbolicLink()).toBe(false);
+    expect(fs.readFileSync(path.join(dir, 'test/a.test.js'), 'utf8')).toBe('real test');
+  });
+  expect(fs.readFileSync(outside, 'utf8')).toBe('outside');
+  expect(fs.lstatSync(path.join(dir, 'test/a.test.js')).isSymbolicLink()).toBe(true);
+});
+
+const report = (passed: string[], failed: string[], skipped = 0): TestReport => ({ runner: 'jest', passed: passed.length, failed: failed.length, skipped, passedTests: passed, failedTests: failed });
+const run = (r: TestReport | null, failureReason: string | null = null): TestsRun => ({ report: r, failureReason, outputTail: 'FAIL test/price.test.js' });
+const BASE_TEXT = "const { total } = require('../src/price');\n\ntest('applies the discount', () => {\n  expect(total(200)).toBe(180);\n});\n";
+
+describe('frozenTestFindings', () => {
+  const files = ['test/price.test.js'];
+  const maker = run(report(['test/price.test.js > applies the discount'], []));
+
+  test('a test that fails in its base version is TEST_WEAKENED at the line declaring it', () => {
+    const frozen = run(report([], ['test/price.test.js > applies the discount']), '1 test failed');
+    const findings = frozenTestFindings(files, maker, frozen, () => BASE_TEXT);
+    expect(findings).toEqual([
+      expect.objectContaining({ rule: 'TEST_WEAKENED', location: { file: 'test/price.test.js', startLine: 3, endLine: 3 }, evidence: expect.stringContaining('- test/price.test.js > applies the discount') }),
+    ]);
+  });
+
+  test('without test names the finding quotes the run’s failure and output', () => {
+    const findings = frozenTestFindings(files, maker, run(null, 'exit code 1'), () => BASE_TEXT);
+    expect(findings).toEqual([expect.objectContaining({ rule: 'TEST_WEAKENED', evidence: expect.stringContaining('exit code 1') })]);
+    expect(findings[0]!.evidence).toContain('FAIL test/price.test.js');
+  });
+
+  test('fewer tests run with the maker’s files than with the base ones is FEWER_TESTS_RUN with both counts', () => {
+    const frozen = run(report(['a', 'b', 'c', 'd'], []));
+    const findings = frozenTestFindings(files, run(report(['a'], [], 3)), frozen, () => BASE_TEXT);
+    expect(findings).toEqual([expect.objectContaining({ rule: 'FEWER_TESTS_RUN', evidence: expect.stringMatching(/ran 1 test\(s\) with the maker's test files \(3 skipped\) and 4 with the base versions/) })]);
+  });
+
+  test('an honest edit — the base tests still pass, as many run — raises nothing; nor does a maker run that failed', () => {
+    expect(frozenTestFindings(files, run(report(['a', 'b', 'new'], [])), run(report(['a', 'b'], [])), () => BASE_TEXT)).toEqual([]);
+    expect(frozenTestFindings(files, run(report([], ['a']), 'failed'), run(report([], ['a']), 'failed'), () => BASE_TEXT)).toEqual([]);
+  });
+});
+
+describe('triage counter-evidence must quote the code it was shown', () => {
+  const shown = '### Code at the checkpoint\n```\n1: exports.sum = (a, b) => a + b;\n```\n### Diff\n```diff\n+exports.sum = (a, b) => a + b;\n```';
+  test('a quoted line (line-number prefix and spacing aside) counts', () => {
+    expect(quotesShownCode('1: exports.sum = (a, b) => a + b;', shown)).toBe(true);
+    expect(quotesShownCode('`exports.sum  =  (a, b) => a + b;`', shown)).toBe(true);
+  });
+  test('an invented line, a paraphrase or a fragment too short to prove anything does not', () => {
+    expect(quotesShownCode('exports.sum = (a, b) => Number(a) + Number(b);', shown)).toBe(false);
+    expect(quotesShownCode('the function adds both arguments', shown)).toBe(false);
+    expect(quotesShownCode('a + b', shown)).toBe(false);
+  });
+});
