@@ -5,5 +5,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/setup.sh
-npm run --silent build
+# Rebuild only when something the build reads is newer than the last build (dist/.built).
+if [ ! -f dist/.built ] || [ -n "$(find domain workflows activities api service prisma package.json package-lock.json tsconfig.json tsconfig.build.json \
+    -newer dist/.built -type f -not -path 'prisma/migrations/*' -print -quit)" ]; then
+  npm run --silent build
+fi
 exec node dist/service/main.js

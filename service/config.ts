@@ -22,6 +22,11 @@ const envSchema = z.object({
   TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
   TEMPORAL_UI_URL: z.string().url().optional(),
+  /**
+   * Loops a worker keeps in memory between workflow tasks. A loop waiting days for a decision needs none:
+   * evicted, it is replayed from history when the decision comes, so memory stays bounded however many wait.
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(200),
   API_HOST: z.string().min(1).default('127.0.0.1'),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LLM_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
@@ -98,6 +103,7 @@ export interface ServiceConfig {
     port: number;
     uiPort: number;
     uiUrl?: string;
+    maxCachedWorkflows: number;
   };
   api: { host: string; port: number; rateLimit: { max: number; timeWindowMs: number } };
   /** The OpenAI-compatible endpoint: the reviewer, triage, and the built-in maker with provider "openai". */
@@ -151,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       port: e.TEMPORAL_PORT,
       uiPort: e.TEMPORAL_UI_PORT,
       uiUrl: e.TEMPORAL_UI_URL,
+      maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
     },
     api: { host: e.API_HOST, port: e.API_PORT, rateLimit: { max: e.RATE_LIMIT_MAX, timeWindowMs: e.RATE_LIMIT_WINDOW_MS } },
     llm: {

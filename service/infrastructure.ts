@@ -1,6 +1,7 @@
 import type { ServiceConfig } from './config';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { applyMigrations } from './migrate';
+import { assertPortFree } from './port-check';
 import { LOOP_SEARCH_ATTRIBUTES } from './search-attributes';
 import { resolveTemporalCli, startTemporalDevServer } from './temporal-dev-server';
 
@@ -21,16 +22,19 @@ export async function startInfrastructure(config: Readonly<ServiceConfig>, log: 
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
       log(`starting embedded PostgreSQL in ${config.dataDir}/postgres`);
+      await assertPortFree(config.embeddedPostgresPort, 'embedded PostgreSQL', 'EMBEDDED_POSTGRES_PORT');
       const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort });
       stops.push(() => pg.stop());
       databaseUrl = pg.databaseUrl;
     }
-    await applyMigrations(databaseUrl);
+    if ((await applyMigrations(databaseUrl)) === 'current') log('database schema is current');
 
     let temporalAddress = config.temporal.address;
     let temporalUiUrl = config.temporal.uiUrl ?? null;
     if (!temporalAddress) {
       log(`starting the Temporal dev server in ${config.dataDir}/temporal`);
+      await assertPortFree(config.temporal.port, 'Temporal dev server', 'TEMPORAL_PORT');
+      await assertPortFree(config.temporal.uiPort, 'Temporal UI', 'TEMPORAL_UI_PORT');
       const dev = await startTemporalDevServer({
         cliPath: resolveTemporalCli(config),
         dataDir: config.dataDir,

@@ -80,6 +80,11 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     });
   });
 
+  // A service that dies without stopping it (an uncaught error, process.exit) still takes it along.
+  const killOnExit = () => signalGroup(child, 'SIGTERM');
+  process.once('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
+
   const address = `127.0.0.1:${options.port}`;
   const stop = () => stopProcessGroup(child, exited);
   try {
@@ -141,17 +146,19 @@ async function waitUntilReady(address: string, namespace: string, exited: Promis
 
 async function stopProcessGroup(child: ChildProcess, exited: Promise<void>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const signalGroup = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, signal);
-    } catch {
-      // Group already gone.
-    }
-  };
-  signalGroup('SIGTERM');
-  const timer = setTimeout(() => signalGroup('SIGKILL'), STOP_GRACE_MS);
+  signalGroup(child, 'SIGTERM');
+  const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_GRACE_MS);
   await exited;
   clearTimeout(timer);
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Group already gone.
+  }
 }
 
 function isExecutable(file: string): boolean {

@@ -28,6 +28,7 @@ export async function createLoopWorker(options: {
     activities: createActivities({ prisma: options.prisma, config: options.config, sandbox }),
     // Agents and gates are heavy on a small machine; more loops scale out with more workers.
     maxConcurrentActivityTaskExecutions: 4,
+    maxCachedWorkflows: options.config.temporal.maxCachedWorkflows,
     // Heartbeats carry cancellation back to running commands: send them often enough that a cancelled
     // loop stops its gate or agent within seconds, not at the SDK's default of up to 30 s.
     defaultHeartbeatThrottleInterval: '2s',

@@ -2,7 +2,9 @@ import { Connection } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import { Prisma } from '../../prisma/client';
 import { LOOP_SEARCH_ATTRIBUTES } from '../../service/search-attributes';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createDatabase, dropDatabase } from '../../service/embedded-postgres';
+import { applyMigrations } from '../../service/migrate';
+import { createTestDatabase, testDatabaseAdminUrl, type TestDatabase } from '../support/database';
 
 // The platform layer works for real: migrations, Prisma through the pg adapter, Temporal dev server.
 describe('platform', () => {
@@ -21,6 +23,21 @@ describe('platform', () => {
       SELECT migration_name, finished_at FROM _prisma_migrations`;
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((row) => row.finished_at !== null)).toBe(true);
+  });
+
+  it('a database with every migration applied is current: the Prisma CLI is not started again', async () => {
+    expect(await applyMigrations(db.url)).toBe('current');
+    const admin = testDatabaseAdminUrl();
+    const name = `test_fresh_${process.pid}`;
+    await createDatabase(admin, name);
+    try {
+      const url = new URL(admin);
+      url.pathname = `/${name}`;
+      expect(await applyMigrations(url.toString())).toBe('applied');
+      expect(await applyMigrations(url.toString())).toBe('current');
+    } finally {
+      await dropDatabase(admin, name);
+    }
   });
 
   it('creates a column for every scalar field of every model (migrations match the schema)', async () => {
