@@ -13,6 +13,7 @@ import { escalationRoutes } from './routes/escalations';
 import { inboxRoutes } from './routes/inbox';
 import { loopRoutes } from './routes/loops';
 import { sanitiseAnswers, sanitiseLogLine } from './sanitise-output';
+import { rejectUnstorableText } from './storable-input';
 
 export interface AppDeps {
   prisma: PrismaClient;
@@ -61,6 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   sanitiseAnswers(app);
+  rejectUnstorableText(app);
   // Before any route, so every route is behind it; routes declare who may call them in config.access.
   await registerAuth(app, { prisma: deps.prisma, rateLimit: deps.rateLimit ?? { max: 600, timeWindowMs: 60_000 }, publicRoutes: [...DEFAULT_PUBLIC_ROUTES, '/inbox'] });
   await app.register(fastifySwagger, {

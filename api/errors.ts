@@ -15,12 +15,16 @@ export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
 }
 export const notFound = (what: string) => new ApiError(404, `${what} was not found`);
 export const conflict = (message: string) => new ApiError(409, message);
+/** A dependency is unreachable for now; the client may send the same request again after `retryAfterSeconds`. */
+export const unavailable = (message: string, retryAfterSeconds: number) =>
+  new ApiError(503, message, { 'retry-after': String(retryAfterSeconds) });
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
@@ -56,6 +60,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     } else if (err instanceof ApiError) {
       statusCode = err.statusCode;
       message = err.message;
+      void reply.headers(err.headers);
     } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       statusCode = err.statusCode;
       message = err.message;

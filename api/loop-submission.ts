@@ -5,6 +5,7 @@ import { canonicalJson } from '../domain/contract';
 import { loopWorkflowId, type LoopInput, type LoopRequest } from '../domain/loop-request';
 import { LoopPhaseKey, LoopRepoKey, LoopStatusKey } from '../workflows/search-attributes';
 import { conflict } from './errors';
+import { callTemporal, TEMPORAL_RETRY_AFTER_SECONDS } from './temporal-calls';
 
 export interface SubmissionDeps {
   prisma: PrismaClient;
@@ -15,9 +16,10 @@ export interface SubmissionDeps {
 type LoopRow = Awaited<ReturnType<PrismaClient['loop']['findUniqueOrThrow']>>;
 
 /**
- * Records a loop and starts its workflow. The same Idempotency-Key returns the same loop (and starts its
- * workflow if an earlier attempt recorded the loop but could not reach Temporal); a key reused with a
- * different request is a conflict. The submitting API key is kept for separation of duties.
+ * Records a loop and starts its workflow. A loop whose start fails is withdrawn (503 when Temporal cannot
+ * be reached), so no row is left that nothing will start, and sending the request again submits it once.
+ * The same Idempotency-Key returns the same loop (and starts its workflow if it is still QUEUED); a key
+ * reused with a different request is a conflict. The submitting API key is kept for separation of duties.
  */
 export async function submitLoop(
   deps: SubmissionDeps,
@@ -56,7 +58,15 @@ export async function submitLoop(
     }
     throw err;
   }
-  await startWorkflow(deps, loop, request);
+  try {
+    await startWorkflow(deps, loop, request);
+  } catch (err) {
+    // Only while still QUEUED: if the start reached Temporal after all and its workflow has moved the loop
+    // on, the loop stays. If it reached Temporal but the row is gone, the workflow's first step (recording
+    // PREPARING) finds no row and the run fails there, before any work.
+    await deps.prisma.loop.deleteMany({ where: { id: loop.id, status: 'QUEUED' } });
+    throw err;
+  }
   return { loop, created: true };
 }
 
@@ -68,8 +78,9 @@ async function replay(deps: SubmissionDeps, loop: LoopRow, requestHash: string, 
 
 async function startWorkflow(deps: SubmissionDeps, loop: LoopRow, request: LoopRequest): Promise<void> {
   const input: LoopInput = { loopId: loop.id, request };
+  const notStarted = `the loop was not started; send the same request again (with its Idempotency-Key, if any) in ${TEMPORAL_RETRY_AFTER_SECONDS} s`;
   try {
-    await deps.temporal.workflow.start('engineeringLoop', {
+    await callTemporal(deps.temporal, notStarted, () => deps.temporal.workflow.start('engineeringLoop', {
       taskQueue: deps.taskQueue,
       workflowId: loop.workflowId,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -80,7 +91,7 @@ async function startWorkflow(deps: SubmissionDeps, loop: LoopRow, request: LoopR
         { key: LoopStatusKey, value: 'QUEUED' },
         { key: LoopPhaseKey, value: 'QUEUED' },
       ],
-    });
+    }));
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client';
+import { unstorableCharacter } from '../../domain/storable-text';
 
 // API keys: `elk_` + 32 random bytes (base64url, 43 chars). Only sha256(key) is stored. A slow password
 // hash (bcrypt, scrypt, argon2) exists to make guessing low-entropy passwords expensive; a 256-bit random
@@ -70,7 +71,16 @@ function toInfo(row: { id: string; name: string; role: string; prefix: string; c
   };
 }
 
-const nameSchema = z.string().trim().min(1, 'name must not be empty').max(100, 'name must be at most 100 characters');
+// The unstorable-character check also covers the offline admin command, which does not go through HTTP.
+const nameSchema = z
+  .string()
+  .trim()
+  .min(1, 'name must not be empty')
+  .max(100, 'name must be at most 100 characters')
+  .superRefine((name, ctx) => {
+    const problem = unstorableCharacter(name);
+    if (problem) ctx.addIssue({ code: 'custom', message: `name ${problem}` });
+  });
 
 export async function createApiKey(prisma: ApiKeyDb, input: { name: string; role: Role }): Promise<CreatedApiKey> {
   const name = nameSchema.safeParse(input.name);

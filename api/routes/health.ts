@@ -18,22 +18,32 @@ function sandboxStatus(mode: 'bwrap' | 'none'): z.infer<typeof sandboxSchema> {
     : { mode, confined: false, note: 'SANDBOX=none: makers, agents and gates run unsandboxed with the worker\'s own access' };
 }
 
+/** Each dependency gets this long: a health check that hangs during an outage tells nobody anything. */
+const PROBE_DEADLINE_MS = 1500;
+
 async function probe(check: () => Promise<unknown>): Promise<z.infer<typeof checkSchema>> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_DEADLINE_MS} ms`)), PROBE_DEADLINE_MS);
+  });
   try {
-    await check();
+    await Promise.race([check(), deadline]);
     return { ok: true };
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.withTypeProvider<ZodTypeProvider>().get('/healthz', {
-    schema: { tags: ['health'], summary: 'Checks PostgreSQL and Temporal', response: { 200: healthSchema, 503: healthSchema } },
+    schema: { tags: ['health'], summary: 'Checks PostgreSQL and Temporal, each within 1.5 s', response: { 200: healthSchema, 503: healthSchema } },
     handler: async (_request, reply) => {
       const [postgres, temporal] = await Promise.all([
         probe(() => deps.prisma.$queryRaw`SELECT 1`),
-        probe(() => deps.temporal.workflowService.getSystemInfo({})),
+        // The gRPC call itself is cut at the deadline too, so probes do not pile up during an outage.
+        probe(() => deps.temporal.connection.withDeadline(Date.now() + PROBE_DEADLINE_MS, () => deps.temporal.workflowService.getSystemInfo({}))),
       ]);
       const ok = postgres.ok && temporal.ok;
       const sandbox = sandboxStatus((deps.policy ?? DEFAULT_API_POLICY).sandbox.mode);

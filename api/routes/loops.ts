@@ -13,6 +13,7 @@ import { submitLoop } from '../loop-submission';
 import { loopDetail, loopSummary } from '../loop-views';
 import { checkRepositorySource } from '../repository-policy';
 import { checkFreeDisk } from '../disk-guard';
+import { cancelLoop } from '../loop-cancellation';
 import {
   acceptedSchema,
   evidenceSchema,
@@ -25,6 +26,8 @@ import {
 } from '../schemas';
 
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 409: errorResponseSchema, ...authErrorResponses };
+/** Routes that call Temporal answer 503 (with Retry-After) while it cannot be reached. */
+const temporalErrors = { ...errors, 503: errorResponseSchema };
 
 export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -37,7 +40,7 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       summary: 'Submit a coding task; starts its engineering loop',
       headers: submitLoopHeadersSchema,
       body: loopRequestSchema,
-      response: { 200: loopSummarySchema, 201: loopSummarySchema, 507: errorResponseSchema, ...errors },
+      response: { 200: loopSummarySchema, 201: loopSummarySchema, 507: errorResponseSchema, ...temporalErrors },
     },
     handler: async (request, reply) => {
       checkRepositorySource(policy, request.body);
@@ -184,13 +187,14 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       summary: 'Decide the open escalation it names: approve, reject, retry with guidance, or amend the contract',
       params: loopIdParamsSchema,
       body: decisionRequestSchema,
-      response: { 202: acceptedSchema, 422: errorResponseSchema, ...errors },
+      response: { 202: acceptedSchema, 422: errorResponseSchema, ...temporalErrors },
     },
     handler: async (request, reply) => {
       const id = request.params.id;
       const loop = await deps.prisma.loop.findUnique({ where: { id } });
       if (!loop) throw notFound(`loop ${id}`);
       if (TERMINAL_STATUSES.includes(loop.status as LoopStatus)) throw conflict(`loop ${id} has ended (${loop.status}); there is nothing to decide`);
+      if (loop.status === 'QUEUED') throw conflict(`loop ${id} has not started yet; there is nothing to decide`);
       const principal = requirePrincipal(request);
       checkSeparationOfDuties(policy, loop, principal);
       // Every decision stores its actor: the API key's name (and id), never a name the body claims.
@@ -209,14 +213,14 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       tags: ['loops'],
       summary: 'Cancel a loop: running commands are stopped and the loop is recorded as cancelled',
       params: loopIdParamsSchema,
-      response: { 202: acceptedSchema, ...errors },
+      response: { 202: acceptedSchema, ...temporalErrors },
     },
     handler: async (request, reply) => {
       const id = request.params.id;
       const loop = await deps.prisma.loop.findUnique({ where: { id } });
       if (!loop) throw notFound(`loop ${id}`);
       if (TERMINAL_STATUSES.includes(loop.status as LoopStatus)) throw conflict(`loop ${id} has already ended (${loop.status})`);
-      await deps.temporal.workflow.getHandle(loop.workflowId).cancel();
+      await cancelLoop(deps.temporal, loop);
       return reply.code(202).send({ loopId: id, status: 'CANCELLING', message: 'cancellation requested' });
     },
   });

@@ -26,7 +26,10 @@ describe('API answers', () => {
   test('the real app sanitises JSON answers', async () => {
     // /healthz is public and quotes the probes' errors, which may name a database URL.
     const prisma = { $queryRaw: () => Promise.reject(new Error(`connect failed: postgres://loop:${SECRET}@db/x`)) };
-    const temporal = { workflowService: { getSystemInfo: () => Promise.reject(new Error(`unavailable (token ${GITHUB_TOKEN})`)) } };
+    const temporal = {
+      workflowService: { getSystemInfo: () => Promise.reject(new Error(`unavailable (token ${GITHUB_TOKEN})`)) },
+      connection: { withDeadline: (_deadline: number, call: () => Promise<unknown>) => call() },
+    };
     app = await buildApp({ prisma: prisma as unknown as PrismaClient, temporal: temporal as unknown as Client, taskQueue: 'q', logLevel: 'silent' });
     const health = await get(app, '/healthz');
     expect(health.status).toBe(503);
