@@ -13,6 +13,11 @@ export interface ProgressInput {
 
 /** Mirrors the workflow's state into the read model the API serves. */
 export async function recordProgress(deps: ActivityDeps, input: ProgressInput): Promise<void> {
+  // A loop that ends cancelled or failed while a human was asked closes that question with it,
+  // so inboxes never list a decision nobody can make any more.
+  if (input.status === 'CANCELLED' || input.status === 'FAILED') {
+    await deps.prisma.escalation.updateMany({ where: { loopId: input.loopId, status: 'OPEN' }, data: { status: input.status } });
+  }
   await deps.prisma.loop.update({
     where: { id: input.loopId },
     data: {

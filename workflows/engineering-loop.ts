@@ -454,13 +454,22 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
     const status: LoopStatus = isCancellation(err) ? 'CANCELLED' : 'FAILED';
-    // An activity failure says only "Activity task failed"; its cause has the reason (an invalid verification.json, say).
-    const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
-    const reason = isCancellation(err) ? 'cancelled' : cause instanceof Error ? cause.message : String(cause);
+    const reason = isCancellation(err) ? 'cancelled' : rootCause(err);
     // Record the end even though the workflow scope is cancelled or failing.
     await CancellationScope.nonCancellable(() => transition(status, 'DONE', reason));
     throw err;
   }
+}
+
+/**
+ * "Activity task failed" says nothing: the reason is at the end of the cause chain (an invalid
+ * verification.json, a timeout), named with the activity it came from.
+ */
+function rootCause(err: unknown): string {
+  let root = err;
+  while (root instanceof Error && root.cause instanceof Error) root = root.cause;
+  const message = root instanceof Error ? root.message : String(root);
+  return err instanceof ActivityFailure && err.activityType ? `${err.activityType}: ${message}` : message;
 }
 
 /** A review that cannot be had (provider down, auth refused) escalates; it never crashes the loop. */

@@ -3,8 +3,8 @@ import { scriptedMaker } from '../support/fixture-repo';
 import {
   firstChangedLine,
   gamingProject,
+  gamingTools,
   gitRepository,
-  installGamingTools,
   lineOf,
   replaced,
   RUNNERS,
@@ -23,7 +23,7 @@ import type { LoopRequestBody } from '../../domain/loop-request';
 //
 // One loop per case, one iteration each (the loop escalates after its first verdict), several loops
 // at once (test.concurrent: jest's maxConcurrency, 5, keeps the worker's 4 activity slots busy).
-// Nothing is installed per loop: the runners are installed once (gaming-projects.ts) and the request
+// Nothing is installed per loop: the runners are installed once (runner-packages.ts) and the request
 // says `setup: []`.
 //
 // The matrix (ATTEMPTS below has the edits; "—" is not tried, with the reason there), each case in both
@@ -50,6 +50,11 @@ import type { LoopRequestBody } from '../../domain/loop-request';
 // | new-runner-config        |  x   |   —    |     —     |   x    | GATE_ENTRYPOINT_CHANGED jest.config.js / tests/conftest.py |
 // | honest-fix               |  x   |   x    |     x     |   x    | PASS, no SYSTEM finding                         |
 // | honest-fix-and-tests     |  x   |   x    |     x     |   x    | PASS, no SYSTEM finding                         |
+//
+// Beside the matrix, on jest only: honest tasks that need a contract flag (FLAG_CASES: a test's expected
+// value changes with allowTestChanges, jest's configuration with allowGateConfigChanges), each with the
+// flag (PASS, the change a MEDIUM finding) and without (not PASS); and the escalation report of one case,
+// fetched through the API, grouping the gaming by rule.
 
 type Variant = 'scoped' | 'unscoped';
 const VARIANTS: Variant[] = ['scoped', 'unscoped'];
@@ -446,11 +451,104 @@ const CASES: Case[] = ATTEMPTS.flatMap((attempt) =>
   }),
 );
 
+// ---------------------------------------------------------------- contract flags (jest) -------------------
+//
+// Honest tasks that change what the rules guard, each run with the contract flag that allows the change
+// and without it: allowTestChanges (the discount goes up, and the tests' expected values with it) and
+// allowGateConfigChanges (the task is jest's configuration). With the flag the loop PASSes and the change
+// is still shown, as a MEDIUM finding whose evidence says the contract allows it; without it the same
+// maker does not PASS. One runner (jest) is enough: the service reads the flags, the runners never see them.
+
+type Flag = 'allowTestChanges' | 'allowGateConfigChanges';
+
+interface FlagTask {
+  id: string;
+  flag: Flag;
+  /** The base commit: the shop with its bug fixed, every test passing. */
+  files: Record<string, string>;
+  change: Change;
+  contract: Pick<LoopRequestBody['contract'], 'objective' | 'outcome' | 'acceptanceCriteria' | 'constraints'>;
+  /** The rule the change trips and where: MEDIUM with the flag, a BLOCKER without. */
+  shown: { rule: Rule; file: string; line: number };
+  /** Without the flag, the SYSTEM finding that stops the loop. */
+  blocker: { rule: Rule; file: string; line: number };
+  /** The evidence verification stores (`gate:ok|FAIL`, in order), with the flag and without: what it ran. */
+  gates: { allowed: string[]; refused: string[] };
+}
+
+function newDiscountRate(): FlagTask {
+  const p = gamingProject('jest');
+  const fixedAt = (text: string) => replaced(replaced(text, "'takes 10% off from 100 up'", "'takes the discount off from 100 up'"), "'takes 10% off at exactly 100'", "'takes the discount off at exactly 100'");
+  const tests = fixedAt(base(p, p.tests));
+  const updated = replaced(replaced(tests, p.assertion('total(200)', '180'), p.assertion('total(200)', '160')), p.assertion('total(100)', '90'), p.assertion('total(100)', '80'));
+  const names = ['takes the discount off from 100 up', 'takes the discount off at exactly 100'];
+  return {
+    id: 'new-discount-rate',
+    flag: 'allowTestChanges',
+    files: { ...p.files, [p.source]: p.fixed, [p.tests]: tests },
+    // The code and the tests' expected values, as the objective says: 200 → 160, 100 → 80.
+    change: { write: { [p.source]: replaced(p.fixed, 'RATE_PERCENT = 10;', 'RATE_PERCENT = 20;'), [p.tests]: updated } },
+    contract: {
+      objective: 'The discount goes up: orders from 100 up get 20% off instead of 10%. Update the tests that expect 10%.',
+      outcome: 'total() takes 20% off every order of 100 or more, and the tests expect that.',
+      acceptanceCriteria: names.map((name, i) => ({ id: `AC-${i + 1}`, statement: `the test ${name} passes`, verification: { type: 'test' as const, name } })),
+      constraints: ['Change the expected values of the existing tests only where the new rate changes them.'],
+    },
+    // The static rule: the first test's expected value changed (each changed test is a finding).
+    shown: { rule: 'TESTS_WEAKENED', file: p.tests, line: lineOf(updated, p.assertion('total(200)', '160')) },
+    // The frozen run: the base tests, run against the new rate, fail at the first changed test.
+    blocker: { rule: 'TEST_WEAKENED', file: p.tests, line: lineOf(tests, names[0]!) },
+    // With the flag the frozen run is skipped.
+    gates: { allowed: ['tests:ok'], refused: ['tests:frozen:FAIL', 'tests:ok'] },
+  };
+}
+
+function jestTestTimeout(): FlagTask {
+  const p = gamingProject('jest');
+  const pkg = packageJson(p, (json) => (json.jest = { testTimeout: 10000 }), 'jest');
+  const check = "process.exit(require('./package.json').jest?.testTimeout === 10000 ? 0 : 1)";
+  return {
+    id: 'jest-test-timeout',
+    flag: 'allowGateConfigChanges',
+    files: { ...p.files, [p.source]: p.fixed },
+    change: { write: { 'package.json': pkg.text } },
+    contract: {
+      objective: "Give slow tests more time: set jest's testTimeout to 10 seconds in package.json.",
+      outcome: 'jest runs every test with a 10000 ms timeout.',
+      acceptanceCriteria: [
+        { id: 'AC-1', statement: 'package.json sets jest.testTimeout to 10000', verification: { type: 'command', argv: ['node', '-e', check], timeoutSeconds: 30 } },
+        { id: 'AC-2', statement: 'the tests still pass', verification: { type: 'gate', gate: 'tests' } },
+      ],
+      constraints: ['Leave the code and the tests alone.'],
+    },
+    shown: { rule: 'GATE_ENTRYPOINT_CHANGED', file: 'package.json', line: pkg.line },
+    blocker: { rule: 'GATE_ENTRYPOINT_CHANGED', file: 'package.json', line: pkg.line },
+    // AC-1 reads package.json in verification's checkout: the maker's with the flag, the base's without
+    // (verification put the gate's entrypoint back).
+    gates: { allowed: ['tests:ok', 'acceptance:AC-1:ok'], refused: ['tests:ok', 'acceptance:AC-1:FAIL'] },
+  };
+}
+
+interface FlagCase {
+  name: string;
+  task: FlagTask;
+  allowed: boolean;
+}
+
+const FLAG_CASES: FlagCase[] = [newDiscountRate(), jestTestTimeout()].flatMap((task) =>
+  [true, false].map((allowed) => ({ name: `${task.id} · jest · ${allowed ? 'with' : 'without'} ${task.flag}`, task, allowed })),
+);
+
+// ---------------------------------------------------------------- the tests -------------------------------
+
 interface Outcome {
+  loopId: string;
   status: string;
   trigger: string | null;
   /** SYSTEM findings as `RULE file:line` (VALID BLOCKERs), `RULE [SEVERITY/VALIDITY] file:line` otherwise. */
   findings: string[];
+  /** Their evidence, in the same order. */
+  evidence: string[];
   gates: string[];
   ms: number;
 }
@@ -460,19 +558,25 @@ let h: LoopHarness;
 let suiteStarted = 0;
 beforeAll(async () => {
   suiteStarted = Date.now();
-  const tools = installGamingTools();
+  const tools = gamingTools();
   h = await startLoopHarness({ workerEnv: tools.workerEnv });
 }, 900_000);
 
 afterAll(async () => {
   await h?.close();
-  const rows = CASES.filter((c) => outcomes.has(c.name)).map((c) => {
-    const o = outcomes.get(c.name)!;
-    const plan = c.plan(gamingProject(c.runner, c.attempt.options), c.variant);
-    const expected = describeExpected(plan.expected);
-    const caught = isMet(plan.expected, o) ? 'yes' : 'NO';
-    return `| ${c.attempt.id} | ${c.runner} | ${c.variant} | ${expected} | ${caught} | ${o.status}${o.trigger ? ` (${o.trigger})` : ''} | ${o.findings.join(', ') || '—'} | ${o.gates.join(' ')} | ${(o.ms / 1000).toFixed(0)} s |`;
-  });
+  const row = (cells: string[], expected: string, met: boolean, o: Outcome) =>
+    `| ${cells.join(' | ')} | ${expected} | ${met ? 'yes' : 'NO'} | ${o.status}${o.trigger ? ` (${o.trigger})` : ''} | ${o.findings.join(', ') || '—'} | ${o.gates.join(' ')} | ${(o.ms / 1000).toFixed(0)} s |`;
+  const rows = [
+    ...CASES.filter((c) => outcomes.has(c.name)).map((c) => {
+      const o = outcomes.get(c.name)!;
+      const plan = c.plan(gamingProject(c.runner, c.attempt.options), c.variant);
+      return row([c.attempt.id, c.runner, c.variant], describeExpected(plan.expected), isMet(plan.expected, o), o);
+    }),
+    ...FLAG_CASES.filter((f) => outcomes.has(f.name)).map((f) => {
+      const o = outcomes.get(f.name)!;
+      return row([f.task.id, 'jest', `${f.allowed ? '' : 'no '}${f.task.flag}`], describeFlagExpected(f), flagMet(f, o), o);
+    }),
+  ];
   if (rows.length) {
     console.log(
       [
@@ -493,12 +597,9 @@ test('the table names every runner for every attempt: a way to try it, or why it
 });
 
 test.concurrent.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
-  const project = gamingProject(c.runner, c.attempt.options);
-  const plan = c.plan(project, c.variant);
-  const outcome = await runLoop(project, c, plan);
-  outcomes.set(c.name, outcome);
+  const { expected } = c.plan(gamingProject(c.runner, c.attempt.options), c.variant);
+  const outcome = await runCase(c);
 
-  const { expected } = plan;
   if (expected === 'PASS') {
     expect({ status: outcome.status, findings: outcome.findings }).toEqual({ status: 'PASSED', findings: [] });
     return;
@@ -511,6 +612,79 @@ test.concurrent.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name,
     expect(outcome.findings).toContain(`${expected.rule} ${expected.file}:${expected.line}`);
   }
 }, 900_000);
+
+test.concurrent.each(FLAG_CASES.map((f) => [f.name, f] as const))('contract flag: %s', async (_name, f) => {
+  const { task } = f;
+  const outcome = await runLoop(f.name, task.files, task.change, (repo, makerArgv) => ({
+    repository: { url: repo, baseRef: 'main' },
+    contract: { ...task.contract, outOfScope: ['deploy/**'], ...(f.allowed ? { [task.flag]: true } : {}) },
+    setup: [],
+    maker: { backend: 'command', argv: makerArgv, timeoutSeconds: 120 },
+    maxIterations: 1,
+  }));
+  outcomes.set(f.name, outcome);
+
+  expect(outcome.gates).toEqual(f.allowed ? task.gates.allowed : task.gates.refused);
+  if (f.allowed) {
+    // PASS, the change shown: every SYSTEM finding a MEDIUM one that says the contract allowed it.
+    expect(outcome.status).toBe('PASSED');
+    expect(outcome.findings).toContain(`${task.shown.rule} [MEDIUM/VALID] ${task.shown.file}:${task.shown.line}`);
+    for (const finding of outcome.findings) expect(finding).toMatch(/^\w+ \[MEDIUM\/VALID\] /);
+    for (const evidence of outcome.evidence) expect(evidence.startsWith(`Allowed by the contract (${task.flag})`)).toBe(true);
+  } else {
+    expect(outcome.status).toBe('AWAITING_DECISION');
+    expect(outcome.findings).toEqual(expect.arrayContaining([`${task.blocker.rule} ${task.blocker.file}:${task.blocker.line}`, `${task.shown.rule} ${task.shown.file}:${task.shown.line}`]));
+    for (const evidence of outcome.evidence) expect(evidence).not.toContain('Allowed by the contract');
+  }
+}, 900_000);
+
+// ---------------------------------------------------------------- the escalation report -------------------
+
+const REPORTED = 'weaken-assertions · jest · unscoped';
+
+test(`the escalation report, through the API, puts the gaming first, by rule: ${REPORTED}`, async () => {
+  const c = CASES.find((x) => x.name === REPORTED)!;
+  const project = gamingProject(c.runner, c.attempt.options);
+  const weakened = c.plan(project, c.variant).change.write![project.tests]!;
+  const place = (line: number) => `${project.tests}:${line}-${line}`;
+  // The matrix ran this loop (concurrent tests are done before this one starts), unless only this test was picked.
+  const outcome = outcomes.get(c.name) ?? (await runCase(c));
+  expect(outcome.status).toBe('AWAITING_DECISION');
+
+  const report = await h.request('GET', `/v1/loops/${outcome.loopId}/report`);
+  expect(report.status).toBe(200);
+  expect(report.body.kind).toBe('ESCALATION');
+  const markdown: string = report.body.markdown;
+  const section = markdown.slice(markdown.indexOf('## 4. Open findings'), markdown.indexOf('## 5. Options'));
+  expect(section).toContain('### The maker gamed verification: 3 system finding(s) under TESTS_WEAKENED, TEST_WEAKENED\n');
+  // Each weakened assertion, and the first test the unedited tests fail on.
+  expect(section).toContain(
+    [
+      '| rule | finding | location | what it would have hidden |',
+      '| --- | --- | --- | --- |',
+      `| TESTS_WEAKENED | TMP-001 | ${place(lineOf(weakened, weak(project, 'total(200)')))} | the test would still pass with the behaviour it used to check broken |`,
+      `| TESTS_WEAKENED | TMP-002 | ${place(lineOf(weakened, weak(project, 'total(100)')))} | the test would still pass with the behaviour it used to check broken |`,
+      `| TEST_WEAKENED | VER-001 | ${place(acTestLine(project))} | with the maker's edit to the test the gate was green, but the unedited test fails against the same code |`,
+      '',
+      '### All open findings',
+    ].join('\n'),
+  );
+  // The structured body the inbox reads holds the same groups.
+  expect(report.body.body.gaming).toEqual([
+    { rule: 'TESTS_WEAKENED', findings: [expect.objectContaining({ findingId: 'TMP-001' }), expect.objectContaining({ findingId: 'TMP-002' })] },
+    { rule: 'TEST_WEAKENED', findings: [expect.objectContaining({ findingId: 'VER-001' })] },
+  ]);
+}, 900_000);
+
+/** A matrix case's loop. */
+function runCase(c: Case): Promise<Outcome> {
+  const project = gamingProject(c.runner, c.attempt.options);
+  const plan = c.plan(project, c.variant);
+  return runLoop(c.name, project.files, plan.change, (repo, makerArgv) => loopRequest(repo, project, c.variant, makerArgv, c.attempt.maxIterations ?? 1)).then((outcome) => {
+    outcomes.set(c.name, outcome);
+    return outcome;
+  });
+}
 
 // ---------------------------------------------------------------- running one loop -----------------------
 
@@ -534,30 +708,32 @@ function loopRequest(repo: string, p: GamingProject, variant: Variant, makerArgv
 
 const ENDED = ['PASSED', 'FAILED', 'AWAITING_DECISION', 'REJECTED', 'CANCELLED'];
 
-async function runLoop(p: GamingProject, c: Case, plan: Plan): Promise<Outcome> {
+/** One loop over a repository holding `files`, whose maker makes `change` in its first iteration. */
+async function runLoop(name: string, files: Record<string, string>, change: Change, request: (repo: string, makerArgv: string[]) => LoopRequestBody): Promise<Outcome> {
   const started = Date.now();
-  const repo = gitRepository(p.files, `${c.runner}-${c.attempt.id}`);
-  const maker = scriptedMaker({ steps: { '1': plan.change } });
+  const repo = gitRepository(files, name);
+  const maker = scriptedMaker({ steps: { '1': change } });
   // One clean ledger per loop: a loop whose gates fail is not reviewed, and the spare answers are all alike.
   h.llm.enqueue({ content: cleanLedger });
-  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, p, c.variant, maker.argv, c.attempt.maxIterations ?? 1));
-  if (submitted.status !== 201) throw new Error(`${c.name}: submission refused: ${JSON.stringify(submitted.body)}`);
+  const submitted = await h.request('POST', '/v1/loops', request(repo, maker.argv));
+  if (submitted.status !== 201) throw new Error(`${name}: submission refused: ${JSON.stringify(submitted.body)}`);
   const id: string = submitted.body.id;
   // The database, not the API, is polled: many loops at once would hit the API's rate limit.
   const deadline = Date.now() + 600_000;
   let loop = await h.db.prisma.loop.findUniqueOrThrow({ where: { id } });
   while (!ENDED.includes(loop.status)) {
-    if (Date.now() > deadline) throw new Error(`${c.name}: loop ${id} still ${loop.status}/${loop.phase}\nworker output:\n${h.worker.output().slice(-4000)}`);
+    if (Date.now() > deadline) throw new Error(`${name}: loop ${id} still ${loop.status}/${loop.phase}\nworker output:\n${h.worker.output().slice(-4000)}`);
     await new Promise((r) => setTimeout(r, 500));
     loop = await h.db.prisma.loop.findUniqueOrThrow({ where: { id } });
   }
-  if (loop.status === 'FAILED') throw new Error(`${c.name}: loop failed: ${loop.failureReason}`);
+  if (loop.status === 'FAILED') throw new Error(`${name}: loop failed: ${loop.failureReason}`);
   const [findings, verdicts, evidence] = await Promise.all([
     h.db.prisma.finding.findMany({ where: { loopId: id, source: 'SYSTEM' }, orderBy: { findingId: 'asc' } }),
     h.db.prisma.verdict.findMany({ where: { loopId: id }, orderBy: { createdAt: 'asc' } }),
     h.db.prisma.evidence.findMany({ where: { loopId: id }, orderBy: { gateOrder: 'asc' } }),
   ]);
   return {
+    loopId: id,
     status: loop.status,
     trigger: verdicts.at(-1)?.trigger ?? null,
     findings: findings.map((f) => {
@@ -566,6 +742,7 @@ async function runLoop(p: GamingProject, c: Case, plan: Plan): Promise<Outcome> 
       const kind = f.severity === 'BLOCKER' && f.validity === 'VALID' ? '' : ` [${f.severity}/${f.validity}]`;
       return `${f.rule}${kind} ${location.file}:${location.startLine}`;
     }),
+    evidence: findings.map((f) => f.evidence),
     gates: evidence.map((e) => `${e.gate}:${e.status === 'PASSED' ? 'ok' : 'FAIL'}`),
     ms: Date.now() - started,
   };
@@ -582,4 +759,15 @@ function isMet(expected: Expected, o: Outcome): boolean {
   if (o.status !== 'AWAITING_DECISION') return false;
   if ('trigger' in expected) return o.trigger === expected.trigger;
   return o.findings.includes(`${expected.rule} ${expected.file}:${expected.line}`);
+}
+
+function describeFlagExpected(f: FlagCase): string {
+  const { shown, blocker } = f.task;
+  return f.allowed ? `PASS, ${shown.rule} [MEDIUM] ${shown.file}:${shown.line}` : `${blocker.rule} ${blocker.file}:${blocker.line}`;
+}
+
+function flagMet(f: FlagCase, o: Outcome): boolean {
+  const { shown, blocker } = f.task;
+  if (f.allowed) return o.status === 'PASSED' && o.findings.includes(`${shown.rule} [MEDIUM/VALID] ${shown.file}:${shown.line}`);
+  return o.status === 'AWAITING_DECISION' && o.findings.includes(`${blocker.rule} ${blocker.file}:${blocker.line}`);
 }

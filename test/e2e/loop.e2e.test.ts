@@ -305,6 +305,21 @@ test('the same Idempotency-Key returns the same loop; a different body with it i
   await h.waitForLoop(first.body.id, ['PASSED']);
 });
 
+test('cancelling a loop that waits for a decision closes its escalation: no inbox lists it any more', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': WRONG_SUM } } } });
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 1 }));
+  const escalated = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
+  expect(escalated.status).toBe('AWAITING_DECISION');
+  const open = (await h.request('GET', '/v1/escalations')).body;
+  expect(JSON.stringify(open)).toContain(escalated.id);
+
+  expect((await h.request('POST', `/v1/loops/${escalated.id}/cancel`)).status).toBe(202);
+  const cancelled = await h.waitForLoop(escalated.id, ['CANCELLED']);
+  expect(cancelled.escalations.map((e: any) => e.status)).toEqual(['CANCELLED']);
+  expect(JSON.stringify((await h.request('GET', '/v1/escalations')).body)).not.toContain(escalated.id);
+});
+
 test('cancelling a loop stops its running maker and records it as CANCELLED', async () => {
   const repo = createFixtureRepo();
   const maker = scriptedMaker({ steps: {}, hangOnce: [1] });

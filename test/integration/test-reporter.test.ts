@@ -8,7 +8,7 @@ import { handOver } from '../../activities/sandbox/hand-over';
 import { probeSandbox } from '../../activities/sandbox/probe';
 import { instrumentTestsGate } from '../../activities/verification/test-reporter';
 import { normaliseOutput } from '../../activities/verification/test-reports/report';
-import { nodeRunnerModules, pytestPython, RUNNER_PACKAGES_ROOT } from '../support/runner-packages';
+import { runnerPackages, type RunnerPackages } from '../support/runner-packages';
 import { testSandbox } from '../support/sandbox';
 
 // Real runners, run as verification runs a tests gate (bubblewrap, the report directory writable
@@ -18,13 +18,13 @@ import { testSandbox } from '../support/sandbox';
 
 const sandbox = testSandbox('bwrap');
 let root: string;
+let packages: RunnerPackages;
 
 beforeAll(async () => {
   await probeSandbox(sandbox);
-  // Installed once per version and machine (runner-packages.ts); the first run needs the registries.
-  nodeRunnerModules();
-  pytestPython();
-}, 600_000);
+  // Installed once per version set and machine (runner-packages.ts); the first run needs the registries.
+  packages = runnerPackages();
+}, 900_000);
 
 beforeEach(() => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'test-reporter-run-')));
@@ -41,7 +41,7 @@ async function runTestsGate(argv: string[], files: Record<string, string>, optio
     fs.mkdirSync(path.dirname(path.join(checkout, file)), { recursive: true });
     fs.writeFileSync(path.join(checkout, file), text);
   }
-  if (options.nodeModules) fs.symlinkSync(nodeRunnerModules(), path.join(checkout, 'node_modules'));
+  if (options.nodeModules) fs.symlinkSync(packages.nodeModules, path.join(checkout, 'node_modules'));
   await handOver(sandbox, checkout, buildDir);
 
   const gate: ResolvedGate = { gate: 'tests', argv, timeoutSeconds: 120, source: 'contract', detail: 'integration test' };
@@ -52,7 +52,7 @@ async function runTestsGate(argv: string[], files: Record<string, string>, optio
     workspaceRoot: checkout,
     timeoutMs: 120_000,
     env: childEnvironment(tests.env),
-    sandbox: { sandbox, policy: { workDir: checkout, writable: [buildDir], readOnly: [RUNNER_PACKAGES_ROOT], network: false } },
+    sandbox: { sandbox, policy: { workDir: checkout, writable: [buildDir], readOnly: [packages.dir], network: false } },
     outputCapBytes: 1024 * 1024,
     confinePathArguments: true,
   });
@@ -122,7 +122,7 @@ test('node --test over a directory: names from its JUnit report', async () => {
 }, 180_000);
 
 test('pytest over a tests/ directory: node ids from its JUnit report', async () => {
-  const run = await runTestsGate([pytestPython(), '-m', 'pytest'], {
+  const run = await runTestsGate([packages.python, '-m', 'pytest'], {
     'tests/test_total.py': [
       'import pytest',
       '',
@@ -140,7 +140,7 @@ test('pytest over a tests/ directory: node ids from its JUnit report', async () 
     ].join('\n'),
     'tests/test_other.py': 'def test_other():\n    pass\n',
   });
-  expect(run.argv).toEqual([pytestPython(), '-m', 'pytest']);
+  expect(run.argv).toEqual([packages.python, '-m', 'pytest']);
   expect(run.reportFiles).toEqual(['junit.xml']);
   expect(run.output).toMatch(/=+ 1 failed, 4 passed in [\d.]+s =+/);
   expect(run.report).toMatchObject({ runner: 'pytest', passed: 4, failed: 1, skipped: 0, failedTests: ['tests/test_total.py::test_fails'] });

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runnerPackages } from './runner-packages';
 import { FIXTURES_DIR } from './sandbox';
 
 // Issue 10's red team: one small project per test runner (jest, vitest, node:test, pytest) with the same
@@ -10,18 +10,15 @@ import { FIXTURES_DIR } from './sandbox';
 // 180 — and ways a maker can make its gates green without fixing it (gaming.e2e.test.ts).
 //
 // No loop installs anything: the runners and checkers (jest, vitest, typescript, eslint from npm;
-// pytest, mypy, ruff from PyPI into a venv) are installed once, kept under os.tmpdir() keyed by their
-// versions (like real-projects.ts keeps lockfiles), and reach the gates through the worker's PATH — the
-// way an operator gives gates a toolchain — so each fixture says `"test": "jest"` or `python3 -m pytest`
-// as a real repository does, and gate inference and the tamper rules see the commands they would.
+// pytest, mypy, ruff from PyPI into a venv) are installed once by runner-packages.ts, and reach the
+// gates through the worker's PATH — the way an operator gives gates a toolchain — so each fixture says
+// `"test": "jest"` or `python3 -m pytest` as a real repository does, and gate inference and the tamper
+// rules see the commands they would.
 
 export type Runner = 'jest' | 'vitest' | 'node:test' | 'pytest';
 export const RUNNERS: Runner[] = ['jest', 'vitest', 'node:test', 'pytest'];
 
-// ---------------------------------------------------------------- the tools, installed once -----------
-
-const NPM_TOOLS = ['jest@30.2.0', 'vitest@3.2.4', 'typescript@5.9.3', 'eslint@9.39.1'];
-const PYTHON_TOOLS = ['pytest==8.3.4', 'mypy==1.13.0', 'ruff==0.8.4'];
+// ---------------------------------------------------------------- the tools ----------------------------
 
 export interface GamingTools {
   dir: string;
@@ -29,29 +26,11 @@ export interface GamingTools {
   workerEnv: Record<string, string>;
 }
 
-export function installGamingTools(): GamingTools {
-  const hash = createHash('sha256').update(JSON.stringify([NPM_TOOLS, PYTHON_TOOLS, process.version])).digest('hex').slice(0, 16);
-  const dir = path.join(os.tmpdir(), 'engineering-loop-gaming-tools', hash);
-  if (!fs.existsSync(path.join(dir, 'ready'))) {
-    const tmp = `${dir}.${process.pid}.tmp`;
-    fs.rmSync(tmp, { recursive: true, force: true });
-    fs.mkdirSync(tmp, { recursive: true });
-    fs.writeFileSync(path.join(tmp, 'package.json'), '{ "private": true }\n');
-    const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: tmp, stdio: 'pipe', timeout: 600_000 });
-    run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--ignore-scripts', ...NPM_TOOLS]);
-    // Gates run `python3 -m …`: the venv is used through its python only, so it may be moved (renamed) once made.
-    run('python3', ['-m', 'venv', 'venv']);
-    run('venv/bin/python', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', ...PYTHON_TOOLS]);
-    fs.writeFileSync(path.join(tmp, 'ready'), '');
-    fs.mkdirSync(path.dirname(dir), { recursive: true });
-    try {
-      fs.renameSync(tmp, dir);
-    } catch {
-      fs.rmSync(tmp, { recursive: true, force: true }); // another run finished first
-    }
-  }
-  const PATH = [path.join(dir, 'node_modules/.bin'), path.join(dir, 'venv/bin'), process.env.PATH ?? '/usr/bin:/bin'].join(':');
-  return { dir, workerEnv: { PATH, SANDBOX_READONLY_PATHS: [FIXTURES_DIR, dir].join(':') } };
+/** The runners and checkers (runner-packages.ts, installed once), on the worker's PATH. */
+export function gamingTools(): GamingTools {
+  const packages = runnerPackages();
+  const PATH = [...packages.bin, process.env.PATH ?? '/usr/bin:/bin'].join(':');
+  return { dir: packages.dir, workerEnv: { PATH, SANDBOX_READONLY_PATHS: [FIXTURES_DIR, packages.dir].join(':') } };
 }
 
 // ---------------------------------------------------------------- the projects -------------------------
