@@ -65,6 +65,9 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
         source: f.source,
         rule: f.rule,
         location: f.location,
+        evidence: f.evidence,
+        // For a system finding: what the gaming it caught would have hidden.
+        failureScenario: f.failureScenario,
       })),
     })),
     escalations: loop.escalations.map((e) => ({

@@ -146,7 +146,15 @@ test('a maker that skips a test to get green is caught: a VALID BLOCKER from the
   expect(first.verdict.verdict).toBe('ITERATE');
   expect(first.findings).toEqual(
     expect.arrayContaining([
-      expect.objectContaining({ source: 'SYSTEM', rule: 'SKIP_OR_ONLY_ADDED', severity: 'BLOCKER', validity: 'VALID', location: expect.objectContaining({ file: 'test/sum.test.js', startLine: 5 }) }),
+      expect.objectContaining({
+        source: 'SYSTEM',
+        rule: 'SKIP_OR_ONLY_ADDED',
+        severity: 'BLOCKER',
+        validity: 'VALID',
+        location: expect.objectContaining({ file: 'test/sum.test.js', startLine: 5 }),
+        evidence: expect.stringContaining('+5:'),
+        failureScenario: 'Had this gone unnoticed, the skipped or excluded tests would not run, so their failures would not show.',
+      }),
     ]),
   );
   expect(first.verdict.directives.some((d: string) => /^\d\. Revert TMP-\d{3} \(BLOCKER, test\/sum\.test\.js:5-5\)/.test(d))).toBe(true);
