@@ -3,14 +3,15 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
-  continueAsNew,
   ContinueAsNew,
   isCancellation,
   log,
+  makeContinueAsNewFunc,
   patched,
   setHandler,
   upsertSearchAttributes,
   uuid4,
+  workflowInfo,
   type ActivityOptions,
 } from '@temporalio/workflow';
 import { addUsage, budgetExhausted, NO_USAGE, type Usage } from '../domain/budget';
@@ -449,7 +450,15 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
         setupDue: report.trigger === 'ENVIRONMENT' || setupDue,
       };
       // The iteration count restarts at 1 in a fresh run: history stays bounded however often a human steps in.
-      await continueAsNew<typeof engineeringLoop>({ loopId, request, resume: carried });
+      // The new run starts with the Web UI's columns saying what is true now, not "AWAITING_DECISION".
+      const resumed = makeContinueAsNewFunc<typeof engineeringLoop>({
+        typedSearchAttributes: workflowInfo().typedSearchAttributes.updateCopy([
+          { key: LoopStatusKey, value: 'RUNNING' },
+          { key: LoopPhaseKey, value: 'CONTRACT' },
+          { key: LoopIterationKey, value: 1 },
+        ]),
+      });
+      await resumed({ loopId, request, resume: carried });
     }
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;

@@ -56,6 +56,12 @@ test('amend: a new contract version, the iteration count restarts, and the loop 
   // Continue-as-new at the round boundary keeps each run's history bounded.
   const latest = await h.temporal.workflow.getHandle(loop.workflowId).describe();
   expect(latest.runId).not.toBe(firstRun);
+  // The new run starts saying RUNNING in the Web UI's columns, not the AWAITING_DECISION it was carried over from.
+  const history = await h.temporal.workflow.getHandle(loop.workflowId, latest.runId).fetchHistory();
+  const started = history.events![0]!.workflowExecutionStartedEventAttributes!.searchAttributes!.indexedFields!;
+  const attribute = (name: string) => JSON.parse(Buffer.from(started[name]!.data!).toString('utf8'));
+  expect([attribute('LoopStatus'), attribute('LoopPhase'), attribute('LoopIteration')]).toEqual(['RUNNING', 'CONTRACT', 1]);
+  expect(attribute('LoopRepo')).toEqual(expect.any(String));
 });
 
 test('a decision deadline applies the configured default on a durable timer; approve is not a default the operator allows', async () => {
