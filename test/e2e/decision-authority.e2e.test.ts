@@ -46,12 +46,16 @@ test('a deadline that approves by default rejects an escalation carrying system 
   );
   expect(submitted.status).toBe(201);
   const loop = await h.waitForLoop(submitted.body.id, ['REJECTED', 'APPROVED', 'PASSED', 'FAILED']);
-  expect(loop.iterations[0].findings).toEqual([expect.objectContaining({ source: 'SYSTEM', rule: 'SKIP_OR_ONLY_ADDED', severity: 'BLOCKER' })]);
+  // The skip also shows in the frozen run: with the base test file, one more test ran.
+  expect(loop.iterations[0].findings).toEqual([
+    expect.objectContaining({ source: 'SYSTEM', rule: 'SKIP_OR_ONLY_ADDED', severity: 'BLOCKER' }),
+    expect.objectContaining({ source: 'SYSTEM', rule: 'FEWER_TESTS_RUN', severity: 'BLOCKER', location: expect.objectContaining({ file: 'test/sum.test.js' }) }),
+  ]);
   expect(loop.status).toBe('REJECTED');
   expect(loop.escalations[0].decision).toMatchObject({
     kind: 'reject',
     actor: 'system:decision-deadline',
-    comment: 'no decision within 1 s; the default approve does not apply to 1 system BLOCKER finding(s) (tampering or out-of-scope changes)',
+    comment: 'no decision within 1 s; the default approve does not apply to 2 system BLOCKER finding(s) (tampering or out-of-scope changes)',
   });
   recordHistory(loop.workflowId, 'deadline-spares-system-blockers');
 });
