@@ -86,6 +86,7 @@ async function startWorkflow(deps: SubmissionDeps, loop: LoopRow, request: LoopR
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       args: [input],
       staticSummary: `Loop ${loop.id}: ${request.contract.objective.slice(0, 200)}`,
+      staticDetails: staticDetails(request),
       typedSearchAttributes: [
         { key: LoopRepoKey, value: request.repository.url.slice(0, 1000) },
         { key: LoopStatusKey, value: 'QUEUED' },
@@ -95,4 +96,16 @@ async function startWorkflow(deps: SubmissionDeps, loop: LoopRow, request: LoopR
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
+}
+
+/** What the Temporal UI shows under the summary: where the loop works and what it must achieve (Markdown). */
+function staticDetails(request: LoopRequest): string {
+  const c = request.contract;
+  return [
+    `**Repository** ${request.repository.url.slice(0, 500)} @ ${request.repository.baseRef ?? 'default branch'}`,
+    `**Maker** ${request.maker.backend}, at most ${request.maxIterations ?? 'the default number of'} iteration(s)`,
+    `**Outcome** ${c.outcome.slice(0, 500)}`,
+    '**Acceptance criteria**',
+    ...c.acceptanceCriteria.slice(0, 20).map((ac) => `- ${ac.id}: ${ac.statement.slice(0, 300)}`),
+  ].join('\n');
 }

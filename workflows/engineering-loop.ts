@@ -8,6 +8,7 @@ import {
   log,
   makeContinueAsNewFunc,
   patched,
+  setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
   uuid4,
@@ -131,6 +132,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
     state.status = status;
     state.phase = phase;
     if (failureReason) state.failureReason = failureReason;
+    setCurrentDetails(currentDetails(state));
     upsertSearchAttributes([
       { key: LoopStatusKey, value: status },
       { key: LoopPhaseKey, value: phase },
@@ -468,6 +470,17 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
     await CancellationScope.nonCancellable(() => transition(status, 'DONE', reason));
     throw err;
   }
+}
+
+/** The Temporal UI's "current details": where the loop is and, when it waits, what a person must do. */
+function currentDetails(state: LoopState): string {
+  const where = `**${state.status}** · phase ${state.phase} · iteration ${state.roundIteration} of ${state.maxIterations}`;
+  const verdict = state.lastVerdict ? ` · last verdict ${state.lastVerdict}` : '';
+  const waiting = state.awaitingDecision
+    ? `\n\nWaiting for a person: decide escalation #${state.awaitingDecision.escalationSequence} (approve, reject, retry or amend) in the inbox or with POST /v1/loops/${state.loopId}/decisions.`
+    : '';
+  const failed = state.failureReason ? `\n\nReason: ${state.failureReason.slice(0, 500)}` : '';
+  return `${where}${verdict}${waiting}${failed}`;
 }
 
 /**

@@ -85,6 +85,9 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
   expect(described.typedSearchAttributes.get(LoopPhaseKey)).toBe('DONE');
   expect(described.typedSearchAttributes.get(LoopVerdictKey)).toBe('PASS');
   expect(described.typedSearchAttributes.get(LoopIterationKey)).toBe(2);
+  expect(await described.staticSummary()).toBe(`Loop ${loop.id}: Make sum() add its two arguments.`);
+  expect(await described.staticDetails()).toContain('- AC-1: sum adds two numbers');
+  expect((await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails).toBe('**PASSED** · phase DONE · iteration 2 of 3 · last verdict PASS');
   expect(await activitySummaries(handle)).toEqual(
     expect.arrayContaining(['maker · iteration 1 of 3 (#1)', 'verify · iteration 2 of 3 (#2)', 'review · iteration 2 of 3 (#2)']),
   );
@@ -107,6 +110,9 @@ test('a persistent VALID BLOCKER escalates at max iterations; retry with guidanc
   expect(escalated.status).toBe('AWAITING_DECISION');
   expect(escalated.escalations).toEqual([expect.objectContaining({ sequence: 1, trigger: 'MAX_ITERATIONS', status: 'OPEN' })]);
   expect(escalated.iterations.map((i: any) => i.verdict.verdict)).toEqual(['ITERATE', 'ESCALATE']);
+  // The Temporal UI says what a person must do.
+  const metadata = await h.temporal.workflow.getHandle(escalated.workflowId).query<{ currentDetails: string }>('__temporal_workflow_metadata');
+  expect(metadata.currentDetails).toContain(`Waiting for a person: decide escalation #1 (approve, reject, retry or amend) in the inbox or with POST /v1/loops/${escalated.id}/decisions.`);
 
   const report = await h.request('GET', `/v1/loops/${escalated.id}/report`);
   expect(report.body.kind).toBe('ESCALATION');
