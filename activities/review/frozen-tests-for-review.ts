@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { GoalContract } from '../../domain/contract';
 import { git } from '../git';
+import { readAt } from '../tamper/change-set';
 import { isTestFile } from '../tamper/test-files';
 
 // The reviewer reads the frozen tests — the base versions of the tests that matter to this change —
@@ -20,18 +21,23 @@ const MAX_TOTAL_CHARS = 30_000;
  * file the maker changed (by its name without extension); edited ones first.
  */
 export async function frozenTestsForReview(workspace: string, base: string, changed: string[], contract: GoalContract): Promise<FrozenTestFile[]> {
-  const listed = (await git(workspace, ['ls-tree', '-r', '-z', '--name-only', '--end-of-options', base])).split('\0');
-  const tests = listed.filter((file) => file && isTestFile(file));
   const testNames = contract.acceptanceCriteria.flatMap((ac) => (ac.verification.type === 'test' ? [ac.verification.name] : []));
   const sourceStems = changed.filter((file) => !isTestFile(file)).map((file) => path.posix.basename(file).replace(/\.[^.]+$/, '')).filter((stem) => stem.length >= 3);
-  const edited = tests.filter((file) => changed.includes(file));
+  // Changed test paths; one the maker added has no base version and is skipped below.
+  const edited = changed.filter((file) => isTestFile(file));
+  // One `git grep` over the base tree finds the rest, instead of reading every test file (base is the
+  // service's own commit id; patterns go after -e, so neither can be read as an option).
+  const patterns = [...testNames, ...sourceStems];
+  const grepped = patterns.length
+    ? await git(workspace, ['grep', '-l', '-z', '-F', ...patterns.flatMap((p) => ['-e', p]), base, '--']).catch(() => '') // exit 1: no match
+    : '';
+  const mentioning = grepped.split('\0').map((hit) => hit.slice(base.length + 1)).filter((file) => file && isTestFile(file));
   const chosen: FrozenTestFile[] = [];
   let total = 0;
-  for (const file of [...edited, ...tests.filter((file) => !edited.includes(file))]) {
+  for (const file of [...new Set([...edited, ...mentioning])]) {
     if (chosen.length >= MAX_FILES || total >= MAX_TOTAL_CHARS) break;
-    const text = await git(workspace, ['show', `${base}:${file}`]);
-    const relevant = edited.includes(file) || testNames.some((name) => text.includes(name)) || sourceStems.some((stem) => text.includes(stem));
-    if (!relevant) continue;
+    const text = await readAt(workspace, base, file);
+    if (text === null) continue;
     const kept = text.slice(0, MAX_TOTAL_CHARS - total);
     chosen.push({ file, text: kept.length < text.length ? `${kept}\n… (cut)` : kept });
     total += kept.length;

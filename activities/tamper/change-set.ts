@@ -21,17 +21,22 @@ export interface FileChange {
   removed: DiffLine[];
 }
 
+/** Which files changed between two commits (renames followed), without their lines. */
+export async function changedPaths(workspace: string, base: string, checkpoint: string): Promise<Omit<FileChange, 'added' | 'removed'>[]> {
+  return parseNameStatus(await git(workspace, ['diff', '--name-status', '-z', '-M', '--no-ext-diff', `${base}..${checkpoint}`]));
+}
+
 export async function loadChanges(workspace: string, base: string, checkpoint: string): Promise<FileChange[]> {
   const range = `${base}..${checkpoint}`;
-  const [nameStatus, patch] = await Promise.all([
-    git(workspace, ['diff', '--name-status', '-z', '-M', '--no-ext-diff', range]),
+  const [paths, patch] = await Promise.all([
+    changedPaths(workspace, base, checkpoint),
     git(workspace, [
       '-c', 'core.quotePath=false',
       'diff', '--unified=0', '--no-color', '--no-ext-diff', '-M', '--src-prefix=a/', '--dst-prefix=b/', range,
     ]),
   ]);
   const lines = parsePatch(patch);
-  return parseNameStatus(nameStatus).map((change) => {
+  return paths.map((change) => {
     const own = lines.get(change.checkpointPath ?? change.basePath ?? '');
     return { ...change, added: own?.added ?? [], removed: own?.removed ?? [] };
   });

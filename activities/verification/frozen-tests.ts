@@ -1,4 +1,5 @@
 import { git } from '../git';
+import { changedPaths } from '../tamper/change-set';
 import { isTestFile } from '../tamper/test-files';
 
 // Frozen acceptance tests (SPEC §3.4): the repository's test files at the base commit are the
@@ -7,16 +8,8 @@ import { isTestFile } from '../tamper/test-files';
 
 /** Test files at base that the maker modified, deleted or renamed (their base paths). */
 export async function editedBaseTestFiles(workspace: string, base: string, checkpoint: string): Promise<string[]> {
-  const fields = (await git(workspace, ['diff', '--name-status', '-z', '-M', '--no-ext-diff', `${base}..${checkpoint}`])).split('\0');
-  const files: string[] = [];
-  for (let i = 0; i + 1 < fields.length; ) {
-    const status = fields[i]!.charAt(0);
-    const basePath = fields[i + 1]!;
-    i += status === 'R' || status === 'C' ? 3 : 2;
-    // An added or copied file has no base version to freeze.
-    if (status !== 'A' && status !== 'C' && isTestFile(basePath)) files.push(basePath);
-  }
-  return files;
+  // An added or copied file has no base path, so nothing to freeze.
+  return (await changedPaths(workspace, base, checkpoint)).flatMap((c) => (c.basePath && isTestFile(c.basePath) ? [c.basePath] : []));
 }
 
 /**

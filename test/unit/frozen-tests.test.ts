@@ -2,7 +2,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { frozenTestsForReview } from '../../activities/review/frozen-tests-for-review';
 import { quotesShownCode } from '../../activities/review/triage';
+import { goalContractSchema } from '../../domain/contract';
+import { loopRequest } from '../support/loop-request';
 import { frozenTestFindings, type TestsRun } from '../../activities/verification/frozen-test-findings';
 import { editedBaseTestFiles, withBaseVersions } from '../../activities/verification/frozen-tests';
 import type { TestReport } from '../../activities/verification/test-counts';
@@ -126,5 +129,30 @@ describe('triage counter-evidence must quote the code it was shown', () => {
     expect(quotesShownCode('exports.sum = (a, b) => Number(a) + Number(b);', shown)).toBe(false);
     expect(quotesShownCode('the function adds both arguments', shown)).toBe(false);
     expect(quotesShownCode('a + b', shown)).toBe(false);
+  });
+});
+
+describe('the frozen tests the reviewer reads', () => {
+  test('edited test files first, then base tests naming an acceptance test or a changed source file; others left out', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'frozen-review-'));
+    dirs.push(dir);
+    git(dir, 'init', '--quiet', '--initial-branch=main');
+    const base = write(dir, {
+      'src/price.js': 'bug',
+      'test/edited.test.js': 'edited at base',
+      'test/named.test.js': "test('applies the discount', () => {})",
+      'test/uses-price.test.js': "require('../src/price')",
+      'test/unrelated.test.js': "require('../src/other')",
+    });
+    const contract = goalContractSchema.parse({
+      ...loopRequest('/repo', ['agent']).contract,
+      acceptanceCriteria: [{ id: 'AC-1', statement: 's', verification: { type: 'test', name: 'applies the discount' } }],
+    });
+    const shown = await frozenTestsForReview(dir, base, ['test/edited.test.js', 'src/price.js', 'test/new.test.js'], contract);
+    expect(shown).toEqual([
+      { file: 'test/edited.test.js', text: 'edited at base' },
+      { file: 'test/named.test.js', text: "test('applies the discount', () => {})" },
+      { file: 'test/uses-price.test.js', text: "require('../src/price')" },
+    ]);
   });
 });
