@@ -1,4 +1,5 @@
 import type { Decision } from '../domain/decision';
+import { sanitise } from '../domain/sanitise';
 import { ticketHash } from '../service/decision-tickets';
 import type { ActivityDeps } from './deps';
 
@@ -22,6 +23,30 @@ export async function authorizeDecision(deps: ActivityDeps, input: AuthorizeDeci
   const reason = await refusalReason(deps, input);
   if (reason === null) return { honoured: true };
   const { kind, actor } = input.decision;
+  await recordRefusedDecision(deps, {
+    loopId: input.loopId,
+    refusalId: input.refusalId,
+    channel: input.channel,
+    detail: `escalation #${input.escalationSequence}: ${kind} by "${actor}" refused: ${reason}`,
+  });
+  return { honoured: false, reason };
+}
+
+export interface RefusedDecisionInput {
+  loopId: string;
+  /** Chosen by the workflow, so a retried attempt records the refusal once. */
+  refusalId: string;
+  channel: 'update' | 'signal';
+  /** What was refused and why, for the loop's list of refused decisions. */
+  detail: string;
+}
+
+/**
+ * Records a decision the loop did not act on: refused by authorizeDecision, or a signal the workflow
+ * could not take at all (malformed, no escalation open, another escalation named). A signal cannot
+ * answer its sender, so this record is how the sender learns it was ignored.
+ */
+export async function recordRefusedDecision(deps: ActivityDeps, input: RefusedDecisionInput): Promise<void> {
   await deps.prisma.executionRecord.upsert({
     where: { id: input.refusalId },
     create: {
@@ -33,11 +58,10 @@ export async function authorizeDecision(deps: ActivityDeps, input: AuthorizeDeci
       provider: `temporal-${input.channel}`,
       latencyMs: 0,
       outcome: 'REFUSED',
-      detail: `escalation #${input.escalationSequence}: ${kind} by "${actor}" refused: ${reason}`,
+      detail: sanitise(input.detail).slice(0, 2000),
     },
     update: {},
   });
-  return { honoured: false, reason };
 }
 
 async function refusalReason(deps: ActivityDeps, { loopId, escalationSequence, decision }: AuthorizeDecisionInput): Promise<string | null> {

@@ -1,8 +1,9 @@
 import { backtrack, type BacktrackInput } from './backtrack';
 import { freezeContract, type FreezeContractInput } from './contract';
-import { authorizeDecision, type AuthorizeDecisionInput } from './decision-authorization';
+import { authorizeDecision, recordRefusedDecision, type AuthorizeDecisionInput, type RefusedDecisionInput } from './decision-authorization';
 import type { ActivityDeps } from './deps';
 import { deliver, type DeliverInput } from './delivery';
+import { whileHeartbeating } from './heartbeat';
 import { inspectChanges, type InspectChangesInput } from './inspect-changes';
 import { runMaker, type MakerInput } from './maker';
 import { recordProgress, type ProgressInput } from './progress';
@@ -13,24 +14,28 @@ import { runWorkspaceSetup, type WorkspaceSetupInput } from './setup/workspace-s
 import { runVerification, type VerificationInput } from './verification/run-verification';
 import { prepareWorkspace, type PrepareWorkspaceInput } from './workspace';
 
-/** Every activity the loop workflow calls, bound to the service's dependencies; failures leave sanitised. */
+/**
+ * Every activity the loop workflow calls, bound to the service's dependencies; failures leave sanitised.
+ * The git steps heartbeat while they run: the workflow gives them a 20 s heartbeat timeout.
+ */
 export function createActivities(deps: ActivityDeps) {
   return withSanitisedFailures({
-    prepareWorkspace: (input: PrepareWorkspaceInput) => prepareWorkspace(deps, input),
+    prepareWorkspace: (input: PrepareWorkspaceInput) => whileHeartbeating(prepareWorkspace(deps, input), 'prepare workspace'),
     freezeContract: (input: FreezeContractInput) => freezeContract(deps, input),
     recordProgress: (input: ProgressInput) => recordProgress(deps, input),
     runWorkspaceSetup: (input: WorkspaceSetupInput) => runWorkspaceSetup(deps, input),
     runMaker: (input: MakerInput) => runMaker(deps, input),
-    inspectChanges: (input: InspectChangesInput) => inspectChanges(deps, input),
+    inspectChanges: (input: InspectChangesInput) => whileHeartbeating(inspectChanges(deps, input), 'inspect changes'),
     runVerification: (input: VerificationInput) => runVerification(deps, input),
     runReview: (input: ReviewInput) => runReview(deps, input),
-    backtrack: (input: BacktrackInput) => backtrack(deps, input),
+    backtrack: (input: BacktrackInput) => whileHeartbeating(backtrack(deps, input), 'backtrack'),
     recordVerdict: (input: Parameters<typeof recordVerdict>[1]) => recordVerdict(deps, input),
     recordEscalation: (input: EscalationInput) => recordEscalation(deps, input),
     recordContractApproval: (input: Parameters<typeof recordContractApproval>[1]) => recordContractApproval(deps, input),
     authorizeDecision: (input: AuthorizeDecisionInput) => authorizeDecision(deps, input),
     recordDecision: (input: Parameters<typeof recordDecision>[1]) => recordDecision(deps, input),
-    deliver: (input: DeliverInput) => deliver(deps, input),
+    recordRefusedDecision: (input: RefusedDecisionInput) => recordRefusedDecision(deps, input),
+    deliver: (input: DeliverInput) => whileHeartbeating(deliver(deps, input), 'deliver'),
   });
 }
 

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import type { LoopPhase, LoopStatus } from '../domain/loop-state';
 import { TERMINAL_STATUSES } from '../domain/loop-state';
 import type { ActivityDeps } from './deps';
@@ -11,22 +13,87 @@ export interface ProgressInput {
   failureReason: string | null;
 }
 
-/** Mirrors the workflow's state into the read model the API serves. */
-export async function recordProgress(deps: ActivityDeps, input: ProgressInput): Promise<void> {
-  // A loop that ends cancelled or failed while a human was asked closes that question with it,
-  // so inboxes never list a decision nobody can make any more.
-  if (input.status === 'CANCELLED' || input.status === 'FAILED') {
-    await deps.prisma.escalation.updateMany({ where: { loopId: input.loopId, status: 'OPEN' }, data: { status: input.status } });
-  }
-  await deps.prisma.loop.update({
-    where: { id: input.loopId },
-    data: {
-      status: input.status,
-      phase: input.phase,
-      roundIteration: input.roundIteration,
-      lastVerdict: input.lastVerdict,
-      ...(input.failureReason ? { failureReason: input.failureReason } : {}),
-      ...(TERMINAL_STATUSES.includes(input.status) ? { finishedAt: new Date() } : {}),
-    },
+/**
+ * Mirrors the workflow's state into the read model the API serves, and records the transition as a
+ * phase event of the loop's timeline (LoopEvent) in the same transaction.
+ *
+ * `eventKey` makes the event idempotent: by default the calling activity's workflow run id and activity
+ * id, which every retried attempt of the same call shares (also for local activities). Outside an
+ * activity (unit tests, scripts) each call gets its own key unless the caller names one.
+ */
+export async function recordProgress(deps: ActivityDeps, input: ProgressInput, eventKey: string | null = activityEventKey()): Promise<void> {
+  const key = eventKey ?? (await retriedLocalActivityKey(deps, input)) ?? `adhoc:${randomUUID()}`;
+  await deps.prisma.$transaction([
+    // A loop that ends cancelled or failed while a human was asked closes that question with it,
+    // so inboxes never list a decision nobody can make any more.
+    ...(input.status === 'CANCELLED' || input.status === 'FAILED'
+      ? [deps.prisma.escalation.updateMany({ where: { loopId: input.loopId, status: 'OPEN' }, data: { status: input.status } })]
+      : []),
+    deps.prisma.loop.update({
+      where: { id: input.loopId },
+      data: {
+        status: input.status,
+        phase: input.phase,
+        roundIteration: input.roundIteration,
+        lastVerdict: input.lastVerdict,
+        ...(input.failureReason ? { failureReason: input.failureReason } : {}),
+        ...(TERMINAL_STATUSES.includes(input.status) ? { finishedAt: new Date() } : {}),
+      },
+    }),
+    deps.prisma.loopEvent.createMany({
+      data: [
+        {
+          loopId: input.loopId,
+          key,
+          status: input.status,
+          phase: input.phase,
+          roundIteration: input.roundIteration,
+          lastVerdict: input.lastVerdict,
+          failureReason: input.failureReason,
+        },
+      ],
+      skipDuplicates: true,
+    }),
+  ]);
+}
+
+/** `<workflow run id>:<activity id>` of the running activity; null outside an activity started by a workflow. */
+export function activityEventKey(): string | null {
+  const info = currentActivityInfo();
+  if (!info?.workflowExecution) return null;
+  // A local activity retried after a backoff timer is scheduled again under a new activity id: see retriedLocalActivityKey.
+  if (info.isLocal && info.attempt > 1) return null;
+  return `${info.workflowExecution.runId}:${info.activityId}`;
+}
+
+/**
+ * A local activity whose retries outlast the local retry threshold is scheduled again after a timer,
+ * with a new activity id (its attempt number carries on). Its event is the same transition as the run's
+ * latest one when that matches field for field, so the retry reuses that event's key; else it gets its own.
+ */
+async function retriedLocalActivityKey(deps: ActivityDeps, input: ProgressInput): Promise<string | null> {
+  const info = currentActivityInfo();
+  if (!info?.workflowExecution || !info.isLocal) return null;
+  const own = `${info.workflowExecution.runId}:${info.activityId}`;
+  const latest = await deps.prisma.loopEvent.findFirst({
+    where: { loopId: input.loopId, key: { startsWith: `${info.workflowExecution.runId}:` } },
+    orderBy: { createdAt: 'desc' },
   });
+  const same =
+    latest !== null &&
+    latest.status === input.status &&
+    latest.phase === input.phase &&
+    latest.roundIteration === input.roundIteration &&
+    latest.lastVerdict === input.lastVerdict &&
+    latest.failureReason === input.failureReason;
+  return same ? latest.key : own;
+}
+
+function currentActivityInfo() {
+  try {
+    return Context.current().info;
+  } catch {
+    // Not inside an activity.
+    return null;
+  }
 }

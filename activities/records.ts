@@ -5,6 +5,7 @@ import { RULE_HIDES } from './tamper/types';
 import { describeSandbox, renderEscalationReport, renderJudgeReport, type EscalationReport } from '../domain/reports';
 import { describeProof } from '../domain/proof';
 import { loadContract } from './contract';
+import { observeDecision, observeVerdict } from '../service/telemetry/loop-metrics';
 import type { ActivityDeps } from './deps';
 
 // Audit-trail writes for verdicts, escalations and decisions. Each is idempotent on its natural key.
@@ -12,6 +13,7 @@ import type { ActivityDeps } from './deps';
 export async function recordVerdict(deps: ActivityDeps, input: { loopId: string; sequence: number; report: JudgeReport }): Promise<void> {
   const iteration = await deps.prisma.iteration.findUniqueOrThrow({
     where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
+    include: { verdict: { select: { id: true } } },
   });
   const { gatePlan } = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: { gatePlan: true } });
   const data = {
@@ -26,6 +28,8 @@ export async function recordVerdict(deps: ActivityDeps, input: { loopId: string;
     create: { loopId: input.loopId, iterationId: iteration.id, ...data },
     update: data,
   });
+  // Counted once per iteration, not again when a retried activity writes it again.
+  if (!iteration.verdict) observeVerdict(input.report.verdict, input.report.trigger);
 }
 
 export interface EscalationInput {
@@ -153,6 +157,7 @@ export async function recordDecision(
     where: { loopId_sequence: { loopId: input.loopId, sequence: input.escalationSequence } },
   });
   const d = input.decision;
+  const decidedAt = new Date();
   await deps.prisma.$transaction([
     deps.prisma.decision.upsert({
       where: { escalationId: escalation.id },
@@ -166,6 +171,8 @@ export async function recordDecision(
       },
       update: {},
     }),
-    deps.prisma.escalation.update({ where: { id: escalation.id }, data: { status: 'DECIDED', decidedAt: new Date() } }),
+    deps.prisma.escalation.update({ where: { id: escalation.id }, data: { status: 'DECIDED', decidedAt } }),
   ]);
+  // Once per escalation: a retried activity finds it decided already.
+  if (!escalation.decidedAt) observeDecision(d.kind, escalation.trigger, escalation.createdAt, decidedAt);
 }

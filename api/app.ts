@@ -7,13 +7,17 @@ import type { PrismaClient } from '../prisma/client';
 import type { ServiceConfig } from '../service/config';
 import { apiKeyRoutes } from './auth/api-key-routes';
 import { API_KEY_REDACT_PATHS, DEFAULT_PUBLIC_ROUTES, registerAuth } from './auth/auth-plugin';
-import { registerErrorHandler } from './errors';
+import { answerFrameworkError, registerErrorHandler } from './errors';
 import { healthRoutes } from './routes/health';
 import { escalationRoutes } from './routes/escalations';
 import { inboxRoutes } from './routes/inbox';
 import { loopRoutes } from './routes/loops';
+import { metricsRoutes } from './routes/metrics';
+import { timelineRoutes } from './routes/timeline';
 import { sanitiseAnswers, sanitiseLogLine } from './sanitise-output';
 import { rejectUnstorableText } from './storable-input';
+import { registerHttpMetrics } from '../service/telemetry/http-metrics';
+import { registerHttpTracing } from '../service/telemetry/http-tracing';
 
 export interface AppDeps {
   prisma: PrismaClient;
@@ -32,6 +36,8 @@ export type ApiPolicy = Pick<ServiceConfig, 'repositories' | 'decisions'> & {
   disk: { path: string; minFreeBytes: number };
   /** Names of the configured git credentials (no secrets); null or absent: this process has none, the worker checks. */
   credentialNames?: string[] | null;
+  /** GET /metrics answers only `Authorization: Bearer <token>` when set; null or absent: public. */
+  metricsToken?: string | null;
 };
 
 /** Without configuration the API enforces the same defaults as the service's environment schema. */
@@ -49,6 +55,7 @@ export function apiPolicy(config: Readonly<ServiceConfig>): ApiPolicy {
     sandbox: { mode: config.sandbox.mode },
     disk: { path: config.dataDir, minFreeBytes: config.minFreeDiskBytes },
     credentialNames: config.gitCredentials ? Object.keys(config.gitCredentials) : null,
+    metricsToken: config.telemetry.metricsToken,
   };
 }
 
@@ -57,12 +64,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: deps.logLevel ?? 'info', redact: [...API_KEY_REDACT_PATHS], hooks: { streamWrite: sanitiseLogLine } },
     genReqId: () => crypto.randomUUID(),
+    frameworkErrors: answerFrameworkError,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   sanitiseAnswers(app);
   rejectUnstorableText(app);
+  // Before auth, so requests it answers are timed (and traced) too.
+  registerHttpTracing(app);
+  registerHttpMetrics(app);
   // Before any route, so every route is behind it; routes declare who may call them in config.access.
   await registerAuth(app, { prisma: deps.prisma, rateLimit: deps.rateLimit ?? { max: 600, timeWindowMs: 60_000 }, publicRoutes: [...DEFAULT_PUBLIC_ROUTES, '/inbox'] });
   await app.register(fastifySwagger, {
@@ -80,8 +91,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   healthRoutes(app, deps);
   loopRoutes(app, deps);
+  timelineRoutes(app, deps);
   escalationRoutes(app, deps);
   inboxRoutes(app, deps);
   apiKeyRoutes(app, deps);
+  metricsRoutes(app, deps);
   return app;
 }

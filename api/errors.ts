@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 
@@ -10,6 +10,12 @@ export const errorResponseSchema = z.object({
   message: z.string(),
   requestId: z.string(),
 });
+
+/**
+ * What Fastify itself answers a route that reads a body, before the route's schema sees it: 413 over the
+ * body limit (1 MiB), 415 for a content type it has no parser for. Spread into `schema.response`.
+ */
+export const bodyErrorResponses = { 413: errorResponseSchema, 415: errorResponseSchema } as const;
 
 export class ApiError extends Error {
   constructor(
@@ -32,6 +38,7 @@ const REASONS: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   409: 'Conflict',
+  413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
   429: 'Too Many Requests',
@@ -39,6 +46,17 @@ const REASONS: Record<number, string> = {
   503: 'Service Unavailable',
   507: 'Insufficient Storage',
 };
+
+/**
+ * Fastify's `frameworkErrors`: what fails before any route is found (a URL that is not valid
+ * percent-encoding, FST_ERR_BAD_URL) is answered in the same shape, not Fastify's own.
+ */
+export function answerFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const statusCode = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+  if (statusCode === 500) request.log.error({ err }, 'request failed before routing');
+  const message = statusCode === 500 ? 'internal error; see the server log for request ' + request.id : err.message;
+  void reply.code(statusCode).send({ statusCode, error: REASONS[statusCode] ?? 'Error', message, requestId: request.id });
+}
 
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {

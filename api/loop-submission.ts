@@ -88,7 +88,7 @@ async function startWorkflow(deps: SubmissionDeps, loop: LoopRow, request: LoopR
       staticSummary: `Loop ${loop.id}: ${request.contract.objective.slice(0, 200)}`,
       staticDetails: staticDetails(request),
       typedSearchAttributes: [
-        { key: LoopRepoKey, value: request.repository.url.slice(0, 1000) },
+        { key: LoopRepoKey, value: keywordValue(request.repository.url) },
         { key: LoopStatusKey, value: 'QUEUED' },
         { key: LoopPhaseKey, value: 'QUEUED' },
       ],
@@ -96,6 +96,20 @@ async function startWorkflow(deps: SubmissionDeps, loop: LoopRow, request: LoopR
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
+}
+
+/**
+ * Temporal refuses a keyword search attribute whose encoded value exceeds 2048 bytes (a start with one is an
+ * INVALID_ARGUMENT, which was a 500): the first 1000 UTF-8 bytes, cut between characters, stay under it
+ * whatever the characters — JSON escapes at most double a URL, which has no control characters.
+ */
+export const KEYWORD_VALUE_MAX_BYTES = 1000;
+export function keywordValue(text: string): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= KEYWORD_VALUE_MAX_BYTES) return text;
+  let end = KEYWORD_VALUE_MAX_BYTES;
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--; // not inside a multi-byte character
+  return bytes.subarray(0, end).toString('utf8');
 }
 
 /** What the Temporal UI shows under the summary: where the loop works and what it must achieve (Markdown). */

@@ -18,7 +18,9 @@ export const contractAmendmentSchema = z
     scope: z.array(z.string()),
   })
   .partial()
-  .refine((a) => Object.keys(a).length > 0, 'an amendment must change at least one contract field');
+  .refine((a) => Object.keys(a).length > 0, 'an amendment must change at least one contract field')
+  // The refinement as the OpenAPI document can say it.
+  .meta({ minProperties: 1 });
 
 const guidance = z.string().trim().min(1, 'retry needs guidance for the maker').max(5000);
 

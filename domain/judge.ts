@@ -21,6 +21,41 @@ export const ESCALATION_TRIGGERS = [
 ] as const;
 export type EscalationTrigger = (typeof ESCALATION_TRIGGERS)[number];
 
+/**
+ * Which branch of the policy decided a verdict: a stable name for "the rule that fired" (stored with each
+ * verdict). An escalation that overrides an ITERATE names its trigger; the reasons keep the rule before it.
+ */
+export const VERDICT_RULES = [
+  /** Rule 0: dependencies could not be installed, or a gate could not start. */
+  'ENVIRONMENT',
+  /** Rule 1: a configured gate failed. */
+  'GATES_FAILED',
+  /** Rule 2: VALID BLOCKER/HIGH findings. */
+  'BLOCKING_FINDINGS',
+  /** No PASS without a review, and the review could not be had. */
+  'REVIEW_UNAVAILABLE',
+  /** Rule 3: an acceptance criterion without passing evidence. */
+  'ACCEPTANCE_UNPROVEN',
+  /** Everything passes, but the branch has no change against the base commit. */
+  'EMPTY_DIFF',
+  /** Rule 4: PASS. */
+  'ALL_CLEAR',
+  // An ITERATE turned into ESCALATE (SPEC §6), in the order they are checked.
+  'NO_CHANGE',
+  'MAX_ITERATIONS',
+  'REPEATED_TAMPER',
+  'REPEATED_BLOCKING_SIGNATURE',
+  'PING_PONG_DIFF',
+  'REPEATED_GATE_FAILURE',
+  /** Anything but a PASS once the budget is spent. */
+  'BUDGET_EXHAUSTED',
+  /** The agent asked for a human. */
+  'AGENT_CONTRADICTION',
+  'AGENT_DESTRUCTIVE_OPERATION',
+  'AGENT_IRREPRODUCIBLE_FAILURE',
+] as const;
+export type VerdictRule = (typeof VERDICT_RULES)[number];
+
 export type ReviewOutcome =
   | { status: 'COMPLETED'; findings: FindingSummary[]; responseIds: string[] }
   | { status: 'SKIPPED'; reason: string }
@@ -70,6 +105,8 @@ export interface JudgeInput {
 export interface JudgeReport {
   verdict: Verdict;
   trigger: EscalationTrigger | null;
+  /** The rule that decided the verdict. Verdicts stored before it existed lack it (see verdictRuleOf). */
+  rule: VerdictRule;
   roundIteration: number;
   maxIterations: number;
   /** Why the verdict is what it is, in the order the rules fired. */
@@ -107,6 +144,7 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
   const directives: string[] = [];
   let verdict: Verdict;
   let trigger: EscalationTrigger | null = null;
+  let rule: VerdictRule;
 
   const environment = [input.environmentProblem, ...failedGates.map((g) => g.environmentProblem)].filter((p): p is string => Boolean(p));
   if (environment.length > 0) {
@@ -114,10 +152,12 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
     // maker cannot fix the machine: sending it back would only burn iterations.
     verdict = 'ESCALATE';
     trigger = 'ENVIRONMENT';
+    rule = 'ENVIRONMENT';
     reasons.push(...environment.map((p) => `environment problem: ${p}`));
   } else if (failedGates.length > 0) {
     // Rule 1: a configured gate failed.
     verdict = 'ITERATE';
+    rule = 'GATES_FAILED';
     for (const g of failedGates) {
       reasons.push(`gate ${g.gate} failed`);
       directives.push(`Fix the failing ${g.gate} gate: ${g.failureReason ?? 'it did not pass'}.`);
@@ -128,16 +168,19 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
   } else if (blocking.length > 0) {
     // Rule 2: VALID BLOCKER/HIGH findings.
     verdict = 'ITERATE';
+    rule = 'BLOCKING_FINDINGS';
     reasons.push(`${blocking.length} valid blocking finding(s)`);
     directives.push(...blocking.map(findingDirective));
   } else if (input.review.status !== 'COMPLETED') {
     // No PASS without a review; retrying the maker cannot repair the reviewer.
     verdict = 'ESCALATE';
     trigger = 'REVIEW_UNAVAILABLE';
+    rule = 'REVIEW_UNAVAILABLE';
     reasons.push(`review unavailable: ${input.review.reason}`);
   } else if (unproven.length > 0) {
     // Rule 3: an acceptance criterion without passing evidence.
     verdict = 'ITERATE';
+    rule = 'ACCEPTANCE_UNPROVEN';
     for (const ac of unproven) {
       const criterion = input.acceptanceCriteria.find((c) => c.id === ac.id);
       reasons.push(`${ac.id} has no passing evidence`);
@@ -147,9 +190,11 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
     // A "success" with no diff is a stall (SPEC §8).
     verdict = 'ESCALATE';
     trigger = 'NO_CHANGE';
+    rule = 'EMPTY_DIFF';
     reasons.push('everything passes but the branch has no change against the base commit');
   } else {
     verdict = 'PASS';
+    rule = 'ALL_CLEAR';
     reasons.push('all configured gates passed, no valid blocking findings, every acceptance criterion proven');
   }
 
@@ -157,6 +202,7 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
     trigger = escalationTrigger(input, record);
     if (trigger) {
       verdict = 'ESCALATE';
+      rule = trigger;
       reasons.push(`escalated: ${trigger}`);
     }
   }
@@ -164,6 +210,7 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
   if (input.budgetExhausted && verdict !== 'PASS') {
     verdict = 'ESCALATE';
     trigger = 'BUDGET_EXHAUSTED';
+    rule = 'BUDGET_EXHAUSTED';
     reasons.push(input.budgetExhausted);
   }
   // An agent that says the task is contradictory, needs a destructive operation, or hit a failure it
@@ -171,12 +218,14 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
   if (input.maker.agentReport) {
     verdict = 'ESCALATE';
     trigger = `AGENT_${input.maker.agentReport.kind}`;
+    rule = trigger;
     reasons.push(`the maker reported ${input.maker.agentReport.kind.toLowerCase().replace(/_/g, ' ')}: ${input.maker.agentReport.reason}`);
   }
 
   return {
     verdict,
     trigger,
+    rule,
     roundIteration: input.roundIteration,
     maxIterations: input.maxIterations,
     reasons,
@@ -210,6 +259,7 @@ export function environmentReport(problem: string, roundIteration: number, maxIt
   return {
     verdict: 'ESCALATE',
     trigger: 'ENVIRONMENT',
+    rule: 'ENVIRONMENT',
     roundIteration,
     maxIterations,
     reasons: [`environment problem: ${problem}`],

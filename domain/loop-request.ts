@@ -63,7 +63,8 @@ export const reviewerSettingsSchema = z.preprocess(
   // `backend` may be left out for the model reviewer: `{ "model": "gpt-4.1" }` (and loops started before it existed).
   (value) => (value && typeof value === 'object' && !('backend' in value) ? { backend: 'llm', ...value } : value),
   z.discriminatedUnion('backend', [
-    z.strictObject({ backend: z.literal('llm'), model: z.string().trim().min(1).max(200).optional() }),
+    // The default only documents (OpenAPI) that `backend` may be left out; the preprocess above fills it in.
+    z.strictObject({ backend: z.literal('llm').default('llm'), model: z.string().trim().min(1).max(200).optional() }),
     z.strictObject({ backend: z.literal('agent'), agent: z.discriminatedUnion('backend', [commandMakerSettingsSchema, ...presetMakerSettingsSchemas]) }),
   ]),
 );

@@ -7,6 +7,8 @@ cd "$ROOT"
 bash scripts/setup.sh
 # The inbox page is tested in a real headless browser (Debian's chromium).
 bash scripts/install-chromium.sh
+# The API is fuzzed from its OpenAPI document by schemathesis (PyPI, pinned; a venv in .tools/).
+bash scripts/install-schemathesis.sh
 echo "== typecheck" && npx --no-install tsc -p tsconfig.json --noEmit
 echo "== lint" && npx --no-install eslint .
 echo "== build" && npm run --silent build

@@ -4,6 +4,8 @@ import { registerServiceSecrets } from '../domain/sanitise';
 import { createPrismaClient } from '../prisma/client';
 import { loadConfig } from './config';
 import { required } from './require-env';
+import { enableProcessMetrics } from './telemetry/registry';
+import { startConfiguredTracing } from './telemetry/tracing';
 import { connectTemporalClient } from './temporal-client';
 
 // Production API process (docker-compose `api`): real PostgreSQL and Temporal, no embedded parts.
@@ -11,6 +13,9 @@ async function main(): Promise<void> {
   const config = loadConfig();
   // Answers and log lines are sanitised of these (api/sanitise-output.ts).
   registerServiceSecrets(serviceSecrets(config));
+  enableProcessMetrics('api');
+  // Before the Temporal client, whose interceptors it decides.
+  const tracing = startConfiguredTracing(config, 'engineering-loop-api');
   const prisma = createPrismaClient(required(config.databaseUrl, 'DATABASE_URL'));
   const temporal = await connectTemporalClient(required(config.temporal.address, 'TEMPORAL_ADDRESS'), config.temporal.namespace);
   const app = await buildApp({ prisma, temporal, taskQueue: config.temporal.taskQueue, logLevel: config.logLevel, rateLimit: config.api.rateLimit, policy: apiPolicy(config) });
@@ -19,6 +24,7 @@ async function main(): Promise<void> {
     await app.close();
     await temporal.connection.close();
     await prisma.$disconnect();
+    await tracing?.shutdown();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown());

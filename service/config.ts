@@ -1,8 +1,14 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { MAX_LLM_TIMEOUT_SECONDS, MAX_REVIEW_REPAIR_ATTEMPTS } from '../domain/review-limits';
 import { loadGitCredentials, type GitCredential } from './git-credentials';
 
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+/** An optional setting where an empty value (docker-compose's `${VAR:-}`) means unset. */
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+const httpUrl = z.string().regex(/^https?:\/\/[^\s/]/, 'must be an http(s) URL').pipe(z.string().url());
+/** `host:port`, as a socket address to listen on. */
+const listenAddress = z.string().regex(/^(?:\[[0-9a-fA-F:]+\]|[^\s:]+):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:9464');
 
 // The service's whole configuration: parsed once from the environment at start, frozen, passed down.
 const envSchema = z.object({
@@ -35,8 +41,8 @@ const envSchema = z.object({
   ANTHROPIC_BASE_URL: z.string().url().default('https://api.anthropic.com/v1'),
   ANTHROPIC_API_KEY: z.string().default(''),
   ANTHROPIC_MODEL: z.string().min(1).default('claude-sonnet-4-5'),
-  LLM_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(120),
-  REVIEW_REPAIR_ATTEMPTS: z.coerce.number().int().min(0).max(5).default(2),
+  LLM_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(MAX_LLM_TIMEOUT_SECONDS).default(120),
+  REVIEW_REPAIR_ATTEMPTS: z.coerce.number().int().min(0).max(MAX_REVIEW_REPAIR_ATTEMPTS).default(2),
   /** USD per million tokens by model, e.g. {"gpt-4.1":{"input":2,"output":8}}; unknown models cost nothing known. */
   LLM_PRICES: z
     .string()
@@ -84,6 +90,17 @@ const envSchema = z.object({
   SEPARATION_OF_DUTIES: booleanFlag.default(false),
   /** Actors whose `decision` signals (Temporal CLI/UI) are honoured, comma-separated; "*" for any; empty: none. */
   DECISION_SIGNAL_ACTORS: z.string().default(''),
+  /** When set, GET /metrics (API) and the worker's metrics endpoint answer only `Authorization: Bearer <token>`. */
+  METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters')),
+  /** A separate worker process serves its Prometheus metrics here (GET /metrics); off when unset. */
+  WORKER_METRICS_PORT: optional(z.coerce.number().int().min(1).max(65535)),
+  WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** The Temporal SDK's own Prometheus exporter (worker task latencies, slots, polls), e.g. 127.0.0.1:9464; off when unset. */
+  TEMPORAL_SDK_METRICS_ADDRESS: optional(listenAddress),
+  /** OTLP/HTTP collector (standard OpenTelemetry names): traces go to <endpoint>/v1/traces, or to the traces endpoint as given. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optional(httpUrl),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optional(httpUrl),
+  OTEL_SERVICE_NAME: optional(z.string().min(1)),
 });
 
 export interface ServiceConfig {
@@ -129,6 +146,18 @@ export interface ServiceConfig {
   /** Variables (name → value) every agent process gets; their values are secrets like the service's own. */
   agentCredentials: Record<string, string>;
   decisions: { allowDeadlineApprove: boolean; separationOfDuties: boolean; signalActors: string[] };
+  telemetry: {
+    /** Bearer token the metrics endpoints require; null: they are public, like /healthz. */
+    metricsToken: string | null;
+    /** Where a separate worker process serves its metrics; null: not served. */
+    workerMetrics: { host: string; port: number } | null;
+    /** The Temporal SDK's Prometheus exporter's address (host:port); null: off. */
+    temporalSdkMetricsAddress: string | null;
+    /** OTLP/HTTP traces URL; null: no tracing at all. */
+    tracesUrl: string | null;
+    /** OTEL_SERVICE_NAME; null: the process's default (engineering-loop-api, -worker, or engineering-loop). */
+    serviceName: string | null;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -188,7 +217,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       separationOfDuties: e.SEPARATION_OF_DUTIES,
       signalActors: e.DECISION_SIGNAL_ACTORS.split(',').map((a) => a.trim()).filter(Boolean),
     },
+    telemetry: {
+      metricsToken: e.METRICS_TOKEN ?? null,
+      workerMetrics: e.WORKER_METRICS_PORT ? { host: e.WORKER_METRICS_HOST, port: e.WORKER_METRICS_PORT } : null,
+      temporalSdkMetricsAddress: e.TEMPORAL_SDK_METRICS_ADDRESS ?? null,
+      tracesUrl: tracesUrl(e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, e.OTEL_EXPORTER_OTLP_ENDPOINT),
+      serviceName: e.OTEL_SERVICE_NAME ?? null,
+    },
   });
+}
+
+/** The OpenTelemetry rule: the signal-specific endpoint as it is, else the base endpoint plus v1/traces. */
+function tracesUrl(tracesEndpoint: string | undefined, endpoint: string | undefined): string | null {
+  if (tracesEndpoint) return tracesEndpoint;
+  if (!endpoint) return null;
+  return `${endpoint.replace(/\/+$/, '')}/v1/traces`;
 }
 
 function agentCredentials(names: string, env: NodeJS.ProcessEnv): Record<string, string> {

@@ -7,6 +7,8 @@ import { registerServiceSecrets } from '../domain/sanitise';
 import { createPrismaClient } from '../prisma/client';
 import { loadConfig } from './config';
 import { startInfrastructure } from './infrastructure';
+import { enableProcessMetrics } from './telemetry/registry';
+import { startConfiguredTracing } from './telemetry/tracing';
 import { connectTemporalClient } from './temporal-client';
 import { createLoopWorker } from './worker';
 
@@ -23,6 +25,12 @@ const SHUTDOWN_LIMIT_MS = 60_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // One registry for the worker and the API: GET /metrics shows both. The worker's Temporal SDK metrics
+  // (TEMPORAL_SDK_METRICS_ADDRESS) are set up by createLoopWorker, before its connection.
+  enableProcessMetrics('all-in-one');
+  // Before the Temporal client and the worker, whose interceptors it decides; stopped last (flushes).
+  const tracing = startConfiguredTracing(config, 'engineering-loop');
+  if (tracing) started.push({ name: 'tracing', stop: () => tracing.shutdown() });
   const infra = await startInfrastructure(config, log);
   started.push({ name: 'PostgreSQL and Temporal', stop: () => infra.stop() });
   // With the embedded PostgreSQL's generated password, which the configuration does not hold.
@@ -51,6 +59,8 @@ async function main(): Promise<void> {
   log(`Temporal UI  ${infra.temporalUiUrl ?? '(external Temporal; see its UI)'}`);
   log(`Temporal     ${infra.temporalAddress} (namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue})`);
   log(`Inbox        ${address}/inbox`);
+  log(`Metrics      ${address}/metrics${config.telemetry.metricsToken ? ' (METRICS_TOKEN)' : ''}${config.telemetry.temporalSdkMetricsAddress ? `; Temporal SDK http://${config.telemetry.temporalSdkMetricsAddress}/metrics` : ''}`);
+  if (tracing) log(`Traces       ${config.telemetry.tracesUrl} (service ${tracing.serviceName})`);
   log(
     sandbox.mode === 'bwrap'
       ? `Sandbox      bubblewrap${sandbox.owner ? ` (untrusted commands run as uid ${sandbox.owner.uid})` : ''}`

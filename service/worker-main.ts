@@ -1,12 +1,21 @@
 import { createPrismaClient } from '../prisma/client';
 import { loadConfig } from './config';
 import { required } from './require-env';
+import { startMetricsServer } from './telemetry/metrics-server';
+import { enableProcessMetrics, processRegistry } from './telemetry/registry';
+import { startConfiguredTracing } from './telemetry/tracing';
 import { createLoopWorker } from './worker';
 
 // Worker process (docker-compose `worker`, and the tests' killable worker). Scale out by running more.
 // The Temporal worker shuts down gracefully on SIGINT/SIGTERM by itself.
 async function main(): Promise<void> {
   const config = loadConfig();
+  enableProcessMetrics('worker');
+  // Before the worker, whose interceptors and sinks it decides.
+  const tracing = startConfiguredTracing(config, 'engineering-loop-worker');
+  const { workerMetrics, metricsToken } = config.telemetry;
+  const metrics = workerMetrics ? await startMetricsServer({ ...workerMetrics, registries: [processRegistry], token: metricsToken }) : null;
+  if (metrics) console.log(`worker metrics on ${metrics.url}`);
   const prisma = createPrismaClient(required(config.databaseUrl, 'DATABASE_URL'));
   const { worker, connection, sandbox } = await createLoopWorker({
     config,
@@ -17,6 +26,9 @@ async function main(): Promise<void> {
   await worker.run();
   await connection.close();
   await prisma.$disconnect();
+  // The last spans (the activities the worker drained) leave before the process does.
+  await tracing?.shutdown();
+  await metrics?.close();
 }
 
 main().catch((err: unknown) => {

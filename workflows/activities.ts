@@ -1,13 +1,35 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { LoopActivities } from '../activities';
 
 // How the workflow calls its activities: every call bounded in time, retried with backoff.
 
 const retry = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 };
 
-/** Short bookkeeping activities: writes to Postgres, git set-up, reading the diff. */
+/**
+ * Writes of the loop's records to Postgres (progress, contract, verdict, escalation, decision), each well
+ * under a second: local activities, run by the worker that runs the workflow task. They cost no task-queue
+ * round trip and no rows in the Web UI's timeline, and a worker lost mid-write is replaced when the workflow
+ * task times out (10 s), not when a 2-minute activity timeout expires. No attempt limit: a database outage
+ * makes loops wait, it does not fail them; retries back off to 30 s apart.
+ */
+export const records = proxyLocalActivities<LoopActivities>({
+  startToCloseTimeout: '15s',
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '30s' },
+});
+
+/** Before local records existed (histories recorded then): the same writes as ordinary activities. */
 export const bookkeeping = proxyActivities<LoopActivities>({
   startToCloseTimeout: '2m',
+  retry: { ...retry, maximumAttempts: 10 },
+});
+
+/**
+ * Git work between the heavy phases (cloning, inspecting the diff, backtracking, delivering): seconds,
+ * heartbeating, so a dead worker is noticed in 20 s whatever the start-to-close bound of the call.
+ */
+export const gitWork = proxyActivities<LoopActivities>({
+  startToCloseTimeout: '5m',
+  heartbeatTimeout: '20s',
   retry: { ...retry, maximumAttempts: 10 },
 });
 

@@ -1,5 +1,6 @@
 import {
   ActivityFailure,
+  allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
   condition,
@@ -25,8 +26,9 @@ import { describeIssues } from '../domain/ledger';
 import { loopInputSchema, type LoopInput, type LoopResume } from '../domain/loop-request';
 import type { LoopPhase, LoopState, LoopStatus } from '../domain/loop-state';
 import { describeProof } from '../domain/proof';
+import { reviewTimeoutSeconds } from '../domain/review-limits';
 import { MAX_SETUP_TIMEOUT_SECONDS, touchesSetupInputs } from '../domain/setup';
-import { bookkeeping, work } from './activities';
+import { bookkeeping, gitWork, records, work } from './activities';
 import { decideUpdate, decisionSignal, INVALID_DECISION, loopStateQuery, NOT_AWAITING_DECISION } from './messages';
 import { LoopIterationKey, LoopPhaseKey, LoopPullRequestKey, LoopStatusKey, LoopVerdictKey } from './search-attributes';
 
@@ -40,6 +42,10 @@ const SETUP_PHASE = 'setup-phase';
 const DEADLINE_ACTOR = 'system:decision-deadline';
 /** Delivery may push and open a pull request (longer timeout); its URL becomes the LoopPullRequest search attribute. */
 const DELIVER_PULL_REQUEST = 'deliver-pull-request';
+/** The loop's record writes are local activities (no task-queue round trip; a lost worker costs seconds). */
+const LOCAL_RECORDS = 'local-records';
+/** A decision signal the loop cannot take is recorded as refused, so its sender can see it was ignored. */
+const RECORD_REFUSED_SIGNALS = 'record-refused-signals';
 
 /** A decision as it arrived, and through which message. */
 interface ReceivedDecision {
@@ -121,11 +127,21 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       },
     },
   );
-  setHandler(decisionSignal, (decision) => {
+  setHandler(decisionSignal, async (decision) => {
     const problem = decisionProblem(decision);
-    if (problem) log.warn('ignored a decision signal', problem);
-    else pendingDecision = { decision, channel: 'signal' };
+    if (!problem) {
+      pendingDecision = { decision, channel: 'signal' };
+      return;
+    }
+    log.warn('ignored a decision signal', problem);
+    if (!patched(RECORD_REFUSED_SIGNALS)) return;
+    await recorder().recordRefusedDecision({ loopId, refusalId: uuid4(), channel: 'signal', detail: `${describeSignal(decision)} refused: ${problem.message}` });
   });
+
+  /** Where the loop's records are written: local activities, or ordinary ones in runs started before they were. */
+  function recorder(): typeof records | typeof bookkeeping {
+    return patched(LOCAL_RECORDS) ? records : bookkeeping;
+  }
 
   /** Moves the loop on, in the query state, the Web UI's search attributes and the Postgres read model. */
   async function transition(status: LoopStatus, phase: LoopPhase, failureReason?: string): Promise<void> {
@@ -139,7 +155,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       { key: LoopIterationKey, value: state.roundIteration },
       ...(state.lastVerdict ? [{ key: LoopVerdictKey, value: state.lastVerdict }] : []),
     ]);
-    await bookkeeping.recordProgress({
+    await recorder().recordProgress({
       loopId,
       status,
       phase,
@@ -167,7 +183,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       pendingDecision = undefined;
     }
     state.awaitingDecision = null;
-    await bookkeeping.recordDecision.executeWithOptions(withSummary(`decision: ${decision.kind} by ${decision.actor}`), [
+    await recorder().recordDecision.executeWithOptions(withSummary(`decision: ${decision.kind} by ${decision.actor}`), [
       { loopId, escalationSequence, decision },
     ]);
     return decision;
@@ -187,7 +203,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
    */
   async function honoured({ decision, channel }: ReceivedDecision, escalationSequence: number): Promise<Decision | null> {
     if (!patched(AUTHORIZE_DECISIONS)) return decision;
-    const authorization = await bookkeeping.authorizeDecision.executeWithOptions(withSummary(`authorize ${decision.kind} by ${decision.actor}`), [
+    const authorization = await recorder().authorizeDecision.executeWithOptions(withSummary(`authorize ${decision.kind} by ${decision.actor}`), [
       { loopId, escalationSequence, decision, channel, refusalId: uuid4() },
     ]);
     if (!authorization.honoured) {
@@ -211,7 +227,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
   }
 
   async function freeze(version: number, reason: string): Promise<void> {
-    const frozen = await bookkeeping.freezeContract.executeWithOptions(withSummary(`freeze contract v${version}`), [
+    const frozen = await recorder().freezeContract.executeWithOptions(withSummary(`freeze contract v${version}`), [
       { loopId, version, contract, reason },
     ]);
     state.contractVersion = frozen.version;
@@ -220,18 +236,20 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
 
   async function end(status: 'REJECTED'): Promise<LoopOutcome> {
     await transition(status, 'DONE');
+    await condition(allHandlersFinished);
     return { status, iterations: state.sequence, reportId: null };
   }
 
   async function deliver(outcome: 'PASSED' | 'APPROVED_BY_HUMAN', approvedBy: string | null): Promise<LoopOutcome> {
     const pushes = patched(DELIVER_PULL_REQUEST);
-    const delivered = await bookkeeping.deliver.executeWithOptions(
+    const delivered = await gitWork.deliver.executeWithOptions(
       withSummary(approvedBy ? 'deliver (human override)' : 'deliver', pushes ? { startToCloseTimeout: '10m' } : {}),
       [{ loopId, sequence: state.sequence, outcome, approvedBy }],
     );
     if (pushes && delivered.pullRequestUrl) upsertSearchAttributes([{ key: LoopPullRequestKey, value: delivered.pullRequestUrl.slice(0, 1000) }]);
     const status = outcome === 'PASSED' ? 'PASSED' : 'APPROVED';
     await transition(status, 'DONE');
+    await condition(allHandlersFinished);
     return { status, iterations: state.sequence, reportId: delivered.reportId };
   }
 
@@ -248,7 +266,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       gatePlan = resume.gatePlan;
     } else {
       await transition('RUNNING', 'PREPARING');
-      ({ gatePlan } = await bookkeeping.prepareWorkspace.executeWithOptions(withSummary('prepare workspace', { startToCloseTimeout: '10m' }), [
+      ({ gatePlan } = await gitWork.prepareWorkspace.executeWithOptions(withSummary('prepare workspace', { startToCloseTimeout: '10m' }), [
         { loopId, repository: request.repository, contractGates: request.gates },
       ]));
       await transition('RUNNING', 'CONTRACT');
@@ -258,7 +276,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
         escalations += 1;
         const sequence = escalations;
         const decision = await awaitDecision(sequence, 'CONTRACT_APPROVAL', () =>
-          bookkeeping.recordContractApproval.executeWithOptions(withSummary('contract approval requested'), [
+          recorder().recordContractApproval.executeWithOptions(withSummary('contract approval requested'), [
             { loopId, escalationSequence: sequence, contractVersion: state.contractVersion },
           ]),
         );
@@ -288,7 +306,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
         const escalationSequence = escalations;
         const report = environmentReport(setup.problem, state.roundIteration, state.maxIterations);
         const decision = await awaitDecision(escalationSequence, 'ENVIRONMENT', () =>
-          bookkeeping.recordEscalation.executeWithOptions(withSummary(`escalation ${escalationSequence}: ENVIRONMENT (set-up)`), [
+          recorder().recordEscalation.executeWithOptions(withSummary(`escalation ${escalationSequence}: ENVIRONMENT (set-up)`), [
             { loopId, escalationSequence, sequence: state.sequence, report },
           ]),
         );
@@ -344,7 +362,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       setupDue = touchesSetupInputs(maker.changedFiles);
 
       await transition('RUNNING', 'VERIFY');
-      const inspected = await bookkeeping.inspectChanges.executeWithOptions(withSummary(label('tamper and scope check')), [
+      const inspected = await gitWork.inspectChanges.executeWithOptions(withSummary(label('tamper and scope check')), [
         { loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates },
       ]);
       const verification = await work.runVerification.executeWithOptions(
@@ -365,7 +383,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       } else {
         await transition('RUNNING', 'REVIEW');
         const reviewed = await reviewOrFailure(() =>
-          work.runReview.executeWithOptions(withSummary(label('review')), [
+          work.runReview.executeWithOptions(withSummary(label('review'), { startToCloseTimeout: `${reviewTimeoutSeconds(request.reviewer)}s` }), [
             {
               loopId,
               sequence,
@@ -403,14 +421,14 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       state.lastVerdict = report.verdict;
       iteration.verdict = report.verdict;
       iteration.trigger = report.trigger;
-      await bookkeeping.recordVerdict.executeWithOptions(withSummary(label(`verdict ${report.verdict}`)), [{ loopId, sequence, report }]);
+      await recorder().recordVerdict.executeWithOptions(withSummary(label(`verdict ${report.verdict}`)), [{ loopId, sequence, report }]);
 
       if (report.verdict === 'PASS') return await deliver('PASSED', null);
       if (report.verdict === 'ITERATE') {
         directives = report.directives;
         const score = scoreOf(report, sequence, maker.checkpointCommit, maker.changedFiles);
         if (best && isWorse(score, best)) {
-          await bookkeeping.backtrack.executeWithOptions(withSummary(label(`backtrack to #${best.sequence}`)), [
+          await gitWork.backtrack.executeWithOptions(withSummary(label(`backtrack to #${best.sequence}`)), [
             { loopId, sequence, toCommit: best.checkpointCommit },
           ]);
           directives = [...report.directives, `${report.directives.length + 1}. ${recoveryBrief(score, best)}`];
@@ -428,7 +446,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
         escalationSequence,
         report.trigger ?? 'UNKNOWN',
         () =>
-          bookkeeping.recordEscalation.executeWithOptions(withSummary(`escalation ${escalationSequence}: ${report.trigger}`), [
+          recorder().recordEscalation.executeWithOptions(withSummary(`escalation ${escalationSequence}: ${report.trigger}`), [
             { loopId, escalationSequence, sequence, report },
           ]),
         systemBlockers,
@@ -460,6 +478,8 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
           { key: LoopIterationKey, value: 1 },
         ]),
       });
+      // A refused signal still being recorded finishes in this run, not never.
+      await condition(allHandlersFinished);
       await resumed({ loopId, request, resume: carried });
     }
   } catch (err) {
@@ -470,6 +490,13 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
     await CancellationScope.nonCancellable(() => transition(status, 'DONE', reason));
     throw err;
   }
+}
+
+/** A signal's decision as its sender named it (it may not be a valid decision at all). */
+function describeSignal(raw: unknown): string {
+  const fields = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  const text = (value: unknown) => (typeof value === 'string' ? `"${value.slice(0, 100)}"` : 'none');
+  return `decision signal (kind ${text(fields.kind)}, actor ${text(fields.actor)})`;
 }
 
 /** The Temporal UI's "current details": where the loop is and, when it waits, what a person must do. */

@@ -25,6 +25,7 @@ import { editedBaseTestFiles, withBaseVersions } from './frozen-tests';
 import { storeSystemFindings, storedSystemFindings, VERIFICATION_FINDING_PREFIX } from '../system-findings';
 import { readAt } from '../tamper/change-set';
 import type { TestReport } from './test-counts';
+import { observeGate } from '../../service/telemetry/loop-metrics';
 
 export interface VerificationInput {
   loopId: string;
@@ -300,9 +301,9 @@ interface EvidenceInput {
   proves: string[];
 }
 
-function storeEvidence(deps: ActivityDeps, e: EvidenceInput) {
+async function storeEvidence(deps: ActivityDeps, e: EvidenceInput) {
   const r = e.result;
-  return deps.prisma.evidence.create({
+  const row = await deps.prisma.evidence.create({
     data: {
       loopId: e.loopId,
       iterationId: e.iterationId,
@@ -334,6 +335,8 @@ function storeEvidence(deps: ActivityDeps, e: EvidenceInput) {
       assertionEvidence: e.proves,
     },
   });
+  observeGate(row.gate, row.status, r.startTime, r.endTime);
+  return row;
 }
 
 type EvidenceRow = Awaited<ReturnType<typeof storeEvidence>>;

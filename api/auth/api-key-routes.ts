@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ApiError, errorResponseSchema, notFound } from '../errors';
+import { ApiError, bodyErrorResponses, errorResponseSchema, notFound } from '../errors';
 import { ApiKeyInputError, createApiKey, listApiKeys, revokeApiKey, roleSchema, type ApiKeyDb, type ApiKeyInfo } from './api-keys';
 import { authErrorResponses } from './auth-plugin';
 
@@ -41,7 +41,7 @@ export function apiKeyRoutes(app: FastifyInstance, deps: { prisma: ApiKeyDb }): 
       tags: ['api keys'],
       summary: 'Create an API key (admin). The key is in this response only.',
       body: createApiKeyBodySchema,
-      response: { 201: createdApiKeySchema, ...errors },
+      response: { 201: createdApiKeySchema, ...errors, ...bodyErrorResponses },
     },
     handler: async (request, reply) => {
       try {

@@ -12,7 +12,7 @@ import { ROLES, verifyApiKey, type ApiKeyDb, type Principal, type Role } from '.
 //   config: { access: 'public' }                 no key needed
 //
 // Routes without `config.access`: GET/HEAD need any valid key, every other method needs admin (a
-// forgotten declaration fails closed), and routes under `publicRoutes` (default /healthz, /docs and
+// forgotten declaration fails closed), and routes under `publicRoutes` (default /healthz, /livez, /readyz, /docs and
 // swagger-ui's routes below it) are public. Admin satisfies every role.
 //
 // One onRequest hook does, in order: authenticate (Authorization: Bearer <key>, or x-api-key) →
@@ -40,7 +40,7 @@ export interface AuthOptions {
   publicRoutes?: readonly string[];
 }
 
-export const DEFAULT_PUBLIC_ROUTES: readonly string[] = ['/healthz', '/docs'];
+export const DEFAULT_PUBLIC_ROUTES: readonly string[] = ['/healthz', '/livez', '/readyz', '/docs'];
 
 /** Logger redaction paths for the two headers that carry keys: `Fastify({ logger: { redact: [...] } })`. */
 export const API_KEY_REDACT_PATHS: readonly string[] = [

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../app';
+import { authErrorResponses } from '../auth/auth-plugin';
 import { errorResponseSchema } from '../errors';
 
 // The escalation inbox (SPEC §7): every escalation still waiting for a human decision, oldest first,
@@ -66,7 +67,7 @@ export function escalationRoutes(app: FastifyInstance, deps: AppDeps): void {
       tags: ['decisions'],
       summary: 'Open escalations awaiting a human decision, oldest first, each with its escalation report',
       querystring: listEscalationsQuerySchema,
-      response: { 200: z.object({ escalations: z.array(openEscalationSchema) }), 400: errorResponseSchema },
+      response: { 200: z.object({ escalations: z.array(openEscalationSchema) }), 400: errorResponseSchema, ...authErrorResponses },
     },
     handler: async (request) => {
       const escalations = await deps.prisma.escalation.findMany({

@@ -37,17 +37,27 @@ async function probe(check: () => Promise<unknown>): Promise<z.infer<typeof chec
 }
 
 export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
-  app.withTypeProvider<ZodTypeProvider>().get('/healthz', {
-    schema: { tags: ['health'], summary: 'Checks PostgreSQL and Temporal, each within 1.5 s', response: { 200: healthSchema, 503: healthSchema } },
-    handler: async (_request, reply) => {
-      const [postgres, temporal] = await Promise.all([
-        probe(() => deps.prisma.$queryRaw`SELECT 1`),
-        // The gRPC call itself is cut at the deadline too, so probes do not pile up during an outage.
-        probe(() => deps.temporal.connection.withDeadline(Date.now() + PROBE_DEADLINE_MS, () => deps.temporal.workflowService.getSystemInfo({}))),
-      ]);
-      const ok = postgres.ok && temporal.ok;
-      const sandbox = sandboxStatus((deps.policy ?? DEFAULT_API_POLICY).sandbox.mode);
-      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, temporal }, sandbox });
-    },
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  // Public (api/auth/auth-plugin.ts DEFAULT_PUBLIC_ROUTES): `security: []` lifts the document's global bearerAuth.
+  // Liveness says only that this process answers: restarting it cannot fix PostgreSQL or Temporal.
+  typed.get('/livez', {
+    schema: { tags: ['health'], summary: 'Liveness: this process answers (no dependency is checked)', security: [], response: { 200: z.object({ status: z.literal('ok') }) } },
+    handler: async () => ({ status: 'ok' as const }),
   });
+  // Readiness: whether requests can be served now. /healthz is the same check under its older name.
+  for (const url of ['/readyz', '/healthz']) {
+    typed.get(url, {
+      schema: { tags: ['health'], summary: 'Readiness: checks PostgreSQL and Temporal, each within 1.5 s', security: [], response: { 200: healthSchema, 503: healthSchema } },
+      handler: async (_request, reply) => {
+        const [postgres, temporal] = await Promise.all([
+          probe(() => deps.prisma.$queryRaw`SELECT 1`),
+          // The gRPC call itself is cut at the deadline too, so probes do not pile up during an outage.
+          probe(() => deps.temporal.connection.withDeadline(Date.now() + PROBE_DEADLINE_MS, () => deps.temporal.workflowService.getSystemInfo({}))),
+        ]);
+        const ok = postgres.ok && temporal.ok;
+        const sandbox = sandboxStatus((deps.policy ?? DEFAULT_API_POLICY).sandbox.mode);
+        return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, temporal }, sandbox });
+      },
+    });
+  }
 }

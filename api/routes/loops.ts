@@ -6,7 +6,7 @@ import { loopRequestSchema } from '../../domain/loop-request';
 import { TERMINAL_STATUSES, type LoopStatus } from '../../domain/loop-state';
 import { DEFAULT_API_POLICY, type AppDeps } from '../app';
 import { authErrorResponses, requirePrincipal } from '../auth/auth-plugin';
-import { conflict, errorResponseSchema, notFound } from '../errors';
+import { bodyErrorResponses, conflict, errorResponseSchema, notFound } from '../errors';
 import { checkDeadlineDefault, checkSeparationOfDuties } from '../decision-policy';
 import { sendDecision } from '../decision-submission';
 import { submitLoop } from '../loop-submission';
@@ -40,7 +40,7 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       summary: 'Submit a coding task; starts its engineering loop',
       headers: submitLoopHeadersSchema,
       body: loopRequestSchema,
-      response: { 200: loopSummarySchema, 201: loopSummarySchema, 507: errorResponseSchema, ...temporalErrors },
+      response: { 200: loopSummarySchema, 201: loopSummarySchema, 507: errorResponseSchema, ...temporalErrors, ...bodyErrorResponses },
     },
     handler: async (request, reply) => {
       checkRepositorySource(policy, request.body);
@@ -61,7 +61,7 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       tags: ['loops'],
       summary: 'List loops, newest first',
       querystring: listLoopsQuerySchema,
-      response: { 200: z.object({ loops: z.array(loopSummarySchema) }), 400: errorResponseSchema },
+      response: { 200: z.object({ loops: z.array(loopSummarySchema) }), 400: errorResponseSchema, ...authErrorResponses },
     },
     handler: async (request) => {
       const loops = await deps.prisma.loop.findMany({
@@ -117,7 +117,7 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       tags: ['loops'],
       summary: "The delivered change as `git format-patch` output (apply with `git am` or `git apply` on the base commit), for anyone without push rights",
       params: loopIdParamsSchema,
-      response: { 200: z.string(), ...errors },
+      response: { 200: { content: { 'text/x-patch': { schema: z.string() } } }, ...errors },
     },
     serializerCompiler:
       ({ httpStatus }) =>
@@ -163,7 +163,7 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       summary: "An evidence record's stored output as plain text (capped, secrets redacted; sha256 of the full stream in the record)",
       params: z.object({ id: z.uuid(), evidenceId: z.uuid() }),
       querystring: z.strictObject({ stream: z.enum(['stdout', 'stderr']).default('stdout') }),
-      response: { 200: z.string(), 400: errorResponseSchema, 404: errorResponseSchema },
+      response: { 200: { content: { 'text/plain': { schema: z.string() } } }, 400: errorResponseSchema, 404: errorResponseSchema, ...authErrorResponses },
     },
     // Plain text out: the log is sent as it is stored, not as a JSON string.
     serializerCompiler:
@@ -187,7 +187,7 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       summary: 'Decide the open escalation it names: approve, reject, retry with guidance, or amend the contract',
       params: loopIdParamsSchema,
       body: decisionRequestSchema,
-      response: { 202: acceptedSchema, 422: errorResponseSchema, ...temporalErrors },
+      response: { 202: acceptedSchema, 422: errorResponseSchema, ...temporalErrors, ...bodyErrorResponses },
     },
     handler: async (request, reply) => {
       const id = request.params.id;

@@ -89,6 +89,17 @@ test('a decision must name the open escalation, come from another key than the s
   ]);
   expect(refused).toMatchObject({ status: 'AWAITING_DECISION', escalations: [{ status: 'OPEN', decision: null }] });
 
+  // A signal cannot answer its sender, so one the loop cannot take is recorded where the sender can see it.
+  await handle.signal(decisionSignal, { kind: 'maybe', actor: 'ops@cli' } as never);
+  await handle.signal(decisionSignal, { kind: 'approve', actor: 'ops@cli', escalationSequence: 7 });
+  const ignored = await until(id, (loop) => loop.refusedDecisions.length === 3);
+  expect(ignored.refusedDecisions.slice(1).map((r: any) => [r.channel, r.reason])).toEqual([
+    ['temporal-signal', expect.stringMatching(/^decision signal \(kind "maybe", actor "ops@cli"\) refused: kind: /)],
+    ['temporal-signal', `decision signal (kind "approve", actor "ops@cli") refused: loop ${id} is not awaiting a decision on escalation #7 (escalation #1 is open)`],
+  ]);
+  expect(ignored).toMatchObject({ status: 'AWAITING_DECISION', escalations: [{ status: 'OPEN', decision: null }] });
+  const firstRunId = (await handle.describe()).runId;
+
   // An approver decides (the loop is still waiting after the refusal); a second escalation opens.
   const retry = { kind: 'retry', guidance: 'Keep it exact.', escalationId: firstEscalation };
   expect((await h.request('POST', `/v1/loops/${id}/decisions`, retry, asApprover())).status).toBe(202);
@@ -111,4 +122,5 @@ test('a decision must name the open escalation, come from another key than the s
   expect(done.status).toBe('REJECTED');
   expect(done.escalations[1].decision).toMatchObject({ kind: 'reject', actor: 'ops@cli', comment: 'from the Temporal CLI' });
   recordHistory(done.workflowId, 'refused-forged-update-then-signal');
+  recordHistory(done.workflowId, 'refused-invalid-signals-then-retry', firstRunId);
 });

@@ -1,6 +1,7 @@
 import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
 import { CORRECT_SUM, WRONG_SUM, createFixtureRepo, makerPrompts, makerRuns, scriptedMaker } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
+import { recordHistory } from '../support/histories';
 import { loopRequest } from '../support/loop-request';
 
 // The human side: decisions answered synchronously by the workflow, amend, deadlines, the contract
@@ -62,6 +63,8 @@ test('amend: a new contract version, the iteration count restarts, and the loop 
   const attribute = (name: string) => JSON.parse(Buffer.from(started[name]!.data!).toString('utf8'));
   expect([attribute('LoopStatus'), attribute('LoopPhase'), attribute('LoopIteration')]).toEqual(['RUNNING', 'CONTRACT', 1]);
   expect(attribute('LoopRepo')).toEqual(expect.any(String));
+  recordHistory(loop.workflowId, 'amend-continue-as-new', firstRun);
+  recordHistory(loop.workflowId, 'amend-resumed-run-passes', latest.runId);
 });
 
 test('a decision deadline applies the configured default on a durable timer; approve is not a default the operator allows', async () => {
@@ -74,6 +77,7 @@ test('a decision deadline applies the configured default on a durable timer; app
   const done = await h.waitForLoop(loop.id, ['REJECTED', 'PASSED', 'APPROVED']);
   expect(done.status).toBe('REJECTED');
   expect(done.escalations[0].decision).toMatchObject({ kind: 'reject', actor: 'system:decision-deadline' });
+  recordHistory(loop.workflowId, 'deadline-default-reject');
 });
 
 test('the contract approval gate: the maker does not start until a human approves the contract', async () => {
@@ -92,6 +96,7 @@ test('the contract approval gate: the maker does not start until a human approve
   const done = await h.waitForLoop(waiting.id, ['PASSED', 'FAILED', 'REJECTED']);
   expect(done.status).toBe('PASSED');
   expect(makerRuns(maker.stateDir)).toEqual([1]);
+  recordHistory(done.workflowId, 'contract-approval-then-pass');
 });
 
 test('reaching the token budget escalates with BUDGET_EXHAUSTED instead of iterating on', async () => {
@@ -99,6 +104,7 @@ test('reaching the token budget escalates with BUDGET_EXHAUSTED instead of itera
   expect(loop.escalations[0].trigger).toBe('BUDGET_EXHAUSTED');
   const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
   expect(report.body.body.coreBlocker).toMatch(/token budget reached: \d+ of 50 tokens used/);
+  recordHistory(loop.workflowId, 'budget-exhausted-escalates');
 });
 
 test('an agent reporting contradictory requirements escalates even though everything passes', async () => {
@@ -113,6 +119,7 @@ test('an agent reporting contradictory requirements escalates even though everyt
   expect(loop.escalations[0].trigger).toBe('AGENT_CONTRADICTION');
   const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
   expect(report.body.markdown).toContain('the maker reported contradictory requirements');
+  recordHistory(loop.workflowId, 'agent-contradiction-escalates');
 });
 
 test('an iteration worse than the best one is undone: the workspace backtracks and the maker gets a recovery brief', async () => {
@@ -133,6 +140,7 @@ test('an iteration worse than the best one is undone: the workspace backtracks a
   expect(second.backtrackedTo).toBe(first.checkpointCommit);
   expect(third.startCommit).toBe(first.checkpointCommit);
   expect(makerPrompts(maker.stateDir)[2]).toMatch(/Recovery: iteration #2 was worse than #1 \(1 failing gate\(s\) and 0 blocking finding\(s\) against 0 and 1\)/);
+  recordHistory(loop.workflowId, 'backtrack-then-pass');
 });
 
 test('a maker that exits 0 having changed nothing is recorded as no change, and the loop escalates with NO_CHANGE', async () => {
@@ -142,4 +150,5 @@ test('a maker that exits 0 having changed nothing is recorded as no change, and 
   const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
   expect(loop.iterations[0]).toMatchObject({ noChange: true, makerExitCode: 0, changedFiles: [] });
   expect(loop.escalations[0].trigger).toBe('NO_CHANGE');
+  recordHistory(loop.workflowId, 'no-change-escalates');
 });

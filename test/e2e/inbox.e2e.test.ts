@@ -349,3 +349,84 @@ test("a rejected key gets no data; a submitter's key lists escalations but decid
     await context.close();
   }
 });
+
+test("a loop's own view: its timeline with durations and the explanation of its verdict, from a card's link or the address", async () => {
+  const { loop: escalated } = await escalate(blockerLedger(HOSTILE_TITLE), { '1': { write: { 'src/sum.js': CORRECT_SUM } } });
+
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  try {
+    await context.addInitScript((key) => {
+      (globalThis as any).localStorage.setItem('escalationInbox.apiKey', key);
+    }, h.keys.approver);
+    const opened = await openPage(context);
+    const { page, requests, problems } = opened;
+    const item = card(page, escalated.id);
+    await shown(opened, item);
+
+    await item.getByRole('link', { name: 'Timeline and verdict explanations' }).click();
+    const rows = page.locator('#loop table.timeline tbody tr');
+    await shown(opened, rows.first());
+    expect(new URL(page.url()).hash).toBe(`#loop/${escalated.id}`);
+    expect(await page.locator('#list').isHidden()).toBe(true);
+    expect(await page.locator('#loop h2').innerText()).toBe(`Loop ${escalated.id}`);
+
+    // One row per event: time, kind, iteration, title, duration.
+    const cells = async (kind: string) =>
+      page.locator(`#loop tr[data-kind="${kind}"]`).evaluateAll((trs) =>
+        trs.map((tr: any) => [...tr.querySelectorAll(':scope > td')].map((td: any) => (td.firstChild?.textContent ?? '').trim())),
+      );
+    const phases = await cells('phase');
+    expect(phases.map((c) => [c[1], c[2], c[3]])).toEqual(
+      expect.arrayContaining([
+        ['phase', '', 'PREPARING'],
+        ['phase', '#1', 'MAKER'],
+        ['phase', '#1', 'VERIFY'],
+        ['phase', '#1', 'REVIEW'],
+        ['phase', '#1', 'JUDGE'],
+        ['phase', '#1', 'AWAITING_DECISION'],
+      ]),
+    );
+    // Finished phases show how long they took (ms, s, min); the current one (awaiting a decision) none.
+    const maker = phases.find((c) => c[3] === 'MAKER')!;
+    expect(maker[0]).not.toBe('');
+    expect(maker[4]).toMatch(/^\d+(\.\d)? (ms|s)$|^\d+ min \d+ s$/);
+    expect(phases.at(-1)).toEqual([expect.any(String), 'phase', '#1', 'AWAITING_DECISION', '']);
+    expect((await cells('command')).map((c) => c[3])).toContain('tests: PASSED (exit 0) · 2 passed, 0 failed');
+    expect((await cells('model_call')).map((c) => c[3])).toEqual(expect.arrayContaining([expect.stringMatching(/^reviewer model call: .+ → VALID_LEDGER · \d+ tokens$/)]));
+    expect((await cells('verdict')).map((c) => c[3])).toEqual(['Verdict ESCALATE (MAX_ITERATIONS) · rule MAX_ITERATIONS']);
+    expect((await cells('escalation')).map((c) => c[3])).toEqual(['Escalation #1: MAX_ITERATIONS (OPEN)']);
+
+    // Why the verdict: the explanation's sentences, naming the blocking finding — as text.
+    const explanation = page.locator('#loop article.explain[data-iteration="1"] li');
+    await shown(opened, explanation.first());
+    const lines = await explanation.allInnerTexts();
+    expect(lines[0]).toBe(`ESCALATE (MAX_ITERATIONS) at iteration 1 of 1: the work is not done and the iteration limit is reached. Still blocking: COR-001 BLOCKER VALID “${HOSTILE_TITLE}”.`);
+    expect(lines).toContain('Rule MAX_ITERATIONS: the work is not done and the iteration limit is reached.');
+    expect(await page.locator('#loop img').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as any).__xss)).toBeUndefined();
+    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'loop-timeline.png'), fullPage: true });
+
+    // Back to the list; then straight to the loop by its address.
+    await page.getByRole('link', { name: '← Back to the inbox' }).click();
+    await shown(opened, item);
+    expect(await page.locator('#loop').isHidden()).toBe(true);
+    await page.goto(`${h.baseUrl}/inbox#loop/${escalated.id}`);
+    await shown(opened, rows.first());
+    await page.goto(`${h.baseUrl}/inbox#loop/00000000-0000-4000-8000-000000000000`);
+    await shown(opened, page.locator('#status.error', { hasText: 'Not found' }));
+    expect(await page.locator('#status').innerText()).toBe('Not found: loop 00000000-0000-4000-8000-000000000000 was not found.');
+
+    const viewed = requests.filter((r) => r.path.includes(escalated.id)).map((r) => r.path);
+    expect(viewed).toEqual(
+      expect.arrayContaining([`/v1/loops/${escalated.id}/timeline`, `/v1/loops/${escalated.id}/iterations/1/explain`]),
+    );
+    expect(requests.every((r) => r.method === 'GET' && r.authorization === `Bearer ${h.keys.approver}`)).toBe(true);
+    expect(problems).toEqual([consoleHttpError('404 (Not Found)')]);
+  } finally {
+    await context.close();
+  }
+  // Leave no open escalation behind.
+  expect((await h.request('POST', `/v1/loops/${escalated.id}/decisions`, { kind: 'reject', escalationId: escalated.escalations[0].id })).status).toBe(202);
+  await h.waitForLoop(escalated.id, ['REJECTED']);
+});

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { buildApp } from '../../api/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -44,5 +45,66 @@ test('with both up /healthz is 200', async () => {
   } finally {
     await app.close();
     await connection.close();
+  }
+});
+
+/** A TCP proxy to Temporal that can be taken down and brought back, as an outage would. */
+async function outageProxy(target: string): Promise<{ address: string; down(): Promise<void>; up(): Promise<void> }> {
+  const [host, port] = target.split(':') as [string, string];
+  const sockets = new Set<net.Socket>();
+  const listenPort = await freePort();
+  let server: net.Server | null = null;
+  const up = () =>
+    new Promise<void>((resolve) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(Number(port), host);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('error', () => undefined);
+          s.on('close', () => sockets.delete(s));
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(listenPort, '127.0.0.1', () => resolve());
+    });
+  const down = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      if (server) server.close(() => resolve());
+      else resolve();
+      server = null;
+    });
+  await up();
+  return { address: `127.0.0.1:${listenPort}`, down, up };
+}
+
+test('liveness stays 200 through a Temporal outage; readiness is 503 during it and 200 again soon after it ends', async () => {
+  const proxy = await outageProxy(process.env.TEST_TEMPORAL_ADDRESS!);
+  // Without the SDK's retry interceptor: its back-off timers outlive a probe's deadline and would fire after
+  // this test closed the connection. What is measured — the channel reconnecting — is the same.
+  const connection = await Connection.connect({ address: proxy.address, interceptors: [] });
+  const app = await buildApp({ prisma: db.prisma, temporal: new Client({ connection }), taskQueue: 'q', logLevel: 'warn' });
+  try {
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    await proxy.down();
+    const during = await fetch(`${url}/readyz`);
+    expect(during.status).toBe(503);
+    expect(((await during.json()) as any).checks.temporal.ok).toBe(false);
+    const live = await fetch(`${url}/livez`);
+    expect([live.status, await live.json()]).toEqual([200, { status: 'ok' }]);
+
+    await proxy.up();
+    const back = Date.now();
+    let status = 0;
+    while (status !== 200 && Date.now() - back < 30_000) status = (await fetch(`${url}/readyz`)).status;
+    // How long readiness lags the end of the outage (the gRPC channel's reconnect back-off), for the record.
+    console.log(`readiness back ${Date.now() - back} ms after Temporal came back`);
+    expect(status).toBe(200);
+  } finally {
+    await app.close();
+    await connection.withDeadline(Date.now() + 1500, () => connection.workflowService.getSystemInfo({})).catch(() => undefined);
+    await connection.close();
+    await proxy.down();
   }
 });

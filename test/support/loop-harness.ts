@@ -6,6 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type ApiPolicy } from '../../api/app';
 import { createApiKey } from '../../api/auth/api-keys';
+import { workflowClientInterceptors } from '../../service/telemetry/tracing';
 import { createTestDatabase, type TestDatabase } from './database';
 import { startFakeLlmServer, type FakeLlmServer } from './fake-llm-server';
 import { sandboxTestEnvironment } from './sandbox';
@@ -57,7 +58,8 @@ export async function startLoopHarness(options: { workerEnv?: Record<string, str
   };
   let worker = await startWorkerProcess(workerEnv);
   const connection = await Connection.connect({ address: temporalAddress });
-  const temporal = new Client({ connection });
+  // Like the service's client: trace context into the workflows it starts when the test process traces.
+  const temporal = new Client({ connection, interceptors: { workflow: workflowClientInterceptors() } });
   const app: FastifyInstance = await buildApp({ prisma: db.prisma, temporal, taskQueue, logLevel: 'warn', policy: options.policy });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   const keys = {

@@ -195,6 +195,28 @@ describe('docker-compose.yml topology', () => {
     expect(asList(service('migrate').command)).toEqual(['node', 'dist/service/migrate-main.js']);
   });
 
+  it('names, in each app command, the file the build emits for a service/*-main.ts entrypoint', () => {
+    // tsconfig.build.json compiles <rootDir>/service/x.ts to <outDir>/service/x.js.
+    const build = JSON.parse(read('tsconfig.build.json').replace(/^\s*\/\/.*$/gm, '')) as {
+      compilerOptions?: { rootDir?: string; outDir?: string };
+      include?: string[];
+    };
+    const outDir = build.compilerOptions?.outDir ?? '';
+    const rootDir = build.compilerOptions?.rootDir ?? '';
+    // After a build (`npm test` builds before it runs the tests) the file itself must be there too.
+    const built = fs.existsSync(path.join(ROOT, outDir, '.built'));
+    for (const name of APP_SERVICES) {
+      const [node, script, ...rest] = asList(service(name).command);
+      expect({ service: name, node, rest }).toEqual({ service: name, node: 'node', rest: [] });
+      const emitted = path.normalize(script ?? '');
+      expect(emitted.startsWith(`${outDir}${path.sep}`)).toBe(true);
+      const source = path.join(rootDir, path.relative(outDir, emitted)).replace(/\.js$/, '.ts');
+      expect({ service: name, source, exists: fs.existsSync(path.join(ROOT, source)) }).toEqual({ service: name, source, exists: true });
+      expect(build.include).toContain(source.split(path.sep)[0]);
+      if (built) expect({ service: name, emitted, exists: fs.existsSync(path.join(ROOT, emitted)) }).toEqual({ service: name, emitted, exists: true });
+    }
+  });
+
   it('configures the app for the compose network', () => {
     const postgresEnv = environment(service('postgres'));
     const pgUser = interpolateDefaults(postgresEnv.POSTGRES_USER ?? '');
@@ -295,6 +317,21 @@ describe('docker-compose.yml topology', () => {
     expect(worker.deploy?.replicas).toBeGreaterThanOrEqual(1);
     const mounts = (worker.volumes ?? []).map((v) => (typeof v === 'string' ? v.split(':')[1] : v.target));
     expect(mounts).toContain('/data');
+  });
+
+  it('lets replicas of the worker run side by side on one shared workspace volume', () => {
+    const worker = service('worker') as Service & { hostname?: string };
+    // A fixed host name would give every replica the same Temporal identity (`<pid>@<host>`).
+    expect(worker.hostname).toBeUndefined();
+    expect(worker.expose ?? []).toEqual([]);
+    // Replicas must share DATA_DIR: a retried activity finds the loop's workspace whichever replica runs it
+    // (test/e2e/topology.e2e.test.ts runs three replicas on one directory and kills one mid-maker).
+    const dataDir = environment(worker).DATA_DIR;
+    const data = (worker.volumes ?? [])
+      .map((v) => (typeof v === 'string' ? { source: v.split(':')[0], target: v.split(':')[1] } : v))
+      .find((v) => v.target === dataDir);
+    expect(data?.source).toBeDefined();
+    expect(Object.keys(compose.volumes ?? {})).toContain(data?.source);
   });
 
   it('declares every named volume it mounts, and mounts a volume for postgres data', () => {

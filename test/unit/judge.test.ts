@@ -55,6 +55,7 @@ describe('computeVerdict', () => {
     const r = computeVerdict(input());
     expect(r.verdict).toBe('PASS');
     expect(r.trigger).toBeNull();
+    expect(r.rule).toBe('ALL_CLEAR');
     expect(r.acCompliance).toEqual([{ id: 'AC-1', statement: 'adds numbers', status: 'PROVEN', evidenceIds: ['ev-tests'] }]);
     expect(r.directives).toEqual([]);
   });
@@ -64,6 +65,7 @@ describe('computeVerdict', () => {
     expect(r.verdict).toBe('ITERATE');
     expect(r.directives).toEqual(['1. Fix the failing tests gate: tests exited with code 1.']);
     expect(r.record.failureSignature).toBe('sig-tests');
+    expect(r.rule).toBe('GATES_FAILED');
   });
 
   test('NOT_CONFIGURED gates are not failures and not passes', () => {
@@ -78,6 +80,7 @@ describe('computeVerdict', () => {
       expect(r.verdict).toBe('ITERATE');
       expect(r.directives).toEqual([`1. Resolve COR-001 (${severity}, src/calc.js:3-4): Division by zero.`]);
       expect(r.findingTriage[0]?.outcome).toBe('BLOCKING');
+      expect(r.rule).toBe('BLOCKING_FINDINGS');
     }
   });
 
@@ -85,6 +88,7 @@ describe('computeVerdict', () => {
     const r = computeVerdict(input({ gates: [gate('tests', 'PASSED', { provesAcceptanceCriteria: [] })] }));
     expect(r.verdict).toBe('ITERATE');
     expect(r.directives).toEqual(['1. Prove AC-1 (adds numbers) with passing evidence: the tests gate passes.']);
+    expect(r.rule).toBe('ACCEPTANCE_UNPROVEN');
   });
 
   test('an AC proven by its own command check counts', () => {
@@ -106,6 +110,7 @@ describe('computeVerdict', () => {
     ];
     const r = computeVerdict(input({ review: { status: 'COMPLETED', findings, responseIds: [] } }));
     expect(r.verdict).toBe('PASS');
+    expect(r.rule).toBe('ALL_CLEAR');
     expect(r.findingTriage.map((f) => [f.findingId, f.outcome])).toEqual([
       ['MNT-001', 'ACCEPTED_TRADE_OFF'],
       ['PRF-001', 'ACCEPTED_TRADE_OFF'],
@@ -121,12 +126,16 @@ describe('computeVerdict', () => {
       }),
     );
     expect(r.directives).toEqual(['1. Fix the failing tests gate: tests exited with code 1.']);
+    expect(r.rule).toBe('GATES_FAILED');
   });
 
   test('ESCALATE at max iterations (K ≥ N)', () => {
     const r = computeVerdict(input({ roundIteration: 3, maxIterations: 3, gates: [gate('tests', 'FAILED')] }));
     expect(r.verdict).toBe('ESCALATE');
     expect(r.trigger).toBe('MAX_ITERATIONS');
+    expect(r.rule).toBe('MAX_ITERATIONS');
+    // The rule before the escalation stays in the reasons, in order.
+    expect(r.reasons).toEqual(['gate tests failed', 'escalated: MAX_ITERATIONS']);
     expect(r.directives).toHaveLength(1);
   });
 
@@ -144,6 +153,7 @@ describe('computeVerdict', () => {
     );
     expect(r.verdict).toBe('ESCALATE');
     expect(r.trigger).toBe('REPEATED_BLOCKING_SIGNATURE');
+    expect(r.rule).toBe('REPEATED_BLOCKING_SIGNATURE');
   });
 
   test('a blocking signature seen two iterations back (not consecutive) does not escalate', () => {
@@ -175,6 +185,7 @@ describe('computeVerdict', () => {
       }),
     );
     expect(r.trigger).toBe('PING_PONG_DIFF');
+    expect(r.rule).toBe('PING_PONG_DIFF');
   });
 
   test('ESCALATE when the same gate failure repeats', () => {
@@ -187,11 +198,13 @@ describe('computeVerdict', () => {
       }),
     );
     expect(r.trigger).toBe('REPEATED_GATE_FAILURE');
+    expect(r.rule).toBe('REPEATED_GATE_FAILURE');
   });
 
   test('ESCALATE when the maker produced no change and the work is not done', () => {
     const r = computeVerdict(input({ gates: [gate('tests', 'FAILED')], maker: { noChange: true, diffHash: 'd', cumulativeDiffEmpty: true, agentReport: null } }));
     expect(r.trigger).toBe('NO_CHANGE');
+    expect(r.rule).toBe('NO_CHANGE');
   });
 
   test('no change on the last iteration is reported as NO_CHANGE, not as the iteration limit', () => {
@@ -203,12 +216,15 @@ describe('computeVerdict', () => {
     const r = computeVerdict(input({ maker: { noChange: true, diffHash: 'empty', cumulativeDiffEmpty: true, agentReport: null } }));
     expect(r.verdict).toBe('ESCALATE');
     expect(r.trigger).toBe('NO_CHANGE');
+    // Not the maker's empty iteration but an empty branch: its own rule, the same trigger.
+    expect(r.rule).toBe('EMPTY_DIFF');
   });
 
   test('no PASS without a review: a review skipped while every gate passed escalates', () => {
     const r = computeVerdict(input({ review: { status: 'SKIPPED', reason: 'cost budget reached' } }));
     expect(r.verdict).toBe('ESCALATE');
     expect(r.trigger).toBe('REVIEW_UNAVAILABLE');
+    expect(r.rule).toBe('REVIEW_UNAVAILABLE');
   });
 
   test('no PASS without a review: a failed review escalates', () => {
@@ -231,6 +247,7 @@ describe('computeVerdict', () => {
     expect(r.verdict).toBe('ITERATE');
     expect(r.directives).toEqual(['1. Revert TMP-001 (BLOCKER, test/sum.test.js:4-4): test skip marker added.']);
     expect(r.record.tamperSignatures).toEqual(['sig-tmp-skip']);
+    expect(r.rule).toBe('BLOCKING_FINDINGS');
   });
 
   test('tampering is directed even while a gate fails', () => {
@@ -250,23 +267,26 @@ describe('computeVerdict', () => {
       }),
     );
     expect(r.trigger).toBe('REPEATED_TAMPER');
+    expect(r.rule).toBe('REPEATED_TAMPER');
   });
 
   test('ESCALATE with BUDGET_EXHAUSTED when the budget is reached and the work is not done', () => {
     const r = computeVerdict(input({ gates: [gate('tests', 'FAILED')], budgetExhausted: 'token budget reached: 120 of 100 tokens used' }));
     expect(r.verdict).toBe('ESCALATE');
     expect(r.trigger).toBe('BUDGET_EXHAUSTED');
+    expect(r.rule).toBe('BUDGET_EXHAUSTED');
     expect(r.reasons).toContain('token budget reached: 120 of 100 tokens used');
   });
 
   test('a finished PASS stands even when the budget was reached on the way', () => {
-    expect(computeVerdict(input({ budgetExhausted: 'cost budget reached' })).verdict).toBe('PASS');
+    expect(computeVerdict(input({ budgetExhausted: 'cost budget reached' }))).toMatchObject({ verdict: 'PASS', rule: 'ALL_CLEAR' });
   });
 
   test.each(['CONTRADICTION', 'DESTRUCTIVE_OPERATION', 'IRREPRODUCIBLE_FAILURE'] as const)('ESCALATE when the agent reports %s, even if everything passes', (kind) => {
     const r = computeVerdict(input({ maker: { noChange: false, diffHash: 'd', cumulativeDiffEmpty: false, agentReport: { kind, reason: 'AC-1 and AC-2 exclude each other' } } }));
     expect(r.verdict).toBe('ESCALATE');
     expect(r.trigger).toBe(`AGENT_${kind}`);
+    expect(r.rule).toBe(`AGENT_${kind}`);
   });
 
   test('the judge is deterministic', () => {
@@ -280,6 +300,7 @@ describe('computeVerdict', () => {
       const r = computeVerdict(input({ gates: [tests, gate('typecheck', 'NOT_RUN'), gate('lint', 'NOT_CONFIGURED'), gate('build', 'NOT_CONFIGURED')] }));
       expect(r.verdict).toBe('ESCALATE');
       expect(r.trigger).toBe('ENVIRONMENT');
+      expect(r.rule).toBe('ENVIRONMENT');
       expect(r.reasons[0]).toContain('jest: not found');
       expect(r.directives).toEqual([]);
     });
@@ -290,16 +311,18 @@ describe('computeVerdict', () => {
       expect(r.verdict).toBe('ESCALATE');
       expect(r.trigger).toBe('ENVIRONMENT');
       expect(r.reasons).toEqual(['environment problem: set-up command `npm ci` failed: ETARGET']);
+      expect(r.rule).toBe('ENVIRONMENT');
     });
 
     test('an ordinary gate failure still iterates', () => {
       const r = computeVerdict(input({ gates: [gate('tests', 'FAILED', { environmentProblem: null })] }));
       expect(r.verdict).toBe('ITERATE');
+      expect(r.rule).toBe('GATES_FAILED');
     });
 
     test('environmentReport: the shape recordEscalation needs before any verdict', () => {
       const r = environmentReport('`corepack pnpm install` could not start', 0, 3);
-      expect(r).toMatchObject({ verdict: 'ESCALATE', trigger: 'ENVIRONMENT', roundIteration: 0, gateAudit: [], directives: [] });
+      expect(r).toMatchObject({ verdict: 'ESCALATE', trigger: 'ENVIRONMENT', rule: 'ENVIRONMENT', roundIteration: 0, gateAudit: [], directives: [] });
     });
   });
 });

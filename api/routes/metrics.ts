@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { createLoopStateRegistry, prismaLoopStateQueries } from '../../service/telemetry/loop-state-metrics';
+import { metricsAuthorized } from '../../service/telemetry/metrics-access';
+import { EXPOSITION_CONTENT_TYPE, exposition, processRegistry } from '../../service/telemetry/registry';
+import { DEFAULT_API_POLICY, type AppDeps } from '../app';
+import { ApiError } from '../errors';
+
+/**
+ * GET /metrics (Prometheus text format): this process's metrics — the API's, and the worker's too when
+ * both run in one process (`npm start`) — and the loop-state gauges read from PostgreSQL at scrape time.
+ * Public like /healthz (no API key: a scraper is no user), unless METRICS_TOKEN asks for a bearer token.
+ */
+export function metricsRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const token = (deps.policy ?? DEFAULT_API_POLICY).metricsToken ?? null;
+  const loopState = createLoopStateRegistry(prismaLoopStateQueries(deps.prisma));
+  app.get('/metrics', {
+    config: { access: 'public' },
+    schema: { hide: true },
+    handler: async (request, reply) => {
+      if (!metricsAuthorized(request.headers.authorization, token)) {
+        throw new ApiError(401, 'metrics need Authorization: Bearer <METRICS_TOKEN>', { 'www-authenticate': 'Bearer' });
+      }
+      const text = await exposition([processRegistry, loopState]);
+      return reply.type(EXPOSITION_CONTENT_TYPE).send(text);
+    },
+  });
+}

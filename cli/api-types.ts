@@ -1,0 +1,119 @@
+import { LOOP_STATUSES } from '../domain/loop-state';
+
+// The parts of the API's answers the CLI reads (api/schemas.ts, api/loop-views.ts). Everything else is
+// passed through untouched by --json. Fields newer than the oldest supported server are optional.
+
+export interface LoopSummary {
+  id: string;
+  workflowId: string;
+  status: string;
+  phase: string;
+  repository: { url: string; baseRef: string };
+  /** K of N: the iteration within the current round. */
+  iteration: number;
+  maxIterations: number;
+  lastVerdict: string | null;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+}
+
+export interface TestCounts {
+  passed?: number;
+  failed?: number;
+  skipped?: number;
+}
+
+/** An evidence record as the loop view lists it (no output). */
+export interface EvidenceView {
+  id: string;
+  gate: string;
+  status: string;
+  command: string[];
+  exitCode: number | null;
+  timeoutStatus?: string | null;
+  testCounts?: TestCounts | null;
+  failureReason?: string | null;
+}
+
+/** GET /v1/loops/:id/evidence/:evidenceId: the record with its stored (capped, redacted) output. */
+export interface EvidenceRecord extends EvidenceView {
+  stdout: string;
+  stderr: string;
+  startTime?: string | null;
+  endTime?: string | null;
+  stdoutBytes?: number;
+  stderrBytes?: number;
+  outputTruncated?: boolean;
+}
+
+export interface FindingView {
+  findingId: string;
+  title: string;
+  severity: string;
+  validity: string;
+  source?: string;
+  location?: string | null;
+}
+
+export interface IterationView {
+  sequence: number;
+  roundIteration: number;
+  contractVersion?: number;
+  changedFiles?: string[];
+  noChange?: boolean;
+  makerExitCode?: number | null;
+  verdict: { verdict: string; trigger: string | null; directives?: string[] } | null;
+  evidence: EvidenceView[];
+  findings: FindingView[];
+}
+
+export interface EscalationView {
+  id: string;
+  sequence: number;
+  trigger: string;
+  status: string;
+  createdAt?: string;
+  decision?: { kind: string; actor: string; guidance?: string | null; comment?: string | null; createdAt: string } | null;
+}
+
+export interface LoopDetail extends LoopSummary {
+  baseCommit?: string | null;
+  branch?: string | null;
+  failureReason?: string | null;
+  sandbox?: string | null;
+  delivery?: { pushedBranch: string | null; pullRequestUrl: string | null; deliveryError: string | null };
+  contractVersions?: Array<{ version: number; hash: string; reason?: string | null }>;
+  workspaceSetup?: EvidenceView[];
+  iterations: IterationView[];
+  escalations: EscalationView[];
+  refusedDecisions?: Array<{ channel: string; reason: string; createdAt: string }>;
+}
+
+export interface Accepted {
+  loopId: string;
+  status: string;
+  message: string;
+}
+
+export const TIMELINE_KINDS = ['phase', 'contract', 'command', 'model_call', 'verdict', 'escalation', 'decision', 'refused_decision'] as const;
+
+/** GET /v1/loops/:id/timeline. */
+export interface Timeline {
+  loopId: string;
+  status: string;
+  phase: string;
+  events: Array<{
+    at: string;
+    kind: string;
+    iteration: number | null;
+    title: string;
+    durationMs: number | null;
+    detail: Record<string, unknown>;
+  }>;
+}
+
+export const SUCCESS_STATUSES = ['PASSED', 'APPROVED'];
+export const FAILURE_STATUSES = ['FAILED', 'REJECTED', 'CANCELLED'];
+/** What `list --status` accepts: the service's own statuses (GET /v1/loops validates the same list). */
+export const LIST_STATUSES = [...LOOP_STATUSES, 'QUEUED'] as const;

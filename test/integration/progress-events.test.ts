@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import type { ActivityDeps } from '../../activities/deps';
+import { recordProgress, type ProgressInput } from '../../activities/progress';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+// recordProgress writes one phase event per workflow transition, in the same transaction as the loop's
+// state; a retried attempt of the same activity (same run id and activity id) adds no second event.
+
+let db: TestDatabase;
+let deps: ActivityDeps;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  deps = { prisma: db.prisma } as unknown as ActivityDeps;
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+async function newLoop(): Promise<string> {
+  const id = randomUUID();
+  await db.prisma.loop.create({
+    data: { id, workflowId: `loop-${id}`, requestHash: 'h', status: 'QUEUED', phase: 'QUEUED', repoUrl: '/repo', baseRef: 'main', maxIterations: 3, input: {} },
+  });
+  return id;
+}
+
+const progress = (loopId: string, extra: Partial<ProgressInput> = {}): ProgressInput => ({
+  loopId,
+  status: 'RUNNING',
+  phase: 'MAKER',
+  roundIteration: 1,
+  lastVerdict: null,
+  failureReason: null,
+  ...extra,
+});
+
+test('a retried activity attempt records its transition once; the next activity records the next one', async () => {
+  const loopId = await newLoop();
+  const runId = randomUUID();
+  const attempt = (activityId: string, attemptNo: number, input: ProgressInput, isLocal = false) =>
+    new MockActivityEnvironment({ activityId, attempt: attemptNo, isLocal, workflowExecution: { workflowId: `loop-${loopId}`, runId } }).run(
+      (i: ProgressInput) => recordProgress(deps, i),
+      input,
+    );
+
+  await attempt('7', 1, progress(loopId));
+  await attempt('7', 2, progress(loopId));
+  // A local activity keeps its id across the retries its worker runs.
+  await attempt('8', 1, progress(loopId, { phase: 'VERIFY' }), true);
+  await attempt('8', 2, progress(loopId, { phase: 'VERIFY' }), true);
+  // A local activity retried after a backoff timer gets a new activity id; its attempt number carries on.
+  await attempt('9', 3, progress(loopId, { phase: 'VERIFY' }), true);
+
+  const events = await db.prisma.loopEvent.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } });
+  expect(events.map((e) => [e.key, e.phase, e.status, e.roundIteration])).toEqual([
+    [`${runId}:7`, 'MAKER', 'RUNNING', 1],
+    [`${runId}:8`, 'VERIFY', 'RUNNING', 1],
+  ]);
+  const loop = await db.prisma.loop.findUniqueOrThrow({ where: { id: loopId } });
+  expect([loop.status, loop.phase, loop.roundIteration]).toEqual(['RUNNING', 'VERIFY', 1]);
+});
+
+test('the same activity id in another run (after continue-as-new) is another event', async () => {
+  const loopId = await newLoop();
+  for (const runId of [randomUUID(), randomUUID()]) {
+    await new MockActivityEnvironment({ activityId: '1', workflowExecution: { workflowId: `loop-${loopId}`, runId } }).run(
+      (i: ProgressInput) => recordProgress(deps, i),
+      progress(loopId),
+    );
+  }
+  expect(await db.prisma.loopEvent.count({ where: { loopId } })).toBe(2);
+});
+
+test('outside an activity each call is its own event unless the caller names the key; the loop update and the event commit together', async () => {
+  const loopId = await newLoop();
+  await recordProgress(deps, progress(loopId, { phase: 'PREPARING' }));
+  await recordProgress(deps, progress(loopId, { phase: 'CONTRACT' }), 'fixed-key');
+  await recordProgress(deps, progress(loopId, { phase: 'CONTRACT' }), 'fixed-key');
+  const events = await db.prisma.loopEvent.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } });
+  expect(events.map((e) => e.phase)).toEqual(['PREPARING', 'CONTRACT']);
+  expect(events[0]!.key).toMatch(/^adhoc:/);
+
+  // A loop that does not exist: the update fails, and no event is left without its loop state.
+  const missing = randomUUID();
+  await expect(recordProgress(deps, progress(missing), 'orphan')).rejects.toThrow();
+  expect(await db.prisma.loopEvent.count({ where: { key: 'orphan' } })).toBe(0);
+
+  // A terminal status closes open escalations and records the end with its reason.
+  await db.prisma.escalation.create({ data: { loopId, sequence: 1, trigger: 'MAX_ITERATIONS', reportId: 'r', status: 'OPEN' } });
+  await recordProgress(deps, progress(loopId, { status: 'FAILED', phase: 'DONE', failureReason: 'runMaker: boom' }), 'end');
+  const ended = await db.prisma.loop.findUniqueOrThrow({ where: { id: loopId }, include: { escalations: true, events: { where: { key: 'end' } } } });
+  expect(ended).toMatchObject({ status: 'FAILED', failureReason: 'runMaker: boom', escalations: [{ status: 'FAILED' }], events: [{ phase: 'DONE', failureReason: 'runMaker: boom' }] });
+  expect(ended.finishedAt).toBeInstanceOf(Date);
+});
