@@ -16,42 +16,35 @@
 // worker only, e.g. --max-old-space-size=512), SANDBOX (bwrap), PARKED_STUCK_SECONDS (a loop not parked by
 // then is reported stuck, 600). Writes bench/results/parked-loops.json (parked-loops-cache<K>.json for
 // another cache size or worker options; PARKED_RESULT_NAME names it).
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { createCleanup } from './lib/cleanup.mjs';
+import { importDist, requireBuilt } from './lib/dist.mjs';
+import { startFakeLlm } from './lib/fake-llm.mjs';
+import { createNodeFixtureRepo } from './lib/fixture-repo.mjs';
+import { startInfrastructure } from './lib/infrastructure.mjs';
+import { allProcesses, memoryOf, pssKb, statusKb, tree } from './lib/proc.mjs';
+import { startWorker } from './lib/service-processes.mjs';
+import { freePort, loadavg, logger, machine, mib, percentile, positiveInt, round, sleep } from './lib/util.mjs';
 
-const dist = (file) => new URL(`../dist/${file}`, import.meta.url);
-if (!fs.existsSync(dist('service/worker-main.js')) || !fs.existsSync(dist('api/app.js'))) {
-  console.error('dist/ is missing: run `npm run build` first');
-  process.exit(1);
-}
-// dist is CommonJS: its exports arrive as the default export.
-const { default: { startEmbeddedPostgres } } = await import(dist('service/embedded-postgres.js').href);
-const { default: { startTemporalDevServer, resolveTemporalCli } } = await import(dist('service/temporal-dev-server.js').href);
-const { default: { applyMigrations } } = await import(dist('service/migrate.js').href);
-const { default: { buildApp } } = await import(dist('api/app.js').href);
-const { default: { createApiKey } } = await import(dist('api/auth/api-keys.js').href);
-const { default: { createPrismaClient } } = await import(dist('prisma/client.js').href);
-const { Client, Connection } = await import('@temporalio/client');
+requireBuilt();
+const { buildApp } = await importDist('api/app.js');
+const { createApiKey } = await importDist('api/auth/api-keys.js');
+const { createPrismaClient } = await importDist('prisma/client.js');
 
-const positive = (value, name) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer (got ${value})`);
-  return n;
-};
-const N = positive(process.argv[2] ?? process.env.PARKED_LOOPS ?? 2000, 'N');
-const CONCURRENCY = positive(process.env.PARKED_CONCURRENCY ?? 20, 'PARKED_CONCURRENCY');
-const DECIDE = Math.min(N, positive(process.env.PARKED_DECIDE ?? 20, 'PARKED_DECIDE'));
+const N = positiveInt(process.argv[2] ?? process.env.PARKED_LOOPS ?? 2000, 'N');
+const CONCURRENCY = positiveInt(process.env.PARKED_CONCURRENCY ?? 20, 'PARKED_CONCURRENCY');
+const DECIDE = Math.min(N, positiveInt(process.env.PARKED_DECIDE ?? 20, 'PARKED_DECIDE'));
 const CACHE = Number(process.env.WORKER_MAX_CACHED_WORKFLOWS ?? 200);
 const SANDBOX = process.env.SANDBOX ?? 'bwrap';
 /** Node options for the worker only, e.g. `--max-old-space-size=512` to see what the parked loops really need. */
 const WORKER_NODE_OPTIONS = process.env.PARKED_WORKER_NODE_OPTIONS ?? '';
-const STUCK_MS = positive(process.env.PARKED_STUCK_SECONDS ?? 600, 'PARKED_STUCK_SECONDS') * 1000;
+const STUCK_MS = positiveInt(process.env.PARKED_STUCK_SECONDS ?? 600, 'PARKED_STUCK_SECONDS') * 1000;
 const SAMPLE_EVERY = Math.max(1, Math.ceil(N / 10));
 const DECIDED_TIMEOUT_MS = 10 * 60_000;
 const TERMINAL = ['PASSED', 'APPROVED', 'REJECTED', 'CANCELLED', 'FAILED'];
@@ -60,78 +53,10 @@ const RESULT_FILE = new URL(
   import.meta.url,
 );
 
-const log = (line) => console.log(`[bench:parked ${new Date().toISOString().slice(11, 19)}] ${line}`);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const mib = (kb) => (kb == null ? null : Number((kb / 1024).toFixed(1)));
-const round = (n, digits = 1) => Number(n.toFixed(digits));
+const log = logger('parked');
+const cleanup = createCleanup('parked');
 
-// ---- clean-up: everything started is stopped in reverse order, on success, failure and Ctrl-C ----------
-const cleanups = [];
-let cleaning = null;
-function cleanUp() {
-  cleaning ??= (async () => {
-    for (const { name, stop } of cleanups.reverse()) {
-      await Promise.race([stop(), sleep(30_000).then(() => { throw new Error('timed out'); })]).catch((err) =>
-        console.error(`[bench:parked] stopping ${name} failed: ${err?.message ?? err}`),
-      );
-    }
-  })();
-  return cleaning;
-}
-let interrupted = false;
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    interrupted = true;
-    log(`${signal}: cleaning up`);
-    void cleanUp().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  });
-}
-
-// ---- memory of processes, from /proc ----------------------------------------------------------------------
-function statusKb(pid) {
-  try {
-    const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const field = (name) => Number(text.match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
-    return { rss: field('VmRSS'), hwm: field('VmHWM') };
-  } catch {
-    return null;
-  }
-}
-function pssKb(pid) {
-  try {
-    return Number(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').match(/^Pss:\s+(\d+) kB/m)?.[1] ?? NaN);
-  } catch {
-    return NaN;
-  }
-}
-function allProcesses() {
-  const list = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      list.push({ pid: Number(entry), ppid, cmdline: fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ') });
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return list;
-}
-/** A process and all its descendants. */
-function tree(rootPid, processes = allProcesses()) {
-  const pids = [rootPid];
-  for (let i = 0; i < pids.length; i++) for (const p of processes) if (p.ppid === pids[i]) pids.push(p.pid);
-  return pids;
-}
-/** RSS of one process; for a tree also the sum of RSS (double-counts shared memory) and of PSS (does not). */
-function memoryOf(pids) {
-  const one = pids.map((pid) => ({ pid, ...statusKb(pid), pss: pssKb(pid) })).filter((p) => p.rss != null && !Number.isNaN(p.rss));
-  if (one.length === 0) return null;
-  const sum = (key) => one.reduce((total, p) => total + (Number.isNaN(p[key]) ? 0 : p[key]), 0);
-  return { processes: one.length, rssMiB: mib(sum('rss')), pssMiB: mib(sum('pss')), peakRssMiB: mib(sum('hwm')) };
-}
-
+// ---- metrics and disk ---------------------------------------------------------------------------------------
 async function scrape(url) {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
@@ -151,29 +76,6 @@ function metric(text, name, { counter = false } = {}) {
   return values.reduce((a, b) => a + b, 0);
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function machine() {
-  return {
-    node: process.version,
-    platform: `${process.platform}/${process.arch}`,
-    cpus: os.cpus().length,
-    cpu: os.cpus()[0]?.model,
-    memoryGiB: round(os.totalmem() / 1024 ** 3),
-    availableMemoryGiB: round(os.freemem() / 1024 ** 3),
-    loadavg: os.loadavg().map((l) => round(l, 2)),
-  };
-}
-
 function duMiB(dir) {
   try {
     return mib(Number(execFileSync('du', ['-sk', dir], { encoding: 'utf8' }).split('\t')[0]));
@@ -182,168 +84,33 @@ function duMiB(dir) {
   }
 }
 
-function percentile(values, p) {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
 /** Median and largest of the values that are there. */
 function spread(values) {
   const present = values.filter((v) => v != null);
   return present.length ? { median: percentile(present, 50), max: Math.max(...present) } : null;
 }
 
-// ---- the pieces -------------------------------------------------------------------------------------------
-/** A tiny Node project in git, the same shape as the tests' fixture; every loop clones it. */
-function createFixtureRepo(dir) {
-  const write = (file, content) => {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), content);
-  };
-  write('package.json', JSON.stringify({ name: 'fixture', version: '1.0.0', scripts: { test: 'node --test' } }, null, 2));
-  write('src/sum.js', 'exports.sum = (a, b) => a - b;\n');
-  write('test/sum.test.js', "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sum } = require('../src/sum');\ntest('sum adds two numbers', () => assert.strictEqual(sum(2, 3), 5));\n");
-  const git = (...args) => execFileSync('git', ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', ...args], { cwd: dir, stdio: 'pipe' });
-  git('init', '--quiet', '--initial-branch=main');
-  git('add', '--all');
-  git('commit', '--quiet', '-m', 'fixture: initial');
-  return dir;
-}
-
-/** An OpenAI-compatible endpoint whose reviewer finds nothing, for the loops decided at the end. */
-async function startFakeLlm() {
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      let body = {};
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-      } catch {
-        // Answered all the same.
-      }
-      const triage = body.messages?.[0]?.content?.startsWith('You triage') ?? false;
-      res.setHeader('content-type', 'application/json');
-      res.end(
-        JSON.stringify({
-          id: 'chatcmpl-bench',
-          object: 'chat.completion',
-          created: 1700000000,
-          model: body.model ?? 'bench',
-          choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(triage ? { decisions: [] } : { findings: [] }) }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
-        }),
-      );
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { baseUrl: `http://127.0.0.1:${server.address().port}/v1`, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
-/** The worker as its own process (dist/service/worker-main.js), so its memory is its own. */
-async function startWorker(env) {
-  const child = spawn(process.execPath, [fileURLToPath(dist('service/worker-main.js'))], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const tail = [];
-  // Warnings and errors, grouped by what they say (ids, numbers and colours taken out), with examples.
-  const problems = new Map();
-  const slowTasksMs = [];
-  let ready = false;
-  const onLine = (raw) => {
-    const line = raw.replace(/\x1b\[[0-9;]*m/g, '');
-    if (!line.trim()) return;
-    tail.push(line);
-    if (tail.length > 100) tail.shift();
-    if (line.includes('worker ready')) ready = true;
-    if (/error|fail|warn|exception|out of memory/i.test(line)) {
-      const duration = line.match(/workflow_task_duration=(\d+)/);
-      if (duration) slowTasksMs.push(Number(duration[1]));
-      const kind = line
-        .replace(/^\S+Z\s+/, '')
-        .replace(/[0-9a-f]{8}-[0-9a-f-]{27}[^\s]*/g, '<id>')
-        .replace(/\d+/g, '#')
-        .slice(0, 160);
-      const group = problems.get(kind) ?? { count: 0, example: line.slice(0, 600) };
-      group.count += 1;
-      problems.set(kind, group);
-    }
-  };
-  let partial = '';
-  const onData = (chunk) => {
-    const lines = (partial + chunk.toString('utf8')).split('\n');
-    partial = lines.pop();
-    lines.forEach(onLine);
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  let exit = null;
-  void exited.then((e) => (exit = e));
-  const deadline = Date.now() + 120_000;
-  while (!ready) {
-    if (exit) throw new Error(`the worker exited during start-up (${JSON.stringify(exit)}):\n${tail.join('\n')}`);
-    if (Date.now() > deadline) throw new Error(`the worker did not get ready in 120 s:\n${tail.join('\n')}`);
-    await sleep(100);
-  }
-  return {
-    pid: child.pid,
-    exit: () => exit,
-    tail: () => tail.slice(),
-    problems: () => ({
-      count: [...problems.values()].reduce((total, g) => total + g.count, 0),
-      slowWorkflowTasks: slowTasksMs.length
-        ? { count: slowTasksMs.length, medianMs: percentile(slowTasksMs, 50), maxMs: Math.max(...slowTasksMs) }
-        : null,
-      kinds: [...problems.values()].sort((a, b) => b.count - a.count).slice(0, 20),
-    }),
-    stop: async () => {
-      if (exit) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
-
 // ---- the run ----------------------------------------------------------------------------------------------
 async function main() {
-  const machineAtStart = machine();
+  const machineAtStart = { ...machine(), loadavg: loadavg() };
   log(`N=${N}, ${CONCURRENCY} in flight, worker cache ${CACHE}, sandbox ${SANDBOX}; ${machineAtStart.cpus} cores, load ${machineAtStart.loadavg.join(' ')}`);
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-parked-'));
-  cleanups.push({ name: 'temp dir', stop: async () => fs.rmSync(tempDir, { recursive: true, force: true }) });
+  cleanup.add('temp dir', async () => fs.rmSync(tempDir, { recursive: true, force: true }));
 
-  const [pgPort, temporalPort, uiPort, metricsPort, sdkMetricsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-  const postgres = await startEmbeddedPostgres({ dataDir: tempDir, port: pgPort });
-  cleanups.push({ name: 'PostgreSQL', stop: () => postgres.stop() });
-  const postmasterPid = Number(fs.readFileSync(path.join(tempDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  await applyMigrations(postgres.databaseUrl);
-  const temporalServer = await startTemporalDevServer({
-    cliPath: resolveTemporalCli({ temporal: { cliPath: process.env.TEMPORAL_CLI_PATH } }),
-    dataDir: tempDir,
-    port: temporalPort,
-    uiPort,
-    namespace: 'default',
-  });
-  cleanups.push({ name: 'Temporal dev server', stop: () => temporalServer.stop() });
-  const sqlite = path.join(tempDir, 'temporal', 'temporal.sqlite');
-  const temporalPid = allProcesses().find((p) => p.cmdline.includes(sqlite) && p.cmdline.includes('start-dev'))?.pid;
-  if (!temporalPid) throw new Error('cannot find the Temporal dev server process');
+  const [metricsPort, sdkMetricsPort] = await Promise.all([freePort(), freePort()]);
+  const { databaseUrl, temporalAddress, postmasterPid, temporalPid } = await startInfrastructure(tempDir, cleanup);
   const llm = await startFakeLlm();
-  cleanups.push({ name: 'fake LLM', stop: () => llm.close() });
+  cleanup.add('fake LLM', () => llm.close());
   const repo = path.join(tempDir, 'fixture');
   fs.mkdirSync(repo);
-  createFixtureRepo(repo);
+  createNodeFixtureRepo(repo);
   const dataDir = path.join(tempDir, 'data');
   fs.mkdirSync(dataDir);
 
   const taskQueue = 'bench-parked';
   const worker = await startWorker({
-    DATABASE_URL: postgres.databaseUrl,
-    TEMPORAL_ADDRESS: temporalServer.address,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: taskQueue,
     DATA_DIR: dataDir,
     LLM_BASE_URL: llm.baseUrl,
@@ -356,13 +123,13 @@ async function main() {
     TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkMetricsPort}`,
     ...(WORKER_NODE_OPTIONS ? { NODE_OPTIONS: WORKER_NODE_OPTIONS } : {}),
   });
-  cleanups.push({ name: 'worker', stop: () => worker.stop() });
+  cleanup.add('worker', () => worker.stop());
   log(`worker pid ${worker.pid}, Temporal dev server pid ${temporalPid}, PostgreSQL postmaster pid ${postmasterPid}`);
 
-  const prisma = createPrismaClient(postgres.databaseUrl);
-  cleanups.push({ name: 'database client', stop: () => prisma.$disconnect() });
-  const connection = await Connection.connect({ address: temporalServer.address });
-  cleanups.push({ name: 'Temporal client', stop: () => connection.close() });
+  const prisma = createPrismaClient(databaseUrl);
+  cleanup.add('database client', () => prisma.$disconnect());
+  const connection = await Connection.connect({ address: temporalAddress });
+  cleanup.add('Temporal client', () => connection.close());
   const temporal = new Client({ connection });
   const app = await buildApp({
     prisma,
@@ -378,7 +145,7 @@ async function main() {
       disk: { path: dataDir, minFreeBytes: 2048 * 1024 ** 2 },
     },
   });
-  cleanups.push({ name: 'API', stop: () => app.close() });
+  cleanup.add('API', () => app.close());
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   const keys = {
     submitter: (await createApiKey(prisma, { name: 'bench-submitter', role: 'submitter' })).key,
@@ -450,7 +217,7 @@ async function main() {
       temporalDevServer: memoryOf(tree(temporalPid, processes)),
       postgres: memoryOf(tree(postmasterPid, processes)),
       benchProcessWithApi: { rssMiB: mib(process.memoryUsage().rss / 1024) },
-      loadavg: os.loadavg().map((l) => round(l, 2)),
+      loadavg: loadavg(),
     };
     samples.push(s);
     log(
@@ -598,7 +365,7 @@ async function main() {
   const parkLatencies = parked.map((p) => p.seconds);
   const result = {
     measuredAt: new Date().toISOString(),
-    machine: (({ loadavg, ...rest }) => ({ ...rest, loadavgAtStart: loadavg, loadavgAtEnd: os.loadavg().map((l) => round(l, 2)) }))(machineAtStart),
+    machine: (({ loadavg: atStart, ...rest }) => ({ ...rest, loadavgAtStart: atStart, loadavgAtEnd: loadavg() }))(machineAtStart),
     settings: { n: N, concurrency: CONCURRENCY, workerMaxCachedWorkflows: CACHE, workerNodeOptions: WORKER_NODE_OPTIONS || null, sandbox: SANDBOX, decide: DECIDE, loop: 'requireContractApproval: true, one local fixture repository, maker `true`' },
     submission: {
       submitted: nextIndex,
@@ -657,13 +424,4 @@ async function main() {
   console.log(`Written to ${fileURLToPath(RESULT_FILE)}`);
 }
 
-try {
-  await main();
-  await cleanUp();
-} catch (err) {
-  // Interrupted: the signal handler is cleaning up and exits; what broke was the clean-up itself.
-  if (interrupted) await new Promise(() => undefined);
-  console.error('[bench:parked] failed:', err?.stack ?? err);
-  await cleanUp();
-  process.exit(1);
-}
+await cleanup.main(main);

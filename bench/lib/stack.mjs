@@ -1,0 +1,88 @@
+// The whole service for one bench, all local: PostgreSQL, the Temporal dev server, the fake model, a
+// fixture repository, the API and (optionally) the worker as separate processes from dist.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { apiClient, createKeys } from './api-client.mjs';
+import { importDist } from './dist.mjs';
+import { startFakeLlm } from './fake-llm.mjs';
+import { createPlainFixtureRepo } from './fixture-repo.mjs';
+import { startInfrastructure } from './infrastructure.mjs';
+import { startApi, startWorker } from './service-processes.mjs';
+import { freePort } from './util.mjs';
+
+/** SANDBOX for the service's commands: the service's default (bubblewrap) unless BENCH_SANDBOX says otherwise. */
+export const SANDBOX = process.env.BENCH_SANDBOX ?? 'bwrap';
+
+export async function startStack(name, cleanup, { passAt = 1, worker = true, workerEnv = {} } = {}) {
+  const tempDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`)));
+  cleanup.add('temp dir', async () => fs.rmSync(tempDir, { recursive: true, force: true }));
+  const infra = await startInfrastructure(tempDir, cleanup);
+  const llm = await startFakeLlm({ passAt });
+  cleanup.add('fake LLM', () => llm.close());
+  const repo = createPlainFixtureRepo(fs.mkdirSync(path.join(tempDir, 'fixture'), { recursive: true }));
+  const dataDir = path.join(tempDir, 'data');
+  fs.mkdirSync(dataDir);
+
+  const env = {
+    DATABASE_URL: infra.databaseUrl,
+    TEMPORAL_ADDRESS: infra.temporalAddress,
+    TEMPORAL_TASK_QUEUE: 'bench',
+    DATA_DIR: dataDir,
+    LLM_BASE_URL: llm.baseUrl,
+    LLM_API_KEY: 'bench-key',
+    LLM_MODEL: 'bench-reviewer',
+    LOG_LEVEL: 'warn',
+    SANDBOX,
+    // One key submits everything: the rate limit is not what is measured.
+    RATE_LIMIT_MAX: '100000000',
+  };
+  const { createPrismaClient } = await importDist('prisma/client.js');
+  const prisma = createPrismaClient(infra.databaseUrl);
+  cleanup.add('database client', () => prisma.$disconnect());
+  const connection = await Connection.connect({ address: infra.temporalAddress });
+  cleanup.add('Temporal client', () => connection.close());
+  const temporal = new Client({ connection });
+
+  const api = await startApi(env, await freePort());
+  cleanup.add('API', () => api.stop());
+  const stack = {
+    tempDir,
+    databaseUrl: infra.databaseUrl,
+    repo,
+    dataDir,
+    llm,
+    prisma,
+    temporal,
+    api,
+    call: apiClient(api.baseUrl),
+    keys: await createKeys(prisma),
+    pids: { postgres: infra.postmasterPid, temporal: infra.temporalPid },
+    worker: null,
+    /** Starts a worker (another one after a kill); the newest is `stack.worker`. */
+    async startWorker() {
+      const started = await startWorker({ ...env, ...workerEnv });
+      cleanup.add(`worker ${started.pid}`, () => started.stop());
+      stack.worker = started;
+      return started;
+    },
+  };
+  if (worker) await stack.startWorker();
+  return stack;
+}
+
+export const TERMINAL = ['PASSED', 'APPROVED', 'REJECTED', 'CANCELLED', 'FAILED'];
+
+/** Submits a loop; its id, or throws with the API's answer. */
+export async function submitLoop(stack, body, idempotencyKey) {
+  const res = await stack.call('POST', '/v1/loops', stack.keys.submitter, body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
+  if (res.status !== 201 && res.status !== 200) throw new Error(`POST /v1/loops answered ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
+  return res.body.id;
+}
+
+/** Waits (long poll, no load) for the loop's workflow to end; the loop's row says how it ended. */
+export async function waitForLoop(stack, id) {
+  await stack.temporal.workflow.getHandle(`loop-${id}`).result().catch(() => undefined);
+  return stack.prisma.loop.findUniqueOrThrow({ where: { id }, select: { id: true, status: true, phase: true, failureReason: true } });
+}
