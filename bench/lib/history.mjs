@@ -58,7 +58,8 @@ export function historyTimings(history) {
       workflowTasks.processingMs += timeMs(event) - timeMs(byId.get(num(a.startedEventId)));
     } else if (type === 'WORKFLOW_TASK_TIMED_OUT') {
       workflowTasks.timedOut += 1;
-    } else if (type === 'MARKER_RECORDED') {
+    } else if (type === 'MARKER_RECORDED' && a.markerName === 'core_local_activity') {
+      // Other markers are patches (patched()).
       localActivities += 1;
     } else if (['ACTIVITY_TASK_COMPLETED', 'ACTIVITY_TASK_FAILED', 'ACTIVITY_TASK_TIMED_OUT', 'ACTIVITY_TASK_CANCELED'].includes(type)) {
       const scheduled = byId.get(num(a.scheduledEventId));

@@ -1,5 +1,5 @@
 // The whole service for one bench, all local: PostgreSQL, the Temporal dev server, the fake model, a
-// fixture repository, the API and (optionally) the worker as separate processes from dist.
+// fixture repository, the API and the worker as separate processes from dist.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +15,7 @@ import { freePort } from './util.mjs';
 /** SANDBOX for the service's commands: the service's default (bubblewrap) unless BENCH_SANDBOX says otherwise. */
 export const SANDBOX = process.env.BENCH_SANDBOX ?? 'bwrap';
 
-export async function startStack(name, cleanup, { passAt = 1, worker = true, workerEnv = {} } = {}) {
+export async function startStack(name, cleanup, { passAt = 1 } = {}) {
   const tempDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`)));
   cleanup.add('temp dir', async () => fs.rmSync(tempDir, { recursive: true, force: true }));
   const infra = await startInfrastructure(tempDir, cleanup);
@@ -62,13 +62,13 @@ export async function startStack(name, cleanup, { passAt = 1, worker = true, wor
     worker: null,
     /** Starts a worker (another one after a kill); the newest is `stack.worker`. */
     async startWorker() {
-      const started = await startWorker({ ...env, ...workerEnv });
+      const started = await startWorker(env);
       cleanup.add(`worker ${started.pid}`, () => started.stop());
       stack.worker = started;
       return started;
     },
   };
-  if (worker) await stack.startWorker();
+  await stack.startWorker();
   return stack;
 }
 
