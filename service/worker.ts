@@ -34,6 +34,7 @@ export async function createLoopWorker(options: {
     taskQueue: options.config.temporal.taskQueue,
     workflowBundle: code.workflowBundle,
     workflowsPath: code.workflowsPath,
+    bundlerOptions: code.bundlerOptions,
     interceptors: { workflowModules: code.workflowModules, activity: [activityMetricsInterceptor, ...activityTracingInterceptors()] },
     sinks: workflowTracingSinks(),
     activities: createActivities({ prisma: options.prisma, config: options.config, sandbox }),

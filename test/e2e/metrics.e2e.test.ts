@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import { Worker } from '@temporalio/worker';
 import { TEMPORAL_SDK_METRICS } from '../../service/telemetry/temporal-sdk-metrics';
 import { activeTracing, startTracing, workflowTracingSinks } from '../../service/telemetry/tracing';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../service/workflow-bundle';
+import { WORKFLOW_BUNDLE_OPTIONS, WORKFLOW_INTERCEPTOR_MODULES, WORKFLOW_PRELOAD_MODULES } from '../../service/workflow-bundle';
 import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
 import { CORRECT_SUM, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
 import { freePort } from '../support/free-port';
@@ -194,7 +194,7 @@ test("a traced loop's history replays with the bundled workflow interceptors", a
   const history = await h.temporal.workflow.getHandle(loop.workflowId).fetchHistory();
   await expect(
     Worker.runReplayHistory(
-      { workflowsPath: require.resolve('../../workflows'), interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }, sinks: workflowTracingSinks() },
+      { workflowsPath: WORKFLOW_BUNDLE_OPTIONS.workflowsPath, interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }, bundlerOptions: { preloadModules: WORKFLOW_PRELOAD_MODULES }, sinks: workflowTracingSinks() },
       history,
       `replay-traced-${loop.id}`,
     ),
@@ -232,7 +232,7 @@ test('an escalation counts as open until a person decides it, and the decision l
   const history = await h.temporal.workflow.getHandle(escalated.workflowId).fetchHistory();
   await expect(
     Worker.runReplayHistory(
-      { workflowsPath: require.resolve('../../workflows'), interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }, sinks: workflowTracingSinks() },
+      { workflowsPath: WORKFLOW_BUNDLE_OPTIONS.workflowsPath, interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }, bundlerOptions: { preloadModules: WORKFLOW_PRELOAD_MODULES }, sinks: workflowTracingSinks() },
       history,
       `replay-traced-${escalated.id}`,
     ),

@@ -4,7 +4,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { HISTORIES_DIR } from '../support/histories';
 import { checkWorkflowFingerprint } from '../support/workflow-fingerprint';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../service/workflow-bundle';
+import { WORKFLOW_BUNDLE_OPTIONS } from '../../service/workflow-bundle';
 import { workflowTracingSinks } from '../../service/telemetry/tracing';
 
 // Every committed history must replay against today's workflow code without nondeterminism.
@@ -12,7 +12,7 @@ const files = fs.readdirSync(HISTORIES_DIR).filter((f) => f.endsWith('.json')).s
 
 let bundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quiet });
+  bundle = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: quiet });
 });
 
 test('histories of the loop paths are committed', () => {
