@@ -92,7 +92,7 @@ await cleanup.main(async () => {
   );
   await waitForStatus(prisma, parkedIds, ['REJECTED'], 600_000);
   // The worker stops (gracefully) here: from now on submitted loops wait in Temporal's task queue.
-  await stack.worker.stop();
+  await stack.stopWorkers();
   log(`decisions: p50 ${decisions.p50Ms} ms, p99 ${decisions.p99Ms} ms; worker stopped`);
 
   // ---- POST and GET with the worker stopped ----

@@ -14,7 +14,7 @@ import { fetchLoopHistory, historyTimings } from './lib/history.mjs';
 import { benchLoopBody } from './lib/loop-body.mjs';
 import { startCpuAccount, startMemorySampler } from './lib/proc.mjs';
 import { startResult, table } from './lib/results.mjs';
-import { SANDBOX, startStack, submitLoop, waitForLoop } from './lib/stack.mjs';
+import { HEAVY_ROLE, LOOP_ROLE, SANDBOX, startStack, submitLoop, waitForLoop, WORKER_ROLES, WORKERS } from './lib/stack.mjs';
 import { logger, percentile, positiveInt, positiveList, round } from './lib/util.mjs';
 
 requireBuilt();
@@ -28,7 +28,7 @@ const cleanup = createCleanup('concurrency');
 async function runSize(n) {
   const stack = await startStack(`concurrency-${n}`, cleanup);
   const sampler = startMemorySampler({
-    single: { api: stack.api.pid, worker: stack.worker.pid },
+    single: { api: stack.api.pid, ...Object.fromEntries(WORKER_ROLES.map((role) => [`${role} worker`, stack.workers[role].pid])) },
     trees: { temporal: stack.pids.temporal, postgres: stack.pids.postgres },
   });
   const body = benchLoopBody(stack.repo, { makerSeconds: MAKER_SECONDS, gateSeconds: GATE_SECONDS, maxIterations: 1 });
@@ -69,9 +69,9 @@ async function runSize(n) {
     runMakerScheduleToStartMs: { p50: round(percentile(makerWaitsMs, 50), 0), max: round(Math.max(0, ...makerWaitsMs), 0) },
     memoryMiB: memory.processes,
     cpu: { ...used, benchShareOfMachine: round(used.benchCoreSeconds / (used.seconds * os.cpus().length), 2) },
-    workerLog: stack.worker.problems(),
+    workerLog: stack.workerProblems(),
   };
-  log(`N=${n}: ${figures.passed} PASSED in ${figures.seconds} s (${figures.loopsPerMinute} loops/min); worker peak ${memory.processes.worker.peak} MiB, runMaker waited up to ${figures.runMakerScheduleToStartMs.max} ms`);
+  log(`N=${n}: ${figures.passed} PASSED in ${figures.seconds} s (${figures.loopsPerMinute} loops/min); loop worker peak ${memory.processes[`${LOOP_ROLE} worker`].peak} MiB, heavy-activity worker peak ${memory.processes[`${HEAVY_ROLE} worker`].peak} MiB, runMaker waited up to ${figures.runMakerScheduleToStartMs.max} ms`);
   await cleanup.stopAll();
   return figures;
 }
@@ -83,15 +83,15 @@ await cleanup.main(async () => {
   for (const n of SIZES) sizes.push(await runSize(n));
   const mem = (s, name) => `${s.memoryMiB[name]?.peak ?? '?'} / ${s.memoryMiB[name]?.final ?? '?'}`;
   result.write(
-    { sizes: SIZES, makerSeconds: MAKER_SECONDS, gateSeconds: GATE_SECONDS, iterations: 1, sandbox: SANDBOX, memorySampledEverySeconds: 1 },
+    { sizes: SIZES, makerSeconds: MAKER_SECONDS, gateSeconds: GATE_SECONDS, iterations: 1, sandbox: SANDBOX, workers: WORKERS, memorySampledEverySeconds: 1 },
     { sizes },
     [
-      `**Concurrency**: N one-iteration loops (maker sleeps ${MAKER_SECONDS} s, gate ${GATE_SECONDS} s) submitted at once, a fresh service per N (API and worker as separate processes, sandbox ${SANDBOX}). ` +
+      `**Concurrency**: N one-iteration loops (maker sleeps ${MAKER_SECONDS} s, gate ${GATE_SECONDS} s) submitted at once, a fresh service per N (API and workers as separate processes, workers ${WORKERS}${WORKERS === 'split' ? ': one for loops and record writes, one for makers, gates, reviews and git' : ''}, default activity concurrency, sandbox ${SANDBOX}). ` +
         'CPU used: the share of all cores the service and its makers and gates took from the first POST to the last loop\'s end (other work on the machine in core-seconds). ' +
         'Memory in MiB, peak / final (when the last loop ended): RSS of the API and worker processes, PSS of the Temporal dev server and of PostgreSQL (all its processes).',
       '',
       ...table(
-        ['N', 'total s', 'loops/min', 'not PASSED', 'runMaker schedule-to-start max (p50) s', 'CPU used (other work)', 'API MiB', 'worker MiB', 'Temporal MiB', 'PostgreSQL MiB'],
+        ['N', 'total s', 'loops/min', 'not PASSED', 'runMaker schedule-to-start max (p50) s', 'CPU used (other work)', 'API MiB', ...WORKER_ROLES.map((role) => `${role} worker MiB`), 'Temporal MiB', 'PostgreSQL MiB'],
         sizes.map((s) => [
           s.n,
           s.seconds,
@@ -100,7 +100,7 @@ await cleanup.main(async () => {
           `${round(s.runMakerScheduleToStartMs.max / 1000)} (${round(s.runMakerScheduleToStartMs.p50 / 1000)})`,
           `${Math.round(s.cpu.benchShareOfMachine * 100)} % (${s.cpu.otherCoreSeconds} core-s)`,
           mem(s, 'api'),
-          mem(s, 'worker'),
+          ...WORKER_ROLES.map((role) => mem(s, `${role} worker`)),
           mem(s, 'temporal'),
           mem(s, 'postgres'),
         ]),

@@ -78,7 +78,7 @@ await cleanup.main(async () => {
     serviceSeconds: { median: round(median(runs.map((r) => r.service.seconds)), 2) },
     plainSeconds: { median: round(median(runs.map((r) => r.plain.seconds)), 2) },
     breakdown,
-    workerLog: stack.worker.problems(),
+    workerLog: stack.workerProblems(),
   };
   const f = figures;
   const known = { runMaker: ITERATIONS * MAKER_SECONDS * 1000, runVerification: ITERATIONS * GATE_SECONDS * 1000 };

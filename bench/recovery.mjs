@@ -14,7 +14,7 @@ import { requireBuilt } from './lib/dist.mjs';
 import { eventTimeMs, fetchLoopHistory, firstEventOfWorker, historyOutline } from './lib/history.mjs';
 import { benchLoopBody } from './lib/loop-body.mjs';
 import { startResult, table } from './lib/results.mjs';
-import { SANDBOX, startStack, submitLoop, waitForLoop } from './lib/stack.mjs';
+import { HEAVY_ROLE, LOOP_ROLE, SANDBOX, startStack, submitLoop, waitForLoop, WORKERS } from './lib/stack.mjs';
 import { logger, positiveInt, round, sleep } from './lib/util.mjs';
 
 requireBuilt();
@@ -31,14 +31,14 @@ async function until(check, everyMs, what) {
   }
 }
 
-/** Kills the worker (then `afterKill`), starts another at once, waits for the loop to end; what the history says about the gap. */
-async function killAndRecover(stack, id, label, afterKill = async () => {}) {
-  const killedPid = stack.worker.pid;
+/** Kills the worker of a role (then `afterKill`), starts another at once, waits for the loop to end; what the history says about the gap. */
+async function killAndRecover(stack, role, id, label, afterKill = async () => {}) {
+  const killed = stack.workers[role];
   const killedAtMs = Date.now();
-  await stack.worker.kill();
+  await killed.kill();
   await afterKill();
-  const next = await stack.startWorker();
-  log(`${label}: killed worker ${killedPid}; worker ${next.pid} ready in ${round(next.startSeconds, 2)} s`);
+  const next = await stack.startWorker(role);
+  log(`${label}: killed the ${role} worker ${killed.pid}; worker ${next.pid} ready in ${round(next.startSeconds, 2)} s`);
   const loop = await waitForLoop(stack, id);
   const history = await fetchLoopHistory(stack.temporal, id);
   const firstEvent = firstEventOfWorker(history, next.pid, killedAtMs);
@@ -53,6 +53,7 @@ async function killAndRecover(stack, id, label, afterKill = async () => {}) {
       : 'nothing in flight';
   return {
     case: label,
+    killedWorker: role,
     loopId: id,
     status: loop.status,
     interrupted,
@@ -71,7 +72,7 @@ await cleanup.main(async () => {
   const result = startResult('recovery');
   log(`maker ${MAKER_SECONDS} s in case a, sandbox ${SANDBOX}; load ${result.loadAtStart.join(' ')}`);
   const stack = await startStack('recovery', cleanup);
-  const firstWorkerReadySeconds = round(stack.worker.startSeconds, 2);
+  const firstWorkerReadySeconds = round(stack.workers[LOOP_ROLE].startSeconds, 2);
   const cases = [];
 
   // (a) Inside the maker: killed 2 s after runMaker started (the heartbeat timeout, 20 s, must notice).
@@ -79,7 +80,7 @@ await cleanup.main(async () => {
   const handle = stack.temporal.workflow.getHandle(`loop-${a}`);
   await until(async () => (await handle.describe()).raw.pendingActivities?.some((p) => p.activityType?.name === 'runMaker' && p.state === 2), 100, 'runMaker to start');
   await sleep(2000);
-  cases.push(await killAndRecover(stack, a, 'a: inside the maker'));
+  cases.push(await killAndRecover(stack, HEAVY_ROLE, a, 'a: inside the maker'));
 
   // (b) Between phases: the loop's progress write (a local activity, run inside the workflow task that
   // follows the maker) is caught in flight — the bench holds a row lock on the loop, so the write waits —
@@ -99,14 +100,14 @@ await cleanup.main(async () => {
     Number((await lock.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)).rows[0].n) > 0 &&
     !(await handleB.describe()).raw.pendingActivities?.some((p) => p.activityType?.name === 'runMaker');
   await until(waitingUpdate, 20, 'the progress write to wait');
-  cases.push(await killAndRecover(stack, b, 'b: between phases (in the progress write)', () => lock.query('ROLLBACK')));
+  cases.push(await killAndRecover(stack, LOOP_ROLE, b, 'b: between phases (in the progress write)', () => lock.query('ROLLBACK')));
 
   for (const c of cases) log(`${c.case}: ${c.status}; kill → first event of the new worker ${c.killToFirstEventSeconds} s (${c.firstEvent}), → first activity ${c.killToFirstActivitySeconds} s`);
   result.write(
     { makerSecondsCaseA: MAKER_SECONDS, sandbox: SANDBOX, heartbeatTimeoutSeconds: 20, workflowTaskTimeoutSeconds: 10 },
     { firstWorkerReadySeconds, cases },
     [
-      `**Recovery** after SIGKILL of the worker, a new worker started at once (API and worker as separate processes). ` +
+      `**Recovery** after SIGKILL of a worker, a new one of its role started at once (API and workers as separate processes, workers ${WORKERS}: in case a the worker running the maker, in case b the one running the loop). ` +
         `Times from the kill to the first history event recorded by the new worker, and to the first activity it started.`,
       '',
       ...table(

@@ -6,6 +6,7 @@ import { loadConfig } from './config';
 import { required } from './require-env';
 import { enableProcessMetrics } from './telemetry/registry';
 import { startConfiguredTracing } from './telemetry/tracing';
+import { stopWhenOrphaned } from './parent-watch';
 import { connectTemporalClient } from './temporal-client';
 
 // Production API process (docker-compose `api`): real PostgreSQL and Temporal, no embedded parts.
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown());
   process.once('SIGTERM', () => void shutdown());
+  // Started by `npm start`: stop if it was killed.
+  stopWhenOrphaned(() => void shutdown());
 }
 
 main().catch((err: unknown) => {

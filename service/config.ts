@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { MAX_LLM_TIMEOUT_SECONDS, MAX_REVIEW_REPAIR_ATTEMPTS } from '../domain/review-limits';
@@ -33,6 +34,10 @@ const envSchema = z.object({
    * evicted, it is replayed from history when the decision comes, so memory stays bounded however many wait.
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(200),
+  /** What a worker process runs: loops and their record writes, the heavy activities, or both. */
+  WORKER_ROLE: z.enum(['all', 'workflows', 'activities']).default('all'),
+  /** Makers, gates, reviews and git steps one worker runs at once; default 4 per core (they mostly wait on their processes). */
+  WORKER_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).optional(),
   API_HOST: z.string().min(1).default('127.0.0.1'),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LLM_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
@@ -122,6 +127,7 @@ export interface ServiceConfig {
     uiUrl?: string;
     maxCachedWorkflows: number;
   };
+  worker: { role: 'all' | 'workflows' | 'activities'; activityConcurrency: number };
   api: { host: string; port: number; rateLimit: { max: number; timeWindowMs: number } };
   /** The OpenAI-compatible endpoint: the reviewer, triage, and the built-in maker with provider "openai". */
   llm: { baseUrl: string; apiKey: string; model: string; timeoutSeconds: number; repairAttempts: number };
@@ -188,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       uiUrl: e.TEMPORAL_UI_URL,
       maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
     },
+    worker: { role: e.WORKER_ROLE, activityConcurrency: e.WORKER_ACTIVITY_CONCURRENCY ?? 4 * os.availableParallelism() },
     api: { host: e.API_HOST, port: e.API_PORT, rateLimit: { max: e.RATE_LIMIT_MAX, timeWindowMs: e.RATE_LIMIT_WINDOW_MS } },
     llm: {
       baseUrl: e.LLM_BASE_URL,

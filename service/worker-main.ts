@@ -4,6 +4,7 @@ import { required } from './require-env';
 import { startMetricsServer } from './telemetry/metrics-server';
 import { enableProcessMetrics, processRegistry } from './telemetry/registry';
 import { startConfiguredTracing } from './telemetry/tracing';
+import { stopWhenOrphaned } from './parent-watch';
 import { createLoopWorker } from './worker';
 
 // Worker process (docker-compose `worker`, and the tests' killable worker). Scale out by running more.
@@ -22,7 +23,12 @@ async function main(): Promise<void> {
     prisma,
     temporalAddress: required(config.temporal.address, 'TEMPORAL_ADDRESS'),
   });
-  console.log(`worker ready on task queue ${config.temporal.taskQueue} (sandbox: ${sandbox.mode === 'none' ? 'NONE, commands run unsandboxed' : 'bubblewrap'})`);
+  const { role, activityConcurrency } = config.worker;
+  const sandboxed = `(sandbox: ${sandbox.mode === 'none' ? 'NONE, commands run unsandboxed' : 'bubblewrap'})`;
+  const runs = role === 'workflows' ? 'loops and their record writes, no commands' : `${role === 'all' ? 'loops and ' : ''}up to ${activityConcurrency} activities at once ${sandboxed}`;
+  console.log(`worker ready on task queue ${config.temporal.taskQueue}: ${runs}`);
+  // Started by `npm start`: stop (draining) if it was killed.
+  stopWhenOrphaned(() => worker.shutdown());
   await worker.run();
   await connection.close();
   await prisma.$disconnect();

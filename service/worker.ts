@@ -12,40 +12,52 @@ import { activityTracingInterceptors, workflowTracingSinks } from './telemetry/t
 import { workflowCode } from './workflow-bundle';
 import { startWorkspaceJanitor } from './workspace-janitor';
 
-/** A worker for the loop task queue: the loop workflow plus every activity, bound to Postgres and config. */
+/**
+ * A worker for the loop task queue, bound to Postgres and config. Its role (WORKER_ROLE) decides what it
+ * polls: `workflows` runs loops and their record writes (local activities) and no heavy activity, so a
+ * busy maker or gate never delays a loop's bookkeeping; `activities` runs makers, gates, reviews and git
+ * steps in a process without a workflow cache, whose small memory keeps spawning processes cheap;
+ * `all` does both in one process.
+ */
 export async function createLoopWorker(options: {
   config: Readonly<ServiceConfig>;
   prisma: PrismaClient;
   temporalAddress: string;
 }): Promise<{ worker: Worker; connection: NativeConnection; sandbox: Sandbox }> {
-  // A worker that cannot confine untrusted commands takes no loops (unless SANDBOX=none says otherwise).
+  const { role, activityConcurrency } = options.config.worker;
+  // A worker that cannot confine untrusted commands takes none (unless SANDBOX=none says otherwise); one
+  // that runs only loops and their record writes runs no command.
   const sandbox = createSandbox(options.config);
-  await probeSandbox(sandbox);
+  if (role !== 'workflows') await probeSandbox(sandbox);
   // Every boundary the activities cross redacts these without being handed the configuration.
   registerServiceSecrets(serviceSecrets(options.config));
   // The SDK runtime takes its metrics exporter only before its first connection.
   const sdkMetrics = options.config.telemetry.temporalSdkMetricsAddress;
   if (sdkMetrics) installTemporalSdkMetrics(sdkMetrics, (line) => console.log(`[worker] ${line}`));
   const connection = await NativeConnection.connect({ address: options.temporalAddress });
-  const code = workflowCode((line) => console.log(`[worker] ${line}`));
+  const code = role === 'activities' ? null : workflowCode((line) => console.log(`[worker] ${line}`));
   const worker = await Worker.create({
     connection,
     namespace: options.config.temporal.namespace,
     taskQueue: options.config.temporal.taskQueue,
-    workflowBundle: code.workflowBundle,
-    workflowsPath: code.workflowsPath,
-    bundlerOptions: code.bundlerOptions,
-    interceptors: { workflowModules: code.workflowModules, activity: [activityMetricsInterceptor, ...activityTracingInterceptors()] },
-    sinks: workflowTracingSinks(),
+    ...(code && {
+      workflowBundle: code.workflowBundle,
+      workflowsPath: code.workflowsPath,
+      bundlerOptions: code.bundlerOptions,
+      maxCachedWorkflows: options.config.temporal.maxCachedWorkflows,
+      sinks: workflowTracingSinks(),
+    }),
+    interceptors: { workflowModules: code?.workflowModules ?? [], activity: [activityMetricsInterceptor, ...activityTracingInterceptors()] },
+    // Record writes are local activities: a `workflows` worker needs every activity registered to run them.
     activities: createActivities({ prisma: options.prisma, config: options.config, sandbox }),
-    // Agents and gates are heavy on a small machine; more loops scale out with more workers.
-    maxConcurrentActivityTaskExecutions: 4,
-    maxCachedWorkflows: options.config.temporal.maxCachedWorkflows,
+    enableNonLocalActivities: role !== 'workflows',
+    maxConcurrentActivityTaskExecutions: activityConcurrency,
     // Heartbeats carry cancellation back to running commands: send them often enough that a cancelled
     // loop stops its gate or agent within seconds, not at the SDK's default of up to 30 s.
     defaultHeartbeatThrottleInterval: '2s',
     maxHeartbeatThrottleInterval: '2s',
   });
-  startWorkspaceJanitor(options.prisma, options.config, (line) => console.log(`[worker] ${line}`));
+  // Workspaces live where the heavy activities run.
+  if (role !== 'workflows') startWorkspaceJanitor(options.prisma, options.config, (line) => console.log(`[worker] ${line}`));
   return { worker, connection, sandbox };
 }

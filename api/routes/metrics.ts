@@ -6,8 +6,8 @@ import { DEFAULT_API_POLICY, type AppDeps } from '../app';
 import { ApiError } from '../errors';
 
 /**
- * GET /metrics (Prometheus text format): this process's metrics — the API's, and the worker's too when
- * both run in one process (`npm start`) — and the loop-state gauges read from PostgreSQL at scrape time.
+ * GET /metrics (Prometheus text format): the API process's metrics (workers serve their own on
+ * WORKER_METRICS_PORT) and the loop-state gauges read from PostgreSQL at scrape time.
  * Public like /healthz (no API key: a scraper is no user), unless METRICS_TOKEN asks for a bearer token.
  */
 export function metricsRoutes(app: FastifyInstance, deps: AppDeps): void {

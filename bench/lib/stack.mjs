@@ -1,5 +1,5 @@
 // The whole service for one bench, all local: PostgreSQL, the Temporal dev server, the fake model, a
-// fixture repository, the API and the worker as separate processes from dist.
+// fixture repository, the API and the workers as separate processes from dist.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,19 @@ import { freePort } from './util.mjs';
 
 /** SANDBOX for the service's commands: the service's default (bubblewrap) unless BENCH_SANDBOX says otherwise. */
 export const SANDBOX = process.env.BENCH_SANDBOX ?? 'bwrap';
+
+/**
+ * The workers' layout (BENCH_WORKERS): `split`, as `npm start` runs them — one worker for loops and their
+ * record writes (WORKER_ROLE=workflows), one for the heavy activities (WORKER_ROLE=activities) — or `all`,
+ * one worker doing both.
+ */
+export const WORKERS = process.env.BENCH_WORKERS ?? 'split';
+if (!['split', 'all'].includes(WORKERS)) throw new Error(`BENCH_WORKERS must be split or all, not ${WORKERS}`);
+export const WORKER_ROLES = WORKERS === 'all' ? ['all'] : ['workflows', 'activities'];
+
+/** The role of the worker that runs loops (workflow tasks, record writes) and of the one that runs makers and gates. */
+export const LOOP_ROLE = WORKERS === 'all' ? 'all' : 'workflows';
+export const HEAVY_ROLE = WORKERS === 'all' ? 'all' : 'activities';
 
 export async function startStack(name, cleanup, { passAt = 1 } = {}) {
   const tempDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`)));
@@ -59,16 +72,25 @@ export async function startStack(name, cleanup, { passAt = 1 } = {}) {
     call: apiClient(api.baseUrl),
     keys: await createKeys(prisma),
     pids: { postgres: infra.postmasterPid, temporal: infra.temporalPid },
-    worker: null,
-    /** Starts a worker (another one after a kill); the newest is `stack.worker`. */
-    async startWorker() {
-      const started = await startWorker(env);
-      cleanup.add(`worker ${started.pid}`, () => started.stop());
-      stack.worker = started;
+    /** The running workers by role (WORKER_ROLES). */
+    workers: {},
+    /** Starts a worker of a role (another one after a kill); the newest is `stack.workers[role]`. */
+    async startWorker(role) {
+      const started = await startWorker({ ...env, WORKER_ROLE: role });
+      cleanup.add(`${role} worker ${started.pid}`, () => started.stop());
+      stack.workers[role] = started;
       return started;
     },
+    /** Stops every worker gracefully: from then on loops wait in Temporal's task queues. */
+    async stopWorkers() {
+      for (const worker of Object.values(stack.workers)) await worker.stop();
+    },
+    /** What the workers logged that looks like a problem, by role. */
+    workerProblems() {
+      return Object.fromEntries(Object.entries(stack.workers).map(([role, worker]) => [role, worker.problems()]));
+    },
   };
-  await stack.startWorker();
+  for (const role of WORKER_ROLES) await stack.startWorker(role);
   return stack;
 }
 

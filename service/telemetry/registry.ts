@@ -15,9 +15,9 @@ let processMetricsFor: string | null = null;
 /**
  * prom-client's default process and Node.js metrics (CPU, memory, event loop lag, GC, handles), named
  * `engineering_loop_process_*` / `engineering_loop_nodejs_*` and labelled with the component this process
- * runs: `api`, `worker`, or `all-in-one`. Once per process.
+ * runs: `api` or `worker`. Once per process.
  */
-export function enableProcessMetrics(component: 'api' | 'worker' | 'all-in-one'): void {
+export function enableProcessMetrics(component: 'api' | 'worker'): void {
   if (processMetricsFor !== null) return;
   processMetricsFor = component;
   collectDefaultMetrics({ register: processRegistry, prefix: METRIC_PREFIX, labels: { component } });

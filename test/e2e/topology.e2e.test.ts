@@ -378,7 +378,7 @@ describe('the docker-compose topology as real processes', () => {
         () => api.output(),
       ),
     ]);
-    for (const w of workers) expect(w.output()).toContain(`worker ready on task queue ${taskQueue} (sandbox: bubblewrap)`);
+    for (const w of workers) expect(w.output()).toMatch(new RegExp(`worker ready on task queue ${taskQueue}: .*\\(sandbox: bubblewrap\\)`));
     const health = await request('GET', '/healthz');
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({ status: 'ok', checks: { postgres: { ok: true }, temporal: { ok: true } }, sandbox: { mode: 'bwrap' } });

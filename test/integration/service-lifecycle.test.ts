@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,12 +6,16 @@ import { freePort } from '../support/free-port';
 import { processesMatching, waitUntilNoProcessMatching } from '../support/processes';
 
 // `npm start`'s process for real (dist/service/main.js with its embedded PostgreSQL and Temporal dev
-// server): SIGTERM stops everything in order and leaves no child; a restart skips current migrations;
-// children a SIGKILLed run left behind are named at the next start instead of being attached to.
+// server, and the API and two workers as its child processes): SIGTERM stops everything in order and
+// leaves no child; a worker that dies is restarted; a restart skips current migrations; children a
+// SIGKILLed run left behind are named at the next start instead of being attached to.
 
 const MAIN = path.resolve(__dirname, '../../dist/service/main.js');
 const dirs: string[] = [];
+/** Children of a SIGKILLed main (their command lines do not name the data directory). */
+const strays: number[] = [];
 afterAll(() => {
+  for (const pid of strays.filter(alive)) process.kill(pid, 'SIGKILL');
   for (const dir of dirs) {
     for (const pid of processesMatching(dir)) process.kill(pid, 'SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
@@ -46,11 +50,37 @@ function start(dataDir: string, env: Record<string, string>): Service {
   return { child, output: () => output, exited };
 }
 
-async function ready(service: Service): Promise<void> {
+/** Polls the service's output until `seen` holds; fails if the service exits first. */
+async function outputUntil(service: Service, seen: (output: string) => boolean): Promise<void> {
   for (;;) {
-    if (service.output().includes('Inbox')) return;
-    if (service.child.exitCode !== null) throw new Error(`the service exited during start-up:\n${service.output()}`);
-    await new Promise((r) => setTimeout(r, 200));
+    if (seen(service.output())) return;
+    if (service.child.exitCode !== null) throw new Error(`the service exited:\n${service.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const ready = (service: Service) => outputUntil(service, (output) => output.includes('Inbox'));
+
+/** The Node processes main runs: `api`, `worker:workflows`, `worker:activities`, by pid. */
+function nodeChildren(service: Service): Array<{ pid: number; name: string }> {
+  const lines = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(service.child.pid)], { encoding: 'utf8' }).trim().split('\n');
+  return lines
+    .map((line) => ({ pid: Number(line.trim().split(/\s+/)[0]), args: line }))
+    .filter(({ args }) => args.includes('dist/service/'))
+    .map(({ pid, args }) => ({ pid, name: args.includes('api-main.js') ? 'api' : `worker:${role(pid)}` }));
+}
+
+function role(pid: number): string {
+  const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  return env.find((v) => v.startsWith('WORKER_ROLE='))?.slice('WORKER_ROLE='.length) ?? 'unset';
+}
+
+/** Running: it exists and is not a zombie (an orphan that exited waits for init to reap it). */
+function alive(pid: number): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0] !== 'Z';
+  } catch {
+    return false;
   }
 }
 
@@ -61,17 +91,23 @@ function dataDir(): string {
   return dir;
 }
 
-test('SIGTERM stops the worker, the API, the dev server and PostgreSQL; the restart finds the schema current', async () => {
+test('SIGTERM stops the workers, the API, the dev server and PostgreSQL; the restart finds the schema current', async () => {
   const dir = dataDir();
   const env = await ports();
   const first = start(dir, env);
   await ready(first);
   expect(processesMatching(dir).length).toBeGreaterThanOrEqual(2); // postgres and the dev server
+  const children = nodeChildren(first);
+  expect(children.map((c) => c.name).sort()).toEqual(['api', 'worker:activities', 'worker:workflows']);
+  expect(new Set(children.map((c) => c.pid)).size).toBe(3);
+  expect(first.output()).toMatch(/\[workflows\] worker ready .*: loops and their record writes/);
+  expect(first.output()).toMatch(/\[activities\] worker ready .*: up to \d+ activities at once/);
   first.child.kill('SIGTERM');
   const code = await first.exited;
   if (code !== 0) console.log(first.output());
   expect(code).toBe(0);
   expect(first.output()).toContain('shutting down');
+  expect(children.map((c) => c.pid).filter(alive)).toEqual([]);
   await waitUntilNoProcessMatching(dir);
 
   const second = start(dir, env);
@@ -87,14 +123,39 @@ test('after a SIGKILL the next start names the port its orphaned PostgreSQL hold
   const env = await ports();
   const crashed = start(dir, env);
   await ready(crashed);
+  const orphans = nodeChildren(crashed).map((c) => c.pid);
+  strays.push(...orphans);
   crashed.child.kill('SIGKILL');
   await crashed.exited;
   expect(processesMatching(dir).length).toBeGreaterThan(0); // what a crash leaves behind
+  // The API and the workers notice their parent is gone and stop by themselves.
+  for (let i = 0; i < 600 && orphans.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(orphans.filter(alive)).toEqual([]);
 
   const next = start(dir, env);
   expect(await next.exited).toBe(1);
   expect(next.output()).toContain(`port ${env.EMBEDDED_POSTGRES_PORT} (EMBEDDED_POSTGRES_PORT) is already in use`);
   expect(next.output()).toContain('earlier run');
+}, 180_000);
+
+test('a worker that dies is restarted, and SIGTERM still stops every child', async () => {
+  const dir = dataDir();
+  const service = start(dir, await ports());
+  await ready(service);
+  const killed = nodeChildren(service).find((c) => c.name === 'worker:activities')!;
+  process.kill(killed.pid, 'SIGKILL');
+  await outputUntil(service, (output) => output.includes('[engineering-loop] activities exited (code null / signal SIGKILL); restarting in 1s'));
+  await outputUntil(service, (output) => output.split('[activities] worker ready').length === 3);
+  const children = nodeChildren(service);
+  const restarted = children.find((c) => c.name === 'worker:activities')!;
+  expect(restarted.pid).not.toBe(killed.pid);
+  expect(children.map((c) => c.name).sort()).toEqual(['api', 'worker:activities', 'worker:workflows']);
+  expect(service.output()).not.toMatch(/\b(api|workflows) exited/);
+
+  service.child.kill('SIGTERM');
+  expect(await service.exited).toBe(0);
+  expect(children.map((c) => c.pid).filter(alive)).toEqual([]);
+  await waitUntilNoProcessMatching(dir);
 }, 180_000);
 
 const asRoot = process.getuid?.() === 0 ? test : test.skip;
