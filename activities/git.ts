@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SERVICE_EXCLUDES } from '../domain/setup';
 import { gitConfigArgs, gitEnvironment, type RemoteAccess } from './git-isolation';
+import { launch } from './process/launcher';
 
 // Thin wrapper over the git CLI: argv only, bounded in time and output, with a fixed identity and the
 // pinned configuration of git-isolation.ts. Revisions follow --end-of-options (or come before `--`), so
@@ -60,19 +60,29 @@ export async function headCommit(cwd: string): Promise<string> {
   return (await git(cwd, ['rev-parse', 'HEAD'])).trim();
 }
 
+/** A checkpoint commit, its parents, and the files it changed against the commit it was made on. */
+export interface Checkpoint {
+  commit: string;
+  parents: string[];
+  /** As `git diff --name-only <first parent>..<commit>` names them. */
+  changedFiles: string[];
+}
+
 /**
  * Commits everything the maker left in the workspace; returns null when there was nothing to commit.
  * What set-up, gates and tools create (SERVICE_EXCLUDES: node_modules, .venv, caches, coverage…) stays
  * out, whether or not the repository ignores it; a maker's own new files, and edits to tracked files
  * anywhere, still go in.
  */
-export async function commitAll(cwd: string, message: string): Promise<string | null> {
+export async function commitAll(cwd: string, message: string): Promise<Checkpoint | null> {
   await excludeFromCheckpoints(cwd, SERVICE_EXCLUDES);
   await git(cwd, ['add', '--all']);
+  // The staged names are the commit's own changed files: the index becomes its tree, HEAD its parent.
   const staged = await git(cwd, ['diff', '--cached', '--name-only']);
   if (!staged.trim()) return null;
   await git(cwd, ['commit', '--no-verify', '--quiet', '-m', message]);
-  return headCommit(cwd);
+  const [commit, ...parents] = (await git(cwd, ['rev-parse', 'HEAD', 'HEAD^@'])).split('\n').filter(Boolean);
+  return { commit: commit!, parents, changedFiles: staged.split('\n').filter(Boolean) };
 }
 
 /**
@@ -97,8 +107,11 @@ export async function changedFiles(cwd: string, from: string, to: string): Promi
   return out.split('\n').filter(Boolean);
 }
 
+/** How the full diff is printed, for the maker's diff hash and the reviewer alike. */
+export const TEXT_DIFF_OPTIONS: readonly string[] = ['--no-color', '--no-ext-diff', '--no-textconv'];
+
 export async function diffText(cwd: string, from: string, to: string): Promise<string> {
-  return git(cwd, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--end-of-options', `${from}..${to}`, '--']);
+  return git(cwd, ['diff', ...TEXT_DIFF_OPTIONS, '--end-of-options', `${from}..${to}`, '--']);
 }
 
 /** Paths in the working tree that git ignores (directories as one entry): never part of a checkpoint. */
@@ -126,54 +139,54 @@ interface RunOptions {
   timeoutMessage?: string;
 }
 
-function runGit(cwd: string, args: string[], options: RunOptions): Promise<string> {
+async function runGit(cwd: string, args: string[], options: RunOptions): Promise<string> {
   const maxBuffer = options.maxBuffer ?? DEFAULT_MAX_BUFFER;
-  return new Promise((resolve, reject) => {
-    // detached: git leads its own process group, so a timeout also ends its helpers (git-remote-https, ssh),
-    // which outlive a git that is only sent a signal.
-    const child = spawn('git', [...gitConfigArgs(options.remote), ...args], {
-      cwd,
-      env: gitEnvironment(cwd, options.remote),
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    let stdoutBytes = 0;
-    let stderrBytes = 0;
-    let failure: string | null = null;
-    const stop = (reason: string) => {
-      failure ??= reason;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    };
-    const timer = setTimeout(() => stop(options.timeoutMessage ?? `timed out after ${options.timeoutMs / 1000}s`), options.timeoutMs);
-    child.stdout.on('data', (chunk: Buffer) => {
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  let stdoutBytes = 0;
+  let stderrBytes = 0;
+  let failure: string | null = null;
+  let pid: number | null = null;
+  const stop = (reason: string) => {
+    failure ??= reason;
+    if (pid !== null) killGroup(pid);
+  };
+  // detached (as launch does): git leads its own process group, so a timeout also ends its helpers
+  // (git-remote-https, ssh), which outlive a git that is only sent a signal.
+  const child = await launch({
+    command: 'git',
+    args: [...gitConfigArgs(options.remote), ...args],
+    cwd,
+    env: gitEnvironment(cwd, options.remote),
+    onStdout: (chunk) => {
       stdoutBytes += chunk.length;
       if (stdoutBytes > maxBuffer) stop(`output exceeded ${maxBuffer} bytes`);
       else stdout.push(chunk);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
+    },
+    onStderr: (chunk) => {
       // Enough of stderr to explain a failure; git can be chatty.
       if (stderrBytes < 64 * 1024) stderr.push(chunk);
       stderrBytes += chunk.length;
-    });
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(new GitError(`git ${args.join(' ')} failed: ${err.message}`));
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const message = Buffer.concat(stderr).toString('utf8').trim();
-      if (failure || code !== 0) {
-        const reason = failure ? [failure, message].filter(Boolean).join(': ') : message || `exit ${code ?? signal}`;
-        reject(new GitError(`git ${args.join(' ')} failed: ${reason}`));
-      } else {
-        resolve(Buffer.concat(stdout).toString('utf8'));
-      }
-    });
+    },
   });
+  if (child.spawnError) throw new GitError(`git ${args.join(' ')} failed: ${child.spawnError.message}`);
+  pid = child.pid;
+  // Output may have overflowed before the pid was known.
+  if (failure !== null) stop(failure);
+  const timer = setTimeout(() => stop(options.timeoutMessage ?? `timed out after ${options.timeoutMs / 1000}s`), options.timeoutMs);
+  const { code, signal } = await child.closed.finally(() => clearTimeout(timer));
+  const message = Buffer.concat(stderr).toString('utf8').trim();
+  if (failure || code !== 0) {
+    const reason = failure ? [failure, message].filter(Boolean).join(': ') : message || `exit ${code ?? signal}`;
+    throw new GitError(`git ${args.join(' ')} failed: ${reason}`);
+  }
+  return Buffer.concat(stdout).toString('utf8');
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
 }

@@ -24,12 +24,12 @@ export function createActivities(deps: ActivityDeps) {
     freezeContract: (input: FreezeContractInput) => freezeContract(deps, input),
     recordProgress: (input: ProgressInput) => recordProgress(deps, input),
     runWorkspaceSetup: (input: WorkspaceSetupInput) => runWorkspaceSetup(deps, input),
-    runMaker: (input: MakerInput) => runMaker(deps, input),
-    inspectChanges: (input: InspectChangesInput) => whileHeartbeating(inspectChanges(deps, input), 'inspect changes'),
+    runMaker: (input: InPhase<MakerInput>) => inPhase(deps, input, () => runMaker(deps, input)),
+    inspectChanges: (input: InPhase<InspectChangesInput>) => whileHeartbeating(inPhase(deps, input, () => inspectChanges(deps, input)), 'inspect changes'),
     runVerification: (input: VerificationInput) => runVerification(deps, input),
-    runReview: (input: ReviewInput) => runReview(deps, input),
+    runReview: (input: InPhase<ReviewInput>) => inPhase(deps, input, () => runReview(deps, input)),
     backtrack: (input: BacktrackInput) => whileHeartbeating(backtrack(deps, input), 'backtrack'),
-    recordVerdict: (input: Parameters<typeof recordVerdict>[1]) => recordVerdict(deps, input),
+    recordVerdict: (input: InPhase<Parameters<typeof recordVerdict>[1]>) => inPhase(deps, input, () => recordVerdict(deps, input)),
     recordEscalation: (input: EscalationInput) => recordEscalation(deps, input),
     recordContractApproval: (input: Parameters<typeof recordContractApproval>[1]) => recordContractApproval(deps, input),
     authorizeDecision: (input: AuthorizeDecisionInput) => authorizeDecision(deps, input),
@@ -40,3 +40,12 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type LoopActivities = ReturnType<typeof createActivities>;
+
+/** The input of a phase's first activity, which records the loop's entry into the phase (absent in older loops' calls). */
+type InPhase<T> = T & { progress?: ProgressInput };
+
+/** Records the entry into the phase, then does the phase's work: one round trip from the workflow, not two. */
+async function inPhase<T>(deps: ActivityDeps, input: InPhase<unknown>, work: () => Promise<T>): Promise<T> {
+  if (input.progress) await recordProgress(deps, input.progress);
+  return work();
+}

@@ -11,9 +11,9 @@ import type { MakerSettings } from '../domain/loop-request';
 import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
 import type { ActivityDeps } from './deps';
-import { changedFiles, commitAll, diffText, headCommit, resetTo, sha256 } from './git';
+import { changedFiles, commitAll, diffText, headCommit, resetTo, sha256, type Checkpoint } from './git';
 import { runAgent } from './makers/run-agent';
-import { handOver } from './sandbox/hand-over';
+import { handOver, handOverNewDirs } from './sandbox/hand-over';
 import { repositoryCaches } from './sandbox/repository-caches';
 import { stopPreviousAttempt } from './sandbox/stop-previous-attempt';
 import { recordedUsage } from './usage';
@@ -57,7 +57,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
     where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
   });
   if (existing?.makerFinishedAt && existing.checkpointCommit) {
-    return storedResult(deps, input, existing, await isEmptyDiff(workspace, loop.baseCommit, existing.checkpointCommit));
+    return storedResult(deps, input, existing, existing.diffHash === EMPTY_DIFF_HASH);
   }
   let startCommit: string;
   if (existing) {
@@ -93,7 +93,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
   await fs.rm(control.dir, { recursive: true, force: true });
   await fs.mkdir(control.reportDir, { recursive: true });
   await fs.writeFile(promptFile, prompt, { mode: 0o644 });
-  await handOver(deps.sandbox, control.reportDir);
+  await handOverNewDirs(deps.sandbox, control.reportDir);
 
   const result = await runAgent(deps, {
     loopId: input.loopId,
@@ -109,17 +109,17 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
     maker: input.maker,
   });
 
-  const commit = await commitAll(workspace, `engineering-loop: iteration ${input.sequence} checkpoint`);
-  const checkpointCommit = commit ?? startCommit;
+  const checkpoint = await commitAll(workspace, `engineering-loop: iteration ${input.sequence} checkpoint`);
+  const checkpointCommit = checkpoint?.commit ?? startCommit;
   const cumulativeDiff = await diffText(workspace, loop.baseCommit, checkpointCommit);
-  const files = await changedFiles(workspace, startCommit, checkpointCommit);
+  const files = await iterationFiles(workspace, startCommit, checkpoint);
   const updated = await deps.prisma.iteration.update({
     where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
     data: {
       checkpointCommit,
       diffHash: sha256(cumulativeDiff),
       changedFiles: files,
-      noChange: commit === null,
+      noChange: checkpoint === null,
       makerExitCode: result.exitCode,
       makerTimeoutStatus: result.timeoutStatus,
       makerFinishedAt: new Date(),
@@ -189,8 +189,15 @@ async function readAgentReport(file: string): Promise<AgentReport | null> {
   }
 }
 
-async function isEmptyDiff(workspace: string, base: string, commit: string): Promise<boolean> {
-  return (await diffText(workspace, base, commit)) === '';
+/** The stored diffHash of an empty cumulative diff: a finished iteration's emptiness without diffing again. */
+const EMPTY_DIFF_HASH = sha256('');
+
+/** What this iteration changed (start → checkpoint): the commit's own files when it was made on the start commit. */
+async function iterationFiles(workspace: string, startCommit: string, checkpoint: Checkpoint | null): Promise<string[]> {
+  if (!checkpoint) return [];
+  // Only an unconfined maker (SANDBOX=none) could have moved HEAD since the iteration started.
+  if (checkpoint.parents.length === 1 && checkpoint.parents[0] === startCommit) return checkpoint.changedFiles;
+  return changedFiles(workspace, startCommit, checkpoint.commit);
 }
 
 /**

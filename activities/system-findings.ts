@@ -1,5 +1,6 @@
 import type { GoalContract } from '../domain/contract';
 import { signatureMaterial, type FindingSummary } from '../domain/ledger';
+import type { Prisma } from '../prisma/client';
 import type { ActivityDeps } from './deps';
 import { sanitise } from '../domain/sanitise';
 import { sha256 } from './git';
@@ -52,15 +53,22 @@ export function systemFindingRow(
 /** Verification's own findings are numbered apart from the tamper rules' (TMP-…) of the same iteration. */
 export const VERIFICATION_FINDING_PREFIX = 'VER-';
 
-/** Stores verification's system findings for an iteration and returns what the workflow keeps of them. */
+/**
+ * Stores verification's system findings for an iteration, in one transaction with `alongside` (the
+ * iteration's verified mark), and returns what the workflow keeps of them.
+ */
 export async function storeSystemFindings(
   deps: ActivityDeps,
   at: { loopId: string; iterationId: string; baseCommit: string; checkpointCommit: string; contract: GoalContract; findings: SystemFinding[] },
+  alongside: Prisma.PrismaPromise<unknown>[] = [],
 ): Promise<FindingSummary[]> {
-  await deps.prisma.finding.createMany({
-    data: at.findings.map((f, i) => systemFindingRow(f, { ...at, findingId: `${VERIFICATION_FINDING_PREFIX}${String(i + 1).padStart(3, '0')}` })),
-    skipDuplicates: true,
-  });
+  await deps.prisma.$transaction([
+    deps.prisma.finding.createMany({
+      data: at.findings.map((f, i) => systemFindingRow(f, { ...at, findingId: `${VERIFICATION_FINDING_PREFIX}${String(i + 1).padStart(3, '0')}` })),
+      skipDuplicates: true,
+    }),
+    ...alongside,
+  ]);
   return storedSystemFindings(deps, at.iterationId, VERIFICATION_FINDING_PREFIX);
 }
 

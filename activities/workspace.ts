@@ -5,7 +5,7 @@ import type { GateCommand, GatePlan } from '../domain/gates';
 import { SERVICE_EXCLUDES, type SetupCommand, type SetupPlan } from '../domain/setup';
 import { VerificationConfigError } from '../domain/verification-config';
 import type { ActivityDeps } from './deps';
-import { cloneFromMirror, excludeFromCheckpoints, git, GitError, headCommit, sha256, updateMirror } from './git';
+import { cloneFromMirror, excludeFromCheckpoints, git, GitError, sha256, updateMirror } from './git';
 import { resolveSetupPlan } from './setup/infer-setup';
 import { remoteAccessFor } from './git-askpass';
 import { handOver } from './sandbox/hand-over';
@@ -49,14 +49,16 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
   // A half-finished clone from an earlier attempt is discarded and redone.
   await fs.rm(workspacePath, { recursive: true, force: true });
   await fs.mkdir(path.dirname(workspacePath), { recursive: true });
+  let baseCommit: string;
   try {
     const remote = await remoteAccessFor(deps.config, input.repository.url, input.repository.credential, 'repository url');
     const mirror = mirrorPathFor(deps, input.repository.url, input.repository.credential);
     await fs.mkdir(path.dirname(mirror), { recursive: true });
     await oneAtATime(mirror, () => updateMirror(deps.config.workspacesDir, input.repository.url, mirror, remote));
     await cloneFromMirror(deps.config.workspacesDir, mirror, input.repository.url, workspacePath);
-    const base = await resolveBaseRef(workspacePath, input.repository.baseRef);
-    await git(workspacePath, ['checkout', '--quiet', '-b', branch, base, '--']);
+    // A full commit id: the branch checked out at it has it as HEAD.
+    baseCommit = await resolveBaseRef(workspacePath, input.repository.baseRef);
+    await git(workspacePath, ['checkout', '--quiet', '-b', branch, baseCommit, '--']);
   } catch (err) {
     if (err instanceof GitError) {
       throw ApplicationFailure.create({ type: 'WorkspaceError', message: err.message, nonRetryable: true });
@@ -64,7 +66,6 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
     throw err;
   }
   await handOver(deps.sandbox, workspacePath);
-  const baseCommit = await headCommit(workspacePath);
   const setup = await resolveSetup(workspacePath, loop.input);
   const gatePlan: GatePlan = { ...withRequestedNetwork(await resolveGatePlan(workspacePath, input.contractGates), loop.input), setup };
   await excludeFromCheckpoints(workspacePath, [...SERVICE_EXCLUDES, ...setup.outputs]);

@@ -28,6 +28,7 @@ import type { LoopPhase, LoopState, LoopStatus } from '../domain/loop-state';
 import { describeProof } from '../domain/proof';
 import { reviewTimeoutSeconds } from '../domain/review-limits';
 import { MAX_SETUP_TIMEOUT_SECONDS, touchesSetupInputs } from '../domain/setup';
+import type { ProgressInput } from '../activities/progress';
 import { bookkeeping, gitWork, records, work } from './activities';
 import { decideUpdate, decisionSignal, INVALID_DECISION, loopStateQuery, NOT_AWAITING_DECISION } from './messages';
 import { LoopIterationKey, LoopPhaseKey, LoopPullRequestKey, LoopStatusKey, LoopVerdictKey } from './search-attributes';
@@ -46,6 +47,8 @@ const DELIVER_PULL_REQUEST = 'deliver-pull-request';
 const LOCAL_RECORDS = 'local-records';
 /** A decision signal the loop cannot take is recorded as refused, so its sender can see it was ignored. */
 const RECORD_REFUSED_SIGNALS = 'record-refused-signals';
+/** Entering the maker, verify, review and judge phases is recorded by the phase's own first activity: no write of its own. */
+const PROGRESS_IN_PHASE_ACTIVITIES = 'progress-in-phase-activities';
 
 /** A decision as it arrived, and through which message. */
 interface ReceivedDecision {
@@ -145,6 +148,25 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
 
   /** Moves the loop on, in the query state, the Web UI's search attributes and the Postgres read model. */
   async function transition(status: LoopStatus, phase: LoopPhase, failureReason?: string): Promise<void> {
+    // The search attributes before recorder()'s patch marker, in the order histories have them.
+    const progress = moveTo(status, phase, failureReason);
+    await recorder().recordProgress(progress);
+  }
+
+  /**
+   * Moves the loop into a phase whose first activity records it in Postgres: returns that record, for the
+   * activity's `progress`. Before PROGRESS_IN_PHASE_ACTIVITIES the move was a write of its own.
+   */
+  async function enterPhase(phase: LoopPhase): Promise<ProgressInput | undefined> {
+    if (!patched(PROGRESS_IN_PHASE_ACTIVITIES)) {
+      await transition('RUNNING', phase);
+      return undefined;
+    }
+    return moveTo('RUNNING', phase);
+  }
+
+  /** The move in the query state and the Web UI's search attributes; what the read model gets. */
+  function moveTo(status: LoopStatus, phase: LoopPhase, failureReason?: string): ProgressInput {
     state.status = status;
     state.phase = phase;
     if (failureReason) state.failureReason = failureReason;
@@ -155,14 +177,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       { key: LoopIterationKey, value: state.roundIteration },
       ...(state.lastVerdict ? [{ key: LoopVerdictKey, value: state.lastVerdict }] : []),
     ]);
-    await recorder().recordProgress({
-      loopId,
-      status,
-      phase,
-      roundIteration: state.roundIteration,
-      lastVerdict: state.lastVerdict,
-      failureReason: failureReason ?? null,
-    });
+    return { loopId, status, phase, roundIteration: state.roundIteration, lastVerdict: state.lastVerdict, failureReason: failureReason ?? null };
   }
 
   /**
@@ -341,7 +356,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       });
       const iteration = state.iterations[state.iterations.length - 1]!;
 
-      await transition('RUNNING', 'MAKER');
+      const makerProgress = await enterPhase('MAKER');
       const maker = await work.runMaker.executeWithOptions(
         withSummary(label('maker'), { startToCloseTimeout: `${request.maker.timeoutSeconds + 120}s` }),
         [
@@ -353,6 +368,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
             contractVersion: state.contractVersion,
             directives,
             maker: request.maker,
+            progress: makerProgress,
           },
         ],
       );
@@ -361,9 +377,9 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       // A changed manifest or lockfile: the maker's workspace is set up again before the next maker.
       setupDue = touchesSetupInputs(maker.changedFiles);
 
-      await transition('RUNNING', 'VERIFY');
+      const verifyProgress = await enterPhase('VERIFY');
       const inspected = await gitWork.inspectChanges.executeWithOptions(withSummary(label('tamper and scope check')), [
-        { loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates },
+        { loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates, progress: verifyProgress },
       ]);
       const verification = await work.runVerification.executeWithOptions(
         withSummary(label('verify'), { startToCloseTimeout: verificationTimeout([...gatePlan.gates, ...(gatePlan.setup?.commands ?? [])], contract.acceptanceCriteria) }),
@@ -381,7 +397,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       } else if (overBudget) {
         review = { status: 'SKIPPED', reason: overBudget };
       } else {
-        await transition('RUNNING', 'REVIEW');
+        const reviewProgress = await enterPhase('REVIEW');
         const reviewed = await reviewOrFailure(() =>
           work.runReview.executeWithOptions(withSummary(label('review'), { startToCloseTimeout: `${reviewTimeoutSeconds(request.reviewer)}s` }), [
             {
@@ -391,6 +407,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
               reviewer: request.reviewer,
               profile: gatePlan.profile,
               priorSignatures: [...new Set(previous.flatMap((p) => p.blockingSignatures))],
+              progress: reviewProgress,
             },
           ]),
         );
@@ -398,7 +415,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
         usage = addUsage(usage, reviewed.usage);
       }
 
-      await transition('RUNNING', 'JUDGE');
+      const judgeProgress = await enterPhase('JUDGE');
       const report: JudgeReport = computeVerdict({
         roundIteration: state.roundIteration,
         maxIterations: state.maxIterations,
@@ -421,7 +438,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       state.lastVerdict = report.verdict;
       iteration.verdict = report.verdict;
       iteration.trigger = report.trigger;
-      await recorder().recordVerdict.executeWithOptions(withSummary(label(`verdict ${report.verdict}`)), [{ loopId, sequence, report }]);
+      await recorder().recordVerdict.executeWithOptions(withSummary(label(`verdict ${report.verdict}`)), [{ loopId, sequence, report, progress: judgeProgress }]);
 
       if (report.verdict === 'PASS') return await deliver('PASSED', null);
       if (report.verdict === 'ITERATE') {

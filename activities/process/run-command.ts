@@ -1,14 +1,15 @@
 // Runs one gate or agent command as a real subprocess and records what happened as evidence:
 // always through the sandbox, no shell, cwd confined to the workspace, bounded in time and memory,
 // and the whole process tree killed on timeout or cancellation. This is the only place untrusted
-// work is spawned (ESLint keeps child_process out of the other activity modules).
-import { spawn } from 'node:child_process';
+// work is started — from the launcher's helper process (launcher.ts); ESLint keeps child_process out
+// of the other activity modules.
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Sandbox, SandboxPolicy } from '../sandbox/sandbox';
 import { findEscapingArgument } from './confine-paths';
+import { launch } from './launcher';
 
 export interface CommandSpec {
   /** argv[0] is executed directly, never through a shell. */
@@ -88,92 +89,91 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
   const escaping = spec.confinePathArguments ? await findEscapingArgument(spec.argv, cwd, spec.workspaceRoot, policy.writable) : null;
   if (escaping) return refused(spec.argv, `refused: ${escaping}`);
 
-  return new Promise((resolve) => {
-    const executionId = randomUUID();
-    const startTime = new Date();
-    const stdout = new CappedStream(spec.outputCapBytes);
-    const stderr = new CappedStream(spec.outputCapBytes);
-    let timeoutStatus: TimeoutStatus = 'COMPLETED';
-    let spawnError: string | null = null;
-    let killTimer: NodeJS.Timeout | undefined;
-    let drainTimer: NodeJS.Timeout | undefined;
+  const executionId = randomUUID();
+  const startTime = new Date();
+  const stdout = new CappedStream(spec.outputCapBytes);
+  const stderr = new CappedStream(spec.outputCapBytes);
+  let timeoutStatus: TimeoutStatus = 'COMPLETED';
+  let killTimer: NodeJS.Timeout | undefined;
+  let drainTimer: NodeJS.Timeout | undefined;
 
-    // detached: the child leads a new process group, so the whole tree can be signalled at once.
-    const child = spawn(launcher, args, { cwd, env: sandbox.environment(spec.env, policy), detached: true, stdio: 'pipe' });
-    const pid = child.pid ?? null;
-    if (pid !== null) spec.onSpawn?.(pid);
+  // Started detached (launch does so): the child leads a new process group, so the whole tree can be
+  // signalled at once.
+  const child = await launch({
+    command: launcher,
+    args,
+    cwd,
+    env: sandbox.environment(spec.env, policy),
+    stdin: spec.stdin ?? '',
+    onStdout: (chunk) => stdout.write(chunk),
+    onStderr: (chunk) => stderr.write(chunk),
+  });
+  const pid = child.pid;
+  if (pid !== null) spec.onSpawn?.(pid);
+  const failedSpawn = child.spawnError;
+  let spawnError = failedSpawn && (failedSpawn.code === 'ENOENT' ? `ENOENT: command not found: ${command}` : failedSpawn.message);
 
-    child.stdout.on('data', (chunk: Buffer) => stdout.write(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.write(chunk));
-    // Only spawn failures reach here: the group is signalled with process.kill, not child.kill.
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      spawnError = error.code === 'ENOENT' ? `ENOENT: command not found: ${command}` : error.message;
-    });
-    // A child may exit without reading its input (EPIPE); that is its business, not an error here.
-    child.stdin.on('error', () => {});
-    child.stdin.end(spec.stdin);
+  const terminate = (status: TimeoutStatus) => {
+    if (pid === null || timeoutStatus !== 'COMPLETED') return;
+    timeoutStatus = status;
+    signalGroup(pid, 'SIGTERM');
+    killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
+  };
+  const onAbort = () => terminate('CANCELLED');
+  const timeoutTimer = setTimeout(() => terminate('TIMED_OUT'), spec.timeoutMs);
+  const heartbeatTimer = spec.heartbeat && setInterval(spec.heartbeat, spec.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS);
+  spec.signal?.addEventListener('abort', onAbort, { once: true });
+  if (spec.signal?.aborted) onAbort();
 
-    const terminate = (status: TimeoutStatus) => {
-      if (pid === null || timeoutStatus !== 'COMPLETED') return;
-      timeoutStatus = status;
-      signalGroup(pid, 'SIGTERM');
-      killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
-    };
-    const onAbort = () => terminate('CANCELLED');
-    const timeoutTimer = setTimeout(() => terminate('TIMED_OUT'), spec.timeoutMs);
-    const heartbeatTimer =
-      spec.heartbeat &&
-      setInterval(spec.heartbeat, spec.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS);
-    spec.signal?.addEventListener('abort', onAbort, { once: true });
-    if (spec.signal?.aborted) onAbort();
-
-    // A sandbox's processes all die with it; unconfined, a descendant may still hold the pipes (a
-    // daemon, a `setsid` child). The step ends when the command does: stragglers are killed and the
-    // pipes closed after a short drain.
-    child.on('exit', () => {
+  // A sandbox's processes all die with it; unconfined, a descendant may still hold the pipes (a
+  // daemon, a `setsid` child). The step ends when the command does: stragglers are killed and the
+  // pipes closed after a short drain.
+  child.exited.then(
+    () => {
       drainTimer = setTimeout(() => {
         if (pid !== null) signalGroup(pid, 'SIGKILL');
-        child.stdout.destroy();
-        child.stderr.destroy();
+        child.closeOutput();
       }, DRAIN_GRACE_MS);
-    });
+    },
+    // The launcher died: `closed` fails too, and that is what the caller sees.
+    () => undefined,
+  );
 
-    // 'close' waits for the exit and for every holder of the pipes, grandchildren included.
-    child.on('close', (exitCode, signal) => {
-      clearTimeout(timeoutTimer);
-      clearTimeout(killTimer);
-      clearTimeout(drainTimer);
-      clearInterval(heartbeatTimer);
-      spec.signal?.removeEventListener('abort', onAbort);
-      // Descendants that outlived the leader (ignored SIGTERM, or were left in the background) must not
-      // keep running in the workspace.
-      if (pid !== null) signalGroup(pid, 'SIGKILL');
-      const out = stdout.finish();
-      const err = stderr.finish();
-      if (spawnError === null && exitCode === 127 && NOT_FOUND_IN_SANDBOX.test(err.text)) {
-        spawnError = `ENOENT: command not found: ${command} (the sandbox shows only the system, toolchains, SANDBOX_READONLY_PATHS and the workspace)`;
-      }
-      resolve({
-        executionId,
-        argv: spec.argv,
-        pid,
-        startTime,
-        endTime: new Date(),
-        // A failed spawn reports a negative errno as its "exit code"; it never ran.
-        exitCode: spawnError === null ? exitCode : null,
-        signal,
-        timeoutStatus,
-        stdout: out.text,
-        stderr: err.text,
-        stdoutSha256: out.sha256,
-        stderrSha256: err.sha256,
-        stdoutBytes: out.bytes,
-        stderrBytes: err.bytes,
-        truncated: out.truncated || err.truncated,
-        spawnError,
-      });
-    });
+  // `closed` waits for the exit and for every holder of the pipes, grandchildren included.
+  const { code: exitCode, signal } = await child.closed.finally(() => {
+    clearTimeout(timeoutTimer);
+    clearTimeout(killTimer);
+    clearTimeout(drainTimer);
+    clearInterval(heartbeatTimer);
+    spec.signal?.removeEventListener('abort', onAbort);
   });
+  // Descendants that outlived the leader (ignored SIGTERM, or were left in the background) must not
+  // keep running in the workspace.
+  if (pid !== null) signalGroup(pid, 'SIGKILL');
+  const out = stdout.finish();
+  const err = stderr.finish();
+  if (spawnError === null && exitCode === 127 && NOT_FOUND_IN_SANDBOX.test(err.text)) {
+    spawnError = `ENOENT: command not found: ${command} (the sandbox shows only the system, toolchains, SANDBOX_READONLY_PATHS and the workspace)`;
+  }
+  return {
+    executionId,
+    argv: spec.argv,
+    pid,
+    startTime,
+    endTime: new Date(),
+    // A command that never started has no exit code.
+    exitCode: spawnError === null ? exitCode : null,
+    signal,
+    timeoutStatus,
+    stdout: out.text,
+    stderr: err.text,
+    stdoutSha256: out.sha256,
+    stderrSha256: err.sha256,
+    stdoutBytes: out.bytes,
+    stderrBytes: err.bytes,
+    truncated: out.truncated || err.truncated,
+    spawnError,
+  };
 }
 
 function refused(argv: string[], reason: string): CommandResult {

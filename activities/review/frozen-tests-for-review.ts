@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { GoalContract } from '../../domain/contract';
 import { git } from '../git';
-import { readAt } from '../tamper/change-set';
+import { changedNames, readAt, type ChangedPath } from '../tamper/change-set';
 import { isTestFile } from '../tamper/test-files';
 
 // The reviewer reads the frozen tests — the base versions of the tests that matter to this change —
@@ -18,13 +18,16 @@ const MAX_TOTAL_CHARS = 30_000;
 
 /**
  * Base test files the maker edited, that name an acceptance criterion's test, or that mention a source
- * file the maker changed (by its name without extension); edited ones first.
+ * file the maker changed (by its name without extension); edited ones first. `changes` are the branch's
+ * (base → checkpoint).
  */
-export async function frozenTestsForReview(workspace: string, base: string, changed: string[], contract: GoalContract): Promise<FrozenTestFile[]> {
+export async function frozenTestsForReview(workspace: string, base: string, changes: ChangedPath[], contract: GoalContract): Promise<FrozenTestFile[]> {
+  const changed = changedNames(changes);
   const testNames = contract.acceptanceCriteria.flatMap((ac) => (ac.verification.type === 'test' ? [ac.verification.name] : []));
   const sourceStems = changed.filter((file) => !isTestFile(file)).map((file) => path.posix.basename(file).replace(/\.[^.]+$/, '')).filter((stem) => stem.length >= 3);
-  // Changed test paths; one the maker added has no base version and is skipped below.
-  const edited = changed.filter((file) => isTestFile(file));
+  // Changed test paths that have a base version (modified or deleted there): an added file, or a
+  // rename's new path, has none, so it is not read.
+  const edited = changes.flatMap((c) => (c.basePath !== null && c.basePath === (c.checkpointPath ?? c.basePath) && isTestFile(c.basePath) ? [c.basePath] : []));
   // One `git grep` over the base tree finds the rest, instead of reading every test file (base is the
   // service's own commit id; patterns go after -e, so neither can be read as an option).
   const patterns = [...testNames, ...sourceStems];

@@ -5,9 +5,11 @@ import type { ReviewOutcome } from '../../domain/judge';
 import { signatureMaterial, type Finding, type FindingSummary } from '../../domain/ledger';
 import { sanitise } from '../../domain/sanitise';
 import { loadContract } from '../contract';
+import type { Prisma } from '../../prisma/client';
 import type { ActivityDeps } from '../deps';
 import { touchesSetupInputs } from '../../domain/setup';
-import { changedFiles, diffText, sha256 } from '../git';
+import { sha256 } from '../git';
+import { changedNames, reviewDiff } from '../tamper/change-set';
 import { recordedUsage } from '../usage';
 import type { ChatMessage } from './chat-completions';
 import { reviewWithAgent } from './agent-review';
@@ -53,9 +55,11 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput): Promise<Revie
   if (iteration.reviewedAt && iteration.reviewOutcome) return iteration.reviewOutcome as unknown as ReviewOutcome;
 
   const frozen = await loadContract(deps, input.loopId, input.contractVersion);
+  // One git call for the diff text and the files it covers.
+  const diff = await reviewDiff(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!);
   // Sanitised before it is cut, so the cut cannot shorten a token below the length its pattern needs.
-  const fullDiff = sanitise(await diffText(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!));
-  const changed = await changedFiles(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!);
+  const fullDiff = sanitise(diff.patch);
+  const changed = changedNames(diff.paths);
   const messages: ChatMessage[] = buildReviewMessages({
     frozen,
     diff: fullDiff.slice(0, MAX_DIFF_CHARS),
@@ -66,7 +70,7 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput): Promise<Revie
     priorSignatures: input.priorSignatures,
     focusTopics: reviewTopics(input.profile),
     dependencyChanges: changed.filter((file) => touchesSetupInputs([file])),
-    frozenTests: await frozenTestsForReview(loop.workspacePath!, loop.baseCommit!, changed, frozen.contract),
+    frozenTests: await frozenTestsForReview(loop.workspacePath!, loop.baseCommit!, diff.paths, frozen.contract),
   });
   // Triage is always a model call; the review itself may be one or an agent CLI.
   const model = (input.reviewer.backend === 'llm' ? input.reviewer.model : undefined) ?? deps.config.llm.model;
@@ -99,17 +103,12 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput): Promise<Revie
     });
   }
   const triaged = await triageFindings(deps, { loopId: input.loopId, sequence: input.sequence, model, workspace: loop.workspacePath!, checkpointCommit: iteration.checkpointCommit!, diff: fullDiff, findings: answer.value.findings });
-  const findings = await storeFindings(deps, iteration.id, input.loopId, answer.value.findings.map(sanitiseFinding), triaged);
-  return finish(deps, iteration.id, { status: 'COMPLETED', findings, responseIds: answer.responseIds });
+  const stored = reviewerFindings(deps, iteration.id, input.loopId, answer.value.findings.map(sanitiseFinding), triaged);
+  return finish(deps, iteration.id, { status: 'COMPLETED', findings: stored.summaries, responseIds: answer.responseIds }, [stored.write]);
 }
 
-async function storeFindings(
-  deps: ActivityDeps,
-  iterationId: string,
-  loopId: string,
-  findings: Finding[],
-  triage: TriageResult,
-): Promise<FindingSummary[]> {
+/** The judge's summaries of the reviewer's findings, and their rows' write (run in finish's transaction). */
+function reviewerFindings(deps: ActivityDeps, iterationId: string, loopId: string, findings: Finding[], triage: TriageResult) {
   // The judge sees the triaged validity; the reviewer's claim and the triage reasoning are kept.
   const summaries = findings.map(
     (f): FindingSummary => ({
@@ -124,7 +123,7 @@ async function storeFindings(
       source: 'REVIEWER',
     }),
   );
-  await deps.prisma.finding.createMany({
+  const write = deps.prisma.finding.createMany({
     data: findings.map((f, i) => ({
       loopId,
       iterationId,
@@ -148,7 +147,7 @@ async function storeFindings(
     })),
     skipDuplicates: true,
   });
-  return summaries;
+  return { summaries, write };
 }
 
 /** A model's finding may quote secrets from the diff or the repository; it is stored and shown to people. */
@@ -167,10 +166,14 @@ function sanitiseOptional(text: string | null | undefined): string | null {
   return text ? sanitise(text) : null;
 }
 
-async function finish(deps: ActivityDeps, iterationId: string, outcome: ReviewOutcome): Promise<ReviewOutcome> {
-  await deps.prisma.iteration.update({
-    where: { id: iterationId },
-    data: { reviewedAt: new Date(), reviewOutcome: outcome as object },
-  });
+/** Marks the iteration reviewed, in one transaction with `writes` (the findings): a retry finds both or neither. */
+async function finish(deps: ActivityDeps, iterationId: string, outcome: ReviewOutcome, writes: Prisma.PrismaPromise<unknown>[] = []): Promise<ReviewOutcome> {
+  await deps.prisma.$transaction([
+    ...writes,
+    deps.prisma.iteration.update({
+      where: { id: iterationId },
+      data: { reviewedAt: new Date(), reviewOutcome: outcome as object },
+    }),
+  ]);
   return outcome;
 }

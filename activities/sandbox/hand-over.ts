@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
 import type { Sandbox } from './sandbox';
 
 // Under a root service the sandbox runs as an unprivileged uid, which must own the trees it may write.
@@ -15,4 +16,14 @@ export function handOver(sandbox: Sandbox, ...dirs: string[]): Promise<void> {
       else resolve();
     });
   });
+}
+
+/**
+ * Hands over directories the service has just made and nothing has written into yet: each one is a
+ * single lchown, with no process to spawn (the worker's forks are what an iteration pays for).
+ */
+export async function handOverNewDirs(sandbox: Sandbox, ...dirs: string[]): Promise<void> {
+  const owner = sandbox.owner;
+  if (!owner) return;
+  for (const dir of dirs) await fs.lchown(dir, owner.uid, owner.gid);
 }

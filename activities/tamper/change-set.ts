@@ -1,7 +1,9 @@
-import { git } from '../git';
+import { git, TEXT_DIFF_OPTIONS } from '../git';
 
 // The maker's changes between two commits, read with real git: which files changed (with renames
 // followed) and exactly which lines were added and removed (`--unified=0`, so no context lines).
+// One `git diff --raw -p -z` gives both the paths and the patch: the raw part names each file
+// unquoted, and the patch after it is byte for byte what the same diff without `--raw -z` prints.
 
 export interface DiffLine {
   /**
@@ -21,20 +23,22 @@ export interface FileChange {
   removed: DiffLine[];
 }
 
-/** Which files changed between two commits (renames followed), without their lines. */
-export async function changedPaths(workspace: string, base: string, checkpoint: string): Promise<Omit<FileChange, 'added' | 'removed'>[]> {
-  return parseNameStatus(await git(workspace, ['diff', '--name-status', '-z', '-M', '--no-ext-diff', `${base}..${checkpoint}`]));
+export type ChangedPath = Omit<FileChange, 'added' | 'removed'>;
+
+/** What changed between two commits: the paths (renames followed) and the patch `patchOptions` ask for. */
+export interface PathsAndPatch {
+  paths: ChangedPath[];
+  patch: string;
 }
 
 export async function loadChanges(workspace: string, base: string, checkpoint: string): Promise<FileChange[]> {
-  const range = `${base}..${checkpoint}`;
-  const [paths, patch] = await Promise.all([
-    changedPaths(workspace, base, checkpoint),
-    git(workspace, [
-      '-c', 'core.quotePath=false',
-      'diff', '--unified=0', '--no-color', '--no-ext-diff', '-M', '--src-prefix=a/', '--dst-prefix=b/', range,
-    ]),
-  ]);
+  // core.quotePath=false: patch headers quote only control characters (patchPath reads them back).
+  // --no-textconv: the lines are the file's own, and no driver a repository config names runs.
+  const { paths, patch } = await diffPathsAndPatch(
+    workspace, base, checkpoint,
+    ['--unified=0', '--no-color', '--no-ext-diff', '--no-textconv', '-M', '--src-prefix=a/', '--dst-prefix=b/'],
+    ['-c', 'core.quotePath=false'],
+  );
   const lines = parsePatch(patch);
   return paths.map((change) => {
     const own = lines.get(change.checkpointPath ?? change.basePath ?? '');
@@ -42,10 +46,53 @@ export async function loadChanges(workspace: string, base: string, checkpoint: s
   });
 }
 
-/** A file's text at a commit, or null when the path does not exist there. */
+/** The review's diff: the text `diffText` gives for the same commits, with the paths it covers. */
+export function reviewDiff(workspace: string, base: string, checkpoint: string): Promise<PathsAndPatch> {
+  return diffPathsAndPatch(workspace, base, checkpoint, TEXT_DIFF_OPTIONS);
+}
+
+/** Each changed file by the name `git diff --name-only` gives it: its checkpoint path, or its base path when deleted. */
+export function changedNames(paths: ChangedPath[]): string[] {
+  return paths.map((change) => (change.checkpointPath ?? change.basePath)!);
+}
+
+async function diffPathsAndPatch(
+  workspace: string,
+  base: string,
+  checkpoint: string,
+  patchOptions: readonly string[],
+  gitConfig: string[] = [],
+): Promise<PathsAndPatch> {
+  const range = `${base}..${checkpoint}`;
+  return splitRawAndPatch(await git(workspace, [...gitConfig, 'diff', '--raw', '-p', '-z', ...patchOptions, '--end-of-options', range, '--']));
+}
+
+/**
+ * A file's text at a commit, or null when the path does not exist there. Most reads are of files that
+ * exist, so `git show` goes first; only when it fails does `ls-tree` tell a missing path from a real failure.
+ */
 export async function readAt(workspace: string, commit: string, file: string): Promise<string | null> {
-  const listed = await git(workspace, ['ls-tree', '--name-only', commit, '--', `:(literal)${file}`]);
-  return listed.trim() ? git(workspace, ['show', `${commit}:${file}`]) : null;
+  try {
+    return await git(workspace, ['show', `${commit}:${file}`]);
+  } catch (err) {
+    const listed = await git(workspace, ['ls-tree', '--name-only', commit, '--', `:(literal)${file}`]);
+    if (listed.trim()) throw err;
+    return null;
+  }
+}
+
+/** A file's text at a commit, or null when the path does not exist there. */
+export type CommitReader = (commit: string, file: string) => Promise<string | null>;
+
+/** readAt that reads each (commit, file) once: the tamper rules read the same changed files several times. */
+export function cachedReader(workspace: string): CommitReader {
+  const texts = new Map<string, Promise<string | null>>();
+  return (commit, file) => {
+    const key = `${commit}\u0000${file}`;
+    let text = texts.get(key);
+    if (!text) texts.set(key, (text = readAt(workspace, commit, file)));
+    return text;
+  };
 }
 
 /** Every file path in a commit. */
@@ -71,22 +118,32 @@ export function quoteLines(sign: '+' | '-', lines: DiffLine[]): string {
   return shown.join('\n');
 }
 
-function parseNameStatus(output: string): Omit<FileChange, 'added' | 'removed'>[] {
-  const fields = output.split('\0');
-  const changes: Omit<FileChange, 'added' | 'removed'>[] = [];
-  for (let i = 0; i + 1 < fields.length; ) {
-    const status = fields[i]!.charAt(0);
+/**
+ * `--raw -z` output (`:<modes> <ids> <status>\0<path>\0[<new path>\0]` per file), then one NUL, then
+ * the patch. Read field by field: the patch itself may hold NUL bytes.
+ */
+function splitRawAndPatch(output: string): PathsAndPatch {
+  const paths: ChangedPath[] = [];
+  let at = 0;
+  const field = () => {
+    const end = output.indexOf('\0', at);
+    const text = output.slice(at, end < 0 ? output.length : end);
+    at = end < 0 ? output.length : end + 1;
+    return text;
+  };
+  while (output.startsWith(':', at)) {
+    const status = field().split(' ').pop()!.charAt(0);
     if (status === 'R' || status === 'C') {
       // A copy leaves its source untouched, so the copy is simply a new file.
-      changes.push({ basePath: status === 'R' ? fields[i + 1]! : null, checkpointPath: fields[i + 2]! });
-      i += 3;
+      const from = field();
+      paths.push({ basePath: status === 'R' ? from : null, checkpointPath: field() });
     } else {
-      const file = fields[i + 1]!;
-      changes.push({ basePath: status === 'A' ? null : file, checkpointPath: status === 'D' ? null : file });
-      i += 2;
+      const file = field();
+      paths.push({ basePath: status === 'A' ? null : file, checkpointPath: status === 'D' ? null : file });
     }
   }
-  return changes;
+  if (output.charAt(at) === '\0') at++;
+  return { paths, patch: output.slice(at) };
 }
 
 /** Added/removed lines per file, keyed by checkpoint path (base path for deletions). */

@@ -1,4 +1,4 @@
-import { loadChanges, readAt } from './change-set';
+import { cachedReader, loadChanges } from './change-set';
 import { gateEntrypointChanged } from './gate-entrypoint-changed';
 import { mockedModuleUnderTest } from './mocked-module-under-test';
 import { outOfScopeChange } from './out-of-scope-change';
@@ -31,7 +31,7 @@ const RULES: TamperCheck[] = [
 export async function detectTampering(input: TamperInput): Promise<TamperFinding[]> {
   const changes = await loadChanges(input.workspace, input.baseCommit, input.checkpointCommit);
   if (!changes.length) return [];
-  const read = (commit: string, file: string) => readAt(input.workspace, commit, file);
+  const read = cachedReader(input.workspace);
   const ctx = { input, changes, read, inventory: inventoryReader(input, changes, read) };
   const findings: TamperFinding[] = [];
   for (const rule of RULES) findings.push(...(await rule(ctx)));

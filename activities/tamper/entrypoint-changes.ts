@@ -1,6 +1,6 @@
 import type { ResolvedGate } from '../../domain/gates';
 import { git } from '../git';
-import { readAt, type FileChange } from './change-set';
+import { cachedReader, type CommitReader, type FileChange } from './change-set';
 import { addConfigReferences } from './config-references';
 import { isObject, packageKeyPath, parseJson, sectionText, valueAt, type SectionText } from './config-text';
 import { entrypointMatcher, gateEntrypoints, type GateEntrypoints } from './gate-entrypoints';
@@ -50,21 +50,32 @@ export interface EntrypointChanges {
 }
 
 /** Everything the gates read, as the base commit defines it. */
-export async function baseGateEntrypoints(workspace: string, baseCommit: string, gates: ResolvedGate[]): Promise<GateEntrypoints> {
-  const read = (file: string) => readAt(workspace, baseCommit, file);
+export async function baseGateEntrypoints(
+  workspace: string,
+  baseCommit: string,
+  gates: ResolvedGate[],
+  readText: CommitReader = cachedReader(workspace),
+): Promise<GateEntrypoints> {
+  const listed = await git(workspace, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', '--end-of-options', baseCommit]);
+  const files = listed.split('\0').filter(Boolean);
+  const atBase = new Set(files);
+  // Every config read is of a file the listing holds; a path it lacks (absent, or a directory) has no text to read.
+  const read = async (file: string) => (atBase.has(file) ? readText(baseCommit, file) : null);
   const packageJson = parseJson(await read('package.json'));
   const scripts = valueAt(packageJson, ['scripts']);
   const entrypoints = gateEntrypoints(workspace, gates, isObject(scripts) ? scripts : {});
-  const listed = await git(workspace, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', '--end-of-options', baseCommit]);
-  await addConfigReferences(entrypoints, { files: listed.split('\0').filter(Boolean), read, packageJson });
+  await addConfigReferences(entrypoints, { files, read, packageJson });
   return entrypoints;
 }
 
-export async function entrypointChanges(commits: EntrypointCommits, changes: FileChange[]): Promise<EntrypointChanges> {
+export async function entrypointChanges(
+  commits: EntrypointCommits,
+  changes: FileChange[],
+  read: CommitReader = cachedReader(commits.workspace),
+): Promise<EntrypointChanges> {
   const { workspace, baseCommit, checkpointCommit } = commits;
-  const entrypoints = await baseGateEntrypoints(workspace, baseCommit, commits.gates);
-  const texts = async (file: string) =>
-    Promise.all([readAt(workspace, baseCommit, file), readAt(workspace, checkpointCommit, file)]);
+  const entrypoints = await baseGateEntrypoints(workspace, baseCommit, commits.gates, read);
+  const texts = async (file: string) => Promise.all([read(baseCommit, file), read(checkpointCommit, file)]);
   const found: EntrypointChanges = { files: [], packageKeys: [], sections: [] };
   const entrypointReason = entrypointMatcher(entrypoints);
 

@@ -15,7 +15,7 @@ interface Hit {
 }
 
 export const gateEntrypointChanged: TamperCheck = async ({ input, changes, read }) => {
-  const changed = await entrypointChanges(input, changes);
+  const changed = await entrypointChanges(input, changes, read);
   const packageText = changed.packageKeys.length ? await read(input.checkpointCommit, 'package.json') : null;
   const findings: TamperFinding[] = [];
   for (const change of changes) {

@@ -1,15 +1,15 @@
 import { git } from '../git';
-import { changedPaths } from '../tamper/change-set';
+import type { ChangedPath } from '../tamper/change-set';
 import { isTestFile } from '../tamper/test-files';
 
 // Frozen acceptance tests (SPEC §3.4): the repository's test files at the base commit are the
 // contract's held-out checks. When the maker edited, deleted or renamed any of them, the tests gate
 // also runs with their base versions put back on top of the maker's code, in the same clean checkout.
 
-/** Test files at base that the maker modified, deleted or renamed (their base paths). */
-export async function editedBaseTestFiles(workspace: string, base: string, checkpoint: string): Promise<string[]> {
+/** Test files at base that the maker modified, deleted or renamed (their base paths), of the branch's changes. */
+export function editedBaseTestFiles(changes: ChangedPath[]): string[] {
   // An added or copied file has no base path, so nothing to freeze.
-  return (await changedPaths(workspace, base, checkpoint)).flatMap((c) => (c.basePath && isTestFile(c.basePath) ? [c.basePath] : []));
+  return changes.flatMap((c) => (c.basePath && isTestFile(c.basePath) ? [c.basePath] : []));
 }
 
 /**

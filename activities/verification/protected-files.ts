@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedGate } from '../../domain/gates';
 import { git } from '../git';
-import { loadChanges } from '../tamper/change-set';
+import { loadChanges, type FileChange } from '../tamper/change-set';
 import { isObject, packageKeyPath, parseJson, sectionText, withSectionText } from '../tamper/config-text';
 import { entrypointChanges, type EntrypointKey, type EntrypointSection } from '../tamper/entrypoint-changes';
 import { INSTALL_DIRS } from './verification-checkout';
@@ -18,8 +18,9 @@ import { INSTALL_DIRS } from './verification-checkout';
  * Puts the base versions of the gates' entrypoints into `checkout`, a fresh worktree of `checkpointCommit`
  * made from `workspace`, before set-up and gates run there. Whole files are restored or removed by git;
  * in package.json only the keys a gate reads, and in a shared INI/TOML file only the sections it reads,
- * go back, so the maker's dependencies stay. Returns what was put back: paths, `package.json#scripts.test`
- * for a key, `pyproject.toml#tool.pytest` for a section.
+ * go back, so the maker's dependencies stay. `changes` (base → checkpoint) are loaded unless the caller
+ * has them. Returns what was put back: paths, `package.json#scripts.test` for a key,
+ * `pyproject.toml#tool.pytest` for a section.
  */
 export async function restoreGateEntrypoints(
   workspace: string,
@@ -27,8 +28,9 @@ export async function restoreGateEntrypoints(
   baseCommit: string,
   checkpointCommit: string,
   gates: ResolvedGate[],
+  changes?: FileChange[],
 ): Promise<string[]> {
-  const changes = await loadChanges(workspace, baseCommit, checkpointCommit);
+  changes ??= await loadChanges(workspace, baseCommit, checkpointCommit);
   if (!changes.length) return [];
   const changed = await entrypointChanges({ workspace, baseCommit, checkpointCommit, gates }, changes);
   // freshVerificationCheckout removes install dirs wholesale; restoring a base file inside would revive part of one.

@@ -23,7 +23,7 @@ import { restoreGateEntrypoints } from './protected-files';
 import { frozenTestFindings, type TestsRun } from './frozen-test-findings';
 import { editedBaseTestFiles, withBaseVersions } from './frozen-tests';
 import { storeSystemFindings, storedSystemFindings, VERIFICATION_FINDING_PREFIX } from '../system-findings';
-import { readAt } from '../tamper/change-set';
+import { loadChanges, readAt, type FileChange } from '../tamper/change-set';
 import type { TestReport } from './test-counts';
 import { observeGate } from '../../service/telemetry/loop-metrics';
 
@@ -59,13 +59,18 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   const { contract } = await loadContract(deps, input.loopId, input.contractVersion);
   if (iteration.verifiedAt) return storedVerification(deps, iteration.id, input, contract.acceptanceCriteria);
   // Evidence of an interrupted attempt is discarded: this attempt re-runs every gate.
-  await deps.prisma.evidence.deleteMany({ where: { iterationId: iteration.id } });
-  await deps.prisma.finding.deleteMany({ where: { iterationId: iteration.id, findingId: { startsWith: VERIFICATION_FINDING_PREFIX } } });
+  await deps.prisma.$transaction([
+    deps.prisma.evidence.deleteMany({ where: { iterationId: iteration.id } }),
+    deps.prisma.finding.deleteMany({ where: { iterationId: iteration.id, findingId: { startsWith: VERIFICATION_FINDING_PREFIX } } }),
+  ]);
   const checkout = await freshVerificationCheckout(deps, input.loopId, loop.workspacePath!, iteration.checkpointCommit!);
+  // The branch's changes (base → checkpoint), read once for both the entrypoint restore and the frozen tests.
+  let changes: Promise<FileChange[]> | undefined;
+  const branchChanges = () => (changes ??= loadChanges(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!));
   // Gates (and set-up, which reads .npmrc and pip.conf) run with the base versions of their
   // entrypoints unless the contract allows changing them; the tamper rule reports the change.
   if (!contract.allowGateConfigChanges) {
-    await restoreGateEntrypoints(loop.workspacePath!, checkout, loop.baseCommit!, iteration.checkpointCommit!, input.gates);
+    await restoreGateEntrypoints(loop.workspacePath!, checkout, loop.baseCommit!, iteration.checkpointCommit!, input.gates, await branchChanges());
   }
   const policy: SandboxPolicy = {
     workDir: checkout,
@@ -155,7 +160,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
 
   // The frozen run goes first, on the untouched set-up: nothing the maker's own test run writes can reach it.
   const testsGate = input.gates.find((g) => g.gate === 'tests');
-  const frozenFiles = testsGate && !contract.allowTestChanges ? await editedBaseTestFiles(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!) : [];
+  const frozenFiles = testsGate && !contract.allowTestChanges ? editedBaseTestFiles(await branchChanges()) : [];
   const frozen = testsGate && frozenFiles.length > 0 ? await runFrozenTests(testsGate, frozenFiles) : null;
 
   const gates: GateSummary[] = [];
@@ -215,19 +220,25 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     }
   }
 
+  const markVerified = deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() } });
+  if (!frozen || !makerTests) {
+    await markVerified;
+    return { gates, acceptanceChecks, systemFindings: [] };
+  }
   const baseTexts = new Map(await Promise.all(frozenFiles.map(async (file) => [file, await readAt(loop.workspacePath!, loop.baseCommit!, file)] as const)));
-  const systemFindings =
-    frozen && makerTests
-      ? await storeSystemFindings(deps, {
-          loopId: input.loopId,
-          iterationId: iteration.id,
-          baseCommit: loop.baseCommit!,
-          checkpointCommit: iteration.checkpointCommit!,
-          contract,
-          findings: frozenTestFindings(frozenFiles, makerTests, frozen, (file) => baseTexts.get(file) ?? null),
-        })
-      : [];
-  await deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() } });
+  // The findings and the verified mark are written together: a retry finds both or neither.
+  const systemFindings = await storeSystemFindings(
+    deps,
+    {
+      loopId: input.loopId,
+      iterationId: iteration.id,
+      baseCommit: loop.baseCommit!,
+      checkpointCommit: iteration.checkpointCommit!,
+      contract,
+      findings: frozenTestFindings(frozenFiles, makerTests, frozen, (file) => baseTexts.get(file) ?? null),
+    },
+    [markVerified],
+  );
   return { gates, acceptanceChecks, systemFindings };
 }
 

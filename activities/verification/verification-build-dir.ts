@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ActivityDeps } from '../deps';
-import { handOver } from '../sandbox/hand-over';
+import { handOverNewDirs } from '../sandbox/hand-over';
 
 // Build output the gates of one verification share (Cargo's target dir, Go's build cache), made afresh
 // each time and kept outside the checkout: a test binary the maker built and committed (a `tmp-build/`
@@ -12,7 +12,7 @@ export async function freshBuildDir(deps: ActivityDeps, loopId: string): Promise
   const dir = path.join(deps.config.dataDir, 'verification-build', loopId);
   await fs.rm(dir, { recursive: true, force: true });
   await fs.mkdir(dir, { recursive: true });
-  await handOver(deps.sandbox, dir);
+  await handOverNewDirs(deps.sandbox, dir);
   return { dir, env: { CARGO_TARGET_DIR: path.join(dir, 'cargo-target'), GOCACHE: path.join(dir, 'go-build') } };
 }
 
@@ -21,9 +21,11 @@ export async function freshBuildDir(deps: ActivityDeps, loopId: string): Promise
  * sandbox user so the runner can write there; `name` tells the runs of one verification apart.
  */
 export async function freshReportDir(deps: ActivityDeps, buildDir: string, name: string): Promise<string> {
-  const dir = path.join(buildDir, 'test-reports', name);
+  const reports = path.join(buildDir, 'test-reports');
+  const dir = path.join(reports, name);
   await fs.rm(dir, { recursive: true, force: true });
   await fs.mkdir(dir, { recursive: true });
-  await handOver(deps.sandbox, path.join(buildDir, 'test-reports'));
+  // Another run's report directory beside it was handed over when it was made.
+  await handOverNewDirs(deps.sandbox, reports, dir);
   return dir;
 }

@@ -13,8 +13,8 @@ import { handOver } from '../sandbox/hand-over';
 export async function freshVerificationCheckout(deps: ActivityDeps, loopId: string, workspace: string, commit: string): Promise<string> {
   const dir = path.join(deps.config.dataDir, 'verification', loopId);
   await fs.rm(dir, { recursive: true, force: true });
-  await git(workspace, ['worktree', 'prune']);
   await fs.mkdir(path.dirname(dir), { recursive: true });
+  // --force also replaces the previous verification's registration of this path (missing now) — no prune needed.
   await git(workspace, ['worktree', 'add', '--detach', '--force', '--quiet', dir, commit]);
   await removeCommittedInstalls(dir);
   await handOver(deps.sandbox, dir);

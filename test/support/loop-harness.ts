@@ -27,6 +27,8 @@ export interface LoopHarness {
   /** The worker's DATA_DIR (workspaces, control files; where the service keeps its bootstrap key). */
   dataDir: string;
   restartWorker(): Promise<void>;
+  /** The worker's environment, for a test that starts more workers (another role, say). */
+  workerEnv: Record<string, string>;
   /** Sends with the admin key unless `headers.authorization` says otherwise ('' sends no key). */
   request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   waitForLoop(id: string, statuses: string[], timeoutMs?: number): Promise<any>;
@@ -44,7 +46,7 @@ export async function startLoopHarness(options: { workerEnv?: Record<string, str
   const llm = await startFakeLlmServer();
   const taskQueue = `loops-${randomUUID()}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-data-'));
-  const workerEnv = {
+  const workerEnv: Record<string, string> = {
     DATABASE_URL: db.url,
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: taskQueue,
@@ -88,6 +90,7 @@ export async function startLoopHarness(options: { workerEnv?: Record<string, str
     taskQueue,
     keys,
     dataDir,
+    workerEnv,
     get worker() {
       return worker;
     },

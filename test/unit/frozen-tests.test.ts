@@ -8,6 +8,7 @@ import { goalContractSchema } from '../../domain/contract';
 import { loopRequest } from '../support/loop-request';
 import { frozenTestFindings, type TestsRun } from '../../activities/verification/frozen-test-findings';
 import { editedBaseTestFiles, withBaseVersions } from '../../activities/verification/frozen-tests';
+import { loadChanges } from '../../activities/tamper/change-set';
 import type { TestReport } from '../../activities/verification/test-counts';
 
 // Frozen tests (SPEC §3.4): which base test files are put back, that the checkout returns to the
@@ -43,7 +44,7 @@ function scenario() {
 
 test('the base test files the maker edited, deleted or renamed are the ones frozen; added ones are not', async () => {
   const { dir, base, checkpoint } = scenario();
-  expect((await editedBaseTestFiles(dir, base, checkpoint)).sort()).toEqual(['test/gone.test.js', 'test/other.test.js', 'test/price.test.js']);
+  expect(editedBaseTestFiles(await loadChanges(dir, base, checkpoint)).sort()).toEqual(['test/gone.test.js', 'test/other.test.js', 'test/price.test.js']);
 });
 
 test('the run sees the base versions; afterwards the checkout and its index are the maker’s commit again', async () => {
@@ -51,7 +52,7 @@ test('the run sees the base versions; afterwards the checkout and its index are 
   const checkout = path.join(dir, '..', `${path.basename(dir)}-checkout`);
   dirs.push(checkout);
   git(dir, 'worktree', 'add', '--detach', '--quiet', checkout, checkpoint);
-  const files = await editedBaseTestFiles(dir, base, checkpoint);
+  const files = editedBaseTestFiles(await loadChanges(dir, base, checkpoint));
   const seen = await withBaseVersions(checkout, base, checkpoint, files, async () => ({
     price: fs.readFileSync(path.join(checkout, 'test/price.test.js'), 'utf8'),
     gone: fs.existsSync(path.join(checkout, 'test/gone.test.js')),
@@ -76,7 +77,7 @@ test('a symlink the maker put where a test file was is replaced for the run, its
   fs.rmSync(path.join(dir, 'test/a.test.js'));
   fs.symlinkSync(outside, path.join(dir, 'test/a.test.js'));
   const checkpoint = write(dir, {});
-  const files = await editedBaseTestFiles(dir, base, checkpoint);
+  const files = editedBaseTestFiles(await loadChanges(dir, base, checkpoint));
   await withBaseVersions(dir, base, checkpoint, files, async () => {
     expect(fs.lstatSync(path.join(dir, 'test/a.test.js')).isSymbolicLink()).toBe(false);
     expect(fs.readFileSync(path.join(dir, 'test/a.test.js'), 'utf8')).toBe('real test');
@@ -148,7 +149,12 @@ describe('the frozen tests the reviewer reads', () => {
       ...loopRequest('/repo', ['agent']).contract,
       acceptanceCriteria: [{ id: 'AC-1', statement: 's', verification: { type: 'test', name: 'applies the discount' } }],
     });
-    const shown = await frozenTestsForReview(dir, base, ['test/edited.test.js', 'src/price.js', 'test/new.test.js'], contract);
+    const changes = [
+      { basePath: 'test/edited.test.js', checkpointPath: 'test/edited.test.js' },
+      { basePath: 'src/price.js', checkpointPath: 'src/price.js' },
+      { basePath: null, checkpointPath: 'test/new.test.js' },
+    ];
+    const shown = await frozenTestsForReview(dir, base, changes, contract);
     expect(shown).toEqual([
       { file: 'test/edited.test.js', text: 'edited at base' },
       { file: 'test/named.test.js', text: "test('applies the discount', () => {})" },

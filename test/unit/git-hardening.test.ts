@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { changedFiles, cloneFromMirror, commitAll, diffText, git, GitError, headCommit, resetTo, updateMirror } from '../../activities/git';
+import { loadChanges, readAt, reviewDiff } from '../../activities/tamper/change-set';
 import { classifyRepositoryUrl } from '../../domain/repository-url';
 
 // The service's own git calls against real repositories booby-trapped the way a maker could try: hooks,
@@ -78,16 +79,24 @@ describe.each([
   ['.git/config', 'config'],
   ['a file .git/config includes', 'include'],
 ] as const)('traps set in %s', (_where, via) => {
-  test('commitAll, changedFiles, diffText, resetTo and headCommit run none of them', async () => {
+  test('commitAll, changedFiles, diffText, the review and tamper diffs, readAt, resetTo and headCommit run none of them', async () => {
     const repo = trappedRepo(via);
     fs.writeFileSync(path.join(repo.dir, 'a.txt'), 'two\n');
     fs.writeFileSync(path.join(repo.dir, 'b.txt'), 'new\n');
 
     const checkpoint = await commitAll(repo.dir, 'checkpoint');
-    expect(checkpoint).toMatch(/^[0-9a-f]{40}$/);
-    expect(await changedFiles(repo.dir, repo.base, checkpoint!)).toEqual(['a.txt', 'b.txt']);
-    const diff = await diffText(repo.dir, repo.base, checkpoint!);
+    expect(checkpoint).toEqual({ commit: expect.stringMatching(/^[0-9a-f]{40}$/), parents: [repo.base], changedFiles: ['a.txt', 'b.txt'] });
+    const commit = checkpoint!.commit;
+    expect(await changedFiles(repo.dir, repo.base, commit)).toEqual(['a.txt', 'b.txt']);
+    const diff = await diffText(repo.dir, repo.base, commit);
     expect(diff).toContain('-one\n+two\n');
+    expect((await reviewDiff(repo.dir, repo.base, commit)).patch).toBe(diff);
+    expect((await loadChanges(repo.dir, repo.base, commit)).map((c) => [c.checkpointPath, c.added.map((l) => l.text)])).toEqual([
+      ['a.txt', ['two']],
+      ['b.txt', ['new']],
+    ]);
+    expect(await readAt(repo.dir, commit, 'a.txt')).toBe('two\n');
+    expect(await readAt(repo.dir, repo.base, 'b.txt')).toBeNull();
     fs.writeFileSync(path.join(repo.dir, 'stray.txt'), 'left behind\n');
     await resetTo(repo.dir, repo.base);
     expect(await headCommit(repo.dir)).toBe(repo.base);

@@ -118,7 +118,7 @@ describe('workspace hygiene', () => {
     write('target/kept.txt', 'edited\n');
     await excludeFromCheckpoints(dir, SERVICE_EXCLUDES);
     await excludeFromCheckpoints(dir, SERVICE_EXCLUDES);
-    expect(await commitAll(dir, 'checkpoint')).toMatch(/^[0-9a-f]{40}$/);
+    expect((await commitAll(dir, 'checkpoint'))?.commit).toMatch(/^[0-9a-f]{40}$/);
     expect(git(dir, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(['src/new.js', 'target/kept.txt']);
     const exclude = fs.readFileSync(path.join(dir, '.git/info/exclude'), 'utf8');
     expect(exclude.split('\n').filter((l) => l === 'node_modules/')).toHaveLength(1);

@@ -1,0 +1,105 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { diffText } from '../../activities/git';
+import { cachedReader, changedNames, loadChanges, readAt, reviewDiff } from '../../activities/tamper/change-set';
+
+// One `git diff --raw -p -z` stands in for a `--name-status`/`--name-only` call and a patch call of the
+// same two commits: the paths must read exactly as the separate calls give them, and the patch text
+// must be byte for byte the one the reviewer (and the maker's diff hash) always got.
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+
+function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd: dir, encoding: 'utf8' });
+}
+
+function commit(dir: string): string {
+  git(dir, 'add', '--all');
+  git(dir, 'commit', '--quiet', '-m', 'change');
+  return git(dir, 'rev-parse', 'HEAD').trim();
+}
+
+/** Modified, deleted, renamed-and-edited, added, binary and mode-only changes, with awkward names. */
+function branch() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'change-set-'));
+  dirs.push(dir);
+  const write = (file: string, text: string | Buffer) => {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  };
+  git(dir, 'init', '--quiet', '--initial-branch=main');
+  write('src/keep.js', 'a();\n-- a/keep.js\nc();\n');
+  write('src/gone.js', 'gone();\n');
+  write('src/old name.js', Array.from({ length: 20 }, (_, i) => `line${i}();`).join('\n') + '\n');
+  write('assets/logo.bin', Buffer.from([0, 1, 2, 3]));
+  write('run.sh', 'echo run\n');
+  const base = commit(dir);
+  write('src/keep.js', 'a();\nb();\n');
+  fs.rmSync(path.join(dir, 'src/gone.js'));
+  fs.rmSync(path.join(dir, 'src/old name.js'));
+  write('src/nouveau é.js', Array.from({ length: 20 }, (_, i) => `line${i}();`).join('\n') + '\nadded();\n');
+  write('src/tab\tname.js', 'tab();\n');
+  write('assets/logo.bin', Buffer.from([0, 1, 2, 4]));
+  fs.chmodSync(path.join(dir, 'run.sh'), 0o755);
+  return { dir, base, checkpoint: commit(dir) };
+}
+
+/** `git diff --name-status -z -M`, read the way the separate call used to be. */
+function nameStatus(dir: string, base: string, checkpoint: string) {
+  const fields = git(dir, 'diff', '--name-status', '-z', '-M', `${base}..${checkpoint}`).split('\0');
+  const paths: { basePath: string | null; checkpointPath: string | null }[] = [];
+  for (let i = 0; i + 1 < fields.length; ) {
+    const status = fields[i]!.charAt(0);
+    if (status === 'R') {
+      paths.push({ basePath: fields[i + 1]!, checkpointPath: fields[i + 2]! });
+      i += 3;
+    } else {
+      paths.push({ basePath: status === 'A' ? null : fields[i + 1]!, checkpointPath: status === 'D' ? null : fields[i + 1]! });
+      i += 2;
+    }
+  }
+  return paths;
+}
+
+test('the review diff is diffText’s text, and its names are --name-only’s', async () => {
+  const { dir, base, checkpoint } = branch();
+  const diff = await reviewDiff(dir, base, checkpoint);
+  expect(diff.patch).toBe(await diffText(dir, base, checkpoint));
+  expect(changedNames(diff.paths)).toEqual(git(dir, 'diff', '--name-only', '-z', `${base}..${checkpoint}`).split('\0').filter(Boolean));
+  expect(changedNames(diff.paths)).toContain('src/nouveau é.js');
+});
+
+test('the tamper diff has --name-status’s paths, renames followed, and each file’s own lines', async () => {
+  const { dir, base, checkpoint } = branch();
+  const changes = await loadChanges(dir, base, checkpoint);
+  expect(changes.map(({ basePath, checkpointPath }) => ({ basePath, checkpointPath }))).toEqual(nameStatus(dir, base, checkpoint));
+  const byPath = new Map(changes.map((c) => [c.checkpointPath ?? c.basePath, c]));
+  expect(byPath.get('src/keep.js')).toMatchObject({
+    added: [{ line: 2, text: 'b();' }],
+    removed: [{ line: 2, text: '-- a/keep.js' }, { line: 2, text: 'c();' }],
+  });
+  expect(byPath.get('src/nouveau é.js')).toMatchObject({ basePath: 'src/old name.js', added: [{ line: 21, text: 'added();' }], removed: [] });
+  expect(byPath.get('src/tab\tname.js')).toMatchObject({ basePath: null, added: [{ line: 1, text: 'tab();' }] });
+  expect(byPath.get('src/gone.js')).toMatchObject({ checkpointPath: null, removed: [{ line: 1, text: 'gone();' }] });
+  expect(byPath.get('run.sh')).toMatchObject({ added: [], removed: [] });
+  expect(byPath.get('assets/logo.bin')).toMatchObject({ added: [], removed: [] });
+});
+
+test('an empty range has no paths and no patch', async () => {
+  const { dir, checkpoint } = branch();
+  expect(await reviewDiff(dir, checkpoint, checkpoint)).toEqual({ paths: [], patch: '' });
+  expect(await loadChanges(dir, checkpoint, checkpoint)).toEqual([]);
+});
+
+test('readAt: a file’s text, null for a path the commit lacks, a failure still a failure; the cached reader reads once', async () => {
+  const { dir, base, checkpoint } = branch();
+  expect(await readAt(dir, checkpoint, 'src/keep.js')).toBe('a();\nb();\n');
+  expect(await readAt(dir, checkpoint, 'src/gone.js')).toBeNull();
+  await expect(readAt(dir, 'f'.repeat(40), 'src/keep.js')).rejects.toThrow();
+  const read = cachedReader(dir);
+  expect(read(base, 'src/gone.js')).toBe(read(base, 'src/gone.js'));
+  expect(await read(base, 'src/gone.js')).toBe('gone();\n');
+});
