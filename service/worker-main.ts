@@ -1,3 +1,4 @@
+import { stopLauncher } from '../activities/process/launcher';
 import { createPrismaClient } from '../prisma/client';
 import { loadConfig } from './config';
 import { required } from './require-env';
@@ -30,6 +31,8 @@ async function main(): Promise<void> {
   // Started by `npm start`: stop (draining) if it was killed.
   stopWhenOrphaned(() => worker.shutdown());
   await worker.run();
+  // The process launcher of the activities (activities/process/launcher.ts) ends with the worker.
+  await stopLauncher();
   await connection.close();
   await prisma.$disconnect();
   // The last spans (the activities the worker drained) leave before the process does.

@@ -44,6 +44,11 @@ export function launch(spec: LaunchSpec): Promise<Launched> {
   return helper().launch(spec);
 }
 
+/** Ends the helper process, if one runs (a worker that drained): nothing of the worker outlives it. */
+export async function stopLauncher(): Promise<void> {
+  await current?.stop();
+}
+
 type HelperMessage =
   | { type: 'spawned'; id: number; pid: number }
   | { type: 'error'; id: number; code?: string; message: string }
@@ -109,6 +114,14 @@ class LaunchHelper {
     // A plain copy of the environment: process.env itself cannot be cloned into a message.
     this.process.send({ type: 'spawn', id, command: spec.command, args: spec.args, cwd: spec.cwd, env: { ...spec.env }, stdin: spec.stdin });
     return launched;
+  }
+
+  /** Disconnects the helper, which then kills what it still runs and exits; resolves once it has. */
+  stop(): Promise<void> {
+    if (this.gone) return Promise.resolve();
+    const exited = new Promise<void>((resolve) => this.process.once('exit', () => resolve()));
+    this.process.disconnect();
+    return exited;
   }
 
   private receive(message: HelperMessage): void {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import { createInterface } from 'node:readline';
-import { launch, type LaunchSpec } from '../../activities/process/launcher';
+import { launch, stopLauncher, type LaunchSpec } from '../../activities/process/launcher';
 
 // The launcher starts the service's processes from a small helper process (fork+exec from the big worker
 // blocks its event loop). Real processes: output complete and in order, real pids leading their own
@@ -113,4 +113,15 @@ test('when the process that launched them dies, the helper kills what it started
   expect(alive(sleepPid)).toBe(true);
   owner.kill('SIGKILL');
   expect(await gone(sleepPid)).toBe(true);
+});
+
+test('stopLauncher ends the helper, and a later launch starts a new one', async () => {
+  const first = await sleeper();
+  const helper = parentOf(first.pid!);
+  process.kill(-first.pid!, 'SIGKILL');
+  await first.closed;
+  await stopLauncher();
+  expect(await gone(helper)).toBe(true);
+  const next = await run('echo', ['after']);
+  expect(next.stdout).toBe('after\n');
 });
