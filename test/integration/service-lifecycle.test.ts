@@ -61,6 +61,25 @@ async function outputUntil(service: Service, seen: (output: string) => boolean):
 
 const ready = (service: Service) => outputUntil(service, (output) => output.includes('Inbox'));
 
+/**
+ * Starts the service on free ports and waits until it is ready. A port found free can be taken by another
+ * suite before the service binds it: that start is retried on other ports, like a restart.
+ */
+async function startReady(dir: string): Promise<{ service: Service; env: Record<string, string> }> {
+  for (let attempt = 1; ; attempt++) {
+    const env = await ports();
+    const service = start(dir, env);
+    try {
+      await ready(service);
+      return { service, env };
+    } catch (err) {
+      if (attempt === 3 || !service.output().includes('address already in use')) throw err;
+      await service.exited;
+      await waitUntilNoProcessMatching(dir);
+    }
+  }
+}
+
 /** The Node processes main runs: `api`, `worker:workflows`, `worker:activities`, by pid. */
 function nodeChildren(service: Service): Array<{ pid: number; name: string }> {
   const lines = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(service.child.pid)], { encoding: 'utf8' }).trim().split('\n');
@@ -93,9 +112,7 @@ function dataDir(): string {
 
 test('SIGTERM stops the workers, the API, the dev server and PostgreSQL; the restart finds the schema current', async () => {
   const dir = dataDir();
-  const env = await ports();
-  const first = start(dir, env);
-  await ready(first);
+  const { service: first, env } = await startReady(dir);
   expect(processesMatching(dir).length).toBeGreaterThanOrEqual(2); // postgres and the dev server
   const children = nodeChildren(first);
   expect(children.map((c) => c.name).sort()).toEqual(['api', 'worker:activities', 'worker:workflows']);
@@ -120,9 +137,7 @@ test('SIGTERM stops the workers, the API, the dev server and PostgreSQL; the res
 
 test('after a SIGKILL the next start names the port its orphaned PostgreSQL holds instead of attaching to it', async () => {
   const dir = dataDir();
-  const env = await ports();
-  const crashed = start(dir, env);
-  await ready(crashed);
+  const { service: crashed, env } = await startReady(dir);
   const orphans = nodeChildren(crashed).map((c) => c.pid);
   strays.push(...orphans);
   crashed.child.kill('SIGKILL');
@@ -140,8 +155,7 @@ test('after a SIGKILL the next start names the port its orphaned PostgreSQL hold
 
 test('a worker that dies is restarted, and SIGTERM still stops every child', async () => {
   const dir = dataDir();
-  const service = start(dir, await ports());
-  await ready(service);
+  const { service } = await startReady(dir);
   const killed = nodeChildren(service).find((c) => c.name === 'worker:activities')!;
   process.kill(killed.pid, 'SIGKILL');
   await outputUntil(service, (output) => output.includes('[engineering-loop] activities exited (code null / signal SIGKILL); restarting in 1s'));
