@@ -51,13 +51,12 @@ export default defineConfig(
   {
     // Untrusted work is spawned only through the sandbox (activities/process/run-command.ts), and it and
     // git start their processes from the launcher's helper process (activities/process/launcher.ts). The
-    // few other activity modules that start processes run the service's own trusted tools (chown, bwrap,
+    // few other activity modules that start processes run the service's own trusted tools (bwrap,
     // and python3 running the service's own script: tamper/python-syntax.ts parses the maker's Python
     // tests with `ast`, which executes none of their code).
     files: ['activities/**/*.ts'],
     ignores: [
       'activities/process/launcher.ts',
-      'activities/sandbox/hand-over.ts',
       'activities/sandbox/probe.ts',
       'activities/tamper/python-syntax.ts',
     ],

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SERVICE_EXCLUDES } from '../domain/setup';
 import { gitConfigArgs, gitEnvironment, type RemoteAccess } from './git-isolation';
-import { launch } from './process/launcher';
+import { killGroup, launch } from './process/launcher';
 
 // Thin wrapper over the git CLI: argv only, bounded in time and output, with a fixed identity and the
 // pinned configuration of git-isolation.ts. Revisions follow --end-of-options (or come before `--`), so
@@ -183,10 +183,3 @@ async function runGit(cwd: string, args: string[], options: RunOptions): Promise
   return Buffer.concat(stdout).toString('utf8');
 }
 
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-}

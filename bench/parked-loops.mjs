@@ -23,6 +23,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
+import { apiClient, createKeys } from './lib/api-client.mjs';
 import { createCleanup } from './lib/cleanup.mjs';
 import { importDist, requireBuilt } from './lib/dist.mjs';
 import { startFakeLlm } from './lib/fake-llm.mjs';
@@ -34,7 +35,6 @@ import { freePort, loadavg, logger, machine, mib, percentile, positiveInt, round
 
 requireBuilt();
 const { buildApp } = await importDist('api/app.js');
-const { createApiKey } = await importDist('api/auth/api-keys.js');
 const { createPrismaClient } = await importDist('prisma/client.js');
 
 const N = positiveInt(process.argv[2] ?? process.env.PARKED_LOOPS ?? 2000, 'N');
@@ -147,26 +147,8 @@ async function main() {
   });
   cleanup.add('API', () => app.close());
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-  const keys = {
-    submitter: (await createApiKey(prisma, { name: 'bench-submitter', role: 'submitter' })).key,
-    approver: (await createApiKey(prisma, { name: 'bench-approver', role: 'approver' })).key,
-  };
-  const api = async (method, url, key, body, headers = {}) => {
-    const res = await fetch(`${baseUrl}${url}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(60_000),
-    });
-    const text = await res.text();
-    let parsed = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      parsed = text;
-    }
-    return { status: res.status, body: parsed };
-  };
+  const keys = await createKeys(prisma);
+  const api = apiClient(baseUrl);
 
   const loopBody = {
     repository: { url: repo, baseRef: 'main' },

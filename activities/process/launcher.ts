@@ -202,7 +202,8 @@ function settled<T>(): { promise: Promise<T>; resolve: (value: T) => void; rejec
   return { promise, resolve, reject };
 }
 
-function killGroup(pid: number): void {
+/** SIGKILL to a launched command's whole process group. */
+export function killGroup(pid: number): void {
   try {
     process.kill(-pid, 'SIGKILL');
   } catch {
