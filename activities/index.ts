@@ -5,7 +5,9 @@ import type { ActivityDeps } from './deps';
 import { deliver, type DeliverInput } from './delivery';
 import { whileHeartbeating } from './heartbeat';
 import { inspectChanges, type InspectChangesInput } from './inspect-changes';
-import { runMaker, type MakerInput } from './maker';
+import type { ResolvedGate } from '../domain/gates';
+import type { FindingSummary } from '../domain/ledger';
+import { runMaker, type MakerInput, type MakerResult } from './maker';
 import { recordProgress, type ProgressInput } from './progress';
 import { recordContractApproval, recordDecision, recordEscalation, recordVerdict, type EscalationInput } from './records';
 import { runReview, type ReviewInput } from './review/run-review';
@@ -20,13 +22,13 @@ import { prepareWorkspace, type PrepareWorkspaceInput } from './workspace';
  */
 export function createActivities(deps: ActivityDeps) {
   return withSanitisedFailures({
-    prepareWorkspace: (input: PrepareWorkspaceInput) => whileHeartbeating(prepareWorkspace(deps, input), 'prepare workspace'),
-    freezeContract: (input: FreezeContractInput) => freezeContract(deps, input),
+    prepareWorkspace: (input: InPhase<PrepareWorkspaceInput>) => whileHeartbeating(inPhase(deps, input, () => prepareWorkspace(deps, input)), 'prepare workspace'),
+    freezeContract: (input: InPhase<FreezeContractInput>) => inPhase(deps, input, () => freezeContract(deps, input)),
     recordProgress: (input: ProgressInput) => recordProgress(deps, input),
     runWorkspaceSetup: (input: WorkspaceSetupInput) => runWorkspaceSetup(deps, input),
-    runMaker: (input: InPhase<MakerInput>) => inPhase(deps, input, () => runMaker(deps, input)),
+    runMaker: (input: InPhase<MakerInput & CheckpointInspection>) => inPhase(deps, input, () => makeAndInspect(deps, input)),
     inspectChanges: (input: InPhase<InspectChangesInput>) => whileHeartbeating(inPhase(deps, input, () => inspectChanges(deps, input)), 'inspect changes'),
-    runVerification: (input: VerificationInput) => runVerification(deps, input),
+    runVerification: (input: InPhase<VerificationInput>) => inPhase(deps, input, () => runVerification(deps, input)),
     runReview: (input: InPhase<ReviewInput>) => inPhase(deps, input, () => runReview(deps, input)),
     backtrack: (input: BacktrackInput) => whileHeartbeating(backtrack(deps, input), 'backtrack'),
     recordVerdict: (input: InPhase<Parameters<typeof recordVerdict>[1]>) => inPhase(deps, input, () => recordVerdict(deps, input)),
@@ -35,7 +37,7 @@ export function createActivities(deps: ActivityDeps) {
     authorizeDecision: (input: AuthorizeDecisionInput) => authorizeDecision(deps, input),
     recordDecision: (input: Parameters<typeof recordDecision>[1]) => recordDecision(deps, input),
     recordRefusedDecision: (input: RefusedDecisionInput) => recordRefusedDecision(deps, input),
-    deliver: (input: DeliverInput) => whileHeartbeating(deliver(deps, input), 'deliver'),
+    deliver: (input: DeliverInput & { ended?: ProgressInput }) => whileHeartbeating(deliverAndEnd(deps, input), 'deliver'),
   });
 }
 
@@ -44,8 +46,37 @@ export type LoopActivities = ReturnType<typeof createActivities>;
 /** The input of a phase's first activity, which records the loop's entry into the phase (absent in older loops' calls). */
 type InPhase<T> = T & { progress?: ProgressInput };
 
-/** Records the entry into the phase, then does the phase's work: one round trip from the workflow, not two. */
+/**
+ * Records the entry into the phase while the phase's work runs: one round trip from the workflow, not two,
+ * and no wait for the write (nothing in the work reads it). Both settle before the activity ends; the
+ * work's failure comes first.
+ */
 async function inPhase<T>(deps: ActivityDeps, input: InPhase<unknown>, work: () => Promise<T>): Promise<T> {
-  if (input.progress) await recordProgress(deps, input.progress);
-  return work();
+  const [entry, result] = await Promise.allSettled([input.progress && recordProgress(deps, input.progress), work()]);
+  if (result.status === 'rejected') throw result.reason;
+  if (entry.status === 'rejected') throw entry.reason;
+  return result.value;
+}
+
+/** Asks the maker's activity to check its checkpoint for tampering and scope (absent in older loops' calls). */
+interface CheckpointInspection {
+  inspect?: { gates: ResolvedGate[] };
+}
+
+/**
+ * The maker's run and, when asked, the tamper and scope check of the checkpoint it committed: the check
+ * needs nothing but that commit, so it costs no round trip through the workflow of its own.
+ */
+async function makeAndInspect(deps: ActivityDeps, input: MakerInput & CheckpointInspection): Promise<MakerResult & { inspected?: FindingSummary[] }> {
+  const made = await runMaker(deps, input);
+  if (!input.inspect) return made;
+  const check = { loopId: input.loopId, sequence: input.sequence, contractVersion: input.contractVersion, gates: input.inspect.gates };
+  return { ...made, inspected: await whileHeartbeating(inspectChanges(deps, check), 'inspect changes') };
+}
+
+/** Delivers, then records the loop's end when the workflow handed it over (absent in older loops' calls). */
+async function deliverAndEnd(deps: ActivityDeps, input: DeliverInput & { ended?: ProgressInput }) {
+  const delivered = await deliver(deps, input);
+  if (input.ended) await recordProgress(deps, input.ended);
+  return delivered;
 }

@@ -22,6 +22,8 @@ export interface ProgressInput {
  * activity (unit tests, scripts) each call gets its own key unless the caller names one.
  */
 export async function recordProgress(deps: ActivityDeps, input: ProgressInput, eventKey: string | null = activityEventKey()): Promise<void> {
+  // When the move happened: the phase's work may run beside this write, and its rows come after the move.
+  const createdAt = new Date();
   const key = eventKey ?? (await retriedLocalActivityKey(deps, input)) ?? `adhoc:${randomUUID()}`;
   await deps.prisma.$transaction([
     // A loop that ends cancelled or failed while a human was asked closes that question with it,
@@ -50,6 +52,7 @@ export async function recordProgress(deps: ActivityDeps, input: ProgressInput, e
           roundIteration: input.roundIteration,
           lastVerdict: input.lastVerdict,
           failureReason: input.failureReason,
+          createdAt,
         },
       ],
       skipDuplicates: true,

@@ -11,11 +11,13 @@ import type { ActivityDeps } from './deps';
 // Audit-trail writes for verdicts, escalations and decisions. Each is idempotent on its natural key.
 
 export async function recordVerdict(deps: ActivityDeps, input: { loopId: string; sequence: number; report: JudgeReport }): Promise<void> {
-  const iteration = await deps.prisma.iteration.findUniqueOrThrow({
-    where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
-    include: { verdict: { select: { id: true } } },
-  });
-  const { gatePlan } = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: { gatePlan: true } });
+  const [iteration, { gatePlan }] = await Promise.all([
+    deps.prisma.iteration.findUniqueOrThrow({
+      where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
+      select: { id: true, verdict: { select: { id: true } } },
+    }),
+    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: { gatePlan: true } }),
+  ]);
   const data = {
     verdict: input.report.verdict,
     trigger: input.report.trigger,

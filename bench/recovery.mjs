@@ -1,6 +1,6 @@
 // Recovery after a worker dies: the worker is SIGKILLed (a) while a loop is inside the maker (a
-// heartbeating activity) and (b) between phases, right after the maker: the moment the loop's progress
-// write (a local activity, run inside the workflow task) has reached the database. A new worker is
+// heartbeating activity) and (b) between phases, after the review: the moment the loop's verdict write
+// (a local activity, run inside the workflow task) has reached the database. A new worker is
 // started at once. Measured: its time from spawn to "worker ready" (about to poll), and from the kill to
 // the loop's next progress — the first history event recorded by the new worker, and the first activity
 // it started. The history says what the kill interrupted (a workflow task timing out, an activity retried).
@@ -82,25 +82,20 @@ await cleanup.main(async () => {
   await sleep(2000);
   cases.push(await killAndRecover(stack, HEAVY_ROLE, a, 'a: inside the maker'));
 
-  // (b) Between phases: the loop's progress write (a local activity, run inside the workflow task that
-  // follows the maker) is caught in flight — the bench holds a row lock on the loop, so the write waits —
-  // and the worker is killed then. The lock is released at once; the write is retried by the new worker.
+  // (b) Between phases: the loop's verdict write (a local activity, run inside the workflow task that
+  // follows the review) is caught in flight — the bench holds a lock on the verdict table, so the write
+  // waits — and the worker is killed then. The lock is released at once; the write is retried by the new worker.
   const b = await submitLoop(stack, benchLoopBody(stack.repo, { makerSeconds: 2, maxIterations: 1 }));
   await until(async () => (await stack.prisma.loop.findUnique({ where: { id: b }, select: { phase: true } }))?.phase === 'MAKER', 50, 'the maker phase');
   const lock = new pg.Client({ connectionString: stack.databaseUrl });
   await lock.connect();
   cleanup.add('lock connection', () => lock.end());
   await lock.query('BEGIN');
-  // NO KEY UPDATE: the maker's own inserts (foreign-key checks on the loop) pass; an UPDATE of the row waits.
-  await lock.query('SELECT id FROM "Loop" WHERE id = $1 FOR NO KEY UPDATE', [b]);
-  // The statement text in pg_stat_activity is not reliable with this driver: a lock wait once runMaker is
-  // done can only be the progress write that follows it.
-  const handleB = stack.temporal.workflow.getHandle(`loop-${b}`);
-  const waitingUpdate = async () =>
-    Number((await lock.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)).rows[0].n) > 0 &&
-    !(await handleB.describe()).raw.pendingActivities?.some((p) => p.activityType?.name === 'runMaker');
-  await until(waitingUpdate, 20, 'the progress write to wait');
-  cases.push(await killAndRecover(stack, LOOP_ROLE, b, 'b: between phases (in the progress write)', () => lock.query('ROLLBACK')));
+  // Reads pass (and no other step of the loop writes verdicts); the verdict's insert waits.
+  await lock.query('LOCK TABLE "Verdict" IN SHARE ROW EXCLUSIVE MODE');
+  const waitingWrite = async () => Number((await lock.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)).rows[0].n) > 0;
+  await until(waitingWrite, 20, 'the verdict write to wait');
+  cases.push(await killAndRecover(stack, LOOP_ROLE, b, 'b: between phases (in the verdict write)', () => lock.query('ROLLBACK')));
 
   for (const c of cases) log(`${c.case}: ${c.status}; kill → first event of the new worker ${c.killToFirstEventSeconds} s (${c.firstEvent}), → first activity ${c.killToFirstActivitySeconds} s`);
   result.write(

@@ -49,6 +49,12 @@ const LOCAL_RECORDS = 'local-records';
 const RECORD_REFUSED_SIGNALS = 'record-refused-signals';
 /** Entering the maker, verify, review and judge phases is recorded by the phase's own first activity: no write of its own. */
 const PROGRESS_IN_PHASE_ACTIVITIES = 'progress-in-phase-activities';
+/** Entering PREPARING and CONTRACT is recorded by prepareWorkspace and the contract's freeze, like the later phases. */
+const START_PROGRESS_IN_ACTIVITIES = 'start-progress-in-activities';
+/** The checkpoint's tamper and scope check runs in the maker's activity, right after the checkpoint commit: no round trip of its own. */
+const INSPECT_IN_MAKER_ACTIVITY = 'inspect-in-maker-activity';
+/** The loop's end (PASSED or APPROVED) is recorded by the delivery activity once it delivered: no write of its own. */
+const END_IN_DELIVERY = 'end-in-delivery';
 
 /** A decision as it arrived, and through which message. */
 interface ReceivedDecision {
@@ -155,10 +161,11 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
 
   /**
    * Moves the loop into a phase whose first activity records it in Postgres: returns that record, for the
-   * activity's `progress`. Before PROGRESS_IN_PHASE_ACTIVITIES the move was a write of its own.
+   * activity's `progress`. Before `since` (the patch that made that phase's activity write it) the move
+   * was a write of its own.
    */
-  async function enterPhase(phase: LoopPhase): Promise<ProgressInput | undefined> {
-    if (!patched(PROGRESS_IN_PHASE_ACTIVITIES)) {
+  async function enterPhase(phase: LoopPhase, since = PROGRESS_IN_PHASE_ACTIVITIES): Promise<ProgressInput | undefined> {
+    if (!patched(since)) {
       await transition('RUNNING', phase);
       return undefined;
     }
@@ -177,6 +184,11 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       { key: LoopIterationKey, value: state.roundIteration },
       ...(state.lastVerdict ? [{ key: LoopVerdictKey, value: state.lastVerdict }] : []),
     ]);
+    return progressRecord(status, phase, failureReason);
+  }
+
+  /** What the read model gets for a move to `status` and `phase` from the current state. */
+  function progressRecord(status: LoopStatus, phase: LoopPhase, failureReason?: string): ProgressInput {
     return { loopId, status, phase, roundIteration: state.roundIteration, lastVerdict: state.lastVerdict, failureReason: failureReason ?? null };
   }
 
@@ -241,9 +253,10 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       : { kind: request.escalation.defaultDecision, actor: DEADLINE_ACTOR, comment };
   }
 
-  async function freeze(version: number, reason: string): Promise<void> {
+  /** Freezes the current contract as `version`; `progress`: the move into CONTRACT, written with it. */
+  async function freeze(version: number, reason: string, progress?: ProgressInput): Promise<void> {
     const frozen = await recorder().freezeContract.executeWithOptions(withSummary(`freeze contract v${version}`), [
-      { loopId, version, contract, reason },
+      { loopId, version, contract, reason, ...(progress && { progress }) },
     ]);
     state.contractVersion = frozen.version;
     state.contractHash = frozen.hash;
@@ -257,13 +270,16 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
 
   async function deliver(outcome: 'PASSED' | 'APPROVED_BY_HUMAN', approvedBy: string | null): Promise<LoopOutcome> {
     const pushes = patched(DELIVER_PULL_REQUEST);
+    const status = outcome === 'PASSED' ? 'PASSED' : 'APPROVED';
+    // The end as the read model gets it once delivery succeeded (the state and the Web UI move after it).
+    const ended = patched(END_IN_DELIVERY) ? progressRecord(status, 'DONE') : null;
     const delivered = await gitWork.deliver.executeWithOptions(
       withSummary(approvedBy ? 'deliver (human override)' : 'deliver', pushes ? { startToCloseTimeout: '10m' } : {}),
-      [{ loopId, sequence: state.sequence, outcome, approvedBy }],
+      [{ loopId, sequence: state.sequence, outcome, approvedBy, ...(ended && { ended }) }],
     );
     if (pushes && delivered.pullRequestUrl) upsertSearchAttributes([{ key: LoopPullRequestKey, value: delivered.pullRequestUrl.slice(0, 1000) }]);
-    const status = outcome === 'PASSED' ? 'PASSED' : 'APPROVED';
-    await transition(status, 'DONE');
+    if (ended) moveTo(status, 'DONE');
+    else await transition(status, 'DONE');
     await condition(allHandlersFinished);
     return { status, iterations: state.sequence, reportId: delivered.reportId };
   }
@@ -280,12 +296,11 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
     if (resume) {
       gatePlan = resume.gatePlan;
     } else {
-      await transition('RUNNING', 'PREPARING');
+      const preparing = await enterPhase('PREPARING', START_PROGRESS_IN_ACTIVITIES);
       ({ gatePlan } = await gitWork.prepareWorkspace.executeWithOptions(withSummary('prepare workspace', { startToCloseTimeout: '10m' }), [
-        { loopId, repository: request.repository, contractGates: request.gates },
+        { loopId, repository: request.repository, contractGates: request.gates, ...(preparing && { progress: preparing }) },
       ]));
-      await transition('RUNNING', 'CONTRACT');
-      await freeze(1, 'submitted');
+      await freeze(1, 'submitted', await enterPhase('CONTRACT', START_PROGRESS_IN_ACTIVITIES));
 
       if (request.requireContractApproval) {
         escalations += 1;
@@ -357,6 +372,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       const iteration = state.iterations[state.iterations.length - 1]!;
 
       const makerProgress = await enterPhase('MAKER');
+      const inspectsCheckpoint = patched(INSPECT_IN_MAKER_ACTIVITY);
       const maker = await work.runMaker.executeWithOptions(
         withSummary(label('maker'), { startToCloseTimeout: `${request.maker.timeoutSeconds + 120}s` }),
         [
@@ -369,6 +385,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
             directives,
             maker: request.maker,
             progress: makerProgress,
+            ...(inspectsCheckpoint && { inspect: { gates: gatePlan.gates } }),
           },
         ],
       );
@@ -378,12 +395,14 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       setupDue = touchesSetupInputs(maker.changedFiles);
 
       const verifyProgress = await enterPhase('VERIFY');
-      const inspected = await gitWork.inspectChanges.executeWithOptions(withSummary(label('tamper and scope check')), [
-        { loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates, progress: verifyProgress },
-      ]);
+      const inspected =
+        maker.inspected ??
+        (await gitWork.inspectChanges.executeWithOptions(withSummary(label('tamper and scope check')), [
+          { loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates, progress: verifyProgress },
+        ]));
       const verification = await work.runVerification.executeWithOptions(
         withSummary(label('verify'), { startToCloseTimeout: verificationTimeout([...gatePlan.gates, ...(gatePlan.setup?.commands ?? [])], contract.acceptanceCriteria) }),
-        [{ loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates }],
+        [{ loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates, ...(maker.inspected && { progress: verifyProgress }) }],
       );
       // Verification adds what the frozen tests showed (absent from results recorded before it existed).
       const systemFindings = [...inspected, ...(verification.systemFindings ?? [])];

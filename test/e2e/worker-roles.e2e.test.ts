@@ -46,7 +46,8 @@ test('workflow tasks and record writes run on the workflows worker, every activi
   const ran = await identities(loop.workflowId);
   expect([...ran.workflowTasks]).toEqual([h.worker.pid]);
   expect([...ran.activityTasks]).toEqual([activities.pid]);
-  expect(ran.localActivities).toBeGreaterThan(3);
+  // The contract's freeze and the verdict (the phases' own activities record entering them).
+  expect(ran.localActivities).toBeGreaterThanOrEqual(2);
   expect(h.worker.output()).toContain('loops and their record writes, no commands');
   expect(activities.output()).toMatch(/up to \d+ activities at once/);
 });
