@@ -2,7 +2,7 @@
 #
 # One image, three entrypoints (docker-compose.yml picks one per service):
 #   node dist/service/api-main.js      HTTP API (default CMD; API_HOST 0.0.0.0, API_PORT 3000)
-#   node dist/service/worker-main.js   Temporal worker (workflows + activities)
+#   node dist/service/worker-main.js   Temporal worker (WORKER_ROLE: compose runs `workflows` and `activities`)
 #   node dist/service/migrate-main.js  one-shot: `prisma migrate deploy`
 #
 # Production images carry no Temporal CLI / dev server: they always get TEMPORAL_ADDRESS and

@@ -8,7 +8,7 @@ import { startConfiguredTracing } from './telemetry/tracing';
 import { stopWhenOrphaned } from './parent-watch';
 import { createLoopWorker } from './worker';
 
-// Worker process (docker-compose `worker`, and the tests' killable worker). Scale out by running more.
+// Worker process (docker-compose `loop-worker` and `worker`, by WORKER_ROLE; the tests' killable worker). Scale out by running more.
 // The Temporal worker shuts down gracefully on SIGINT/SIGTERM by itself.
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -17,15 +17,20 @@ import { sandboxTestEnvironment, sharedTestDir } from '../support/sandbox';
 
 // The production topology of docker-compose.yml, run as separate real processes from the compiled dist/
 // (no Docker engine here): the one-shot `migrate` against a fresh database, the first admin key made the
-// way an operator makes it for compose (admin-main create-key), the `api` on a free port and three
-// `worker` replicas on one task queue sharing one data directory, as the replicas share the
-// `worker-data` volume (the api mounts none). Each process's command and environment come from
-// docker-compose.yml itself (YAML merge keys, `${VAR:-default}` as compose resolves them with VAR unset);
-// the test swaps in only its own addresses, so a compose change that breaks the topology fails here.
+// way an operator makes it for compose (admin-main create-key), the `api` on a free port, one
+// `loop-worker` (WORKER_ROLE=workflows: the loops and their record writes) and three `worker` replicas
+// (WORKER_ROLE=activities: makers, gates, reviews, git) on one task queue, the replicas sharing one data
+// directory as they share the `worker-data` volume (the api and the loop-worker mount none). Each
+// process's command and environment come from docker-compose.yml itself (YAML merge keys,
+// `${VAR:-default}` as compose resolves them with VAR unset); the test swaps in only its own addresses, so
+// a compose change that breaks the topology fails here. The loop-worker gets what its container has: a
+// bwrap that cannot create namespaces (no security_opt) and a DATA_DIR nothing mounts — it must touch
+// neither.
 //
 // Six loops run at once; every maker waits for a release file, so all six are mid-maker (heartbeating
 // activities) when one worker is SIGKILLed. The makers it ran die with it; after the heartbeat timeout
-// (20 s) Temporal retries them on the surviving replicas, which find the workspace on the shared volume.
+// (20 s) Temporal retries them on the surviving replicas, which find the workspace on the shared volume,
+// while the loops themselves carry on in the loop-worker.
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -238,11 +243,16 @@ let databaseName: string;
 let databaseUrl: string;
 let workerDataDir: string;
 let apiDataDir: string;
+/** The loop-worker's container: a DATA_DIR never created, and a bwrap that refuses, as without security_opt. */
+let loopWorkerRoot: string;
+let loopWorkerDataDir: string;
+let refusingBwrapDir: string;
 let sharedDir: string;
 let taskQueue: string;
 let apiKey: string;
 let baseUrl: string;
 let api: ServiceProcess;
+let loopWorker: ServiceProcess;
 let workers: ServiceProcess[] = [];
 const started: ServiceProcess[] = [];
 
@@ -259,7 +269,7 @@ const request = async (method: string, url: string, body?: unknown, headers: Rec
 beforeAll(async () => {
   const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS;
   if (!temporalAddress) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run through jest (global set-up)');
-  for (const entry of ['migrate', 'api', 'worker']) {
+  for (const entry of ['migrate', 'api', 'loop-worker', 'worker']) {
     const file = composeCommand(entry)[1]!;
     if (!fs.existsSync(file)) throw new Error(`${path.relative(ROOT, file)} (docker-compose.yml ${entry}'s command) is not built: run \`npm run build\``);
   }
@@ -276,10 +286,15 @@ beforeAll(async () => {
   databaseUrl = url.toString();
   workerDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'topology-worker-data-'));
   apiDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'topology-api-data-'));
+  loopWorkerRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'topology-loop-worker-'));
+  loopWorkerDataDir = path.join(loopWorkerRoot, 'data');
+  refusingBwrapDir = path.join(loopWorkerRoot, 'bin');
+  fs.mkdirSync(refusingBwrapDir);
+  fs.writeFileSync(path.join(refusingBwrapDir, 'bwrap'), REFUSING_BWRAP(path.join(loopWorkerRoot, 'bwrap-calls.log')), { mode: 0o755 });
   sharedDir = sharedTestDir('topology-');
   fs.writeFileSync(path.join(sharedDir, 'held-maker.js'), HELD_MAKER);
   // The queue compose names, made unique to this run (other test files share the Temporal dev server).
-  const queues = new Set(['api', 'worker'].map((s) => composeEnvironment(s).TEMPORAL_TASK_QUEUE));
+  const queues = new Set(['api', 'loop-worker', 'worker'].map((s) => composeEnvironment(s).TEMPORAL_TASK_QUEUE));
   expect(queues.size).toBe(1);
   taskQueue = `${[...queues][0]}-${randomUUID()}`;
 });
@@ -292,7 +307,7 @@ afterAll(async () => {
   await temporal?.close();
   await llm?.close();
   if (databaseName) await dropDatabase(testDatabaseAdminUrl(), databaseName);
-  for (const dir of [workerDataDir, apiDataDir, sharedDir]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of [workerDataDir, apiDataDir, loopWorkerRoot, sharedDir]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** The addresses compose gives by service name, replaced by the test's. */
@@ -313,6 +328,19 @@ function swaps(extra: Record<string, string> = {}): Record<string, string> {
  * http:// only on loopback, which counts as local), and the test's fixture repositories are local paths.
  */
 const LOCAL_FIXTURE_REPOSITORIES = { ALLOW_LOCAL_REPOSITORIES: 'true' };
+
+/** bwrap as it fails in a container without the worker's security_opt; it logs every call to `log`. */
+const REFUSING_BWRAP = (log: string): string => `#!/bin/sh
+echo "$*" >> ${JSON.stringify(log)}
+echo 'bwrap: No permissions to create new namespace (a container without security_opt)' >&2
+exit 1
+`;
+
+/** The compose service a started process runs. */
+function composeNameOf(p: ServiceProcess): string {
+  if (p === api) return 'api';
+  return p === loopWorker ? 'loop-worker' : 'worker';
+}
 
 describe('the docker-compose topology as real processes', () => {
   test('migrate (one-shot) brings an empty database to the committed migrations and exits 0, also when run again', async () => {
@@ -350,7 +378,7 @@ describe('the docker-compose topology as real processes', () => {
     apiKey = created.key;
   }, 60_000);
 
-  test(`api and ${WORKERS} worker replicas start from the compose environment; the api answers /healthz`, async () => {
+  test(`api, 1 loop-worker and ${WORKERS} worker replicas start from the compose environment; the api answers /healthz`, async () => {
     const port = await freePort();
     // The api mounts no volume: its DATA_DIR is its own container's; the replicas share worker-data.
     const apiEnv = processEnvironment('api', swaps({ DATA_DIR: apiDataDir, API_HOST: '127.0.0.1', API_PORT: String(port) }), LOCAL_FIXTURE_REPOSITORIES);
@@ -360,14 +388,19 @@ describe('the docker-compose topology as real processes', () => {
     // Test agents live outside the image's /usr, so the sandbox is told where (as an operator would).
     const workerEnv = processEnvironment('worker', swaps({ DATA_DIR: workerDataDir }), { ...LOCAL_FIXTURE_REPOSITORIES, ...sandboxTestEnvironment() });
     expect(workerEnv.SANDBOX).toBe('bwrap');
+    expect(workerEnv.WORKER_ROLE).toBe('activities');
+    // The loop-worker mounts nothing and has no sandbox options: its DATA_DIR does not exist, its bwrap refuses.
+    expect(composeService('loop-worker').volumes ?? []).toEqual([]);
+    const loopWorkerEnv = processEnvironment('loop-worker', swaps({ DATA_DIR: loopWorkerDataDir }), { PATH: `${refusingBwrapDir}:${process.env.PATH ?? ''}` });
+    expect(loopWorkerEnv.WORKER_ROLE).toBe('workflows');
 
     api = startProcess('api', composeCommand('api'), apiEnv);
-    started.push(api);
+    loopWorker = startProcess('loop-worker', composeCommand('loop-worker'), loopWorkerEnv);
     workers = Array.from({ length: WORKERS }, (_, i) => startProcess(`worker-${i + 1}`, composeCommand('worker'), workerEnv));
-    started.push(...workers);
+    started.push(api, loopWorker, ...workers);
     baseUrl = `http://127.0.0.1:${port}`;
     await Promise.all([
-      ...workers.map((w) => waitForOutput(w, 'worker ready', 110_000)),
+      ...[loopWorker, ...workers].map((w) => waitForOutput(w, 'worker ready', 110_000)),
       waitFor(
         'the api to listen',
         async () => {
@@ -378,7 +411,8 @@ describe('the docker-compose topology as real processes', () => {
         () => api.output(),
       ),
     ]);
-    for (const w of workers) expect(w.output()).toMatch(new RegExp(`worker ready on task queue ${taskQueue}: .*\\(sandbox: bubblewrap\\)`));
+    for (const w of workers) expect(w.output()).toMatch(new RegExp(`worker ready on task queue ${taskQueue}: up to \\d+ activities at once \\(sandbox: bubblewrap\\)`));
+    expect(loopWorker.output()).toContain(`worker ready on task queue ${taskQueue}: loops and their record writes, no commands`);
     const health = await request('GET', '/healthz');
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({ status: 'ok', checks: { postgres: { ok: true }, temporal: { ok: true } }, sandbox: { mode: 'bwrap' } });
@@ -425,6 +459,8 @@ describe('the docker-compose topology as real processes', () => {
     console.log(`makers before the kill: ${placement.map((w, i) => `loop ${i} on worker-${w + 1}`).join(', ')}`);
     // More makers than one replica runs at once (4): the task queue spread them.
     expect(new Set(placement).size).toBeGreaterThan(1);
+    // The loops' own worker runs no command (not even the launcher of one).
+    expect(descendants(loopWorker.pid)).toEqual([]);
 
     // SIGKILL the replica running the most makers.
     const counts = workers.map((_, w) => placement.filter((p) => p === w).length);
@@ -486,11 +522,13 @@ describe('the docker-compose topology as real processes', () => {
     const ids = listed.body.loops.map((l: any) => l.id);
     expect([...ids].sort()).toEqual(loops.map((l) => l.id).sort());
 
-    // Temporal's side: one completed run per loop; who ran which activity (identity `<pid>@<host>`).
+    // Temporal's side: one completed run per loop; who ran which activity and workflow task (identity `<pid>@<host>`).
     const workerName = (identity: string | null | undefined) => {
+      if (identity?.startsWith(`${loopWorker.pid}@`)) return 'loop-worker';
       const w = workers.findIndex((worker) => identity?.startsWith(`${worker.pid}@`));
       return w >= 0 ? `worker-${w + 1}` : `unknown (${identity})`;
     };
+    const ranWorkflowTasks = new Set<string>();
     const ranAnywhere = new Set<string>();
     for (const [i, l] of loops.entries()) {
       const handle = client.workflow.getHandle(`loop-${l.id}`);
@@ -499,6 +537,7 @@ describe('the docker-compose topology as real processes', () => {
       const types = new Map<string, string>();
       const ran: string[] = [];
       for (const event of history.events ?? []) {
+        if (event.workflowTaskStartedEventAttributes) ranWorkflowTasks.add(workerName(event.workflowTaskStartedEventAttributes.identity));
         const scheduled = event.activityTaskScheduledEventAttributes;
         if (scheduled) types.set(String(event.eventId), scheduled.activityType?.name ?? '?');
         const startedAttrs = event.activityTaskStartedEventAttributes;
@@ -515,21 +554,28 @@ describe('the docker-compose topology as real processes', () => {
       }
       console.log(`loop ${i}${killedLoops.includes(l) ? ' (its maker was killed)' : ''}: ${ran.join(', ')}`);
     }
+    // The split compose describes: every ordinary activity on the worker replicas, every workflow task
+    // (and so every record write, a local activity) on the loop-worker, which the kill never touched.
     expect([...ranAnywhere].every((n) => n.startsWith('worker-'))).toBe(true);
     expect(ranAnywhere.size).toBeGreaterThan(1);
+    expect([...ranWorkflowTasks]).toEqual(['loop-worker']);
+    expect(loopWorker.running()).toBe(true);
+    // It never needed its sandbox or its DATA_DIR.
+    expect(fs.existsSync(path.join(loopWorkerRoot, 'bwrap-calls.log'))).toBe(false);
+    expect(fs.existsSync(loopWorkerDataDir)).toBe(false);
   }, 240_000);
 
-  test('SIGTERM: the api and the surviving workers exit 0 within their grace periods and leave no process behind', async () => {
+  test('SIGTERM: the api, the loop-worker and the surviving workers exit 0 within their grace periods and leave no process behind', async () => {
     const health = await request('GET', '/healthz');
     expect(health.status).toBe(200);
-    const remaining = [api, ...workers.filter((w) => w.running())];
+    const remaining = [api, loopWorker, ...workers.filter((w) => w.running())];
     const parents = parentPids();
     const children = remaining.flatMap((p) => descendants(p.pid, parents));
     const sentAt = Date.now();
     for (const p of remaining) p.signal('SIGTERM');
     const exits = await Promise.all(
       remaining.map(async (p) => {
-        const bound = gracePeriodMs(p.name === 'api' ? 'api' : 'worker');
+        const bound = gracePeriodMs(composeNameOf(p));
         const exit = await within(p.exited, bound);
         return { name: p.name, bound, exit, output: p.output() };
       }),
@@ -546,6 +592,7 @@ describe('the docker-compose topology as real processes', () => {
     // Nothing they started outlives them: no child, no process working in the shared data directory.
     expect(children.filter(alive)).toEqual([]);
     expect(processesMatching(workerDataDir)).toEqual([]);
+    expect(processesMatching(loopWorkerRoot)).toEqual([]);
     expect(processesMatching(sharedDir)).toEqual([]);
   }, 90_000);
 });

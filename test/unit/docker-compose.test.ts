@@ -30,6 +30,8 @@ interface Service {
   container_name?: string;
   restart?: string;
   deploy?: { replicas?: number };
+  stop_grace_period?: string;
+  hostname?: string;
 }
 interface Compose {
   services: Record<string, Service>;
@@ -76,13 +78,17 @@ function interpolateDefaults(value: string): string {
 }
 
 const ONE_SHOTS = ['temporal-schema', 'temporal-namespace', 'migrate'];
-const APP_SERVICES = ['migrate', 'api', 'worker'];
+const APP_SERVICES = ['migrate', 'api', 'loop-worker', 'worker'];
+/** The long-running app services: the api and the two kinds of worker (WORKER_ROLE). */
+const SERVING = ['api', 'loop-worker', 'worker'];
+/** The worker processes (worker-main.js), each scalable on its own: the loops, and the heavy activities. */
+const WORKERS = ['loop-worker', 'worker'];
 const ENTRYPOINTS = ['api-main', 'worker-main', 'migrate-main'];
 
 describe('docker-compose.yml topology', () => {
   it('declares the production services', () => {
     expect(Object.keys(services).sort()).toEqual(
-      ['api', 'migrate', 'postgres', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker'].sort(),
+      ['api', 'loop-worker', 'migrate', 'postgres', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker'].sort(),
     );
   });
 
@@ -133,8 +139,8 @@ describe('docker-compose.yml topology', () => {
     }
   });
 
-  it('starts api and worker only after migrations ran and postgres and Temporal are ready', () => {
-    for (const name of ['api', 'worker']) {
+  it('starts api and the workers only after migrations ran and postgres and Temporal are ready', () => {
+    for (const name of SERVING) {
       expect(dependencies(service(name))).toEqual(
         expect.objectContaining({
           migrate: 'service_completed_successfully',
@@ -176,7 +182,7 @@ describe('docker-compose.yml topology', () => {
     }
   });
 
-  it('builds migrate, api and worker from the Dockerfile in this repository', () => {
+  it('builds migrate, api and the workers from the Dockerfile in this repository', () => {
     for (const name of APP_SERVICES) {
       const build = service(name).build;
       const spec = typeof build === 'string' ? { context: build } : build;
@@ -185,13 +191,13 @@ describe('docker-compose.yml topology', () => {
       expect(path.relative(ROOT, dockerfile)).toBe('Dockerfile');
       expect(fs.existsSync(dockerfile)).toBe(true);
     }
-    // One image for the three: same build, same tag.
+    // One image for all of them: same build, same tag.
     expect(new Set(APP_SERVICES.map((name) => service(name).image)).size).toBe(1);
   });
 
   it('starts each app service with its compiled entrypoint', () => {
     expect(asList(service('api').command)).toEqual(['node', 'dist/service/api-main.js']);
-    expect(asList(service('worker').command)).toEqual(['node', 'dist/service/worker-main.js']);
+    for (const name of WORKERS) expect({ service: name, command: asList(service(name).command) }).toEqual({ service: name, command: ['node', 'dist/service/worker-main.js'] });
     expect(asList(service('migrate').command)).toEqual(['node', 'dist/service/migrate-main.js']);
   });
 
@@ -290,8 +296,8 @@ describe('docker-compose.yml topology', () => {
     expect(asList(service('api').healthcheck?.test).join(' ')).toContain('http://127.0.0.1:3000/healthz');
   });
 
-  it('runs api and worker with production policy: no local repositories, no deadline approval, no decisions by signal', () => {
-    for (const name of ['api', 'worker']) {
+  it('runs api and the workers with production policy: no local repositories, no deadline approval, no decisions by signal', () => {
+    for (const name of SERVING) {
       const env = environment(service(name));
       expect({ service: name, ALLOW_LOCAL_REPOSITORIES: env.ALLOW_LOCAL_REPOSITORIES, ALLOW_DEADLINE_APPROVE: env.ALLOW_DEADLINE_APPROVE }).toEqual({
         service: name,
@@ -302,28 +308,49 @@ describe('docker-compose.yml topology', () => {
     }
   });
 
+  it('splits the workers by role: loop-worker runs the loops, worker the activities (makers, gates, reviews, git)', () => {
+    expect(environment(service('loop-worker')).WORKER_ROLE).toBe('workflows');
+    expect(environment(service('worker')).WORKER_ROLE).toBe('activities');
+    // Every process of worker-main.js has its role: none falls back to `all` (loops next to sandboxed commands).
+    const workerMains = Object.keys(services).filter((name) => asList(service(name).command).includes('dist/service/worker-main.js'));
+    expect(workerMains.sort()).toEqual([...WORKERS].sort());
+  });
+
   it('confines worker commands with bubblewrap, lifting only what bwrap needs and adding no capability', () => {
     const worker = service('worker');
     expect(environment(worker).SANDBOX).toBe('bwrap');
     expect([...(worker.security_opt ?? [])].sort()).toEqual(['apparmor=unconfined', 'seccomp=unconfined', 'systempaths=unconfined']);
     expect(worker.cap_add ?? []).toEqual([]);
     expect(Object.values(services).some((s) => s.privileged)).toBe(false);
+    // Only the worker runs commands: no other service gets the relaxations bwrap needs.
+    for (const name of Object.keys(services).filter((n) => n !== 'worker')) {
+      expect({ service: name, security_opt: service(name).security_opt ?? [], cap_add: service(name).cap_add ?? [] }).toEqual({ service: name, security_opt: [], cap_add: [] });
+    }
   });
 
-  it('keeps the worker scalable and gives it a volume for workspaces', () => {
-    const worker = service('worker');
-    expect(worker.container_name).toBeUndefined();
-    expect(worker.ports ?? []).toEqual([]);
-    expect(worker.deploy?.replicas).toBeGreaterThanOrEqual(1);
-    const mounts = (worker.volumes ?? []).map((v) => (typeof v === 'string' ? v.split(':')[1] : v.target));
-    expect(mounts).toContain('/data');
+  it('runs the loops without a sandbox or a volume: the loop worker runs no command and keeps no workspace', () => {
+    const loopWorker = service('loop-worker');
+    expect(loopWorker.volumes ?? []).toEqual([]);
+    expect(Object.keys(environment(loopWorker)).filter((key) => key.startsWith('SANDBOX'))).toEqual([]);
+  });
+
+  it('keeps both workers scalable, each with a grace period to drain', () => {
+    for (const name of WORKERS) {
+      const s = service(name);
+      // A fixed host name would give every replica the same Temporal identity (`<pid>@<host>`).
+      expect({ service: name, container_name: s.container_name, hostname: s.hostname, ports: s.ports ?? [], expose: s.expose ?? [] }).toEqual({
+        service: name,
+        container_name: undefined,
+        hostname: undefined,
+        ports: [],
+        expose: [],
+      });
+      expect({ service: name, replicas: (s.deploy?.replicas ?? 0) >= 1, grace: s.stop_grace_period !== undefined }).toEqual({ service: name, replicas: true, grace: true });
+    }
   });
 
   it('lets replicas of the worker run side by side on one shared workspace volume', () => {
-    const worker = service('worker') as Service & { hostname?: string };
-    // A fixed host name would give every replica the same Temporal identity (`<pid>@<host>`).
-    expect(worker.hostname).toBeUndefined();
-    expect(worker.expose ?? []).toEqual([]);
+    const worker = service('worker');
     // Replicas must share DATA_DIR: a retried activity finds the loop's workspace whichever replica runs it
     // (test/e2e/topology.e2e.test.ts runs three replicas on one directory and kills one mid-maker).
     const dataDir = environment(worker).DATA_DIR;
