@@ -80,7 +80,8 @@ export async function commitAll(cwd: string, message: string): Promise<Checkpoin
   // The staged names are the commit's own changed files: the index becomes its tree, HEAD its parent.
   const staged = await git(cwd, ['diff', '--cached', '--name-only']);
   if (!staged.trim()) return null;
-  await git(cwd, ['commit', '--no-verify', '--quiet', '-m', message]);
+  // No auto-maintenance: it would start a second git (`maintenance run --auto`) after every checkpoint.
+  await git(cwd, ['-c', 'maintenance.auto=false', 'commit', '--no-verify', '--quiet', '-m', message]);
   const [commit, ...parents] = (await git(cwd, ['rev-parse', 'HEAD', 'HEAD^@'])).split('\n').filter(Boolean);
   return { commit: commit!, parents, changedFiles: staged.split('\n').filter(Boolean) };
 }
