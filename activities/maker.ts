@@ -10,6 +10,7 @@ import type { GatePlan } from '../domain/gates';
 import type { MakerSettings } from '../domain/loop-request';
 import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
+import { LOOP_WORKSPACE, workspacePathFor } from './workspace';
 import { early, inOrder } from './in-order';
 import type { ActivityDeps } from './deps';
 import { changedFiles, commitAll, diffText, headCommit, resetTo, sha256, type Checkpoint } from './git';
@@ -51,11 +52,12 @@ export interface MakerResult {
  */
 export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<MakerResult> {
   // The reads go out together; each is awaited where it was needed, so a failure surfaces where it did.
-  const loopRead = deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
-  // A new iteration starts at the workspace's HEAD: read beside the iteration row (a retry does not use it).
-  const head = early(loopRead.then((row) => (row.workspacePath ? headCommit(row.workspacePath) : '')));
+  // A new iteration starts at the workspace's HEAD: read beside the rows, from where prepareWorkspace
+  // puts the workspace (used only if the loop's row names that path; a retry does not use it).
+  const expectedWorkspace = workspacePathFor(deps, input.loopId);
+  const expectedHead = early(headCommit(expectedWorkspace));
   const [loop, existing] = await inOrder([
-    loopRead,
+    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: LOOP_WORKSPACE }),
     deps.prisma.iteration.findUnique({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
   ]);
   if (!loop.workspacePath || !loop.baseCommit) throw new Error(`loop ${input.loopId} has no prepared workspace`);
@@ -87,7 +89,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
     controlDir = freshControlDir();
   } else {
     controlDir = freshControlDir();
-    startCommit = await head;
+    startCommit = workspace === expectedWorkspace ? await expectedHead : await headCommit(workspace);
     await deps.prisma.iteration.create({
       data: {
         loopId: input.loopId,

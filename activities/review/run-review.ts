@@ -5,6 +5,7 @@ import type { ReviewOutcome } from '../../domain/judge';
 import { signatureMaterial, type Finding, type FindingSummary } from '../../domain/ledger';
 import { sanitise } from '../../domain/sanitise';
 import { loadContract } from '../contract';
+import { LOOP_WORKSPACE } from '../workspace';
 import { early, inOrder } from '../in-order';
 import type { Prisma } from '../../prisma/client';
 import type { ActivityDeps } from '../deps';
@@ -53,7 +54,7 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => P
   // Read together (the contract is needed unless a retry finds the review done).
   const contract = early(loadContract(deps, input.loopId, input.contractVersion));
   const [loop, iteration] = await inOrder([
-    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } }),
+    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: LOOP_WORKSPACE }),
     deps.prisma.iteration.findUniqueOrThrow({
       where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
       // Only what the verification summary quotes: evidence rows carry the gates' whole output.

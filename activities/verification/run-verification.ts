@@ -6,6 +6,7 @@ import { GATE_ORDER, type GateName, type GatePlan, type GateSummary, type Resolv
 import type { AcceptanceCheckSummary } from '../../domain/judge';
 import type { FindingSummary } from '../../domain/ledger';
 import { loadContract } from '../contract';
+import { LOOP_WORKSPACE } from '../workspace';
 import { early, inOrder } from '../in-order';
 import type { ActivityDeps } from '../deps';
 import { sha256 } from '../git';
@@ -20,7 +21,7 @@ import { storedTestNames } from './stored-test-names';
 import { instrumentTestsGate } from './test-reporter';
 import { freshBuildDir, freshReportDir } from './verification-build-dir';
 import { freshVerificationCheckout } from './verification-checkout';
-import { restoreGateEntrypoints } from './protected-files';
+import { entrypointsToRestore, restoreInCheckout } from './protected-files';
 import { frozenTestFindings, type TestsRun } from './frozen-test-findings';
 import { editedBaseTestFiles, withBaseVersions } from './frozen-tests';
 import { storeSystemFindings, storedSystemFindings, VERIFICATION_FINDING_PREFIX } from '../system-findings';
@@ -54,7 +55,7 @@ const STORED_OUTPUT_CAP = 1024 * 1024;
  */
 export async function runVerification(deps: ActivityDeps, input: VerificationInput): Promise<VerificationResult> {
   const [loop, iteration, { contract }] = await inOrder([
-    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } }),
+    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: LOOP_WORKSPACE }),
     deps.prisma.iteration.findUniqueOrThrow({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
     loadContract(deps, input.loopId, input.contractVersion),
   ]);
@@ -66,6 +67,8 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   // Read while the checkout is made, when either use below needs them.
   if (!contract.allowGateConfigChanges || (testsGate && !contract.allowTestChanges)) void branchChanges();
   const cacheDir = early(repositoryCaches(deps, loop.repoUrl));
+  const commits = { workspace: loop.workspacePath!, baseCommit: loop.baseCommit!, checkpointCommit: iteration.checkpointCommit!, gates: input.gates };
+  const toRestore = contract.allowGateConfigChanges ? null : early(branchChanges().then((changed) => entrypointsToRestore(commits, changed)));
   // Evidence of an interrupted attempt is discarded (before any is stored): this attempt re-runs every gate.
   const [, checkout] = await inOrder([
     deps.prisma.$transaction([
@@ -76,9 +79,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   ]);
   // Gates (and set-up, which reads .npmrc and pip.conf) run with the base versions of their
   // entrypoints unless the contract allows changing them; the tamper rule reports the change.
-  if (!contract.allowGateConfigChanges) {
-    await restoreGateEntrypoints(loop.workspacePath!, checkout, loop.baseCommit!, iteration.checkpointCommit!, input.gates, await branchChanges());
-  }
+  if (toRestore) await restoreInCheckout(checkout, loop.baseCommit!, await toRestore);
   const policy: SandboxPolicy = {
     workDir: checkout,
     // The worktree's git directory, so `git` inside a gate can answer (read-only).
