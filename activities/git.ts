@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SERVICE_EXCLUDES } from '../domain/setup';
 import { gitConfigArgs, gitEnvironment, type RemoteAccess } from './git-isolation';
+import { inOrder } from './in-order';
 import { killGroup, launch } from './process/launcher';
 
 // Thin wrapper over the git CLI: argv only, bounded in time and output, with a fixed identity and the
@@ -38,11 +39,15 @@ export async function updateMirror(cwd: string, url: string, mirror: string, rem
   await runGit(cwd, ['clone', '--quiet', '--mirror', '--no-hardlinks', '--', url, mirror], { remote, timeoutMs: GIT_TIMEOUT_MS });
 }
 
-/** A local, hardlink-free clone of the mirror into a workspace, whose `origin` then names the real URL. */
-export async function cloneFromMirror(cwd: string, mirror: string, url: string, dir: string): Promise<void> {
+/**
+ * A local, hardlink-free clone of the mirror into a workspace, whose `origin` then names the real URL.
+ * `then` (reads of the clone) runs while `origin` is being renamed.
+ */
+export async function cloneFromMirror<T = void>(cwd: string, mirror: string, url: string, dir: string, then?: () => Promise<T>): Promise<T> {
   const local: RemoteAccess = { transport: 'file', connectTimeoutSeconds: 60 };
   await runGit(cwd, ['clone', '--quiet', '--no-checkout', '--no-hardlinks', '--', mirror, dir], { remote: local, timeoutMs: GIT_TIMEOUT_MS });
-  await git(dir, ['remote', 'set-url', 'origin', '--', url]);
+  const [, result] = await inOrder([git(dir, ['remote', 'set-url', 'origin', '--', url]), then ? then() : Promise.resolve(undefined as T)]);
+  return result;
 }
 
 /**
