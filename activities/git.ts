@@ -80,6 +80,14 @@ export interface Checkpoint {
  * anywhere, still go in.
  */
 export async function commitAll(cwd: string, message: string): Promise<Checkpoint | null> {
+  return (await commitAllThen(cwd, message, () => Promise.resolve()))?.checkpoint ?? null;
+}
+
+/**
+ * commitAll, then `afterCommit` (reads of the new commit as HEAD) beside the reading of its ids; null,
+ * without `afterCommit`, when there was nothing to commit.
+ */
+export async function commitAllThen<T>(cwd: string, message: string, afterCommit: () => Promise<T>): Promise<{ checkpoint: Checkpoint; after: T } | null> {
   await excludeFromCheckpoints(cwd, SERVICE_EXCLUDES);
   await git(cwd, ['add', '--all']);
   // The staged names are the commit's own changed files: the index becomes its tree, HEAD its parent.
@@ -87,8 +95,9 @@ export async function commitAll(cwd: string, message: string): Promise<Checkpoin
   if (!staged.trim()) return null;
   // No auto-maintenance: it would start a second git (`maintenance run --auto`) after every checkpoint.
   await git(cwd, ['-c', 'maintenance.auto=false', 'commit', '--no-verify', '--quiet', '-m', message]);
-  const [commit, ...parents] = (await git(cwd, ['rev-parse', 'HEAD', 'HEAD^@'])).split('\n').filter(Boolean);
-  return { commit: commit!, parents, changedFiles: staged.split('\n').filter(Boolean) };
+  const [ids, after] = await inOrder([git(cwd, ['rev-parse', 'HEAD', 'HEAD^@']), afterCommit()]);
+  const [commit, ...parents] = ids.split('\n').filter(Boolean);
+  return { checkpoint: { commit: commit!, parents, changedFiles: staged.split('\n').filter(Boolean) }, after };
 }
 
 /**

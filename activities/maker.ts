@@ -13,7 +13,7 @@ import { loadContract } from './contract';
 import { LOOP_WORKSPACE, workspacePathFor } from './workspace';
 import { early, inOrder } from './in-order';
 import type { ActivityDeps } from './deps';
-import { changedFiles, commitAll, diffText, headCommit, resetTo, sha256, type Checkpoint } from './git';
+import { changedFiles, commitAllThen, diffText, headCommit, resetTo, sha256, type Checkpoint } from './git';
 import { runAgent } from './makers/run-agent';
 import { handOver, handOverNewDirs } from './sandbox/hand-over';
 import { repositoryCaches } from './sandbox/repository-caches';
@@ -123,9 +123,18 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
     maker: input.maker,
   });
 
-  const [, checkpoint] = await inOrder([result.recorded, commitAll(workspace, `engineering-loop: iteration ${input.sequence} checkpoint`)]);
+  // The cumulative diff is read as soon as the checkpoint is HEAD, beside the reading of its ids.
+  const baseCommit = loop.baseCommit;
+  const [, committed] = await inOrder([
+    result.recorded,
+    commitAllThen(workspace, `engineering-loop: iteration ${input.sequence} checkpoint`, () => diffText(workspace, baseCommit, 'HEAD')),
+  ]);
+  const checkpoint = committed?.checkpoint ?? null;
   const checkpointCommit = checkpoint?.commit ?? startCommit;
-  const [cumulativeDiff, files] = await inOrder([diffText(workspace, loop.baseCommit, checkpointCommit), iterationFiles(workspace, startCommit, checkpoint)]);
+  const [cumulativeDiff, files] = await inOrder([
+    committed ? Promise.resolve(committed.after) : diffText(workspace, baseCommit, checkpointCommit),
+    iterationFiles(workspace, startCommit, checkpoint),
+  ]);
   const updated = deps.prisma.iteration.update({
     where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
     data: {
