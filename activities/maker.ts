@@ -186,6 +186,7 @@ async function openFindings(deps: ActivityDeps, input: MakerInput): Promise<Open
   const rows = await deps.prisma.finding.findMany({
     where: { loopId: input.loopId, iteration: { sequence: input.sequence - 1 }, validity: 'VALID', severity: { in: ['BLOCKER', 'HIGH'] } },
     orderBy: { findingId: 'asc' },
+    select: { findingId: true, severity: true, title: true, location: true, evidence: true, concreteAlternativeDiff: true },
   });
   return rows.map((f) => ({
     findingId: f.findingId,
