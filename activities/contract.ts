@@ -21,7 +21,26 @@ export async function freezeContract(deps: ActivityDeps, input: FreezeContractIn
   return { version: stored.version, hash: stored.hash };
 }
 
+/**
+ * A frozen contract version. Versions never change once stored (freezeContract's upsert keeps the first),
+ * so each worker keeps the last CONTRACT_CACHE_SIZE it loaded, per database client: most activities of
+ * an iteration read the same one. Every caller gets its own copy.
+ */
 export async function loadContract(deps: ActivityDeps, loopId: string, version: number): Promise<FrozenContract> {
-  const row = await deps.prisma.contractVersion.findUniqueOrThrow({ where: { loopId_version: { loopId, version } } });
-  return { version: row.version, hash: row.hash, contract: goalContractSchema.parse(row.contract) };
+  const cache = contractCaches.get(deps.prisma) ?? contractCaches.set(deps.prisma, new Map()).get(deps.prisma)!;
+  const key = `${loopId}\u0000${version}`;
+  let frozen = cache.get(key);
+  if (frozen) cache.delete(key);
+  else {
+    const row = await deps.prisma.contractVersion.findUniqueOrThrow({ where: { loopId_version: { loopId, version } } });
+    frozen = { version: row.version, hash: row.hash, contract: goalContractSchema.parse(row.contract) };
+    if (cache.size >= CONTRACT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  }
+  // Most recently used last: the first key is the one to evict.
+  cache.set(key, frozen);
+  return structuredClone(frozen);
 }
+
+export const CONTRACT_CACHE_SIZE = 500;
+
+const contractCaches = new WeakMap<object, Map<string, FrozenContract>>();

@@ -5,6 +5,7 @@ import { describeSandbox, renderFinalReport, renderMergeRequestDescription, type
 import { sanitise, sanitiseTokens } from '../domain/sanitise';
 import type { ActivityDeps } from './deps';
 import { git, GitError, pushBranch } from './git';
+import { early, inOrder } from './in-order';
 import { remoteAccessFor } from './git-askpass';
 import { DEFAULT_API_BASE_URLS, openPullRequest, PullRequestError } from './pull-request';
 
@@ -35,25 +36,31 @@ const DELIVERY_ATTEMPTS = 3;
  * Idempotent: once the final report exists, its delivery is the loop's.
  */
 export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<DeliverOutput> {
+  // The rows are read together; the iteration is only awaited when there is something to deliver.
+  const loopRead = early(deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } }));
+  const iterationRead = early(
+    deps.prisma.iteration.findUniqueOrThrow({
+      where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
+      include: { verdict: true },
+    }),
+  );
   const existing = await deps.prisma.report.findUnique({ where: { loopId_key: { loopId: input.loopId, key: 'final' } } });
   if (existing) {
-    const done = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
+    const done = await loopRead;
     return { reportId: existing.id, pushedBranch: done.pushedBranch, pullRequestUrl: done.pullRequestUrl, deliveryError: done.deliveryError };
   }
-  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
-  const iteration = await deps.prisma.iteration.findUniqueOrThrow({
-    where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
-    include: { verdict: true },
-  });
-  const contract = await deps.prisma.contractVersion.findFirstOrThrow({
-    where: { loopId: input.loopId, version: iteration.contractVersion },
-  });
+  const [loop, iteration] = await inOrder([loopRead, iterationRead]);
   const checkpoint = iteration.checkpointCommit ?? loop.baseCommit!;
-  const commits = (await git(loop.workspacePath!, ['log', '--format=%H', `${loop.baseCommit}..${checkpoint}`])).split('\n').filter(Boolean);
-  const reviewCall = await deps.prisma.executionRecord.findFirst({
-    where: { loopId: input.loopId, iterationSeq: input.sequence, role: 'reviewer', outcome: 'VALID_LEDGER' },
-    orderBy: { createdAt: 'desc' },
-  });
+  // The patch does not depend on the report: stored while the report's figures are read.
+  const patchStored = early(storePatch(deps, input.loopId, loop.workspacePath!, loop.baseCommit!, checkpoint));
+  const [contract, commits, reviewCall] = await inOrder([
+    deps.prisma.contractVersion.findFirstOrThrow({ where: { loopId: input.loopId, version: iteration.contractVersion } }),
+    git(loop.workspacePath!, ['log', '--format=%H', `${loop.baseCommit}..${checkpoint}`]).then((out) => out.split('\n').filter(Boolean)),
+    deps.prisma.executionRecord.findFirst({
+      where: { loopId: input.loopId, iterationSeq: input.sequence, role: 'reviewer', outcome: 'VALID_LEDGER' },
+      orderBy: { createdAt: 'desc' },
+    }),
+  ]);
   const report: FinalReport = {
     outcome: input.outcome,
     objective: (contract.contract as { objective: string }).objective,
@@ -73,7 +80,7 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
     ...(input.approvedBy ? { approvedBy: input.approvedBy } : {}),
   };
 
-  await storePatch(deps, input.loopId, loop.workspacePath!, loop.baseCommit!, checkpoint);
+  await patchStored;
 
   const request = (loop.input ?? {}) as { repository?: { url?: string; baseRef?: string; credential?: string }; delivery?: unknown };
   // Loops submitted before delivery existed carry no `delivery`: nothing leaves the worker for them.

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SERVICE_EXCLUDES } from '../domain/setup';
 import { gitConfigArgs, gitEnvironment, type RemoteAccess } from './git-isolation';
+import { inOrder } from './in-order';
 import { killGroup, launch } from './process/launcher';
 
 // Thin wrapper over the git CLI: argv only, bounded in time and output, with a fixed identity and the
@@ -38,11 +39,15 @@ export async function updateMirror(cwd: string, url: string, mirror: string, rem
   await runGit(cwd, ['clone', '--quiet', '--mirror', '--no-hardlinks', '--', url, mirror], { remote, timeoutMs: GIT_TIMEOUT_MS });
 }
 
-/** A local, hardlink-free clone of the mirror into a workspace, whose `origin` then names the real URL. */
-export async function cloneFromMirror(cwd: string, mirror: string, url: string, dir: string): Promise<void> {
+/**
+ * A local, hardlink-free clone of the mirror into a workspace, whose `origin` then names the real URL.
+ * `then` (reads of the clone) runs while `origin` is being renamed.
+ */
+export async function cloneFromMirror<T = void>(cwd: string, mirror: string, url: string, dir: string, then?: () => Promise<T>): Promise<T> {
   const local: RemoteAccess = { transport: 'file', connectTimeoutSeconds: 60 };
   await runGit(cwd, ['clone', '--quiet', '--no-checkout', '--no-hardlinks', '--', mirror, dir], { remote: local, timeoutMs: GIT_TIMEOUT_MS });
-  await git(dir, ['remote', 'set-url', 'origin', '--', url]);
+  const [, result] = await inOrder([git(dir, ['remote', 'set-url', 'origin', '--', url]), then ? then() : Promise.resolve(undefined as T)]);
+  return result;
 }
 
 /**
@@ -75,14 +80,24 @@ export interface Checkpoint {
  * anywhere, still go in.
  */
 export async function commitAll(cwd: string, message: string): Promise<Checkpoint | null> {
+  return (await commitAllThen(cwd, message, () => Promise.resolve()))?.checkpoint ?? null;
+}
+
+/**
+ * commitAll, then `afterCommit` (reads of the new commit as HEAD) beside the reading of its ids; null,
+ * without `afterCommit`, when there was nothing to commit.
+ */
+export async function commitAllThen<T>(cwd: string, message: string, afterCommit: () => Promise<T>): Promise<{ checkpoint: Checkpoint; after: T } | null> {
   await excludeFromCheckpoints(cwd, SERVICE_EXCLUDES);
   await git(cwd, ['add', '--all']);
   // The staged names are the commit's own changed files: the index becomes its tree, HEAD its parent.
   const staged = await git(cwd, ['diff', '--cached', '--name-only']);
   if (!staged.trim()) return null;
-  await git(cwd, ['commit', '--no-verify', '--quiet', '-m', message]);
-  const [commit, ...parents] = (await git(cwd, ['rev-parse', 'HEAD', 'HEAD^@'])).split('\n').filter(Boolean);
-  return { commit: commit!, parents, changedFiles: staged.split('\n').filter(Boolean) };
+  // No auto-maintenance: it would start a second git (`maintenance run --auto`) after every checkpoint.
+  await git(cwd, ['-c', 'maintenance.auto=false', 'commit', '--no-verify', '--quiet', '-m', message]);
+  const [ids, after] = await inOrder([git(cwd, ['rev-parse', 'HEAD', 'HEAD^@']), afterCommit()]);
+  const [commit, ...parents] = ids.split('\n').filter(Boolean);
+  return { checkpoint: { commit: commit!, parents, changedFiles: staged.split('\n').filter(Boolean) }, after };
 }
 
 /**

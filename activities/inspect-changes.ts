@@ -2,6 +2,8 @@ import type { ResolvedGate } from '../domain/gates';
 import type { FindingSummary } from '../domain/ledger';
 import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
+import { LOOP_WORKSPACE } from './workspace';
+import { early, inOrder } from './in-order';
 import type { ActivityDeps } from './deps';
 import { sha256 } from './git';
 import { leftBehindFiles } from './left-behind-files';
@@ -21,21 +23,25 @@ export interface InspectChangesInput {
  * system itself. Idempotent per (loop, sequence).
  */
 export async function inspectChanges(deps: ActivityDeps, input: InspectChangesInput): Promise<FindingSummary[]> {
-  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
-  const iteration = await deps.prisma.iteration.findUniqueOrThrow({
-    where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
-  });
+  // Read together (the contract is needed unless a retry finds the iteration inspected).
+  const frozen = early(loadContract(deps, input.loopId, input.contractVersion));
+  const [loop, iteration] = await inOrder([
+    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: LOOP_WORKSPACE }),
+    deps.prisma.iteration.findUniqueOrThrow({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
+  ]);
   if (!iteration.inspectedAt) {
-    const { contract } = await loadContract(deps, input.loopId, input.contractVersion);
-    const tampering = await detectTampering({
-      workspace: loop.workspacePath!,
-      baseCommit: loop.baseCommit!,
-      checkpointCommit: iteration.checkpointCommit!,
-      gates: input.gates,
-      scope: contract.scope,
-      outOfScope: contract.outOfScope,
-    });
-    const leftBehind = await leftBehindFiles(loop.workspacePath!);
+    const { contract } = await frozen;
+    const [tampering, leftBehind] = await inOrder([
+      detectTampering({
+        workspace: loop.workspacePath!,
+        baseCommit: loop.baseCommit!,
+        checkpointCommit: iteration.checkpointCommit!,
+        gates: input.gates,
+        scope: contract.scope,
+        outOfScope: contract.outOfScope,
+      }),
+      leftBehindFiles(loop.workspacePath!),
+    ]);
     await deps.prisma.$transaction([
       deps.prisma.finding.createMany({
         data: tampering.map((t, i) =>

@@ -10,8 +10,10 @@ import type { GatePlan } from '../domain/gates';
 import type { MakerSettings } from '../domain/loop-request';
 import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
+import { LOOP_WORKSPACE, workspacePathFor } from './workspace';
+import { early, inOrder } from './in-order';
 import type { ActivityDeps } from './deps';
-import { changedFiles, commitAll, diffText, headCommit, resetTo, sha256, type Checkpoint } from './git';
+import { changedFiles, commitAllThen, diffText, headCommit, resetTo, sha256, type Checkpoint } from './git';
 import { runAgent } from './makers/run-agent';
 import { handOver, handOverNewDirs } from './sandbox/hand-over';
 import { repositoryCaches } from './sandbox/repository-caches';
@@ -49,17 +51,31 @@ export interface MakerResult {
  * iteration returns its stored result; an interrupted one is reset to its start commit and run again.
  */
 export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<MakerResult> {
-  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
+  // The reads go out together; each is awaited where it was needed, so a failure surfaces where it did.
+  // A new iteration starts at the workspace's HEAD: read beside the rows, from where prepareWorkspace
+  // puts the workspace (used only if the loop's row names that path; a retry does not use it).
+  const expectedWorkspace = workspacePathFor(deps, input.loopId);
+  const expectedHead = early(headCommit(expectedWorkspace));
+  const [loop, existing] = await inOrder([
+    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: LOOP_WORKSPACE }),
+    deps.prisma.iteration.findUnique({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
+  ]);
   if (!loop.workspacePath || !loop.baseCommit) throw new Error(`loop ${input.loopId} has no prepared workspace`);
   const workspace = loop.workspacePath;
 
-  const existing = await deps.prisma.iteration.findUnique({
-    where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
-  });
   if (existing?.makerFinishedAt && existing.checkpointCommit) {
     return storedResult(deps, input, existing, existing.diffHash === EMPTY_DIFF_HASH);
   }
+  const frozenContract = early(loadContract(deps, input.loopId, input.contractVersion));
+  const findings = early(openFindings(deps, input));
+  // The service's own files live outside the workspace: the maker reads the prompt and may write only
+  // its report, and neither can become part of a checkpoint.
+  const control = controlFiles(deps, input.loopId, input.sequence);
+  const { promptFile, reportFile } = control;
+  const freshControlDir = () => early(fs.rm(control.dir, { recursive: true, force: true }).then(() => fs.mkdir(control.reportDir, { recursive: true })));
+  const cacheDir = early(repositoryCaches(deps, loop.repoUrl));
   let startCommit: string;
+  let controlDir: Promise<unknown>;
   if (existing) {
     startCommit = existing.startCommit;
     // An agent left running by a worker that died must not keep writing while this attempt starts over.
@@ -69,8 +85,11 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
     await resetTo(workspace, startCommit);
     await handOver(deps.sandbox, workspace);
     await deps.prisma.iteration.update({ where: { id: existing.id }, data: { makerAttempts: { increment: 1 } } });
+    // Only now: the stopped attempt's agent could still have written its report.
+    controlDir = freshControlDir();
   } else {
-    startCommit = await headCommit(workspace);
+    controlDir = freshControlDir();
+    startCommit = workspace === expectedWorkspace ? await expectedHead : await headCommit(workspace);
     await deps.prisma.iteration.create({
       data: {
         loopId: input.loopId,
@@ -83,15 +102,10 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
     });
   }
 
-  const frozen = await loadContract(deps, input.loopId, input.contractVersion);
+  const frozen = await frozenContract;
   // The prompt goes to a model (and to a file the agent reads): no secret goes with it.
-  const prompt = sanitise(buildMakerPrompt(frozen, { directives: input.directives, openFindings: await openFindings(deps, input) }, input));
-  // The service's own files live outside the workspace: the maker reads the prompt and may write only
-  // its report, and neither can become part of a checkpoint.
-  const control = controlFiles(deps, input.loopId, input.sequence);
-  const { promptFile, reportFile } = control;
-  await fs.rm(control.dir, { recursive: true, force: true });
-  await fs.mkdir(control.reportDir, { recursive: true });
+  const prompt = sanitise(buildMakerPrompt(frozen, { directives: input.directives, openFindings: await findings }, input));
+  await controlDir;
   await fs.writeFile(promptFile, prompt, { mode: 0o644 });
   await handOverNewDirs(deps.sandbox, control.reportDir);
 
@@ -104,16 +118,24 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
     promptFile,
     reportDir: control.reportDir,
     reportFile,
-    cacheDir: await repositoryCaches(deps, loop.repoUrl),
+    cacheDir: await cacheDir,
     setupPlan: (loop.gatePlan as GatePlan | null)?.setup,
     maker: input.maker,
   });
 
-  const checkpoint = await commitAll(workspace, `engineering-loop: iteration ${input.sequence} checkpoint`);
+  // The cumulative diff is read as soon as the checkpoint is HEAD, beside the reading of its ids.
+  const baseCommit = loop.baseCommit;
+  const [, committed] = await inOrder([
+    result.recorded,
+    commitAllThen(workspace, `engineering-loop: iteration ${input.sequence} checkpoint`, () => diffText(workspace, baseCommit, 'HEAD')),
+  ]);
+  const checkpoint = committed?.checkpoint ?? null;
   const checkpointCommit = checkpoint?.commit ?? startCommit;
-  const cumulativeDiff = await diffText(workspace, loop.baseCommit, checkpointCommit);
-  const files = await iterationFiles(workspace, startCommit, checkpoint);
-  const updated = await deps.prisma.iteration.update({
+  const [cumulativeDiff, files] = await inOrder([
+    committed ? Promise.resolve(committed.after) : diffText(workspace, baseCommit, checkpointCommit),
+    iterationFiles(workspace, startCommit, checkpoint),
+  ]);
+  const updated = deps.prisma.iteration.update({
     where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
     data: {
       checkpointCommit,
@@ -128,17 +150,23 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
   return storedResult(deps, input, updated, cumulativeDiff === '');
 }
 
+/** The result from the iteration's row (`stored` may still be being written; the records it sums are). */
 async function storedResult(
   deps: ActivityDeps,
   input: MakerInput,
-  row: { sequence: number; checkpointCommit: string | null; diffHash: string | null; changedFiles: unknown; noChange: boolean | null; makerExitCode: number | null; makerTimeoutStatus: string | null },
+  stored: IterationResultRow | Promise<IterationResultRow>,
   cumulativeDiffEmpty: boolean,
 ): Promise<MakerResult> {
+  const [row, usage, agentReport] = await inOrder([
+    Promise.resolve(stored),
+    recordedUsage(deps, input.loopId, input.sequence, ['maker']),
+    readAgentReport(controlFiles(deps, input.loopId, input.sequence).reportFile),
+  ]);
   const files = Array.isArray(row.changedFiles) ? (row.changedFiles as string[]) : [];
   return {
     sequence: row.sequence,
-    usage: await recordedUsage(deps, input.loopId, input.sequence, ['maker']),
-    agentReport: await readAgentReport(controlFiles(deps, input.loopId, input.sequence).reportFile),
+    usage,
+    agentReport,
     checkpointCommit: row.checkpointCommit ?? '',
     diffHash: row.diffHash ?? '',
     // Bounded so a sweeping change cannot bloat workflow history; the full list is in Postgres.
@@ -150,12 +178,15 @@ async function storedResult(
   };
 }
 
+type IterationResultRow = { sequence: number; checkpointCommit: string | null; diffHash: string | null; changedFiles: unknown; noChange: boolean | null; makerExitCode: number | null; makerTimeoutStatus: string | null };
+
 /** The blocking findings (reviewer's and the system's) the previous iteration left open. */
 async function openFindings(deps: ActivityDeps, input: MakerInput): Promise<OpenFinding[]> {
   if (input.directives.length === 0) return [];
   const rows = await deps.prisma.finding.findMany({
     where: { loopId: input.loopId, iteration: { sequence: input.sequence - 1 }, validity: 'VALID', severity: { in: ['BLOCKER', 'HIGH'] } },
     orderBy: { findingId: 'asc' },
+    select: { findingId: true, severity: true, title: true, location: true, evidence: true, concreteAlternativeDiff: true },
   });
   return rows.map((f) => ({
     findingId: f.findingId,

@@ -77,6 +77,7 @@ export async function storedSystemFindings(deps: ActivityDeps, iterationId: stri
   const stored = await deps.prisma.finding.findMany({
     where: { iterationId, source: 'SYSTEM', findingId: { startsWith: prefix } },
     orderBy: { findingId: 'asc' },
+    select: { findingId: true, title: true, topic: true, severity: true, location: true, signature: true },
   });
   return stored.map((f) => ({
     findingId: f.findingId,

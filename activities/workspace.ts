@@ -9,6 +9,7 @@ import { cloneFromMirror, excludeFromCheckpoints, git, GitError, sha256, updateM
 import { resolveSetupPlan } from './setup/infer-setup';
 import { remoteAccessFor } from './git-askpass';
 import { handOver } from './sandbox/hand-over';
+import { inOrder } from './in-order';
 import { discoverGates } from './verification/gate-discovery';
 
 export interface PrepareWorkspaceInput {
@@ -25,6 +26,9 @@ export interface PreparedWorkspace {
   /** Resolved from the base commit, before the maker can touch anything that would steer it. */
   gatePlan: GatePlan;
 }
+
+/** The loop columns the iteration activities use: not the stored request (`input`), which can be large. */
+export const LOOP_WORKSPACE = { workspacePath: true, baseCommit: true, repoUrl: true, gatePlan: true } as const;
 
 export function workspacePathFor(deps: ActivityDeps, loopId: string): string {
   return path.join(deps.config.workspacesDir, loopId);
@@ -55,19 +59,21 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
     const mirror = mirrorPathFor(deps, input.repository.url, input.repository.credential);
     await fs.mkdir(path.dirname(mirror), { recursive: true });
     await oneAtATime(mirror, () => updateMirror(deps.config.workspacesDir, input.repository.url, mirror, remote));
-    await cloneFromMirror(deps.config.workspacesDir, mirror, input.repository.url, workspacePath);
     // A full commit id: the branch checked out at it has it as HEAD.
-    baseCommit = await resolveBaseRef(workspacePath, input.repository.baseRef);
-    await git(workspacePath, ['checkout', '--quiet', '-b', branch, baseCommit, '--']);
+    baseCommit = await cloneFromMirror(deps.config.workspacesDir, mirror, input.repository.url, workspacePath, async () => {
+      const commit = await resolveBaseRef(workspacePath, input.repository.baseRef);
+      await git(workspacePath, ['checkout', '--quiet', '-b', branch, commit, '--']);
+      return commit;
+    });
   } catch (err) {
     if (err instanceof GitError) {
       throw ApplicationFailure.create({ type: 'WorkspaceError', message: err.message, nonRetryable: true });
     }
     throw err;
   }
-  await handOver(deps.sandbox, workspacePath);
-  const setup = await resolveSetup(workspacePath, loop.input);
-  const gatePlan: GatePlan = { ...withRequestedNetwork(await resolveGatePlan(workspacePath, input.contractGates), loop.input), setup };
+  // The plans only read the base files: worked out while the workspace changes owner.
+  const [, setup, discovered] = await inOrder([handOver(deps.sandbox, workspacePath), resolveSetup(workspacePath, loop.input), resolveGatePlan(workspacePath, input.contractGates)]);
+  const gatePlan: GatePlan = { ...withRequestedNetwork(discovered, loop.input), setup };
   await excludeFromCheckpoints(workspacePath, [...SERVICE_EXCLUDES, ...setup.outputs]);
   await deps.prisma.loop.update({
     where: { id: input.loopId },

@@ -4,6 +4,7 @@ import type { GatePlan } from '../../domain/gates';
 import type { LlmMakerSettings, MakerSettings } from '../../domain/loop-request';
 import type { ActivityDeps } from '../deps';
 import { recordExecution } from '../execution-records';
+import { early } from '../in-order';
 import { excludeFromCheckpoints } from '../git';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand } from '../process/run-command';
@@ -36,6 +37,11 @@ export interface AgentRun {
 export interface AgentOutcome {
   exitCode: number | null;
   timeoutStatus: 'COMPLETED' | 'TIMED_OUT' | 'CANCELLED';
+  /**
+   * The write of the run's execution record, still going when the agent was an ordinary process that
+   * ended: the caller commits the checkpoint meanwhile and awaits it before anything reads the records.
+   */
+  recorded: Promise<unknown>;
 }
 
 const MAKER_OUTPUT_CAP = 256 * 1024;
@@ -89,19 +95,20 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
   });
   const usage = parseAgentUsage(run.maker.backend, result.stdout, result.stderr);
   const completed = result.timeoutStatus === 'COMPLETED';
-  await recordExecution(deps, {
+  const recorded = early(recordExecution(deps, {
     loopId: run.loopId,
     iterationSeq: run.sequence,
     role: 'maker',
     ...agentProcessFields(deps.config, run.maker.backend, result, usage),
     outcome: result.spawnError ? 'SPAWN_FAILED' : !completed ? result.timeoutStatus : usage.isError ? 'AGENT_ERROR' : `EXIT_${result.exitCode}`,
     detail: (result.spawnError ?? usage.summary ?? `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`).trim(),
-  });
+  }));
+  if (result.timeoutStatus === 'CANCELLED' || result.spawnError) await recorded;
   if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure('the loop was cancelled while the maker ran');
   if (result.spawnError) {
     throw ApplicationFailure.create({ type: 'MakerCommandFailed', message: `the maker could not start: ${result.spawnError}`, nonRetryable: true });
   }
-  return { exitCode: result.exitCode, timeoutStatus: result.timeoutStatus };
+  return { exitCode: result.exitCode, timeoutStatus: result.timeoutStatus, recorded };
 }
 
 async function runBuiltInAgent(deps: ActivityDeps, run: AgentRun, settings: LlmMakerSettings): Promise<AgentOutcome> {
@@ -166,7 +173,7 @@ async function runBuiltInAgent(deps: ActivityDeps, run: AgentRun, settings: LlmM
       result.stopReason === 'completed' ? 'COMPLETED' : 'STEP_LIMIT',
       [`${result.steps} step(s), ${result.toolCalls.length} tool call(s)`, ...result.toolCalls.slice(-20).map((t) => `${t.ok ? 'ok' : 'refused'} ${t.tool}: ${t.summary}`), result.finalMessage.slice(0, 2000)].join('\n'),
     );
-    return { exitCode: null, timeoutStatus: 'COMPLETED' };
+    return { exitCode: null, timeoutStatus: 'COMPLETED', recorded: Promise.resolve() };
   } catch (err) {
     if (!(err instanceof ProviderCallError)) throw err;
     await record(err.calls);

@@ -5,6 +5,8 @@ import type { ReviewOutcome } from '../../domain/judge';
 import { signatureMaterial, type Finding, type FindingSummary } from '../../domain/ledger';
 import { sanitise } from '../../domain/sanitise';
 import { loadContract } from '../contract';
+import { LOOP_WORKSPACE } from '../workspace';
+import { early, inOrder } from '../in-order';
 import type { Prisma } from '../../prisma/client';
 import type { ActivityDeps } from '../deps';
 import { touchesSetupInputs } from '../../domain/setup';
@@ -42,19 +44,26 @@ const MAX_DIFF_CHARS = 200_000;
  * of times. Idempotent per (loop, sequence): a finished review returns its stored outcome.
  */
 export async function runReview(deps: ActivityDeps, input: ReviewInput): Promise<ReviewResult> {
-  const outcome = await reviewOnce(deps, input);
-  return { outcome, usage: await recordedUsage(deps, input.loopId, input.sequence, ['reviewer', 'triage']) };
+  // The usage is summed beside the review's final write: every call it sums was recorded before it.
+  const usage = () => recordedUsage(deps, input.loopId, input.sequence, ['reviewer', 'triage']);
+  const [outcome, spent] = await reviewOnce(deps, input, usage);
+  return { outcome, usage: spent };
 }
 
-async function reviewOnce(deps: ActivityDeps, input: ReviewInput): Promise<ReviewOutcome> {
-  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
-  const iteration = await deps.prisma.iteration.findUniqueOrThrow({
-    where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
-    include: { evidence: { orderBy: { gateOrder: 'asc' } } },
-  });
-  if (iteration.reviewedAt && iteration.reviewOutcome) return iteration.reviewOutcome as unknown as ReviewOutcome;
+async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => Promise<Usage>): Promise<[ReviewOutcome, Usage]> {
+  // Read together (the contract is needed unless a retry finds the review done).
+  const contract = early(loadContract(deps, input.loopId, input.contractVersion));
+  const [loop, iteration] = await inOrder([
+    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: LOOP_WORKSPACE }),
+    deps.prisma.iteration.findUniqueOrThrow({
+      where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
+      // Only what the verification summary quotes: evidence rows carry the gates' whole output.
+      include: { evidence: { orderBy: { gateOrder: 'asc' }, select: { gate: true, status: true, exitCode: true, testCounts: true } } },
+    }),
+  ]);
+  if (iteration.reviewedAt && iteration.reviewOutcome) return inOrder([Promise.resolve(iteration.reviewOutcome as unknown as ReviewOutcome), usage()]);
 
-  const frozen = await loadContract(deps, input.loopId, input.contractVersion);
+  const frozen = await contract;
   // One git call for the diff text and the files it covers.
   const diff = await reviewDiff(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!);
   // Sanitised before it is cut, so the cut cannot shorten a token below the length its pattern needs.
@@ -97,14 +106,14 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput): Promise<Revie
           outcomes: { valid: 'VALID_LEDGER', invalid: 'INVALID_LEDGER' },
         });
   if (!answer.ok) {
-    return finish(deps, iteration.id, {
+    return finish(deps, iteration.id, usage, {
       status: 'FAILED',
       reason: sanitise(`the reviewer's ledger was still invalid after ${deps.config.llm.repairAttempts} repair attempt(s): ${answer.errors.slice(0, 5).join('; ')}`),
     });
   }
   const triaged = await triageFindings(deps, { loopId: input.loopId, sequence: input.sequence, model, workspace: loop.workspacePath!, checkpointCommit: iteration.checkpointCommit!, diff: fullDiff, findings: answer.value.findings });
   const stored = reviewerFindings(deps, iteration.id, input.loopId, answer.value.findings.map(sanitiseFinding), triaged);
-  return finish(deps, iteration.id, { status: 'COMPLETED', findings: stored.summaries, responseIds: answer.responseIds }, [stored.write]);
+  return finish(deps, iteration.id, usage, { status: 'COMPLETED', findings: stored.summaries, responseIds: answer.responseIds }, [stored.write]);
 }
 
 /** The judge's summaries of the reviewer's findings, and their rows' write (run in finish's transaction). */
@@ -166,14 +175,26 @@ function sanitiseOptional(text: string | null | undefined): string | null {
   return text ? sanitise(text) : null;
 }
 
-/** Marks the iteration reviewed, in one transaction with `writes` (the findings): a retry finds both or neither. */
-async function finish(deps: ActivityDeps, iterationId: string, outcome: ReviewOutcome, writes: Prisma.PrismaPromise<unknown>[] = []): Promise<ReviewOutcome> {
-  await deps.prisma.$transaction([
-    ...writes,
-    deps.prisma.iteration.update({
-      where: { id: iterationId },
-      data: { reviewedAt: new Date(), reviewOutcome: outcome as object },
-    }),
+/**
+ * Marks the iteration reviewed, in one transaction with `writes` (the findings): a retry finds both or
+ * neither. The review's usage is read meanwhile.
+ */
+async function finish(
+  deps: ActivityDeps,
+  iterationId: string,
+  usage: () => Promise<Usage>,
+  outcome: ReviewOutcome,
+  writes: Prisma.PrismaPromise<unknown>[] = [],
+): Promise<[ReviewOutcome, Usage]> {
+  const [, spent] = await inOrder([
+    deps.prisma.$transaction([
+      ...writes,
+      deps.prisma.iteration.update({
+        where: { id: iterationId },
+        data: { reviewedAt: new Date(), reviewOutcome: outcome as object },
+      }),
+    ]),
+    usage(),
   ]);
-  return outcome;
+  return [outcome, spent];
 }

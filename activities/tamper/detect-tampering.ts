@@ -1,4 +1,6 @@
 import { cachedReader, loadChanges } from './change-set';
+import { early } from '../in-order';
+import { baseGateEntrypoints } from './entrypoint-changes';
 import { gateEntrypointChanged } from './gate-entrypoint-changed';
 import { mockedModuleUnderTest } from './mocked-module-under-test';
 import { outOfScopeChange } from './out-of-scope-change';
@@ -29,10 +31,12 @@ const RULES: TamperCheck[] = [
  * for TESTS_WEAKENED), so repeated tampering keeps its signature.
  */
 export async function detectTampering(input: TamperInput): Promise<TamperFinding[]> {
+  const read = cachedReader(input.workspace);
+  // What the base's gates read does not depend on the change: read beside the diff.
+  const baseEntrypoints = early(baseGateEntrypoints(input.workspace, input.baseCommit, input.gates, read));
   const changes = await loadChanges(input.workspace, input.baseCommit, input.checkpointCommit);
   if (!changes.length) return [];
-  const read = cachedReader(input.workspace);
-  const ctx = { input, changes, read, inventory: inventoryReader(input, changes, read) };
+  const ctx = { input, changes, read, baseEntrypoints, inventory: inventoryReader(input, changes, read) };
   const findings: TamperFinding[] = [];
   for (const rule of RULES) findings.push(...(await rule(ctx)));
   return findings;

@@ -5,7 +5,7 @@ import type { ResolvedGate } from '../../domain/gates';
 import { git } from '../git';
 import { loadChanges, type FileChange } from '../tamper/change-set';
 import { isObject, packageKeyPath, parseJson, sectionText, withSectionText } from '../tamper/config-text';
-import { entrypointChanges, type EntrypointKey, type EntrypointSection } from '../tamper/entrypoint-changes';
+import { entrypointChanges, type EntrypointChanges, type EntrypointCommits, type EntrypointKey, type EntrypointSection } from '../tamper/entrypoint-changes';
 import { INSTALL_DIRS } from './verification-checkout';
 
 // Verification runs the gates the repository had, not the ones the maker made (SPEC §3.4): in the
@@ -31,8 +31,20 @@ export async function restoreGateEntrypoints(
   changes?: FileChange[],
 ): Promise<string[]> {
   changes ??= await loadChanges(workspace, baseCommit, checkpointCommit);
-  if (!changes.length) return [];
-  const changed = await entrypointChanges({ workspace, baseCommit, checkpointCommit, gates }, changes);
+  return restoreInCheckout(checkout, baseCommit, await entrypointsToRestore({ workspace, baseCommit, checkpointCommit, gates }, changes));
+}
+
+/**
+ * The gate entrypoints `changes` (base → checkpoint) touched; null when nothing changed. Read from the
+ * workspace alone, so it can be worked out while the checkout is being made.
+ */
+export async function entrypointsToRestore(commits: EntrypointCommits, changes: FileChange[]): Promise<EntrypointChanges | null> {
+  return changes.length ? entrypointChanges(commits, changes) : null;
+}
+
+/** restoreGateEntrypoints' second half: puts back in `checkout` what entrypointsToRestore found. */
+export async function restoreInCheckout(checkout: string, baseCommit: string, changed: EntrypointChanges | null): Promise<string[]> {
+  if (!changed) return [];
   // freshVerificationCheckout removes install dirs wholesale; restoring a base file inside would revive part of one.
   const whole = new Set(changed.files.map((file) => file.path).filter((file) => !file.split('/').some((part) => INSTALL_DIRS.has(part))));
   const restored: string[] = [];

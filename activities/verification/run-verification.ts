@@ -6,6 +6,8 @@ import { GATE_ORDER, type GateName, type GatePlan, type GateSummary, type Resolv
 import type { AcceptanceCheckSummary } from '../../domain/judge';
 import type { FindingSummary } from '../../domain/ledger';
 import { loadContract } from '../contract';
+import { LOOP_WORKSPACE } from '../workspace';
+import { early, inOrder } from '../in-order';
 import type { ActivityDeps } from '../deps';
 import { sha256 } from '../git';
 import { childEnvironment } from '../process/child-environment';
@@ -19,7 +21,7 @@ import { storedTestNames } from './stored-test-names';
 import { instrumentTestsGate } from './test-reporter';
 import { freshBuildDir, freshReportDir } from './verification-build-dir';
 import { freshVerificationCheckout } from './verification-checkout';
-import { restoreGateEntrypoints } from './protected-files';
+import { entrypointsToRestore, restoreInCheckout } from './protected-files';
 import { frozenTestFindings, type TestsRun } from './frozen-test-findings';
 import { editedBaseTestFiles, withBaseVersions } from './frozen-tests';
 import { storeSystemFindings, storedSystemFindings, VERIFICATION_FINDING_PREFIX } from '../system-findings';
@@ -52,32 +54,38 @@ const STORED_OUTPUT_CAP = 1024 * 1024;
  * ids and one-line summaries. Idempotent per (loop, sequence).
  */
 export async function runVerification(deps: ActivityDeps, input: VerificationInput): Promise<VerificationResult> {
-  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
-  const iteration = await deps.prisma.iteration.findUniqueOrThrow({
-    where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
-  });
-  const { contract } = await loadContract(deps, input.loopId, input.contractVersion);
-  if (iteration.verifiedAt) return storedVerification(deps, iteration.id, input, contract.acceptanceCriteria);
-  // Evidence of an interrupted attempt is discarded: this attempt re-runs every gate.
-  await deps.prisma.$transaction([
-    deps.prisma.evidence.deleteMany({ where: { iterationId: iteration.id } }),
-    deps.prisma.finding.deleteMany({ where: { iterationId: iteration.id, findingId: { startsWith: VERIFICATION_FINDING_PREFIX } } }),
+  const [loop, iteration, { contract }] = await inOrder([
+    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: LOOP_WORKSPACE }),
+    deps.prisma.iteration.findUniqueOrThrow({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
+    loadContract(deps, input.loopId, input.contractVersion),
   ]);
-  const checkout = await freshVerificationCheckout(deps, input.loopId, loop.workspacePath!, iteration.checkpointCommit!);
+  if (iteration.verifiedAt) return storedVerification(deps, iteration.id, input, contract.acceptanceCriteria);
   // The branch's changes (base → checkpoint), read once for both the entrypoint restore and the frozen tests.
   let changes: Promise<FileChange[]> | undefined;
-  const branchChanges = () => (changes ??= loadChanges(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!));
+  const branchChanges = () => (changes ??= early(loadChanges(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!)));
+  const testsGate = input.gates.find((g) => g.gate === 'tests');
+  // Read while the checkout is made, when either use below needs them.
+  if (!contract.allowGateConfigChanges || (testsGate && !contract.allowTestChanges)) void branchChanges();
+  const cacheDir = early(repositoryCaches(deps, loop.repoUrl));
+  const commits = { workspace: loop.workspacePath!, baseCommit: loop.baseCommit!, checkpointCommit: iteration.checkpointCommit!, gates: input.gates };
+  const toRestore = contract.allowGateConfigChanges ? null : early(branchChanges().then((changed) => entrypointsToRestore(commits, changed)));
+  // Evidence of an interrupted attempt is discarded (before any is stored): this attempt re-runs every gate.
+  const [, checkout] = await inOrder([
+    deps.prisma.$transaction([
+      deps.prisma.evidence.deleteMany({ where: { iterationId: iteration.id } }),
+      deps.prisma.finding.deleteMany({ where: { iterationId: iteration.id, findingId: { startsWith: VERIFICATION_FINDING_PREFIX } } }),
+    ]),
+    freshVerificationCheckout(deps, input.loopId, loop.workspacePath!, iteration.checkpointCommit!),
+  ]);
   // Gates (and set-up, which reads .npmrc and pip.conf) run with the base versions of their
   // entrypoints unless the contract allows changing them; the tamper rule reports the change.
-  if (!contract.allowGateConfigChanges) {
-    await restoreGateEntrypoints(loop.workspacePath!, checkout, loop.baseCommit!, iteration.checkpointCommit!, input.gates, await branchChanges());
-  }
+  if (toRestore) await restoreInCheckout(checkout, loop.baseCommit!, await toRestore);
   const policy: SandboxPolicy = {
     workDir: checkout,
     // The worktree's git directory, so `git` inside a gate can answer (read-only).
     readOnly: [path.join(loop.workspacePath!, '.git')],
     network: (loop.gatePlan as GatePlan | null)?.network ?? false,
-    caches: { dir: await repositoryCaches(deps, loop.repoUrl), access: 'use' },
+    caches: { dir: await cacheDir, access: 'use' },
   };
 
   // Dependencies are installed in the fresh checkout from the checkpoint's own manifests, with network,
@@ -159,7 +167,6 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   };
 
   // The frozen run goes first, on the untouched set-up: nothing the maker's own test run writes can reach it.
-  const testsGate = input.gates.find((g) => g.gate === 'tests');
   const frozenFiles = testsGate && !contract.allowTestChanges ? editedBaseTestFiles(await branchChanges()) : [];
   const frozen = testsGate && frozenFiles.length > 0 ? await runFrozenTests(testsGate, frozenFiles) : null;
 

@@ -3,6 +3,8 @@ import path from 'node:path';
 import type { ActivityDeps } from '../deps';
 import { git } from '../git';
 import { handOver } from '../sandbox/hand-over';
+import { early } from '../in-order';
+import { listFiles } from '../tamper/change-set';
 
 /**
  * A clean checkout of exactly `commit`, made afresh for every verification (ARCHITECTURE decision 10):
@@ -12,11 +14,13 @@ import { handOver } from '../sandbox/hand-over';
  */
 export async function freshVerificationCheckout(deps: ActivityDeps, loopId: string, workspace: string, commit: string): Promise<string> {
   const dir = path.join(deps.config.dataDir, 'verification', loopId);
+  // The commit's file list (what the checkout's index will hold) is read beside the checkout itself.
+  const tracked = early(listFiles(workspace, commit));
   await fs.rm(dir, { recursive: true, force: true });
   await fs.mkdir(path.dirname(dir), { recursive: true });
   // --force also replaces the previous verification's registration of this path (missing now) — no prune needed.
   await git(workspace, ['worktree', 'add', '--detach', '--force', '--quiet', dir, commit]);
-  await removeCommittedInstalls(dir);
+  await removeCommittedInstalls(dir, await tracked);
   await handOver(deps.sandbox, dir);
   return dir;
 }
@@ -28,8 +32,7 @@ export const INSTALL_DIRS = new Set(['node_modules', '.venv', 'venv']);
  * Removes installed-dependency directories the checkpoint itself carries (a `.gitignore` negation lets a
  * maker commit them): `npm install` or `pip install` would keep a planted package whose version matches.
  */
-async function removeCommittedInstalls(checkout: string): Promise<void> {
-  const tracked = (await git(checkout, ['ls-files', '-z'])).split('\0');
+async function removeCommittedInstalls(checkout: string, tracked: Iterable<string>): Promise<void> {
   const roots = new Set<string>();
   for (const file of tracked) {
     const parts = file.split('/');

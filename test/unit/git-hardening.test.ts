@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { changedFiles, cloneFromMirror, commitAll, diffText, git, GitError, headCommit, resetTo, updateMirror } from '../../activities/git';
+import { changedFiles, cloneFromMirror, commitAll, commitAllThen, diffText, git, GitError, headCommit, resetTo, updateMirror } from '../../activities/git';
 import { loadChanges, readAt, reviewDiff } from '../../activities/tamper/change-set';
 import { classifyRepositoryUrl } from '../../domain/repository-url';
 
@@ -180,4 +180,18 @@ describe('revisions and repositories from a request', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+});
+
+test('commitAllThen reads the checkpoint as HEAD beside its ids; nothing to commit reads nothing', async () => {
+  const repo = trappedRepo('config');
+  fs.writeFileSync(path.join(repo.dir, 'a.txt'), 'two\n');
+
+  const committed = await commitAllThen(repo.dir, 'checkpoint', () => diffText(repo.dir, repo.base, 'HEAD'));
+  expect(committed!.checkpoint).toEqual({ commit: await headCommit(repo.dir), parents: [repo.base], changedFiles: ['a.txt'] });
+  expect(committed!.after).toBe(await diffText(repo.dir, repo.base, committed!.checkpoint.commit));
+
+  let read = false;
+  expect(await commitAllThen(repo.dir, 'nothing', async () => (read = true))).toBeNull();
+  expect(read).toBe(false);
+  expect(markersIn(repo.markers)).toEqual([]);
 });
