@@ -2,7 +2,7 @@ import { backtrack, type BacktrackInput } from './backtrack';
 import { freezeContract, type FreezeContractInput } from './contract';
 import { authorizeDecision, recordRefusedDecision, type AuthorizeDecisionInput, type RefusedDecisionInput } from './decision-authorization';
 import type { ActivityDeps } from './deps';
-import { deliver, type DeliverInput } from './delivery';
+import { deliver, type DeliverInput, type DeliverOutput } from './delivery';
 import { whileHeartbeating } from './heartbeat';
 import { inspectChanges, type InspectChangesInput } from './inspect-changes';
 import type { ResolvedGate } from '../domain/gates';
@@ -74,9 +74,14 @@ async function makeAndInspect(deps: ActivityDeps, input: MakerInput & Checkpoint
   return { ...made, inspected: await whileHeartbeating(inspectChanges(deps, check), 'inspect changes') };
 }
 
-/** Delivers, then records the loop's end when the workflow handed it over (absent in older loops' calls). */
-async function deliverAndEnd(deps: ActivityDeps, input: DeliverInput & { ended?: ProgressInput }) {
+/**
+ * Delivers, then records the loop's end when the workflow handed it over (absent in older loops' calls).
+ * `endRecorded` tells the workflow it was: a worker still on older code ignores `ended`, and the workflow
+ * then records the end itself.
+ */
+async function deliverAndEnd(deps: ActivityDeps, input: DeliverInput & { ended?: ProgressInput }): Promise<DeliverOutput & { endRecorded?: true }> {
   const delivered = await deliver(deps, input);
-  if (input.ended) await recordProgress(deps, input.ended);
-  return delivered;
+  if (!input.ended) return delivered;
+  await recordProgress(deps, input.ended);
+  return { ...delivered, endRecorded: true };
 }

@@ -278,7 +278,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       [{ loopId, sequence: state.sequence, outcome, approvedBy, ...(ended && { ended }) }],
     );
     if (pushes && delivered.pullRequestUrl) upsertSearchAttributes([{ key: LoopPullRequestKey, value: delivered.pullRequestUrl.slice(0, 1000) }]);
-    if (ended) moveTo(status, 'DONE');
+    if (delivered.endRecorded) moveTo(status, 'DONE');
     else await transition(status, 'DONE');
     await condition(allHandlersFinished);
     return { status, iterations: state.sequence, reportId: delivered.reportId };
