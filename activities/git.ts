@@ -39,15 +39,11 @@ export async function updateMirror(cwd: string, url: string, mirror: string, rem
   await runGit(cwd, ['clone', '--quiet', '--mirror', '--no-hardlinks', '--', url, mirror], { remote, timeoutMs: GIT_TIMEOUT_MS });
 }
 
-/**
- * A local, hardlink-free clone of the mirror into a workspace, whose `origin` then names the real URL.
- * `then` (reads of the clone) runs while `origin` is being renamed.
- */
-export async function cloneFromMirror<T = void>(cwd: string, mirror: string, url: string, dir: string, then?: () => Promise<T>): Promise<T> {
+/** A local, hardlink-free clone of the mirror into a workspace, whose `origin` then names the real URL. */
+export async function cloneFromMirror(cwd: string, mirror: string, url: string, dir: string): Promise<void> {
   const local: RemoteAccess = { transport: 'file', connectTimeoutSeconds: 60 };
   await runGit(cwd, ['clone', '--quiet', '--no-checkout', '--no-hardlinks', '--', mirror, dir], { remote: local, timeoutMs: GIT_TIMEOUT_MS });
-  const [, result] = await inOrder([git(dir, ['remote', 'set-url', 'origin', '--', url]), then ? then() : Promise.resolve(undefined as T)]);
-  return result;
+  await git(dir, ['remote', 'set-url', 'origin', '--', url]);
 }
 
 /**

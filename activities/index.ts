@@ -4,6 +4,7 @@ import { authorizeDecision, recordRefusedDecision, type AuthorizeDecisionInput, 
 import type { ActivityDeps } from './deps';
 import { deliver, type DeliverInput, type DeliverOutput } from './delivery';
 import { whileHeartbeating } from './heartbeat';
+import { inOrder } from './in-order';
 import { inspectChanges, type InspectChangesInput } from './inspect-changes';
 import type { ResolvedGate } from '../domain/gates';
 import type { FindingSummary } from '../domain/ledger';
@@ -52,10 +53,10 @@ type InPhase<T> = T & { progress?: ProgressInput };
  * work's failure comes first.
  */
 async function inPhase<T>(deps: ActivityDeps, input: InPhase<unknown>, work: () => Promise<T>): Promise<T> {
-  const [entry, result] = await Promise.allSettled([input.progress && recordProgress(deps, input.progress), work()]);
-  if (result.status === 'rejected') throw result.reason;
-  if (entry.status === 'rejected') throw entry.reason;
-  return result.value;
+  // Started first: the entry is stamped before the work begins.
+  const entry = input.progress ? recordProgress(deps, input.progress) : Promise.resolve();
+  const [result] = await inOrder([work(), entry]);
+  return result;
 }
 
 /** Asks the maker's activity to check its checkpoint for tampering and scope (absent in older loops' calls). */

@@ -10,7 +10,7 @@ import type { GatePlan } from '../domain/gates';
 import type { MakerSettings } from '../domain/loop-request';
 import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
-import { LOOP_WORKSPACE, workspacePathFor } from './workspace';
+import { LOOP_WORKSPACE } from './workspace';
 import { early, inOrder } from './in-order';
 import type { ActivityDeps } from './deps';
 import { changedFiles, commitAllThen, diffText, headCommit, resetTo, sha256, type Checkpoint } from './git';
@@ -52,10 +52,6 @@ export interface MakerResult {
  */
 export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<MakerResult> {
   // The reads go out together; each is awaited where it was needed, so a failure surfaces where it did.
-  // A new iteration starts at the workspace's HEAD: read beside the rows, from where prepareWorkspace
-  // puts the workspace (used only if the loop's row names that path; a retry does not use it).
-  const expectedWorkspace = workspacePathFor(deps, input.loopId);
-  const expectedHead = early(headCommit(expectedWorkspace));
   const [loop, existing] = await inOrder([
     deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: LOOP_WORKSPACE }),
     deps.prisma.iteration.findUnique({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
@@ -89,7 +85,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
     controlDir = freshControlDir();
   } else {
     controlDir = freshControlDir();
-    startCommit = workspace === expectedWorkspace ? await expectedHead : await headCommit(workspace);
+    startCommit = await headCommit(workspace);
     await deps.prisma.iteration.create({
       data: {
         loopId: input.loopId,

@@ -60,11 +60,9 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
     await fs.mkdir(path.dirname(mirror), { recursive: true });
     await oneAtATime(mirror, () => updateMirror(deps.config.workspacesDir, input.repository.url, mirror, remote));
     // A full commit id: the branch checked out at it has it as HEAD.
-    baseCommit = await cloneFromMirror(deps.config.workspacesDir, mirror, input.repository.url, workspacePath, async () => {
-      const commit = await resolveBaseRef(workspacePath, input.repository.baseRef);
-      await git(workspacePath, ['checkout', '--quiet', '-b', branch, commit, '--']);
-      return commit;
-    });
+    await cloneFromMirror(deps.config.workspacesDir, mirror, input.repository.url, workspacePath);
+    baseCommit = await resolveBaseRef(workspacePath, input.repository.baseRef);
+    await git(workspacePath, ['checkout', '--quiet', '-b', branch, baseCommit, '--']);
   } catch (err) {
     if (err instanceof GitError) {
       throw ApplicationFailure.create({ type: 'WorkspaceError', message: err.message, nonRetryable: true });
