@@ -86,14 +86,25 @@ export async function commitAll(cwd: string, message: string): Promise<Checkpoin
 export async function commitAllThen<T>(cwd: string, message: string, afterCommit: () => Promise<T>): Promise<{ checkpoint: Checkpoint; after: T } | null> {
   await excludeFromCheckpoints(cwd, SERVICE_EXCLUDES);
   await git(cwd, ['add', '--all']);
-  // The staged names are the commit's own changed files: the index becomes its tree, HEAD its parent.
-  const staged = await git(cwd, ['diff', '--cached', '--name-only']);
-  if (!staged.trim()) return null;
-  // No auto-maintenance: it would start a second git (`maintenance run --auto`) after every checkpoint.
-  await git(cwd, ['-c', 'maintenance.auto=false', 'commit', '--no-verify', '--quiet', '-m', message]);
-  const [ids, after] = await inOrder([git(cwd, ['rev-parse', 'HEAD', 'HEAD^@']), afterCommit()]);
+  try {
+    // No auto-maintenance: it would start a second git (`maintenance run --auto`) after every checkpoint.
+    await git(cwd, ['-c', 'maintenance.auto=false', 'commit', '--no-verify', '--quiet', '-m', message]);
+  } catch (err) {
+    // Nothing staged is the one failed commit that is no error: the maker changed nothing.
+    if (await nothingStaged(cwd)) return null;
+    throw err;
+  }
+  // The commit's own changed files are what was staged: its diff against its parent, the HEAD it was made on.
+  const [ids, staged, after] = await inOrder([git(cwd, ['rev-parse', 'HEAD', 'HEAD^@']), changedFiles(cwd, 'HEAD^', 'HEAD'), afterCommit()]);
   const [commit, ...parents] = ids.split('\n').filter(Boolean);
-  return { checkpoint: { commit: commit!, parents, changedFiles: staged.split('\n').filter(Boolean) }, after };
+  return { checkpoint: { commit: commit!, parents, changedFiles: staged }, after };
+}
+
+async function nothingStaged(cwd: string): Promise<boolean> {
+  return git(cwd, ['diff', '--cached', '--quiet']).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**

@@ -6,9 +6,7 @@ import { deliver, type DeliverInput, type DeliverOutput } from './delivery';
 import { whileHeartbeating } from './heartbeat';
 import { inOrder } from './in-order';
 import { inspectChanges, type InspectChangesInput } from './inspect-changes';
-import type { ResolvedGate } from '../domain/gates';
-import type { FindingSummary } from '../domain/ledger';
-import { runMaker, type MakerInput, type MakerResult } from './maker';
+import { runMaker, type CheckpointInspection, type MakerInput } from './maker';
 import { recordProgress, type ProgressInput } from './progress';
 import { recordContractApproval, recordDecision, recordEscalation, recordVerdict, type EscalationInput } from './records';
 import { runReview, type ReviewInput } from './review/run-review';
@@ -27,7 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     freezeContract: (input: InPhase<FreezeContractInput>) => inPhase(deps, input, () => freezeContract(deps, input)),
     recordProgress: (input: ProgressInput) => recordProgress(deps, input),
     runWorkspaceSetup: (input: WorkspaceSetupInput) => runWorkspaceSetup(deps, input),
-    runMaker: (input: InPhase<MakerInput & CheckpointInspection>) => inPhase(deps, input, () => makeAndInspect(deps, input)),
+    runMaker: (input: InPhase<MakerInput & CheckpointInspection>) => inPhase(deps, input, () => runMaker(deps, input)),
     inspectChanges: (input: InPhase<InspectChangesInput>) => whileHeartbeating(inPhase(deps, input, () => inspectChanges(deps, input)), 'inspect changes'),
     runVerification: (input: InPhase<VerificationInput>) => inPhase(deps, input, () => runVerification(deps, input)),
     runReview: (input: InPhase<ReviewInput>) => inPhase(deps, input, () => runReview(deps, input)),
@@ -57,22 +55,6 @@ async function inPhase<T>(deps: ActivityDeps, input: InPhase<unknown>, work: () 
   const entry = input.progress ? recordProgress(deps, input.progress) : Promise.resolve();
   const [result] = await inOrder([work(), entry]);
   return result;
-}
-
-/** Asks the maker's activity to check its checkpoint for tampering and scope (absent in older loops' calls). */
-interface CheckpointInspection {
-  inspect?: { gates: ResolvedGate[] };
-}
-
-/**
- * The maker's run and, when asked, the tamper and scope check of the checkpoint it committed: the check
- * needs nothing but that commit, so it costs no round trip through the workflow of its own.
- */
-async function makeAndInspect(deps: ActivityDeps, input: MakerInput & CheckpointInspection): Promise<MakerResult & { inspected?: FindingSummary[] }> {
-  const made = await runMaker(deps, input);
-  if (!input.inspect) return made;
-  const check = { loopId: input.loopId, sequence: input.sequence, contractVersion: input.contractVersion, gates: input.inspect.gates };
-  return { ...made, inspected: await whileHeartbeating(inspectChanges(deps, check), 'inspect changes') };
 }
 
 /**

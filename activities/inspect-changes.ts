@@ -1,3 +1,4 @@
+import type { GoalContract } from '../domain/contract';
 import type { ResolvedGate } from '../domain/gates';
 import type { FindingSummary } from '../domain/ledger';
 import { sanitise } from '../domain/sanitise';
@@ -7,7 +8,7 @@ import { early, inOrder } from './in-order';
 import type { ActivityDeps } from './deps';
 import { sha256 } from './git';
 import { leftBehindFiles } from './left-behind-files';
-import { detectTampering } from './tamper/detect-tampering';
+import { detectTampering, type TamperFinding } from './tamper/detect-tampering';
 import { storedSystemFindings, systemFindingRow, VERIFICATION_FINDING_PREFIX } from './system-findings';
 
 export interface InspectChangesInput {
@@ -15,6 +16,23 @@ export interface InspectChangesInput {
   sequence: number;
   contractVersion: number;
   gates: ResolvedGate[];
+}
+
+/** The checkpoint the tamper and scope check looks at, and what it checks it against. */
+export interface InspectedCheckpoint {
+  loopId: string;
+  iterationId: string;
+  workspace: string;
+  baseCommit: string;
+  checkpointCommit: string;
+  contract: GoalContract;
+  gates: ResolvedGate[];
+}
+
+/** What the check found in git: the tamper rules' findings and the files git ignores. Nothing is stored. */
+export interface Examination {
+  tampering: TamperFinding[];
+  leftBehind: string[];
 }
 
 /**
@@ -29,39 +47,51 @@ export async function inspectChanges(deps: ActivityDeps, input: InspectChangesIn
     deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: LOOP_WORKSPACE }),
     deps.prisma.iteration.findUniqueOrThrow({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
   ]);
-  if (!iteration.inspectedAt) {
-    const { contract } = await frozen;
-    const [tampering, leftBehind] = await inOrder([
-      detectTampering({
-        workspace: loop.workspacePath!,
-        baseCommit: loop.baseCommit!,
-        checkpointCommit: iteration.checkpointCommit!,
-        gates: input.gates,
-        scope: contract.scope,
-        outOfScope: contract.outOfScope,
-      }),
-      leftBehindFiles(loop.workspacePath!),
-    ]);
-    await deps.prisma.$transaction([
-      deps.prisma.finding.createMany({
-        data: tampering.map((t, i) =>
-          systemFindingRow(t, {
-            loopId: input.loopId,
-            iterationId: iteration.id,
-            findingId: `TMP-${String(i + 1).padStart(3, '0')}`,
-            baseCommit: loop.baseCommit!,
-            checkpointCommit: iteration.checkpointCommit!,
-            contract,
-          }),
-        ),
-        skipDuplicates: true,
-      }),
-      ...(leftBehind.length > 0 ? [deps.prisma.finding.createMany({ data: [leftBehindFinding(input.loopId, iteration.id, leftBehind)], skipDuplicates: true })] : []),
-      deps.prisma.iteration.update({ where: { id: iteration.id }, data: { inspectedAt: new Date() } }),
-    ]);
-  }
-  // Verification's own findings (VER-…) come later, in its result.
-  return (await storedSystemFindings(deps, iteration.id)).filter((f) => !f.findingId.startsWith(VERIFICATION_FINDING_PREFIX));
+  if (iteration.inspectedAt) return inspectionFindings(deps, iteration.id);
+  const at: InspectedCheckpoint = {
+    loopId: input.loopId,
+    iterationId: iteration.id,
+    workspace: loop.workspacePath!,
+    baseCommit: loop.baseCommit!,
+    checkpointCommit: iteration.checkpointCommit!,
+    contract: (await frozen).contract,
+    gates: input.gates,
+  };
+  return recordInspection(deps, at, await examineCheckpoint(at));
+}
+
+/** The check's reads of git, which need nothing from the database (the maker's activity starts them early). */
+export async function examineCheckpoint(at: InspectedCheckpoint): Promise<Examination> {
+  const [tampering, leftBehind] = await inOrder([
+    detectTampering({
+      workspace: at.workspace,
+      baseCommit: at.baseCommit,
+      checkpointCommit: at.checkpointCommit,
+      gates: at.gates,
+      scope: at.contract.scope,
+      outOfScope: at.contract.outOfScope,
+    }),
+    leftBehindFiles(at.workspace),
+  ]);
+  return { tampering, leftBehind };
+}
+
+/** Stores what the check found with the iteration's inspected mark (one transaction); returns its findings. */
+export async function recordInspection(deps: ActivityDeps, at: InspectedCheckpoint, found: Examination): Promise<FindingSummary[]> {
+  await deps.prisma.$transaction([
+    deps.prisma.finding.createMany({
+      data: found.tampering.map((t, i) => systemFindingRow(t, { ...at, findingId: `TMP-${String(i + 1).padStart(3, '0')}` })),
+      skipDuplicates: true,
+    }),
+    ...(found.leftBehind.length > 0 ? [deps.prisma.finding.createMany({ data: [leftBehindFinding(at.loopId, at.iterationId, found.leftBehind)], skipDuplicates: true })] : []),
+    deps.prisma.iteration.update({ where: { id: at.iterationId }, data: { inspectedAt: new Date() } }),
+  ]);
+  return inspectionFindings(deps, at.iterationId);
+}
+
+/** The check's stored findings (verification's own, VER-…, come later, in its result). */
+async function inspectionFindings(deps: ActivityDeps, iterationId: string): Promise<FindingSummary[]> {
+  return (await storedSystemFindings(deps, iterationId)).filter((f) => !f.findingId.startsWith(VERIFICATION_FINDING_PREFIX));
 }
 
 /**

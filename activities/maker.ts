@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { Usage } from '../domain/budget';
 import { AGENT_REPORT_KINDS, type AgentReport } from '../domain/judge';
 import { buildMakerPrompt, type OpenFinding } from '../domain/maker-prompt';
-import type { GatePlan } from '../domain/gates';
+import type { GatePlan, ResolvedGate } from '../domain/gates';
+import type { FindingSummary } from '../domain/ledger';
 import type { MakerSettings } from '../domain/loop-request';
 import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
@@ -19,6 +20,8 @@ import { handOver, handOverNewDirs } from './sandbox/hand-over';
 import { repositoryCaches } from './sandbox/repository-caches';
 import { stopPreviousAttempt } from './sandbox/stop-previous-attempt';
 import { recordedUsage } from './usage';
+import { whileHeartbeating } from './heartbeat';
+import { examineCheckpoint, inspectChanges, recordInspection } from './inspect-changes';
 
 export interface MakerInput {
   loopId: string;
@@ -47,10 +50,12 @@ export interface MakerResult {
 }
 
 /**
- * Runs the maker for one iteration and commits a checkpoint. Idempotent per (loop, sequence): a finished
- * iteration returns its stored result; an interrupted one is reset to its start commit and run again.
+ * Runs the maker for one iteration and commits a checkpoint; when asked, checks that checkpoint for
+ * tampering and scope too (no round trip through the workflow of its own). Idempotent per (loop,
+ * sequence): a finished iteration returns its stored result; an interrupted one is reset to its start
+ * commit and run again.
  */
-export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<MakerResult> {
+export async function runMaker(deps: ActivityDeps, input: MakerInput & CheckpointInspection): Promise<MakerResult & { inspected?: FindingSummary[] }> {
   // The reads go out together; each is awaited where it was needed, so a failure surfaces where it did.
   const [loop, existing] = await inOrder([
     deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: LOOP_WORKSPACE }),
@@ -60,7 +65,9 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
   const workspace = loop.workspacePath;
 
   if (existing?.makerFinishedAt && existing.checkpointCommit) {
-    return storedResult(deps, input, existing, existing.diffHash === EMPTY_DIFF_HASH);
+    const made = await storedResult(deps, input, existing, existing.diffHash === EMPTY_DIFF_HASH);
+    if (!input.inspect) return made;
+    return { ...made, inspected: await inspecting(inspectChanges(deps, { ...input, gates: input.inspect.gates })) };
   }
   const frozenContract = early(loadContract(deps, input.loopId, input.contractVersion));
   const findings = early(openFindings(deps, input));
@@ -71,9 +78,11 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
   const freshControlDir = () => early(fs.rm(control.dir, { recursive: true, force: true }).then(() => fs.mkdir(control.reportDir, { recursive: true })));
   const cacheDir = early(repositoryCaches(deps, loop.repoUrl));
   let startCommit: string;
+  let iterationId: string;
   let controlDir: Promise<unknown>;
   if (existing) {
     startCommit = existing.startCommit;
+    iterationId = existing.id;
     // An agent left running by a worker that died must not keep writing while this attempt starts over.
     if (existing.makerPid && existing.makerHost === os.hostname()) {
       await stopPreviousAttempt(existing.makerPid, { LOOP_ID: input.loopId, LOOP_SEQUENCE: String(input.sequence) });
@@ -86,7 +95,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
   } else {
     controlDir = freshControlDir();
     startCommit = await headCommit(workspace);
-    await deps.prisma.iteration.create({
+    ({ id: iterationId } = await deps.prisma.iteration.create({
       data: {
         loopId: input.loopId,
         sequence: input.sequence,
@@ -95,7 +104,8 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
         startCommit,
         makerAttempts: 1,
       },
-    });
+      select: { id: true },
+    }));
   }
 
   const frozen = await frozenContract;
@@ -127,6 +137,9 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
   ]);
   const checkpoint = committed?.checkpoint ?? null;
   const checkpointCommit = checkpoint?.commit ?? startCommit;
+  // The tamper and scope check reads git while the maker's result is stored; its findings are stored after it.
+  const inspection = input.inspect ? { loopId: input.loopId, iterationId, workspace, baseCommit, checkpointCommit, contract: frozen.contract, gates: input.inspect.gates } : null;
+  const examined = inspection ? early(inspecting(examineCheckpoint(inspection))) : null;
   const [cumulativeDiff, files] = await inOrder([
     committed ? Promise.resolve(committed.after) : diffText(workspace, baseCommit, checkpointCommit),
     iterationFiles(workspace, startCommit, checkpoint),
@@ -143,7 +156,19 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput): Promise<M
       makerFinishedAt: new Date(),
     },
   });
-  return storedResult(deps, input, updated, cumulativeDiff === '');
+  const made = await storedResult(deps, input, updated, cumulativeDiff === '');
+  if (!inspection || !examined) return made;
+  return { ...made, inspected: await recordInspection(deps, inspection, await examined) };
+}
+
+/** Asks the maker's activity to check its checkpoint for tampering and scope (absent in older loops' calls). */
+export interface CheckpointInspection {
+  inspect?: { gates: ResolvedGate[] };
+}
+
+/** The inspection heartbeats on its own: on a large repository it outlasts the heartbeat timeout. */
+function inspecting<T>(work: Promise<T>): Promise<T> {
+  return whileHeartbeating(work, 'inspect changes');
 }
 
 /** The result from the iteration's row (`stored` may still be being written; the records it sums are). */

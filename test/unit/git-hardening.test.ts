@@ -195,3 +195,14 @@ test('commitAllThen reads the checkpoint as HEAD beside its ids; nothing to comm
   expect(read).toBe(false);
   expect(markersIn(repo.markers)).toEqual([]);
 });
+
+test('commitAllThen: a commit that fails with changes staged is an error, not "nothing to commit"', async () => {
+  const repo = trappedRepo('config');
+  fs.writeFileSync(path.join(repo.dir, 'a.txt'), 'three\n');
+  // Another process holding the branch's lock: the commit cannot move the branch.
+  const branch = (await git(repo.dir, ['symbolic-ref', '--short', 'HEAD'])).trim();
+  fs.writeFileSync(path.join(repo.dir, '.git', 'refs', 'heads', `${branch}.lock`), '');
+
+  await expect(commitAllThen(repo.dir, 'checkpoint', () => Promise.resolve())).rejects.toThrow(GitError);
+  expect(await headCommit(repo.dir)).toBe(repo.base);
+});
