@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Decision } from '../domain/decision';
 import type { GatePlan } from '../domain/gates';
 import type { JudgeReport } from '../domain/judge';
@@ -10,28 +11,25 @@ import type { ActivityDeps } from './deps';
 
 // Audit-trail writes for verdicts, escalations and decisions. Each is idempotent on its natural key.
 
-export async function recordVerdict(deps: ActivityDeps, input: { loopId: string; sequence: number; report: JudgeReport }): Promise<void> {
-  const [iteration, { gatePlan }] = await Promise.all([
-    deps.prisma.iteration.findUniqueOrThrow({
-      where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
-      select: { id: true, verdict: { select: { id: true } } },
-    }),
-    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: { gatePlan: true } }),
-  ]);
+export async function recordVerdict(deps: ActivityDeps, input: { loopId: string; sequence: number; report: JudgeReport; warnings?: string[] }): Promise<void> {
+  // Calls recorded before the workflow passed the gate plan's warnings read them from the loop.
+  const warnings = input.warnings ?? ((await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: { gatePlan: true } })).gatePlan as GatePlan | null)?.warnings;
   const data = {
     verdict: input.report.verdict,
     trigger: input.report.trigger,
     directives: input.report.directives,
     report: input.report as object,
-    markdown: renderJudgeReport(input.report, (gatePlan as GatePlan | null)?.warnings),
+    markdown: renderJudgeReport(input.report, warnings),
   };
-  await deps.prisma.verdict.upsert({
-    where: { iterationId: iteration.id },
-    create: { loopId: input.loopId, iterationId: iteration.id, ...data },
-    update: data,
+  // One write through the iteration: a retry that finds the verdict written replaces it (same id kept).
+  const id = randomUUID();
+  const { verdict } = await deps.prisma.iteration.update({
+    where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
+    data: { verdict: { upsert: { create: { id, loopId: input.loopId, ...data }, update: data } } },
+    select: { verdict: { select: { id: true } } },
   });
-  // Counted once per iteration, not again when a retried activity writes it again.
-  if (!iteration.verdict) observeVerdict(input.report.verdict, input.report.trigger);
+  // Counted once per iteration: only by the write that created the verdict.
+  if (verdict?.id === id) observeVerdict(input.report.verdict, input.report.trigger);
 }
 
 export interface EscalationInput {

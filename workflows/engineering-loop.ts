@@ -457,7 +457,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
       state.lastVerdict = report.verdict;
       iteration.verdict = report.verdict;
       iteration.trigger = report.trigger;
-      await recorder().recordVerdict.executeWithOptions(withSummary(label(`verdict ${report.verdict}`)), [{ loopId, sequence, report, progress: judgeProgress }]);
+      await recorder().recordVerdict.executeWithOptions(withSummary(label(`verdict ${report.verdict}`)), [{ loopId, sequence, report, warnings: gatePlan.warnings, progress: judgeProgress }]);
 
       if (report.verdict === 'PASS') return await deliver('PASSED', null);
       if (report.verdict === 'ITERATE') {
