@@ -94,10 +94,11 @@ export async function commitAllThen<T>(cwd: string, message: string, afterCommit
     if (await nothingStaged(cwd)) return null;
     throw err;
   }
-  // The commit's own changed files are what was staged: its diff against its parent, the HEAD it was made on.
-  const [ids, staged, after] = await inOrder([git(cwd, ['rev-parse', 'HEAD', 'HEAD^@']), changedFiles(cwd, 'HEAD^', 'HEAD'), afterCommit()]);
-  const [commit, ...parents] = ids.split('\n').filter(Boolean);
-  return { checkpoint: { commit: commit!, parents, changedFiles: staged }, after };
+  // Its id, its parent (the HEAD it was made on) and its own changed files — what was staged, named as
+  // `git diff --name-only <parent>..<commit>` names them — in one call.
+  const [shown, after] = await inOrder([git(cwd, ['show', '--format=%H%n%P', '--name-only', 'HEAD']), afterCommit()]);
+  const [commit, parents, ...files] = shown.split('\n');
+  return { checkpoint: { commit: commit!, parents: parents!.split(' ').filter(Boolean), changedFiles: files.filter(Boolean) }, after };
 }
 
 async function nothingStaged(cwd: string): Promise<boolean> {

@@ -25,39 +25,35 @@ export async function recordProgress(deps: ActivityDeps, input: ProgressInput, e
   // When the move happened: the phase's work may run beside this write, and its rows come after the move.
   const createdAt = new Date();
   const key = eventKey ?? (await retriedLocalActivityKey(deps, input)) ?? `adhoc:${randomUUID()}`;
-  await deps.prisma.$transaction([
-    // A loop that ends cancelled or failed while a human was asked closes that question with it,
-    // so inboxes never list a decision nobody can make any more.
-    ...(input.status === 'CANCELLED' || input.status === 'FAILED'
-      ? [deps.prisma.escalation.updateMany({ where: { loopId: input.loopId, status: 'OPEN' }, data: { status: input.status } })]
-      : []),
-    deps.prisma.loop.update({
-      where: { id: input.loopId },
-      data: {
-        status: input.status,
-        phase: input.phase,
-        roundIteration: input.roundIteration,
-        lastVerdict: input.lastVerdict,
-        ...(input.failureReason ? { failureReason: input.failureReason } : {}),
-        ...(TERMINAL_STATUSES.includes(input.status) ? { finishedAt: new Date() } : {}),
-      },
-    }),
-    deps.prisma.loopEvent.createMany({
-      data: [
-        {
-          loopId: input.loopId,
-          key,
-          status: input.status,
-          phase: input.phase,
-          roundIteration: input.roundIteration,
-          lastVerdict: input.lastVerdict,
-          failureReason: input.failureReason,
-          createdAt,
-        },
-      ],
-      skipDuplicates: true,
-    }),
-  ]);
+  const at = createdAt.toISOString();
+  // A loop that ends cancelled or failed while a human was asked closes that question with it, so
+  // inboxes never list a decision nobody can make any more.
+  const closesEscalations = input.status === 'CANCELLED' || input.status === 'FAILED';
+  const ends = TERMINAL_STATUSES.includes(input.status);
+  // One statement, so one transaction and one round trip: every phase's path goes through this write,
+  // and Prisma's query compiler costs about a millisecond per query (more in a worker that writes rarely).
+  const moved = await deps.prisma.$queryRaw<Array<{ id: string }>>`
+    WITH closed AS (
+      UPDATE "Escalation" SET "status" = ${input.status} WHERE "loopId" = ${input.loopId} AND "status" = 'OPEN' AND ${closesEscalations}
+    ), moved AS (
+      UPDATE "Loop" SET
+        "status" = ${input.status},
+        "phase" = ${input.phase},
+        "roundIteration" = ${input.roundIteration}::int,
+        "lastVerdict" = ${input.lastVerdict}::text,
+        "failureReason" = COALESCE(${input.failureReason || null}::text, "failureReason"),
+        "finishedAt" = CASE WHEN ${ends} THEN ${at}::timestamptz AT TIME ZONE 'UTC' ELSE "finishedAt" END,
+        "updatedAt" = ${at}::timestamptz AT TIME ZONE 'UTC'
+      WHERE "id" = ${input.loopId}
+      RETURNING "id"
+    ), event AS (
+      INSERT INTO "LoopEvent" ("id", "loopId", "key", "status", "phase", "roundIteration", "lastVerdict", "failureReason", "createdAt")
+      SELECT ${randomUUID()}, "id", ${key}, ${input.status}, ${input.phase}, ${input.roundIteration}::int, ${input.lastVerdict}::text, ${input.failureReason}::text, ${at}::timestamptz AT TIME ZONE 'UTC'
+      FROM moved
+      ON CONFLICT ("key") DO NOTHING
+    )
+    SELECT "id" FROM moved`;
+  if (moved.length === 0) throw new Error(`loop ${input.loopId} does not exist: its progress cannot be recorded`);
 }
 
 /** `<workflow run id>:<activity id>` of the running activity; null outside an activity started by a workflow. */

@@ -14,22 +14,22 @@ import type { ActivityDeps } from './deps';
 export async function recordVerdict(deps: ActivityDeps, input: { loopId: string; sequence: number; report: JudgeReport; warnings?: string[] }): Promise<void> {
   // Calls recorded before the workflow passed the gate plan's warnings read them from the loop.
   const warnings = input.warnings ?? ((await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: { gatePlan: true } })).gatePlan as GatePlan | null)?.warnings;
-  const data = {
-    verdict: input.report.verdict,
-    trigger: input.report.trigger,
-    directives: input.report.directives,
-    report: input.report as object,
-    markdown: renderJudgeReport(input.report, warnings),
-  };
-  // One write through the iteration: a retry that finds the verdict written replaces it (same id kept).
+  const { verdict, trigger, directives } = input.report;
+  const markdown = renderJudgeReport(input.report, warnings);
+  // One statement through the iteration (a local activity on the loop's path, in a worker whose Prisma
+  // query compiler rarely warms up): a retry that finds the verdict written replaces it, keeping its id.
   const id = randomUUID();
-  const { verdict } = await deps.prisma.iteration.update({
-    where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
-    data: { verdict: { upsert: { create: { id, loopId: input.loopId, ...data }, update: data } } },
-    select: { verdict: { select: { id: true } } },
-  });
+  const written = await deps.prisma.$queryRaw<Array<{ id: string }>>`
+    INSERT INTO "Verdict" ("id", "loopId", "iterationId", "verdict", "trigger", "directives", "report", "markdown", "createdAt")
+    SELECT ${id}, "loopId", "id", ${verdict}, ${trigger}::text, ${JSON.stringify(directives)}::jsonb, ${JSON.stringify(input.report)}::jsonb,
+      ${markdown}, ${new Date().toISOString()}::timestamptz AT TIME ZONE 'UTC'
+    FROM "Iteration" WHERE "loopId" = ${input.loopId} AND "sequence" = ${input.sequence}::int
+    ON CONFLICT ("iterationId") DO UPDATE SET
+      "verdict" = EXCLUDED."verdict", "trigger" = EXCLUDED."trigger", "directives" = EXCLUDED."directives", "report" = EXCLUDED."report", "markdown" = EXCLUDED."markdown"
+    RETURNING "id"`;
+  if (written.length === 0) throw new Error(`loop ${input.loopId} has no iteration ${input.sequence}: its verdict cannot be recorded`);
   // Counted once per iteration: only by the write that created the verdict.
-  if (verdict?.id === id) observeVerdict(input.report.verdict, input.report.trigger);
+  if (written[0]!.id === id) observeVerdict(verdict, trigger);
 }
 
 export interface EscalationInput {

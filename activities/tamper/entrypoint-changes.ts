@@ -49,13 +49,36 @@ export interface EntrypointChanges {
   sections: EntrypointSection[];
 }
 
-/** Everything the gates read, as the base commit defines it. */
+/**
+ * Everything the gates read, as the base commit defines it. A commit's files never change, so the answer
+ * for the same workspace, base and gates is kept (the last BASE_ENTRYPOINTS_CACHE_SIZE): the maker's
+ * check and the verification of every iteration ask for it again. Each caller gets its own copy.
+ */
 export async function baseGateEntrypoints(
   workspace: string,
   baseCommit: string,
   gates: ResolvedGate[],
   readText: CommitReader = cachedReader(workspace),
 ): Promise<GateEntrypoints> {
+  const key = JSON.stringify([workspace, baseCommit, gates]);
+  let found = baseEntrypoints.get(key);
+  if (found) baseEntrypoints.delete(key);
+  else {
+    found = readBaseGateEntrypoints(workspace, baseCommit, gates, readText);
+    // A failed read is not kept: the next caller reads again.
+    found.catch(() => baseEntrypoints.get(key) === found && baseEntrypoints.delete(key));
+    if (baseEntrypoints.size >= BASE_ENTRYPOINTS_CACHE_SIZE) baseEntrypoints.delete(baseEntrypoints.keys().next().value!);
+  }
+  // Most recently used last: the first key is the one to evict.
+  baseEntrypoints.set(key, found);
+  return structuredClone(await found);
+}
+
+export const BASE_ENTRYPOINTS_CACHE_SIZE = 50;
+
+const baseEntrypoints = new Map<string, Promise<GateEntrypoints>>();
+
+async function readBaseGateEntrypoints(workspace: string, baseCommit: string, gates: ResolvedGate[], readText: CommitReader): Promise<GateEntrypoints> {
   const listed = await git(workspace, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', '--end-of-options', baseCommit]);
   const files = listed.split('\0').filter(Boolean);
   const atBase = new Set(files);

@@ -93,3 +93,22 @@ test('outside an activity each call is its own event unless the caller names the
   expect(ended).toMatchObject({ status: 'FAILED', failureReason: 'runMaker: boom', escalations: [{ status: 'FAILED' }], events: [{ phase: 'DONE', failureReason: 'runMaker: boom' }] });
   expect(ended.finishedAt).toBeInstanceOf(Date);
 });
+
+test('the move is stamped with the time of the call, in the columns Prisma reads back; a move without a reason keeps the last one', async () => {
+  const loopId = await newLoop();
+  const before = Date.now();
+  await recordProgress(deps, progress(loopId, { phase: 'VERIFY', failureReason: 'gate timed out' }), 'stamped');
+  const after = Date.now();
+  await recordProgress(deps, progress(loopId, { phase: 'REVIEW' }), 'no-reason');
+
+  const loop = await db.prisma.loop.findUniqueOrThrow({ where: { id: loopId }, include: { events: { orderBy: { createdAt: 'asc' } } } });
+  const stamped = loop.events.find((e) => e.key === 'stamped')!;
+  expect(stamped.createdAt.getTime()).toBeGreaterThanOrEqual(before);
+  expect(stamped.createdAt.getTime()).toBeLessThanOrEqual(after);
+  expect(loop.updatedAt.getTime()).toBeGreaterThanOrEqual(stamped.createdAt.getTime());
+  expect(loop).toMatchObject({ status: 'RUNNING', phase: 'REVIEW', roundIteration: 1, lastVerdict: null, failureReason: 'gate timed out', finishedAt: null });
+  expect(loop.events.map((e) => [e.key, e.phase, e.failureReason])).toEqual([
+    ['stamped', 'VERIFY', 'gate timed out'],
+    ['no-reason', 'REVIEW', null],
+  ]);
+});

@@ -6,7 +6,7 @@ import { computeVerdict } from '../../domain/judge';
 import { verdicts } from '../../service/telemetry/loop-metrics';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
-// The verdict is one write through its iteration (a local activity, on the loop's critical path): a
+// The verdict is one statement through its iteration (a local activity, on the loop's critical path): a
 // retry replaces it, the verdict counter counts it once, and the report quotes the gate plan's warnings.
 
 let db: TestDatabase;
@@ -81,7 +81,9 @@ test('a retried verdict write replaces the first and is counted once', async () 
 
   const stored = await db.prisma.verdict.findMany({ where: { loopId } });
   expect(stored).toHaveLength(1);
-  expect(stored[0]).toMatchObject({ id: first.id, verdict: 'PASS', trigger: null });
+  expect(stored[0]).toMatchObject({ id: first.id, verdict: 'PASS', trigger: null, directives: pass.directives, createdAt: first.createdAt });
+  expect(stored[0]!.report).toEqual(JSON.parse(JSON.stringify(pass)));
+  expect(Math.abs(first.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
   expect(stored[0]!.markdown).toContain('## Judge report — PASS');
   // The first write created the row and was counted; the second only replaced it.
   expect(await counted('ITERATE')).toBe(before.iterate + 1);
@@ -101,6 +103,6 @@ test("the report quotes the warnings it is given, or else the loop's gate plan's
 
 test('a verdict for an iteration that does not exist fails, writing nothing', async () => {
   const loopId = await iterationOfNewLoop([]);
-  await expect(recordVerdict(deps, { loopId, sequence: 2, report: report('PASSED'), warnings: [] })).rejects.toMatchObject({ code: 'P2025' });
+  await expect(recordVerdict(deps, { loopId, sequence: 2, report: report('PASSED'), warnings: [] })).rejects.toThrow(`loop ${loopId} has no iteration 2: its verdict cannot be recorded`);
   expect(await db.prisma.verdict.count({ where: { loopId } })).toBe(0);
 });
