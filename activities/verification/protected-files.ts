@@ -18,8 +18,7 @@ import { INSTALL_DIRS } from './verification-checkout';
  * Puts the base versions of the gates' entrypoints into `checkout`, a fresh worktree of `checkpointCommit`
  * made from `workspace`, before set-up and gates run there. Whole files are restored or removed by git;
  * in package.json only the keys a gate reads, and in a shared INI/TOML file only the sections it reads,
- * go back, so the maker's dependencies stay. `changes` (base → checkpoint) are loaded unless the caller
- * has them. Returns what was put back: paths, `package.json#scripts.test` for a key,
+ * go back, so the maker's dependencies stay. Returns what was put back: paths, `package.json#scripts.test` for a key,
  * `pyproject.toml#tool.pytest` for a section.
  */
 export async function restoreGateEntrypoints(
@@ -28,9 +27,8 @@ export async function restoreGateEntrypoints(
   baseCommit: string,
   checkpointCommit: string,
   gates: ResolvedGate[],
-  changes?: FileChange[],
 ): Promise<string[]> {
-  changes ??= await loadChanges(workspace, baseCommit, checkpointCommit);
+  const changes = await loadChanges(workspace, baseCommit, checkpointCommit);
   return restoreInCheckout(checkout, baseCommit, await entrypointsToRestore({ workspace, baseCommit, checkpointCommit, gates }, changes));
 }
 
