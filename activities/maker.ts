@@ -67,7 +67,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput & Checkpoin
   if (existing?.makerFinishedAt && existing.checkpointCommit) {
     const made = await storedResult(deps, input, existing, existing.diffHash === EMPTY_DIFF_HASH);
     if (!input.inspect) return made;
-    return { ...made, inspected: await inspecting(inspectChanges(deps, { ...input, gates: input.inspect.gates })) };
+    return { ...made, inspected: await inspecting(inspectChanges(deps, { loopId: input.loopId, sequence: input.sequence, contractVersion: input.contractVersion, gates: input.inspect.gates })) };
   }
   const frozenContract = early(loadContract(deps, input.loopId, input.contractVersion));
   const findings = early(openFindings(deps, input));

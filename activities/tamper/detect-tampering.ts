@@ -32,11 +32,12 @@ const RULES: TamperCheck[] = [
  */
 export async function detectTampering(input: TamperInput): Promise<TamperFinding[]> {
   const read = cachedReader(input.workspace);
-  // What the base's gates read does not depend on the change: read beside the diff.
-  const baseEntrypoints = early(baseGateEntrypoints(input.workspace, input.baseCommit, input.gates, read));
+  // What the base's gates read does not depend on the change: read beside the diff (the gate entrypoint
+  // rule then gets it from baseGateEntrypoints' cache, even while still being read).
+  void early(baseGateEntrypoints(input.workspace, input.baseCommit, input.gates, read));
   const changes = await loadChanges(input.workspace, input.baseCommit, input.checkpointCommit);
   if (!changes.length) return [];
-  const ctx = { input, changes, read, baseEntrypoints, inventory: inventoryReader(input, changes, read) };
+  const ctx = { input, changes, read, inventory: inventoryReader(input, changes, read) };
   const findings: TamperFinding[] = [];
   for (const rule of RULES) findings.push(...(await rule(ctx)));
   return findings;

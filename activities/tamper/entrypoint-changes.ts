@@ -91,15 +91,13 @@ async function readBaseGateEntrypoints(workspace: string, baseCommit: string, ga
   return entrypoints;
 }
 
-/** `base` is baseGateEntrypoints' answer for the same commits and reader, when the caller started it already. */
 export async function entrypointChanges(
   commits: EntrypointCommits,
   changes: FileChange[],
   read: CommitReader = cachedReader(commits.workspace),
-  base?: Promise<GateEntrypoints>,
 ): Promise<EntrypointChanges> {
   const { workspace, baseCommit, checkpointCommit } = commits;
-  const entrypoints = await (base ?? baseGateEntrypoints(workspace, baseCommit, commits.gates, read));
+  const entrypoints = await baseGateEntrypoints(workspace, baseCommit, commits.gates, read);
   const texts = async (file: string) => Promise.all([read(baseCommit, file), read(checkpointCommit, file)]);
   const found: EntrypointChanges = { files: [], packageKeys: [], sections: [] };
   const entrypointReason = entrypointMatcher(entrypoints);

@@ -14,8 +14,8 @@ interface Hit {
   evidence: string;
 }
 
-export const gateEntrypointChanged: TamperCheck = async ({ input, changes, read, baseEntrypoints }) => {
-  const changed = await entrypointChanges(input, changes, read, baseEntrypoints);
+export const gateEntrypointChanged: TamperCheck = async ({ input, changes, read }) => {
+  const changed = await entrypointChanges(input, changes, read);
   const packageText = changed.packageKeys.length ? await read(input.checkpointCommit, 'package.json') : null;
   const findings: TamperFinding[] = [];
   for (const change of changes) {

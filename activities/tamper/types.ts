@@ -2,7 +2,6 @@ import type { ResolvedGate } from '../../domain/gates';
 import type { FINDING_TOPICS } from '../../domain/ledger';
 import type { FileChange } from './change-set';
 import type { SyntaxInventory } from './test-inventory';
-import type { GateEntrypoints } from './gate-entrypoints';
 
 // Shapes shared by the tamper rules (SPEC §3.4). detect-tampering.ts re-exports the public ones.
 
@@ -61,8 +60,6 @@ export interface TamperContext {
   read(commit: string, file: string): Promise<string | null>;
   /** A changed test file's syntax inventory at a commit; null when it cannot be parsed (Go, Rust, no python3). */
   inventory(commit: string, file: string): Promise<SyntaxInventory | null>;
-  /** The base's gate entrypoints (baseGateEntrypoints with `read`), when already being read. */
-  baseEntrypoints?: Promise<GateEntrypoints>;
 }
 
 export type TamperCheck = (ctx: TamperContext) => Promise<TamperFinding[]>;

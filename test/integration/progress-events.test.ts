@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { ActivityDeps } from '../../activities/deps';
 import { recordProgress, type ProgressInput } from '../../activities/progress';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createTestDatabase, insertLoop, type TestDatabase } from '../support/database';
 
 // recordProgress writes one phase event per workflow transition, in the same transaction as the loop's
 // state; a retried attempt of the same activity (same run id and activity id) adds no second event.
@@ -17,13 +17,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function newLoop(): Promise<string> {
-  const id = randomUUID();
-  await db.prisma.loop.create({
-    data: { id, workflowId: `loop-${id}`, requestHash: 'h', status: 'QUEUED', phase: 'QUEUED', repoUrl: '/repo', baseRef: 'main', maxIterations: 3, input: {} },
-  });
-  return id;
-}
+const newLoop = () => insertLoop(db.prisma);
 
 const progress = (loopId: string, extra: Partial<ProgressInput> = {}): ProgressInput => ({
   loopId,

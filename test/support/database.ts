@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { createPrismaClient, type PrismaClient } from '../../prisma/client';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createPrismaClient, type Prisma, type PrismaClient } from '../../prisma/client';
 import { createDatabase, dropDatabase } from '../../service/embedded-postgres';
 import { applyMigrations } from '../../service/migrate';
 
@@ -32,4 +32,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await dropDatabase(adminUrl, name);
     },
   };
+}
+
+/** A loop row with only what the schema requires (a queued loop on /repo), plus `fields`; returns its id. */
+export async function insertLoop(prisma: PrismaClient, fields: Partial<Prisma.LoopUncheckedCreateInput> = {}): Promise<string> {
+  const id = fields.id ?? randomUUID();
+  await prisma.loop.create({
+    data: { id, workflowId: `loop-${id}`, requestHash: 'h', status: 'QUEUED', phase: 'QUEUED', repoUrl: '/repo', baseRef: 'main', maxIterations: 3, input: {}, ...fields },
+  });
+  return id;
 }

@@ -8,7 +8,7 @@ import { runMaker } from '../../activities/maker';
 import { stopLauncher } from '../../activities/process/launcher';
 import { runReview } from '../../activities/review/run-review';
 import { runVerification } from '../../activities/verification/run-verification';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createTestDatabase, insertLoop, type TestDatabase } from '../support/database';
 
 // The activities read their rows (and the contract) together; a missing row must still fail as the
 // one-after-the-other reads did: the loop's first, then the iteration's, whatever else is missing too.
@@ -31,21 +31,12 @@ afterAll(async () => {
 
 async function newLoop(prepared: boolean): Promise<string> {
   const id = randomUUID();
-  await db.prisma.loop.create({
-    data: {
-      id,
-      workflowId: `loop-${id}`,
-      requestHash: 'h',
-      status: 'RUNNING',
-      phase: 'MAKER',
-      repoUrl: '/repo',
-      baseRef: 'main',
-      maxIterations: 3,
-      input: {},
-      ...(prepared ? { workspacePath: path.join(dir, 'workspaces', id), baseCommit: 'a'.repeat(40) } : {}),
-    },
+  return insertLoop(db.prisma, {
+    id,
+    status: 'RUNNING',
+    phase: 'MAKER',
+    ...(prepared ? { workspacePath: path.join(dir, 'workspaces', id), baseCommit: 'a'.repeat(40) } : {}),
   });
-  return id;
 }
 
 const notFound = (modelName: string) => ({ code: 'P2025', meta: expect.objectContaining({ modelName }) });

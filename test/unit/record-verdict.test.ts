@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { ActivityDeps } from '../../activities/deps';
 import { recordVerdict } from '../../activities/records';
 import type { GateSummary } from '../../domain/gates';
 import { computeVerdict } from '../../domain/judge';
 import { verdicts } from '../../service/telemetry/loop-metrics';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createTestDatabase, insertLoop, type TestDatabase } from '../support/database';
 
 // The verdict is one statement through its iteration (a local activity, on the loop's critical path): a
 // retry replaces it, the verdict counter counts it once, and the report quotes the gate plan's warnings.
@@ -21,21 +20,7 @@ afterAll(async () => {
 });
 
 async function iterationOfNewLoop(warnings: string[]): Promise<string> {
-  const id = randomUUID();
-  await db.prisma.loop.create({
-    data: {
-      id,
-      workflowId: `loop-${id}`,
-      requestHash: 'h',
-      status: 'RUNNING',
-      phase: 'JUDGE',
-      repoUrl: '/repo',
-      baseRef: 'main',
-      maxIterations: 3,
-      input: {},
-      gatePlan: { gates: [], profile: null, notes: [], warnings },
-    },
-  });
+  const id = await insertLoop(db.prisma, { status: 'RUNNING', phase: 'JUDGE', gatePlan: { gates: [], profile: null, notes: [], warnings } });
   await db.prisma.iteration.create({ data: { loopId: id, sequence: 1, roundIteration: 1, contractVersion: 1, startCommit: 'a'.repeat(40), makerAttempts: 1 } });
   return id;
 }
