@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { canonicalJson, goalContractSchema, type FrozenContract, type GoalContract } from '../domain/contract';
 import type { ActivityDeps } from './deps';
 import { sha256 } from './git';
@@ -13,12 +14,21 @@ export interface FreezeContractInput {
 export async function freezeContract(deps: ActivityDeps, input: FreezeContractInput): Promise<{ version: number; hash: string }> {
   const contract = goalContractSchema.parse(input.contract);
   const hash = sha256(canonicalJson(contract));
-  const stored = await deps.prisma.contractVersion.upsert({
-    where: { loopId_version: { loopId: input.loopId, version: input.version } },
-    create: { loopId: input.loopId, version: input.version, hash, contract, reason: input.reason },
-    update: {},
-  });
-  return { version: stored.version, hash: stored.hash };
+  // One statement (a local activity on the loop's path, in a worker whose Prisma query compiler rarely
+  // warms up): the first write of a version wins, and a retry gets that one back.
+  const [stored] = await deps.prisma.$queryRaw<Array<{ version: number; hash: string }>>`
+    WITH inserted AS (
+      INSERT INTO "ContractVersion" ("id", "loopId", "version", "hash", "contract", "reason", "createdAt")
+      VALUES (${randomUUID()}, ${input.loopId}, ${input.version}::int, ${hash}, ${JSON.stringify(contract)}::jsonb, ${input.reason},
+        ${new Date().toISOString()}::timestamptz AT TIME ZONE 'UTC')
+      ON CONFLICT ("loopId", "version") DO NOTHING
+      RETURNING "version", "hash"
+    )
+    SELECT "version", "hash" FROM inserted
+    UNION ALL
+    SELECT "version", "hash" FROM "ContractVersion"
+    WHERE "loopId" = ${input.loopId} AND "version" = ${input.version}::int AND NOT EXISTS (SELECT 1 FROM inserted)`;
+  return { version: stored!.version, hash: stored!.hash };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { ResolvedGate } from '../domain/gates';
 import type { FindingSummary } from '../domain/ledger';
 import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
-import { LOOP_WORKSPACE } from './workspace';
+import { preparedLoop } from './prepared-workspace';
 import { early, inOrder } from './in-order';
 import type { ActivityDeps } from './deps';
 import { sha256 } from './git';
@@ -44,15 +44,15 @@ export async function inspectChanges(deps: ActivityDeps, input: InspectChangesIn
   // Read together (the contract is needed unless a retry finds the iteration inspected).
   const frozen = early(loadContract(deps, input.loopId, input.contractVersion));
   const [loop, iteration] = await inOrder([
-    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: LOOP_WORKSPACE }),
+    preparedLoop(deps, input.loopId),
     deps.prisma.iteration.findUniqueOrThrow({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
   ]);
   if (iteration.inspectedAt) return inspectionFindings(deps, iteration.id);
   const at: InspectedCheckpoint = {
     loopId: input.loopId,
     iterationId: iteration.id,
-    workspace: loop.workspacePath!,
-    baseCommit: loop.baseCommit!,
+    workspace: loop.workspacePath,
+    baseCommit: loop.baseCommit,
     checkpointCommit: iteration.checkpointCommit!,
     contract: (await frozen).contract,
     gates: input.gates,

@@ -6,12 +6,12 @@ import { z } from 'zod';
 import type { Usage } from '../domain/budget';
 import { AGENT_REPORT_KINDS, type AgentReport } from '../domain/judge';
 import { buildMakerPrompt, type OpenFinding } from '../domain/maker-prompt';
-import type { GatePlan, ResolvedGate } from '../domain/gates';
+import type { ResolvedGate } from '../domain/gates';
 import type { FindingSummary } from '../domain/ledger';
 import type { MakerSettings } from '../domain/loop-request';
 import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
-import { LOOP_WORKSPACE } from './workspace';
+import { preparedLoop } from './prepared-workspace';
 import { early, inOrder } from './in-order';
 import type { ActivityDeps } from './deps';
 import { changedFiles, commitAllThen, diffText, headCommit, resetTo, sha256, type Checkpoint } from './git';
@@ -57,11 +57,13 @@ export interface MakerResult {
  */
 export async function runMaker(deps: ActivityDeps, input: MakerInput & CheckpointInspection): Promise<MakerResult & { inspected?: FindingSummary[] }> {
   // The reads go out together; each is awaited where it was needed, so a failure surfaces where it did.
+  const prepared = early(preparedLoop(deps, input.loopId));
+  // A first attempt starts from HEAD, read beside the rows (a retry, rarer, starts where the first did).
+  const head = early(prepared.then((loop) => headCommit(loop.workspacePath)));
   const [loop, existing] = await inOrder([
-    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: LOOP_WORKSPACE }),
+    prepared,
     deps.prisma.iteration.findUnique({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
   ]);
-  if (!loop.workspacePath || !loop.baseCommit) throw new Error(`loop ${input.loopId} has no prepared workspace`);
   const workspace = loop.workspacePath;
 
   if (existing?.makerFinishedAt && existing.checkpointCommit) {
@@ -94,7 +96,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput & Checkpoin
     controlDir = freshControlDir();
   } else {
     controlDir = freshControlDir();
-    startCommit = await headCommit(workspace);
+    startCommit = await head;
     ({ id: iterationId } = await deps.prisma.iteration.create({
       data: {
         loopId: input.loopId,
@@ -125,7 +127,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput & Checkpoin
     reportDir: control.reportDir,
     reportFile,
     cacheDir: await cacheDir,
-    setupPlan: (loop.gatePlan as GatePlan | null)?.setup,
+    setupPlan: loop.gatePlan?.setup,
     maker: input.maker,
   });
 

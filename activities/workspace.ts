@@ -27,9 +27,6 @@ export interface PreparedWorkspace {
   gatePlan: GatePlan;
 }
 
-/** The loop columns the iteration activities use: not the stored request (`input`), which can be large. */
-export const LOOP_WORKSPACE = { workspacePath: true, baseCommit: true, repoUrl: true, gatePlan: true } as const;
-
 export function workspacePathFor(deps: ActivityDeps, loopId: string): string {
   return path.join(deps.config.workspacesDir, loopId);
 }

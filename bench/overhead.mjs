@@ -40,7 +40,7 @@ await cleanup.main(async () => {
     const started = performance.now();
     const id = await submitLoop(stack, body);
     const loop = await waitForLoop(stack, id);
-    const seconds = (performance.now() - started) / 1000;
+    const seconds = (loop.endedAt - started) / 1000;
     const iterations = await stack.prisma.iteration.count({ where: { loopId: id } });
     if (loop.status !== 'PASSED' || iterations !== ITERATIONS) {
       throw new Error(`loop ${id} ended ${loop.status} after ${iterations} iteration(s), not PASSED after ${ITERATIONS}: ${loop.failureReason ?? ''}`);

@@ -402,7 +402,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
         ]));
       const verification = await work.runVerification.executeWithOptions(
         withSummary(label('verify'), { startToCloseTimeout: verificationTimeout([...gatePlan.gates, ...(gatePlan.setup?.commands ?? [])], contract.acceptanceCriteria) }),
-        [{ loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates, ...(maker.inspected && { progress: verifyProgress }) }],
+        [{ loopId, sequence, contractVersion: state.contractVersion, gates: gatePlan.gates, checkpointCommit: maker.checkpointCommit, ...(maker.inspected && { progress: verifyProgress }) }],
       );
       // Verification adds what the frozen tests showed (absent from results recorded before it existed).
       const systemFindings = [...inspected, ...(verification.systemFindings ?? [])];
@@ -426,6 +426,7 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
               reviewer: request.reviewer,
               profile: gatePlan.profile,
               priorSignatures: [...new Set(previous.flatMap((p) => p.blockingSignatures))],
+              checkpointCommit: maker.checkpointCommit,
               progress: reviewProgress,
             },
           ]),

@@ -5,7 +5,7 @@ import type { ReviewOutcome } from '../../domain/judge';
 import { signatureMaterial, type Finding, type FindingSummary } from '../../domain/ledger';
 import { sanitise } from '../../domain/sanitise';
 import { loadContract } from '../contract';
-import { LOOP_WORKSPACE } from '../workspace';
+import { assertGivenCheckpoint, preparedLoop } from '../prepared-workspace';
 import { early, inOrder } from '../in-order';
 import type { Prisma } from '../../prisma/client';
 import type { ActivityDeps } from '../deps';
@@ -30,6 +30,8 @@ export interface ReviewInput {
   /** Chooses the review's focus topics. */
   profile: ProjectProfile | null;
   priorSignatures: string[];
+  /** The maker's checkpoint, as its result gave it (absent in older loops' calls: read from the row then). */
+  checkpointCommit?: string;
 }
 
 export interface ReviewResult {
@@ -51,21 +53,26 @@ export async function runReview(deps: ActivityDeps, input: ReviewInput): Promise
 }
 
 async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => Promise<Usage>): Promise<[ReviewOutcome, Usage]> {
-  // Read together (the contract is needed unless a retry finds the review done).
+  // Read together (the contract is needed unless a retry finds the review done); given the checkpoint,
+  // the diff is read with them.
   const contract = early(loadContract(deps, input.loopId, input.contractVersion));
+  const prepared = early(preparedLoop(deps, input.loopId));
+  const { checkpointCommit } = input;
+  const earlyDiff = checkpointCommit ? early(prepared.then((loop) => reviewDiff(loop.workspacePath, loop.baseCommit, checkpointCommit))) : null;
   const [loop, iteration] = await inOrder([
-    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: LOOP_WORKSPACE }),
+    prepared,
     deps.prisma.iteration.findUniqueOrThrow({
       where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
       // Only what the verification summary quotes: evidence rows carry the gates' whole output.
       include: { evidence: { orderBy: { gateOrder: 'asc' }, select: { gate: true, status: true, exitCode: true, testCounts: true } } },
     }),
   ]);
+  assertGivenCheckpoint(input.loopId, input.sequence, checkpointCommit, iteration.checkpointCommit);
   if (iteration.reviewedAt && iteration.reviewOutcome) return inOrder([Promise.resolve(iteration.reviewOutcome as unknown as ReviewOutcome), usage()]);
 
   const frozen = await contract;
   // One git call for the diff text and the files it covers.
-  const diff = await reviewDiff(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!);
+  const diff = await (earlyDiff ?? reviewDiff(loop.workspacePath, loop.baseCommit, iteration.checkpointCommit!));
   // Sanitised before it is cut, so the cut cannot shorten a token below the length its pattern needs.
   const fullDiff = sanitise(diff.patch);
   const changed = changedNames(diff.paths);
@@ -79,7 +86,7 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => P
     priorSignatures: input.priorSignatures,
     focusTopics: reviewTopics(input.profile),
     dependencyChanges: changed.filter((file) => touchesSetupInputs([file])),
-    frozenTests: await frozenTestsForReview(loop.workspacePath!, loop.baseCommit!, diff.paths, frozen.contract),
+    frozenTests: await frozenTestsForReview(loop.workspacePath, loop.baseCommit, diff.paths, frozen.contract),
   });
   // Triage is always a model call; the review itself may be one or an agent CLI.
   const model = (input.reviewer.backend === 'llm' ? input.reviewer.model : undefined) ?? deps.config.llm.model;
@@ -88,7 +95,7 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => P
       ? await reviewWithAgent(deps, {
           loopId: input.loopId,
           sequence: input.sequence,
-          workspace: loop.workspacePath!,
+          workspace: loop.workspacePath,
           checkpointCommit: iteration.checkpointCommit!,
           agent: input.reviewer.agent,
           messages,
@@ -111,7 +118,7 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => P
       reason: sanitise(`the reviewer's ledger was still invalid after ${deps.config.llm.repairAttempts} repair attempt(s): ${answer.errors.slice(0, 5).join('; ')}`),
     });
   }
-  const triaged = await triageFindings(deps, { loopId: input.loopId, sequence: input.sequence, model, workspace: loop.workspacePath!, checkpointCommit: iteration.checkpointCommit!, diff: fullDiff, findings: answer.value.findings });
+  const triaged = await triageFindings(deps, { loopId: input.loopId, sequence: input.sequence, model, workspace: loop.workspacePath, checkpointCommit: iteration.checkpointCommit!, diff: fullDiff, findings: answer.value.findings });
   const stored = reviewerFindings(deps, iteration.id, input.loopId, answer.value.findings.map(sanitiseFinding), triaged);
   return finish(deps, iteration.id, usage, { status: 'COMPLETED', findings: stored.summaries, responseIds: answer.responseIds }, [stored.write]);
 }

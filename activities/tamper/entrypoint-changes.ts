@@ -1,5 +1,6 @@
 import type { ResolvedGate } from '../../domain/gates';
 import { git } from '../git';
+import { KeptPromises } from '../kept-promises';
 import { cachedReader, type CommitReader, type FileChange } from './change-set';
 import { addConfigReferences } from './config-references';
 import { isObject, packageKeyPath, parseJson, sectionText, valueAt, type SectionText } from './config-text';
@@ -60,23 +61,13 @@ export async function baseGateEntrypoints(
   gates: ResolvedGate[],
   readText: CommitReader = cachedReader(workspace),
 ): Promise<GateEntrypoints> {
-  const key = JSON.stringify([workspace, baseCommit, gates]);
-  let found = baseEntrypoints.get(key);
-  if (found) baseEntrypoints.delete(key);
-  else {
-    found = readBaseGateEntrypoints(workspace, baseCommit, gates, readText);
-    // A failed read is not kept: the next caller reads again.
-    found.catch(() => baseEntrypoints.get(key) === found && baseEntrypoints.delete(key));
-    if (baseEntrypoints.size >= BASE_ENTRYPOINTS_CACHE_SIZE) baseEntrypoints.delete(baseEntrypoints.keys().next().value!);
-  }
-  // Most recently used last: the first key is the one to evict.
-  baseEntrypoints.set(key, found);
+  const found = baseEntrypoints.get(JSON.stringify([workspace, baseCommit, gates]), () => readBaseGateEntrypoints(workspace, baseCommit, gates, readText));
   return structuredClone(await found);
 }
 
 export const BASE_ENTRYPOINTS_CACHE_SIZE = 50;
 
-const baseEntrypoints = new Map<string, Promise<GateEntrypoints>>();
+const baseEntrypoints = new KeptPromises<GateEntrypoints>(BASE_ENTRYPOINTS_CACHE_SIZE);
 
 async function readBaseGateEntrypoints(workspace: string, baseCommit: string, gates: ResolvedGate[], readText: CommitReader): Promise<GateEntrypoints> {
   const listed = await git(workspace, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', '--end-of-options', baseCommit]);

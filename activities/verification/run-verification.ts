@@ -2,11 +2,11 @@ import { CancelledFailure, Context } from '@temporalio/activity';
 import type { AcceptanceCriterion } from '../../domain/contract';
 import { sanitise } from '../../domain/sanitise';
 import path from 'node:path';
-import { GATE_ORDER, type GateName, type GatePlan, type GateSummary, type ResolvedGate } from '../../domain/gates';
+import { GATE_ORDER, type GateName, type GateSummary, type ResolvedGate } from '../../domain/gates';
 import type { AcceptanceCheckSummary } from '../../domain/judge';
 import type { FindingSummary } from '../../domain/ledger';
 import { loadContract } from '../contract';
-import { LOOP_WORKSPACE } from '../workspace';
+import { assertGivenCheckpoint, preparedLoop } from '../prepared-workspace';
 import { early, inOrder } from '../in-order';
 import type { ActivityDeps } from '../deps';
 import { sha256 } from '../git';
@@ -34,6 +34,8 @@ export interface VerificationInput {
   sequence: number;
   contractVersion: number;
   gates: ResolvedGate[];
+  /** The maker's checkpoint, as its result gave it (absent in older loops' calls: read from the row then). */
+  checkpointCommit?: string;
 }
 
 export interface VerificationResult {
@@ -54,20 +56,28 @@ const STORED_OUTPUT_CAP = 1024 * 1024;
  * ids and one-line summaries. Idempotent per (loop, sequence).
  */
 export async function runVerification(deps: ActivityDeps, input: VerificationInput): Promise<VerificationResult> {
+  const prepared = early(preparedLoop(deps, input.loopId));
+  // Given the checkpoint, its checkout is made while the rows are read.
+  const { checkpointCommit } = input;
+  const earlyCheckout = checkpointCommit ? early(prepared.then((loop) => freshVerificationCheckout(deps, input.loopId, loop.workspacePath, checkpointCommit))) : null;
   const [loop, iteration, { contract }] = await inOrder([
-    deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: LOOP_WORKSPACE }),
+    prepared,
     deps.prisma.iteration.findUniqueOrThrow({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
     loadContract(deps, input.loopId, input.contractVersion),
   ]);
-  if (iteration.verifiedAt) return storedVerification(deps, iteration.id, input, contract.acceptanceCriteria);
+  assertGivenCheckpoint(input.loopId, input.sequence, checkpointCommit, iteration.checkpointCommit);
+  if (iteration.verifiedAt) {
+    await earlyCheckout?.catch(() => undefined);
+    return storedVerification(deps, iteration.id, input, contract.acceptanceCriteria);
+  }
   // The branch's changes (base → checkpoint), read once for both the entrypoint restore and the frozen tests.
   let changes: Promise<FileChange[]> | undefined;
-  const branchChanges = () => (changes ??= early(loadChanges(loop.workspacePath!, loop.baseCommit!, iteration.checkpointCommit!)));
+  const branchChanges = () => (changes ??= early(loadChanges(loop.workspacePath, loop.baseCommit, iteration.checkpointCommit!)));
   const testsGate = input.gates.find((g) => g.gate === 'tests');
   // Read while the checkout is made, when either use below needs them.
   if (!contract.allowGateConfigChanges || (testsGate && !contract.allowTestChanges)) void branchChanges();
   const cacheDir = early(repositoryCaches(deps, loop.repoUrl));
-  const commits = { workspace: loop.workspacePath!, baseCommit: loop.baseCommit!, checkpointCommit: iteration.checkpointCommit!, gates: input.gates };
+  const commits = { workspace: loop.workspacePath, baseCommit: loop.baseCommit, checkpointCommit: iteration.checkpointCommit!, gates: input.gates };
   const toRestore = contract.allowGateConfigChanges ? null : early(branchChanges().then((changed) => entrypointsToRestore(commits, changed)));
   // Evidence of an interrupted attempt is discarded (before any is stored): this attempt re-runs every gate.
   const [, checkout] = await inOrder([
@@ -75,16 +85,16 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
       deps.prisma.evidence.deleteMany({ where: { iterationId: iteration.id } }),
       deps.prisma.finding.deleteMany({ where: { iterationId: iteration.id, findingId: { startsWith: VERIFICATION_FINDING_PREFIX } } }),
     ]),
-    freshVerificationCheckout(deps, input.loopId, loop.workspacePath!, iteration.checkpointCommit!),
+    earlyCheckout ?? freshVerificationCheckout(deps, input.loopId, loop.workspacePath, iteration.checkpointCommit!),
   ]);
   // Gates (and set-up, which reads .npmrc and pip.conf) run with the base versions of their
   // entrypoints unless the contract allows changing them; the tamper rule reports the change.
-  if (toRestore) await restoreInCheckout(checkout, loop.baseCommit!, await toRestore);
+  if (toRestore) await restoreInCheckout(checkout, loop.baseCommit, await toRestore);
   const policy: SandboxPolicy = {
     workDir: checkout,
     // The worktree's git directory, so `git` inside a gate can answer (read-only).
-    readOnly: [path.join(loop.workspacePath!, '.git')],
-    network: (loop.gatePlan as GatePlan | null)?.network ?? false,
+    readOnly: [path.join(loop.workspacePath, '.git')],
+    network: loop.gatePlan?.network ?? false,
     caches: { dir: await cacheDir, access: 'use' },
   };
 
@@ -133,7 +143,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   const runFrozenTests = async (configured: ResolvedGate, files: string[]): Promise<TestsRun> => {
     let ran: TestsGateRun;
     try {
-      ran = await withBaseVersions(checkout, loop.baseCommit!, iteration.checkpointCommit!, files, () => runTests(configured, 'frozen-tests'));
+      ran = await withBaseVersions(checkout, loop.baseCommit, iteration.checkpointCommit!, files, () => runTests(configured, 'frozen-tests'));
     } catch (err) {
       if (err instanceof CancelledFailure) throw err;
       // A path the maker turned into a symlink or directory can stop git; the base tests then did not run.
@@ -232,14 +242,14 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     await markVerified;
     return { gates, acceptanceChecks, systemFindings: [] };
   }
-  const baseTexts = new Map(await Promise.all(frozenFiles.map(async (file) => [file, await readAt(loop.workspacePath!, loop.baseCommit!, file)] as const)));
+  const baseTexts = new Map(await Promise.all(frozenFiles.map(async (file) => [file, await readAt(loop.workspacePath, loop.baseCommit, file)] as const)));
   // The findings and the verified mark are written together: a retry finds both or neither.
   const systemFindings = await storeSystemFindings(
     deps,
     {
       loopId: input.loopId,
       iterationId: iteration.id,
-      baseCommit: loop.baseCommit!,
+      baseCommit: loop.baseCommit,
       checkpointCommit: iteration.checkpointCommit!,
       contract,
       findings: frozenTestFindings(frozenFiles, makerTests, frozen, (file) => baseTexts.get(file) ?? null),

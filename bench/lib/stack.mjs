@@ -1,5 +1,6 @@
 // The whole service for one bench, all local: PostgreSQL, the Temporal dev server, the fake model, a
 // fixture repository, the API and the workers as separate processes from dist.
+import { performance } from 'node:perf_hooks';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -103,8 +104,13 @@ export async function submitLoop(stack, body, idempotencyKey) {
   return res.body.id;
 }
 
-/** Waits (long poll, no load) for the loop's workflow to end; the loop's row says how it ended. */
+/**
+ * Waits (long poll, no load) for the loop's workflow to end; the loop's row says how it ended, and
+ * `endedAt` (performance.now()) when the client learnt it, before the row was read.
+ */
 export async function waitForLoop(stack, id) {
   await stack.temporal.workflow.getHandle(`loop-${id}`).result().catch(() => undefined);
-  return stack.prisma.loop.findUniqueOrThrow({ where: { id }, select: { id: true, status: true, phase: true, failureReason: true } });
+  const endedAt = performance.now();
+  const row = await stack.prisma.loop.findUniqueOrThrow({ where: { id }, select: { id: true, status: true, phase: true, failureReason: true } });
+  return { ...row, endedAt };
 }

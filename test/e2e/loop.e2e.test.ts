@@ -93,6 +93,7 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
   );
   recordHistory(loop.workflowId, 'phase-progress-fix-gate-then-pass');
   recordHistory(loop.workflowId, 'fewer-round-trips-fix-gate-then-pass');
+  recordHistory(loop.workflowId, 'checkpoint-in-inputs-fix-gate-then-pass');
 });
 
 test('a persistent VALID BLOCKER escalates at max iterations; retry with guidance resumes at K=1 and passes', async () => {

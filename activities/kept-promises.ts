@@ -1,0 +1,23 @@
+/**
+ * Answers that never change once known (a commit's files, a prepared loop's workspace), kept by a worker:
+ * the last `limit` asked for, most recently used last. Callers asking at once share one read; a read
+ * that failed is not kept, so the next caller reads again.
+ */
+export class KeptPromises<T> {
+  private readonly kept = new Map<string, Promise<T>>();
+
+  constructor(private readonly limit: number) {}
+
+  get(key: string, read: () => Promise<T>): Promise<T> {
+    let found = this.kept.get(key);
+    if (found) this.kept.delete(key);
+    else {
+      found = read();
+      const reading = found;
+      reading.catch(() => this.kept.get(key) === reading && this.kept.delete(key));
+      if (this.kept.size >= this.limit) this.kept.delete(this.kept.keys().next().value!);
+    }
+    this.kept.set(key, found);
+    return found;
+  }
+}
