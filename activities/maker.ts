@@ -12,6 +12,7 @@ import type { MakerSettings } from '../domain/loop-request';
 import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
 import { preparedLoop } from './prepared-workspace';
+import { discardVerificationCheckout } from './verification/verification-checkout';
 import { early, inOrder } from './in-order';
 import type { ActivityDeps } from './deps';
 import { changedFiles, commitAllThen, diffText, headCommit, resetTo, sha256, type Checkpoint } from './git';
@@ -71,6 +72,8 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput & Checkpoin
     if (!input.inspect) return made;
     return { ...made, inspected: await inspecting(inspectChanges(deps, { loopId: input.loopId, sequence: input.sequence, contractVersion: input.contractVersion, gates: input.inspect.gates })) };
   }
+  // The previous verification's checkout is of no more use: removed while the maker works (it can be large).
+  const previousCheckoutGone = early(discardVerificationCheckout(deps, input.loopId));
   const frozenContract = early(loadContract(deps, input.loopId, input.contractVersion));
   const findings = early(openFindings(deps, input));
   // The service's own files live outside the workspace: the maker reads the prompt and may write only
@@ -159,6 +162,8 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput & Checkpoin
     },
   });
   const made = await storedResult(deps, input, updated, cumulativeDiff === '');
+  // Nothing of this attempt outlives it.
+  await previousCheckoutGone.catch(() => undefined);
   if (!inspection || !examined) return made;
   return { ...made, inspected: await recordInspection(deps, inspection, await examined) };
 }

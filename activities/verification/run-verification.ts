@@ -70,6 +70,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     await earlyCheckout?.catch(() => undefined);
     return storedVerification(deps, iteration.id, input, contract.acceptanceCriteria);
   }
+  const buildDir = early(freshBuildDir(deps, input.loopId));
   // The branch's changes (base → checkpoint), read once for both the entrypoint restore and the frozen tests.
   let changes: Promise<FileChange[]> | undefined;
   const branchChanges = () => (changes ??= early(loadChanges(loop.workspacePath, loop.baseCommit, iteration.checkpointCommit!)));
@@ -111,7 +112,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   // The venv's bin first on PATH (gates run `python -m pytest`), pnpm/yarn through corepack.
   const toolchain = await setupEnvironment(deps.config.dataDir, checkout, setupPlan);
   policy.readOnly = [...(policy.readOnly ?? []), ...toolchain.readOnly];
-  const build = await freshBuildDir(deps, input.loopId);
+  const build = await buildDir;
   policy.writable = [build.dir];
 
   const ctx = Context.current();

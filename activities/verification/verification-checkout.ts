@@ -13,16 +13,25 @@ import { listFiles } from '../tamper/change-set';
  * that ask git questions still can (its .git is mounted read-only into the gate's sandbox).
  */
 export async function freshVerificationCheckout(deps: ActivityDeps, loopId: string, workspace: string, commit: string): Promise<string> {
-  const dir = path.join(deps.config.dataDir, 'verification', loopId);
+  const dir = checkoutDir(deps, loopId);
   // The commit's file list (what the checkout's index will hold) is read beside the checkout itself.
   const tracked = early(listFiles(workspace, commit));
-  await fs.rm(dir, { recursive: true, force: true });
+  await discardVerificationCheckout(deps, loopId);
   await fs.mkdir(path.dirname(dir), { recursive: true });
   // --force also replaces the previous verification's registration of this path (missing now) — no prune needed.
   await git(workspace, ['worktree', 'add', '--detach', '--force', '--quiet', dir, commit]);
   await removeCommittedInstalls(dir, await tracked);
   await handOver(deps.sandbox, dir);
   return dir;
+}
+
+/** Removes the loop's verification checkout (the maker's activity does, while its maker works: it can be large). */
+export async function discardVerificationCheckout(deps: ActivityDeps, loopId: string): Promise<void> {
+  await fs.rm(checkoutDir(deps, loopId), { recursive: true, force: true });
+}
+
+function checkoutDir(deps: ActivityDeps, loopId: string): string {
+  return path.join(deps.config.dataDir, 'verification', loopId);
 }
 
 /** What set-up installs (node_modules, a venv); a committed copy could carry a fake test runner past it. */
