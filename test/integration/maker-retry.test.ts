@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { freezeContract } from '../../activities/contract';
+import type { ActivityDeps } from '../../activities/deps';
+import { runMaker } from '../../activities/maker';
+import { stopLauncher } from '../../activities/process/launcher';
+import { createSandbox } from '../../activities/sandbox/sandbox';
+import { prepareWorkspace } from '../../activities/workspace';
+import { goalContractSchema } from '../../domain/contract';
+import type { ResolvedGate } from '../../domain/gates';
+import { loadConfig } from '../../service/config';
+import { createTestDatabase, insertLoop, type TestDatabase } from '../support/database';
+import { CORRECT_SUM, createFixtureRepo } from '../support/fixture-repo';
+import { loopRequest } from '../support/loop-request';
+
+// A worker that dies after storing the maker's result but before storing the checkpoint's tamper and
+// scope check: the retried activity must not run the maker again, and must still check (and store) the
+// checkpoint it made. Real Postgres, real git, a real maker process.
+
+let db: TestDatabase;
+let deps: ActivityDeps;
+let dir: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'maker-retry-'));
+  const config = loadConfig({ DATA_DIR: dir, SANDBOX: 'none' });
+  deps = { prisma: db.prisma, config, sandbox: createSandbox(config) };
+});
+afterAll(async () => {
+  await stopLauncher();
+  await db?.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const inActivity = <T>(env: MockActivityEnvironment, work: () => Promise<T>) => env.run(work) as Promise<T>;
+const testsGate: ResolvedGate = { gate: 'tests', argv: ['node', '--test'], timeoutSeconds: 60, source: 'contract', detail: 'the contract' };
+
+test('a retry after the inspection was lost checks the stored checkpoint again, without running the maker', async () => {
+  const repo = createFixtureRepo();
+  const request = loopRequest(repo, []);
+  const loopId = await insertLoop(db.prisma, { repoUrl: repo, status: 'RUNNING', phase: 'MAKER', input: request as object });
+  const activity = new MockActivityEnvironment({ workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' } });
+  await activity.run(() => prepareWorkspace(deps, { loopId, repository: { url: repo, baseRef: 'main' }, contractGates: [testsGate] }));
+  await freezeContract(deps, { loopId, version: 1, contract: goalContractSchema.parse(request.contract), reason: 'submitted' });
+
+  // The maker fixes the code and deletes the tests; each run leaves a line outside the workspace.
+  const runs = path.join(dir, 'maker-runs.txt');
+  const script = `echo run >> ${runs}; printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js; rm test/sum.test.js`;
+  const input = {
+    loopId,
+    sequence: 1,
+    roundIteration: 1,
+    maxIterations: 3,
+    contractVersion: 1,
+    directives: [],
+    maker: { backend: 'command' as const, argv: ['sh', '-c', script], timeoutSeconds: 60 },
+    inspect: { gates: [testsGate] },
+  };
+  const first = await inActivity(activity, () => runMaker(deps, input));
+  expect(first.inspected?.map((f) => [f.findingId, f.title, f.severity])).toEqual([['TMP-001', 'Existing test file deleted', 'BLOCKER']]);
+
+  // What the dead worker never stored: the check's findings and its mark.
+  await db.prisma.finding.deleteMany({ where: { loopId } });
+  await db.prisma.iteration.updateMany({ where: { loopId }, data: { inspectedAt: null } });
+
+  const retried = await inActivity(new MockActivityEnvironment({ attempt: 2, workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' } }), () => runMaker(deps, input));
+  expect(fs.readFileSync(runs, 'utf8')).toBe('run\n');
+  expect(retried.checkpointCommit).toBe(first.checkpointCommit);
+  expect(retried.diffHash).toBe(first.diffHash);
+  expect(retried.inspected).toEqual(first.inspected);
+  const iteration = await db.prisma.iteration.findUniqueOrThrow({ where: { loopId_sequence: { loopId, sequence: 1 } } });
+  expect(iteration.inspectedAt).not.toBeNull();
+  expect(iteration.makerAttempts).toBe(1);
+  expect(await db.prisma.finding.count({ where: { loopId } })).toBe(first.inspected!.length);
+});
