@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { canonicalJson, goalContractSchema, type FrozenContract, type GoalContract } from '../domain/contract';
 import type { ActivityDeps } from './deps';
 import { sha256 } from './git';
+import { keptPerClient } from './kept-promises';
 
 export interface FreezeContractInput {
   loopId: string;
@@ -32,25 +33,18 @@ export async function freezeContract(deps: ActivityDeps, input: FreezeContractIn
 }
 
 /**
- * A frozen contract version. Versions never change once stored (freezeContract's upsert keeps the first),
+ * A frozen contract version. Versions never change once stored (freezeContract keeps the first write),
  * so each worker keeps the last CONTRACT_CACHE_SIZE it loaded, per database client: most activities of
  * an iteration read the same one. Every caller gets its own copy.
  */
 export async function loadContract(deps: ActivityDeps, loopId: string, version: number): Promise<FrozenContract> {
-  const cache = contractCaches.get(deps.prisma) ?? contractCaches.set(deps.prisma, new Map()).get(deps.prisma)!;
-  const key = `${loopId}\u0000${version}`;
-  let frozen = cache.get(key);
-  if (frozen) cache.delete(key);
-  else {
+  const frozen = keptContracts(deps.prisma).get(`${loopId}\u0000${version}`, async () => {
     const row = await deps.prisma.contractVersion.findUniqueOrThrow({ where: { loopId_version: { loopId, version } } });
-    frozen = { version: row.version, hash: row.hash, contract: goalContractSchema.parse(row.contract) };
-    if (cache.size >= CONTRACT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  }
-  // Most recently used last: the first key is the one to evict.
-  cache.set(key, frozen);
-  return structuredClone(frozen);
+    return { version: row.version, hash: row.hash, contract: goalContractSchema.parse(row.contract) };
+  });
+  return structuredClone(await frozen);
 }
 
 export const CONTRACT_CACHE_SIZE = 500;
 
-const contractCaches = new WeakMap<object, Map<string, FrozenContract>>();
+const keptContracts = keptPerClient<FrozenContract>(CONTRACT_CACHE_SIZE);

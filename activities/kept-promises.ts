@@ -21,3 +21,9 @@ export class KeptPromises<T> {
     return found;
   }
 }
+
+/** One KeptPromises per database client (answers from one database are not another's), made on first use. */
+export function keptPerClient<T>(limit: number): (client: object) => KeptPromises<T> {
+  const byClient = new WeakMap<object, KeptPromises<T>>();
+  return (client) => byClient.get(client) ?? byClient.set(client, new KeptPromises<T>(limit)).get(client)!;
+}

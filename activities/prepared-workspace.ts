@@ -1,6 +1,6 @@
 import type { GatePlan } from '../domain/gates';
 import type { ActivityDeps } from './deps';
-import { KeptPromises } from './kept-promises';
+import { keptPerClient } from './kept-promises';
 
 /** What the iteration activities need of their loop: set once by prepareWorkspace, never changed after. */
 export interface PreparedLoop {
@@ -16,13 +16,12 @@ export interface PreparedLoop {
  * with the answer at hand they start their git work at once. Each caller gets its own copy.
  */
 export async function preparedLoop(deps: ActivityDeps, loopId: string): Promise<PreparedLoop> {
-  const kept = keptByClient.get(deps.prisma) ?? keptByClient.set(deps.prisma, new KeptPromises(PREPARED_LOOPS_KEPT)).get(deps.prisma)!;
-  return structuredClone(await kept.get(loopId, () => readPreparedLoop(deps, loopId)));
+  return structuredClone(await keptLoops(deps.prisma).get(loopId, () => readPreparedLoop(deps, loopId)));
 }
 
 export const PREPARED_LOOPS_KEPT = 1000;
 
-const keptByClient = new WeakMap<object, KeptPromises<PreparedLoop>>();
+const keptLoops = keptPerClient<PreparedLoop>(PREPARED_LOOPS_KEPT);
 
 async function readPreparedLoop(deps: ActivityDeps, loopId: string): Promise<PreparedLoop> {
   const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: loopId }, select: { workspacePath: true, baseCommit: true, repoUrl: true, gatePlan: true } });
