@@ -5,6 +5,7 @@
 // Temporal update the workflow must accept, so it needs the worker).
 //
 // Also, at the same rates, the bench's own Temporal client starting workflows nobody runs: Temporal's share.
+// Before each rate: a wait for the machine to go quiet (lib/settle.mjs) and a short uncounted burst at the rate.
 //
 // Run after `npm run build`: `npm run bench -- api-latency`. Settings (environment): API_RATES ("20,50"
 // requests/s), API_SECONDS (20 per rate), API_DECISIONS (40 loops decided), API_DECISION_RATE (5/s).
@@ -14,6 +15,7 @@ import { createCleanup } from './lib/cleanup.mjs';
 import { requireBuilt } from './lib/dist.mjs';
 import { benchLoopBody } from './lib/loop-body.mjs';
 import { startResult, table } from './lib/results.mjs';
+import { settle } from './lib/settle.mjs';
 import { SANDBOX, startStack, submitLoop } from './lib/stack.mjs';
 import { logger, percentile, positiveInt, positiveList, round, sleep } from './lib/util.mjs';
 
@@ -22,6 +24,7 @@ const RATES = positiveList(process.env.API_RATES ?? '20,50', 'API_RATES');
 const SECONDS = positiveInt(process.env.API_SECONDS ?? 20, 'API_SECONDS');
 const DECISIONS = positiveInt(process.env.API_DECISIONS ?? 40, 'API_DECISIONS');
 const DECISION_RATE = positiveInt(process.env.API_DECISION_RATE ?? 5, 'API_DECISION_RATE');
+const WARM_UP_SECONDS = 2;
 const log = logger('api-latency');
 const cleanup = createCleanup('api-latency');
 
@@ -115,7 +118,15 @@ await cleanup.main(async () => {
   for (let i = 0; i < 20; i++) await post();
   for (let i = 0; i < 20; i++) await get(i);
   const rows = [];
+  const settles = [];
   for (const rate of RATES) {
+    // What ran before (loops, the decisions, another bench) must not be measured: the machine goes quiet
+    // first, then a short burst at this rate (not counted) opens the connections the rate needs.
+    const settled = await settle();
+    settles.push({ rate, ...settled });
+    log(`settle before ${rate}/s: ${settled.settled ? 'quiet' : 'not quiet'} after ${settled.seconds} s (${settled.dirtyBeforeMiB} MiB dirty at start; last window busy ${settled.lastWindow.busyShare}, iowait ${settled.lastWindow.iowaitShare})`);
+    await openLoop(rate, rate * WARM_UP_SECONDS, post, (s) => s === 201);
+    await openLoop(rate, rate * WARM_UP_SECONDS, get, (s) => s === 200);
     const posts = await openLoop(rate, rate * SECONDS, post, (s) => s === 201);
     log(`POST at ${rate}/s: p50 ${posts.p50Ms} ms, p95 ${posts.p95Ms} ms, p99 ${posts.p99Ms} ms, ${posts.errors} errors`);
     const gets = await openLoop(rate, rate * SECONDS, get, (s) => s === 200);
@@ -129,11 +140,13 @@ await cleanup.main(async () => {
 
   result.write(
     { rates: RATES, secondsPerRate: SECONDS, decisions: DECISIONS, decisionRate: DECISION_RATE, sandbox: SANDBOX, workerDuringPostAndGet: 'stopped' },
-    { rows, apiLog: stack.api.problems() },
+    { rows, settles, apiLog: stack.api.problems() },
     [
       `**API latency**, open-loop at fixed rates for ${SECONDS} s each, the API as its own process; POST and GET with the worker stopped ` +
         `(loops wait in Temporal's task queue), decisions (reject, a Temporal update) with it running. Latency from each request's send, in ms. ` +
-        "The StartWorkflow row is the bench's own Temporal client starting a workflow nobody runs, at the same rate: Temporal's share of a POST.",
+        "The StartWorkflow row is the bench's own Temporal client starting a workflow nobody runs, at the same rate: Temporal's share of a POST. " +
+        `Before each rate the bench waits for the machine to go quiet (\`sync\`, then CPU under 10 % and I/O wait under 2 % for 1 s: ${settles.map((s) => `${s.rate}/s ${s.settled ? `after ${s.seconds} s` : `not reached in ${s.seconds} s`}`).join(', ')}) ` +
+        `and sends ${WARM_UP_SECONDS} s of POSTs and GETs at the rate, not counted.`,
       '',
       ...table(
         ['route', 'rate /s', 'requests', 'p50', 'p95', 'p99', 'max', '> 100 ms', '> 1 s', 'errors', 'send lag max'],
