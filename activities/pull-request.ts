@@ -101,8 +101,15 @@ async function send(
   return { status: res.status, text, json };
 }
 
+/**
+ * The request's web address from the forge's answer: an http(s) URL, serialised as WHATWG URL does —
+ * ASCII only (punycode host, percent-encoded path), so a length cut in characters is one in bytes too
+ * (the Web UI's search attribute has a byte limit). Anything else is an answer the service cannot show.
+ */
 function urlOf(value: unknown, key: 'html_url' | 'web_url'): string {
   const url = (value as Record<string, unknown> | null)?.[key];
   if (typeof url !== 'string') throw new PullRequestError(`the answer has no ${key}`);
-  return url;
+  const parsed = URL.canParse(url) ? new URL(url) : null;
+  if (parsed?.protocol !== 'https:' && parsed?.protocol !== 'http:') throw new PullRequestError(`the answer's ${key} is not an http(s) URL`);
+  return parsed.href;
 }

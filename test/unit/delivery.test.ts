@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ASKPASS_SCRIPT, ensureAskPass, remoteAccessFor } from '../../activities/git-askpass';
@@ -147,6 +149,26 @@ describe('pull requests on the wire', () => {
     });
     expect(sent!.headers['private-token']).toBe(SECRET);
     expect(await openPullRequest(gl)).toBe(url);
+  });
+
+  test("the request's address is kept as an ASCII http(s) URL; any other answer is an error", async () => {
+    let answer: unknown = null;
+    const server = http.createServer((_req, res) => res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(answer)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const apiBaseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const open = () => openPullRequest({ ...call, provider: 'github', apiBaseUrl, project: 'a/b' });
+    try {
+      answer = { html_url: 'https://bücher.example/équipe/wïdgets/pull/7' };
+      const url = await open();
+      expect(url).toBe('https://xn--bcher-kva.example/%C3%A9quipe/w%C3%AFdgets/pull/7');
+      expect(Buffer.byteLength(url, 'utf8')).toBe(url.length);
+      for (const html_url of ['javascript:alert(1)', 'file:///etc/passwd', 'not a url', 42]) {
+        answer = { html_url };
+        await expect(open()).rejects.toThrow(typeof html_url === 'string' ? 'is not an http(s) URL' : 'has no html_url');
+      }
+    } finally {
+      server.close();
+    }
   });
 
   test('an error answer fails with the status', async () => {
