@@ -5,7 +5,8 @@
 // Temporal update the workflow must accept, so it needs the worker).
 //
 // Also, at the same rates, the bench's own Temporal client starting workflows nobody runs: Temporal's share.
-// Before each rate: a wait for the machine to go quiet (lib/settle.mjs) and a short uncounted burst at the rate.
+// Before each rate: a wait for the machine to go quiet (lib/settle.mjs) and a short uncounted burst at the rate;
+// beside the POSTs, the disk's own latency (a synced 4 KB write every 100 ms), since each accepted loop is a commit.
 //
 // Run after `npm run build`: `npm run bench -- api-latency`. Settings (environment): API_RATES ("20,50"
 // requests/s), API_SECONDS (20 per rate), API_DECISIONS (40 loops decided), API_DECISION_RATE (5/s).
@@ -15,7 +16,7 @@ import { createCleanup } from './lib/cleanup.mjs';
 import { requireBuilt } from './lib/dist.mjs';
 import { benchLoopBody } from './lib/loop-body.mjs';
 import { startResult, table } from './lib/results.mjs';
-import { settle } from './lib/settle.mjs';
+import { settle, startDiskProbe } from './lib/settle.mjs';
 import { SANDBOX, startStack, submitLoop } from './lib/stack.mjs';
 import { logger, percentile, positiveInt, positiveList, round, sleep } from './lib/util.mjs';
 
@@ -119,34 +120,45 @@ await cleanup.main(async () => {
   for (let i = 0; i < 20; i++) await get(i);
   const rows = [];
   const settles = [];
+  const disks = [];
   for (const rate of RATES) {
     // What ran before (loops, the decisions, another bench) must not be measured: the machine goes quiet
     // first, then a short burst at this rate (not counted) opens the connections the rate needs.
-    const settled = await settle();
+    const settled = await settle(stack.tempDir);
     settles.push({ rate, ...settled });
-    log(`settle before ${rate}/s: ${settled.settled ? 'quiet' : 'not quiet'} after ${settled.seconds} s (${settled.dirtyBeforeMiB} MiB dirty at start; last window busy ${settled.lastWindow.busyShare}, iowait ${settled.lastWindow.iowaitShare})`);
+    log(`settle before ${rate}/s: ${settled.settled ? 'quiet' : 'not quiet'} after ${settled.seconds} s (${settled.dirtyBeforeMiB} MiB dirty at start; last window busy ${settled.lastWindow.busyShare}, iowait ${settled.lastWindow.iowaitShare}, synced write max ${settled.lastWindow.syncedWriteMaxMs} ms)`);
     await openLoop(rate, rate * WARM_UP_SECONDS, post, (s) => s === 201);
     await openLoop(rate, rate * WARM_UP_SECONDS, get, (s) => s === 200);
+    // Each accepted loop is a durable commit: the disk's own latency meanwhile, to read the POSTs against.
+    const stopDiskProbe = await startDiskProbe(stack.tempDir);
     const posts = await openLoop(rate, rate * SECONDS, post, (s) => s === 201);
-    log(`POST at ${rate}/s: p50 ${posts.p50Ms} ms, p95 ${posts.p95Ms} ms, p99 ${posts.p99Ms} ms, ${posts.errors} errors`);
+    const disk = await stopDiskProbe();
+    log(`POST at ${rate}/s: p50 ${posts.p50Ms} ms, p95 ${posts.p95Ms} ms, p99 ${posts.p99Ms} ms, ${posts.errors} errors; disk meanwhile: synced 4 KB write p99 ${disk.p99Ms} ms, max ${disk.maxMs} ms`);
     const gets = await openLoop(rate, rate * SECONDS, get, (s) => s === 200);
     log(`GET at ${rate}/s: p50 ${gets.p50Ms} ms, p95 ${gets.p95Ms} ms, p99 ${gets.p99Ms} ms, ${gets.errors} errors`);
     // What Temporal alone costs of a POST: the bench's own client starting a workflow nobody runs.
     const starts = await openLoop(rate, rate * SECONDS, startAlone, (s) => s === 'started');
     log(`Temporal start alone at ${rate}/s: p50 ${starts.p50Ms} ms, p95 ${starts.p95Ms} ms, p99 ${starts.p99Ms} ms, ${starts.errors} errors`);
-    rows.push({ route: 'POST /v1/loops', ...posts }, { route: 'GET /v1/loops/:id', ...gets }, { route: '(Temporal StartWorkflow alone)', ...starts });
+    disks.push({ rate, ...disk });
+    rows.push(
+      { route: 'POST /v1/loops', ...posts },
+      { route: '(the disk meanwhile: a synced 4 KB write every 100 ms)', rate, requests: disk.samples, ...disk },
+      { route: 'GET /v1/loops/:id', ...gets },
+      { route: '(Temporal StartWorkflow alone)', ...starts },
+    );
   }
   rows.push({ route: 'POST /v1/loops/:id/decisions (worker running)', ...decisions });
 
   result.write(
     { rates: RATES, secondsPerRate: SECONDS, decisions: DECISIONS, decisionRate: DECISION_RATE, sandbox: SANDBOX, workerDuringPostAndGet: 'stopped' },
-    { rows, settles, apiLog: stack.api.problems() },
+    { rows, settles, diskDuringPosts: disks, apiLog: stack.api.problems() },
     [
       `**API latency**, open-loop at fixed rates for ${SECONDS} s each, the API as its own process; POST and GET with the worker stopped ` +
         `(loops wait in Temporal's task queue), decisions (reject, a Temporal update) with it running. Latency from each request's send, in ms. ` +
         "The StartWorkflow row is the bench's own Temporal client starting a workflow nobody runs, at the same rate: Temporal's share of a POST. " +
-        `Before each rate the bench waits for the machine to go quiet (\`sync\`, then CPU under 10 % and I/O wait under 2 % for 1 s: ${settles.map((s) => `${s.rate}/s ${s.settled ? `after ${s.seconds} s` : `not reached in ${s.seconds} s`}`).join(', ')}) ` +
-        `and sends ${WARM_UP_SECONDS} s of POSTs and GETs at the rate, not counted.`,
+        `Before each rate the bench waits for the machine to go quiet (\`sync\`, then for 1 s CPU under 10 %, I/O wait under 2 % and every synced 4 KB write under 30 ms: ${settles.map((s) => `${s.rate}/s ${s.settled ? `after ${s.seconds} s` : `not reached in ${s.seconds} s`}`).join(', ')}) ` +
+        `and sends ${WARM_UP_SECONDS} s of POSTs and GETs at the rate, not counted. Every accepted loop is a durable commit, so a POST waits for the disk: ` +
+        `while the POSTs ran, a synced 4 KB write every 100 ms took ${disks.map((d) => `p99 ${d.p99Ms} ms, max ${d.maxMs} ms (${d.rate}/s)`).join('; ')}.`,
       '',
       ...table(
         ['route', 'rate /s', 'requests', 'p50', 'p95', 'p99', 'max', '> 100 ms', '> 1 s', 'errors', 'send lag max'],
