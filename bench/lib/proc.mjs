@@ -112,11 +112,14 @@ function ownCpuSeconds() {
   return ticks / TICKS_PER_SECOND;
 }
 
-/** CPU seconds the whole machine has been busy (all cores, not idle or waiting for I/O). */
-function machineBusySeconds() {
-  // cpu  user nice system idle iowait irq softirq steal …
-  const [, user, nice, system, , , irq, softirq, steal] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
-  return (user + nice + system + irq + softirq + steal) / TICKS_PER_SECOND;
+/**
+ * The whole machine's CPU time so far in core-seconds, from /proc/stat's first line (cpu user nice system
+ * idle iowait irq softirq steal): busy (not idle, not waiting for I/O), waiting for I/O, and all of it.
+ */
+export function machineCpuSeconds() {
+  const [, user, nice, system, idle, iowait, irq, softirq, steal] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const busy = user + nice + system + irq + softirq + steal;
+  return { busy: busy / TICKS_PER_SECOND, iowait: iowait / TICKS_PER_SECOND, all: (busy + idle + iowait) / TICKS_PER_SECOND };
 }
 
 /**
@@ -125,12 +128,12 @@ function machineBusySeconds() {
  * (with the service it started), and the rest.
  */
 export function startCpuAccount() {
-  const machineAtStart = machineBusySeconds();
+  const machineAtStart = machineCpuSeconds().busy;
   const ownAtStart = ownCpuSeconds();
   const startedAt = Date.now();
   return () => {
     const seconds = (Date.now() - startedAt) / 1000;
-    const busy = machineBusySeconds() - machineAtStart;
+    const busy = machineCpuSeconds().busy - machineAtStart;
     const own = ownCpuSeconds() - ownAtStart;
     return { seconds: round(seconds), machineBusyCoreSeconds: round(busy), benchCoreSeconds: round(own), otherCoreSeconds: round(Math.max(0, busy - own)) };
   };

@@ -1,25 +1,19 @@
 // The machine's state around a latency measurement. What ran just before (another bench's stack torn
-// down, its files deleted — this disk is mounted with online discard — or a burst of loops) leaves the
-// disk busy, and every accepted loop is a durable commit: a request that lands in that storm waits for
-// the disk, not for the service. settle() waits for quiet; startDiskProbe() records the disk's own
-// latency while a measurement runs, so the figure can be read against it.
+// down and its files deleted, a burst of loops) can leave the disk busy, and every accepted loop is a
+// durable commit: a request that lands in that storm waits for the disk, not for the service. settle()
+// waits for quiet; startDiskProbe() records the disk's own latency while a measurement runs, so the
+// figure can be read against it.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { machineCpuSeconds } from './proc.mjs';
 import { percentile, round, sleep } from './util.mjs';
 
 const WINDOW_MS = 500;
 const PROBE_EVERY_MS = 50;
 const PAGE = Buffer.alloc(4096, 1);
-
-/** Core-seconds busy and waiting for I/O, from /proc/stat's first line (cpu user nice system idle iowait irq softirq steal). */
-function cpuSeconds() {
-  const [, user, nice, system, idle, iowait, irq, softirq, steal] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
-  const perSecond = 100; // USER_HZ on Linux
-  return { busy: (user + nice + system + irq + softirq + steal) / perSecond, iowait: iowait / perSecond, all: (user + nice + system + idle + iowait + irq + softirq + steal) / perSecond };
-}
 
 const dirtyKb = () => Number(fs.readFileSync('/proc/meminfo', 'utf8').match(/^Dirty:\s+(\d+) kB/m)?.[1] ?? NaN);
 
@@ -48,13 +42,13 @@ export async function settle(dir, { maxBusy = 0.1, maxIowait = 0.02, maxSyncMs =
   let last = { busy: null, iowait: null, syncMaxMs: null };
   try {
     while (Date.now() - started < limitMs) {
-      const before = cpuSeconds();
+      const before = machineCpuSeconds();
       let syncMaxMs = 0;
       for (let t = 0; t < WINDOW_MS; t += PROBE_EVERY_MS) {
         syncMaxMs = Math.max(syncMaxMs, await syncedWriteMs(file));
         await sleep(PROBE_EVERY_MS);
       }
-      const after = cpuSeconds();
+      const after = machineCpuSeconds();
       const all = after.all - before.all || (os.cpus().length * WINDOW_MS) / 1000;
       last = { busy: (after.busy - before.busy) / all, iowait: (after.iowait - before.iowait) / all, syncMaxMs };
       quietWindows = last.busy < maxBusy && last.iowait < maxIowait && syncMaxMs < maxSyncMs ? quietWindows + 1 : 0;
