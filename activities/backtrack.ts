@@ -23,5 +23,6 @@ export async function backtrack(deps: ActivityDeps, input: BacktrackInput): Prom
   await deps.prisma.iteration.update({
     where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
     data: { backtrackedTo: input.toCommit },
+    select: { id: true },
   });
 }

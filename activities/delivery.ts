@@ -106,12 +106,14 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
     await deps.prisma.loop.update({
       where: { id: input.loopId },
       data: { pushedBranch: delivery.pushedBranch, pullRequestUrl: delivery.pullRequestUrl, deliveryError: delivery.error },
+      select: { id: true },
     });
   }
   const stored = await deps.prisma.report.upsert({
     where: { loopId_key: { loopId: input.loopId, key: 'final' } },
     create: { loopId: input.loopId, kind: 'FINAL', key: 'final', body: report as object, markdown: renderFinalReport(report) },
     update: {},
+    select: { id: true },
   });
   return { reportId: stored.id, pushedBranch: delivery?.pushedBranch ?? null, pullRequestUrl: delivery?.pullRequestUrl ?? null, deliveryError: delivery?.error ?? null };
 }
@@ -128,6 +130,7 @@ async function storePatch(deps: ActivityDeps, loopId: string, workspace: string,
     where: { loopId_key: { loopId, key: 'patch' } },
     create: { loopId, kind: 'PATCH', key: 'patch', body: { baseCommit: base, checkpointCommit: checkpoint, redacted: text !== patch }, markdown: text },
     update: { body: { baseCommit: base, checkpointCommit: checkpoint, redacted: text !== patch }, markdown: text },
+    select: { id: true },
   });
 }
 

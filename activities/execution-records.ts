@@ -25,7 +25,7 @@ export interface ExecutionRecordInput {
 
 export async function recordExecution(deps: ActivityDeps, input: ExecutionRecordInput): Promise<string> {
   // The detail quotes agent output and provider answers: sanitised here, so no caller can forget.
-  const row = await deps.prisma.executionRecord.create({ data: { ...input, detail: input.detail && sanitise(input.detail) } });
+  const row = await deps.prisma.executionRecord.create({ data: { ...input, detail: input.detail && sanitise(input.detail) }, select: { id: true } });
   // Tokens and cost counted as they are recorded: the metrics agree with the records budgets are summed from.
   observeExecution(input);
   return row.id;

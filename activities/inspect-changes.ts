@@ -84,7 +84,7 @@ export async function recordInspection(deps: ActivityDeps, at: InspectedCheckpoi
       skipDuplicates: true,
     }),
     ...(found.leftBehind.length > 0 ? [deps.prisma.finding.createMany({ data: [leftBehindFinding(at.loopId, at.iterationId, found.leftBehind)], skipDuplicates: true })] : []),
-    deps.prisma.iteration.update({ where: { id: at.iterationId }, data: { inspectedAt: new Date() } }),
+    deps.prisma.iteration.update({ where: { id: at.iterationId }, data: { inspectedAt: new Date() }, select: { id: true } }),
   ]);
   return inspectionFindings(deps, at.iterationId);
 }

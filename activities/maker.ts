@@ -94,7 +94,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput & Checkpoin
     }
     await resetTo(workspace, startCommit);
     await handOver(deps.sandbox, workspace);
-    await deps.prisma.iteration.update({ where: { id: existing.id }, data: { makerAttempts: { increment: 1 } } });
+    await deps.prisma.iteration.update({ where: { id: existing.id }, data: { makerAttempts: { increment: 1 } }, select: { id: true } });
     // Only now: the stopped attempt's agent could still have written its report.
     controlDir = freshControlDir();
   } else {

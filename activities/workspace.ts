@@ -73,6 +73,7 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
   await deps.prisma.loop.update({
     where: { id: input.loopId },
     data: { workspacePath, baseCommit, branch, gatePlan: gatePlan as object, sandbox: deps.sandbox.mode },
+    select: { id: true },
   });
   return { workspacePath, baseCommit, branch, gatePlan };
 }

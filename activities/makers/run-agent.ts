@@ -89,7 +89,7 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
     signal: ctx.cancellationSignal,
     onSpawn: (pid) => {
       void deps.prisma.iteration
-        .update({ where: { loopId_sequence: { loopId: run.loopId, sequence: run.sequence } }, data: { makerPid: pid, makerHost: os.hostname() } })
+        .update({ where: { loopId_sequence: { loopId: run.loopId, sequence: run.sequence } }, data: { makerPid: pid, makerHost: os.hostname() }, select: { id: true } })
         .catch(() => undefined);
     },
   });

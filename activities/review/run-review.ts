@@ -199,6 +199,7 @@ async function finish(
       deps.prisma.iteration.update({
         where: { id: iterationId },
         data: { reviewedAt: new Date(), reviewOutcome: outcome as object },
+        select: { id: true },
       }),
     ]),
     usage(),

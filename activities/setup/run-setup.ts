@@ -94,6 +94,7 @@ export async function runSetupCommands(deps: ActivityDeps, run: SetupRun): Promi
         failureSignature: null,
         assertionEvidence: [],
       },
+      select: { id: true },
     });
     evidenceIds.push(row.id);
     if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure(`the loop was cancelled during ${label}`);

@@ -9,6 +9,7 @@ import { loadContract } from '../contract';
 import { assertGivenCheckpoint, preparedLoop } from '../prepared-workspace';
 import { early, inOrder } from '../in-order';
 import type { ActivityDeps } from '../deps';
+import type { Prisma } from '../../prisma/client';
 import { sha256 } from '../git';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand, type CommandResult } from '../process/run-command';
@@ -106,7 +107,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     ? await runSetupCommands(deps, { loopId: input.loopId, iterationId: iteration.id, prefix: 'setup', workDir: checkout, readOnly: policy.readOnly ?? [], plan: setupPlan, repoUrl: loop.repoUrl, phase: 'verify' })
     : { problem: null, evidenceIds: [] };
   if (setup.problem) {
-    await deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() } });
+    await deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() }, select: { id: true } });
     return { gates: GATE_ORDER.map((gate) => summary(gate, input.gates.some((g) => g.gate === gate) ? 'NOT_RUN' : 'NOT_CONFIGURED')), acceptanceChecks: [], environmentProblem: setup.problem };
   }
   // The venv's bin first on PATH (gates run `python -m pytest`), pnpm/yarn through corepack.
@@ -238,7 +239,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     }
   }
 
-  const markVerified = deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() } });
+  const markVerified = deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() }, select: { id: true } });
   if (!frozen || !makerTests) {
     await markVerified;
     return { gates, acceptanceChecks, systemFindings: [] };
@@ -330,6 +331,21 @@ interface EvidenceInput {
   proves: string[];
 }
 
+/** What a gate's summary reads of its evidence row: not the stored output, up to a megabyte a stream. */
+const SUMMARY_FIELDS = {
+  id: true,
+  gate: true,
+  status: true,
+  command: true,
+  exitCode: true,
+  stderr: true,
+  timeoutStatus: true,
+  testCounts: true,
+  failureReason: true,
+  failureSignature: true,
+  assertionEvidence: true,
+} as const satisfies Prisma.EvidenceSelect;
+
 async function storeEvidence(deps: ActivityDeps, e: EvidenceInput) {
   const r = e.result;
   const row = await deps.prisma.evidence.create({
@@ -363,6 +379,7 @@ async function storeEvidence(deps: ActivityDeps, e: EvidenceInput) {
       failureSignature: e.failureSignature,
       assertionEvidence: e.proves,
     },
+    select: SUMMARY_FIELDS,
   });
   observeGate(row.gate, row.status, r.startTime, r.endTime);
   return row;
@@ -390,7 +407,7 @@ function gateSummary(row: EvidenceRow): GateSummary {
 /** Rebuilds the result of an iteration that was already verified (the activity retried after it finished). */
 async function storedVerification(deps: ActivityDeps, iterationId: string, input: VerificationInput, criteria: AcceptanceCriterion[]): Promise<VerificationResult> {
   const systemFindings = await storedSystemFindings(deps, iterationId, VERIFICATION_FINDING_PREFIX);
-  const rows = await deps.prisma.evidence.findMany({ where: { iterationId }, orderBy: { gateOrder: 'asc' } });
+  const rows = await deps.prisma.evidence.findMany({ where: { iterationId }, orderBy: { gateOrder: 'asc' }, select: SUMMARY_FIELDS });
   const gates = GATE_ORDER.map((gate): GateSummary => {
     const row = rows.find((r) => r.gate === gate);
     if (row) return gateSummary(row);
