@@ -3,8 +3,8 @@
 // a plain Node script doing the same steps itself (bench/lib/plain-loop.mjs). Repetitions interleaved, so
 // load from elsewhere hits both alike; one warm-up of each first (not counted). Every run starts on a quiet
 // machine (lib/settle.mjs): the run before it leaves dirty pages that the kernel writes back meanwhile, and
-// only the service's side commits durably (Postgres), so only it would wait for that. The disk's own
-// latency during each service run is recorded beside it. The service's time is broken down from its
+// the service's side, which commits to Postgres durably at every step, waits for that writeback far more
+// than the plain script does. The disk's own latency during each service run is recorded beside it. The service's time is broken down from its
 // Temporal history.
 //
 // Run after `npm run build`: `npm run bench -- overhead`. Settings (environment): OVERHEAD_REPETITIONS (3),
