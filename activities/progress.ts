@@ -11,20 +11,27 @@ export interface ProgressInput {
   roundIteration: number;
   lastVerdict: string | null;
   failureReason: string | null;
+  /**
+   * The move's number in its workflow run (1, 2, …), counted by the workflow: every attempt of the move's
+   * write shares it, whatever activity carries it. Absent in calls scheduled by older workflow code.
+   */
+  move?: number;
 }
 
 /**
  * Mirrors the workflow's state into the read model the API serves, and records the transition as a
  * phase event of the loop's timeline (LoopEvent) in the same transaction.
  *
- * `eventKey` makes the event idempotent: by default the calling activity's workflow run id and activity
- * id, which every retried attempt of the same call shares (also for local activities). Outside an
- * activity (unit tests, scripts) each call gets its own key unless the caller names one.
+ * `eventKey` makes the event idempotent: by default the workflow run id and the move's number, which every
+ * attempt of the write shares — a local activity retried after a backoff timer too, though it runs under a
+ * new activity id. Calls scheduled by older workflow code carry no number: their run id and activity id
+ * (an ordinary activity keeps its id across attempts). Outside an activity (unit tests, scripts) each call
+ * gets its own key unless the caller names one.
  */
-export async function recordProgress(deps: ActivityDeps, input: ProgressInput, eventKey: string | null = activityEventKey()): Promise<void> {
+export async function recordProgress(deps: ActivityDeps, input: ProgressInput, eventKey: string | null = activityEventKey(input.move)): Promise<void> {
   // When the move happened: the phase's work may run beside this write, and its rows come after the move.
   const createdAt = new Date();
-  const key = eventKey ?? (await retriedLocalActivityKey(deps, input)) ?? `adhoc:${randomUUID()}`;
+  const key = eventKey ?? `adhoc:${randomUUID()}`;
   const at = createdAt.toISOString();
   // A loop that ends cancelled or failed while a human was asked closes that question with it, so
   // inboxes never list a decision nobody can make any more.
@@ -56,36 +63,11 @@ export async function recordProgress(deps: ActivityDeps, input: ProgressInput, e
   if (moved.length === 0) throw new Error(`loop ${input.loopId} does not exist: its progress cannot be recorded`);
 }
 
-/** `<workflow run id>:<activity id>` of the running activity; null outside an activity started by a workflow. */
-export function activityEventKey(): string | null {
+/** `<workflow run id>:move-<move>`, or `<workflow run id>:<activity id>` without a move; null outside an activity started by a workflow. */
+export function activityEventKey(move: number | undefined): string | null {
   const info = currentActivityInfo();
   if (!info?.workflowExecution) return null;
-  // A local activity retried after a backoff timer is scheduled again under a new activity id: see retriedLocalActivityKey.
-  if (info.isLocal && info.attempt > 1) return null;
-  return `${info.workflowExecution.runId}:${info.activityId}`;
-}
-
-/**
- * A local activity whose retries outlast the local retry threshold is scheduled again after a timer,
- * with a new activity id (its attempt number carries on). Its event is the same transition as the run's
- * latest one when that matches field for field, so the retry reuses that event's key; else it gets its own.
- */
-async function retriedLocalActivityKey(deps: ActivityDeps, input: ProgressInput): Promise<string | null> {
-  const info = currentActivityInfo();
-  if (!info?.workflowExecution || !info.isLocal) return null;
-  const own = `${info.workflowExecution.runId}:${info.activityId}`;
-  const latest = await deps.prisma.loopEvent.findFirst({
-    where: { loopId: input.loopId, key: { startsWith: `${info.workflowExecution.runId}:` } },
-    orderBy: { createdAt: 'desc' },
-  });
-  const same =
-    latest !== null &&
-    latest.status === input.status &&
-    latest.phase === input.phase &&
-    latest.roundIteration === input.roundIteration &&
-    latest.lastVerdict === input.lastVerdict &&
-    latest.failureReason === input.failureReason;
-  return same ? latest.key : own;
+  return move === undefined ? `${info.workflowExecution.runId}:${info.activityId}` : `${info.workflowExecution.runId}:move-${move}`;
 }
 
 function currentActivityInfo() {

@@ -98,6 +98,8 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
     failureReason: null,
   };
   let contract: GoalContract = resume?.contract ?? request.contract;
+  // Numbers the moves the read model gets, so every attempt of a move's write records one event.
+  let moves = 0;
   let pendingDecision: ReceivedDecision | undefined;
 
   /** Why a decision cannot be taken now, or null. Shared by the update's validator and the signal. */
@@ -189,7 +191,8 @@ export async function engineeringLoop(rawInput: LoopInput): Promise<LoopOutcome>
 
   /** What the read model gets for a move to `status` and `phase` from the current state. */
   function progressRecord(status: LoopStatus, phase: LoopPhase, failureReason?: string): ProgressInput {
-    return { loopId, status, phase, roundIteration: state.roundIteration, lastVerdict: state.lastVerdict, failureReason: failureReason ?? null };
+    moves += 1;
+    return { loopId, status, phase, roundIteration: state.roundIteration, lastVerdict: state.lastVerdict, failureReason: failureReason ?? null, move: moves };
   }
 
   /**

@@ -44,4 +44,7 @@ test('a worker killed during the maker step is replaced and the loop completes w
   const rows = await h.db.prisma.iteration.count({ where: { loopId: loop.id } });
   expect(rows).toBe(1);
   expect(h.llm.requests).toHaveLength(1);
+  // The killed attempt had written the move into MAKER, and its retry wrote it again: one event.
+  const events = await h.db.prisma.loopEvent.findMany({ where: { loopId: loop.id }, orderBy: { createdAt: 'asc' }, select: { phase: true } });
+  expect(events.map((e) => e.phase).filter((phase) => phase !== 'SETUP')).toEqual(['PREPARING', 'CONTRACT', 'MAKER', 'VERIFY', 'REVIEW', 'JUDGE', 'DONE']);
 });

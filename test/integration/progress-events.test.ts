@@ -5,7 +5,8 @@ import { recordProgress, type ProgressInput } from '../../activities/progress';
 import { createTestDatabase, insertLoop, type TestDatabase } from '../support/database';
 
 // recordProgress writes one phase event per workflow transition, in the same transaction as the loop's
-// state; a retried attempt of the same activity (same run id and activity id) adds no second event.
+// state; a retried attempt of the same move (same run id and move number, or without a number the same
+// activity id) adds no second event.
 
 let db: TestDatabase;
 let deps: ActivityDeps;
@@ -29,30 +30,50 @@ const progress = (loopId: string, extra: Partial<ProgressInput> = {}): ProgressI
   ...extra,
 });
 
-test('a retried activity attempt records its transition once; the next activity records the next one', async () => {
+const attemptIn = (loopId: string, runId: string) => (activityId: string, attemptNo: number, input: ProgressInput, isLocal = false) =>
+  new MockActivityEnvironment({ activityId, attempt: attemptNo, isLocal, workflowExecution: { workflowId: `loop-${loopId}`, runId } }).run(
+    (i: ProgressInput) => recordProgress(deps, i),
+    input,
+  );
+
+test('every attempt of a move records it once, under any activity id; a later move with the same fields is its own event', async () => {
   const loopId = await newLoop();
   const runId = randomUUID();
-  const attempt = (activityId: string, attemptNo: number, input: ProgressInput, isLocal = false) =>
-    new MockActivityEnvironment({ activityId, attempt: attemptNo, isLocal, workflowExecution: { workflowId: `loop-${loopId}`, runId } }).run(
-      (i: ProgressInput) => recordProgress(deps, i),
-      input,
-    );
+  const attempt = attemptIn(loopId, runId);
 
-  await attempt('7', 1, progress(loopId));
-  await attempt('7', 2, progress(loopId));
-  // A local activity keeps its id across the retries its worker runs.
-  await attempt('8', 1, progress(loopId, { phase: 'VERIFY' }), true);
-  await attempt('8', 2, progress(loopId, { phase: 'VERIFY' }), true);
-  // A local activity retried after a backoff timer gets a new activity id; its attempt number carries on.
-  await attempt('9', 3, progress(loopId, { phase: 'VERIFY' }), true);
+  await attempt('7', 1, progress(loopId, { move: 1 }));
+  await attempt('7', 2, progress(loopId, { move: 1 }));
+  // A local activity keeps its id across the retries its worker runs...
+  await attempt('8', 1, progress(loopId, { phase: 'VERIFY', move: 2 }), true);
+  await attempt('8', 2, progress(loopId, { phase: 'VERIFY', move: 2 }), true);
+  // ...and is scheduled again under a new id after a backoff timer (its attempt number carries on).
+  await attempt('9', 3, progress(loopId, { phase: 'VERIFY', move: 2 }), true);
+  // The same transition again later (a loop sent back to the same phase) is another move, also when the
+  // write that lands is a retry under a new id (its first attempts failed before writing).
+  await attempt('11', 3, progress(loopId, { phase: 'VERIFY', move: 3 }), true);
 
   const events = await db.prisma.loopEvent.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } });
   expect(events.map((e) => [e.key, e.phase, e.status, e.roundIteration])).toEqual([
-    [`${runId}:7`, 'MAKER', 'RUNNING', 1],
-    [`${runId}:8`, 'VERIFY', 'RUNNING', 1],
+    [`${runId}:move-1`, 'MAKER', 'RUNNING', 1],
+    [`${runId}:move-2`, 'VERIFY', 'RUNNING', 1],
+    [`${runId}:move-3`, 'VERIFY', 'RUNNING', 1],
   ]);
   const loop = await db.prisma.loop.findUniqueOrThrow({ where: { id: loopId } });
   expect([loop.status, loop.phase, loop.roundIteration]).toEqual(['RUNNING', 'VERIFY', 1]);
+});
+
+test('a call from older workflow code (no move number) is keyed by its activity id, which its retries share', async () => {
+  const loopId = await newLoop();
+  const runId = randomUUID();
+  const attempt = attemptIn(loopId, runId);
+  await attempt('4', 1, progress(loopId));
+  await attempt('4', 2, progress(loopId));
+  await attempt('5', 1, progress(loopId, { phase: 'VERIFY' }));
+  const events = await db.prisma.loopEvent.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } });
+  expect(events.map((e) => [e.key, e.phase])).toEqual([
+    [`${runId}:4`, 'MAKER'],
+    [`${runId}:5`, 'VERIFY'],
+  ]);
 });
 
 test('the same activity id in another run (after continue-as-new) is another event', async () => {
