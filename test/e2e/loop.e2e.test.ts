@@ -94,6 +94,7 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
   recordHistory(loop.workflowId, 'phase-progress-fix-gate-then-pass');
   recordHistory(loop.workflowId, 'fewer-round-trips-fix-gate-then-pass');
   recordHistory(loop.workflowId, 'checkpoint-in-inputs-fix-gate-then-pass');
+  recordHistory(loop.workflowId, 'numbered-moves-fix-gate-then-pass');
 });
 
 test('a persistent VALID BLOCKER escalates at max iterations; retry with guidance resumes at K=1 and passes', async () => {
@@ -147,6 +148,7 @@ test('a persistent VALID BLOCKER escalates at max iterations; retry with guidanc
   expect(makerPrompts(maker.stateDir)[2]).toContain('Human guidance: Use BigInt so large integers stay exact.');
   recordHistory(loop.workflowId, 'phase-progress-escalate-retry-pass');
   recordHistory(loop.workflowId, 'fewer-round-trips-escalate-retry-pass');
+  recordHistory(loop.workflowId, 'numbered-moves-escalate-retry-pass');
 });
 
 test('ESCALATE → approve delivers the checkpoint as a human override', async () => {
