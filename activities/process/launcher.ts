@@ -120,6 +120,9 @@ class LaunchHelper {
   stop(): Promise<void> {
     if (this.gone) return Promise.resolve();
     const exited = new Promise<void>((resolve) => this.process.once('exit', () => resolve()));
+    // Held until it has exited: a worker with nothing else left to do would otherwise exit first and
+    // leave the helper unreaped (a zombie of whatever adopts it).
+    this.process.ref();
     this.process.disconnect();
     return exited;
   }
