@@ -14,7 +14,7 @@ export { Prisma, PrismaClient };
  * Idle ones do not keep a process from exiting (allowExitOnIdle), and one that breaks while idle (a
  * database restart) leaves the pool, which opens another when asked.
  */
-export const POOL_SETTINGS = { min: 4, allowExitOnIdle: true } as const satisfies PoolConfig;
+const POOL_SETTINGS = { min: 4, allowExitOnIdle: true } as const satisfies PoolConfig;
 
 export function createPrismaClient(databaseUrl: string): PrismaClient {
   return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, ...POOL_SETTINGS }) });
