@@ -1,0 +1,22 @@
+// Behaviour added while loops were running: patched() keeps the histories of those loops replaying.
+
+/** A received decision is acted on only once the authorizeDecision activity honours it. */
+export const AUTHORIZE_DECISIONS = 'authorize-decisions';
+/** A decision deadline never approves an escalation that carries system BLOCKER findings. */
+export const DEADLINE_SPARES_SYSTEM_BLOCKERS = 'deadline-spares-system-blockers';
+/** Dependencies are installed in the maker's workspace (SETUP) before the first maker and after a manifest changed. */
+export const SETUP_PHASE = 'setup-phase';
+/** Delivery may push and open a pull request (longer timeout); its URL becomes the LoopPullRequest search attribute. */
+export const DELIVER_PULL_REQUEST = 'deliver-pull-request';
+/** The loop's record writes are local activities (no task-queue round trip; a lost worker costs seconds). */
+export const LOCAL_RECORDS = 'local-records';
+/** A decision signal the loop cannot take is recorded as refused, so its sender can see it was ignored. */
+export const RECORD_REFUSED_SIGNALS = 'record-refused-signals';
+/** Entering the maker, verify, review and judge phases is recorded by the phase's own first activity: no write of its own. */
+export const PROGRESS_IN_PHASE_ACTIVITIES = 'progress-in-phase-activities';
+/** Entering PREPARING and CONTRACT is recorded by prepareWorkspace and the contract's freeze, like the later phases. */
+export const START_PROGRESS_IN_ACTIVITIES = 'start-progress-in-activities';
+/** The checkpoint's tamper and scope check runs in the maker's activity, right after the checkpoint commit: no round trip of its own. */
+export const INSPECT_IN_MAKER_ACTIVITY = 'inspect-in-maker-activity';
+/** The loop's end (PASSED or APPROVED) is recorded by the delivery activity once it delivered: no write of its own. */
+export const END_IN_DELIVERY = 'end-in-delivery';
