@@ -5,7 +5,6 @@ import type { ActivityDeps } from './deps';
 import { deliver, type DeliverInput, type DeliverOutput } from './delivery';
 import { whileHeartbeating } from './heartbeat';
 import { inOrder } from './in-order';
-import { inspectChanges, type InspectChangesInput } from './inspect-changes';
 import { runMaker, type CheckpointInspection, type MakerInput } from './maker';
 import { recordProgress, type ProgressInput } from './progress';
 import { recordContractApproval, recordDecision, recordEscalation, recordVerdict, type EscalationInput } from './records';
@@ -22,11 +21,12 @@ import { prepareWorkspace, type PrepareWorkspaceInput } from './workspace';
 export function createActivities(deps: ActivityDeps) {
   return withSanitisedFailures({
     prepareWorkspace: (input: InPhase<PrepareWorkspaceInput>) => whileHeartbeating(inPhase(deps, input, () => prepareWorkspace(deps, input)), 'prepare workspace'),
-    freezeContract: (input: InPhase<FreezeContractInput>) => inPhase(deps, input, () => freezeContract(deps, input)),
+    // The first version is frozen on entering CONTRACT; later ones (after a decision) outside any phase entry.
+    freezeContract: (input: FreezeContractInput & { progress?: ProgressInput }) =>
+      input.progress ? inPhase(deps, { ...input, progress: input.progress }, () => freezeContract(deps, input)) : freezeContract(deps, input),
     recordProgress: (input: ProgressInput) => recordProgress(deps, input),
     runWorkspaceSetup: (input: WorkspaceSetupInput) => runWorkspaceSetup(deps, input),
     runMaker: (input: InPhase<MakerInput & CheckpointInspection>) => inPhase(deps, input, () => runMaker(deps, input)),
-    inspectChanges: (input: InPhase<InspectChangesInput>) => whileHeartbeating(inPhase(deps, input, () => inspectChanges(deps, input)), 'inspect changes'),
     runVerification: (input: InPhase<VerificationInput>) => inPhase(deps, input, () => runVerification(deps, input)),
     runReview: (input: InPhase<ReviewInput>) => inPhase(deps, input, () => runReview(deps, input)),
     backtrack: (input: BacktrackInput) => whileHeartbeating(backtrack(deps, input), 'backtrack'),
@@ -36,14 +36,14 @@ export function createActivities(deps: ActivityDeps) {
     authorizeDecision: (input: AuthorizeDecisionInput) => authorizeDecision(deps, input),
     recordDecision: (input: Parameters<typeof recordDecision>[1]) => recordDecision(deps, input),
     recordRefusedDecision: (input: RefusedDecisionInput) => recordRefusedDecision(deps, input),
-    deliver: (input: DeliverInput & { ended?: ProgressInput }) => whileHeartbeating(deliverAndEnd(deps, input), 'deliver'),
+    deliver: (input: DeliverInput & { ended: ProgressInput }) => whileHeartbeating(deliverAndEnd(deps, input), 'deliver'),
   });
 }
 
 export type LoopActivities = ReturnType<typeof createActivities>;
 
-/** The input of a phase's first activity, which records the loop's entry into the phase (absent in older loops' calls). */
-type InPhase<T> = T & { progress?: ProgressInput };
+/** The input of a phase's first activity, which records the loop's entry into the phase. */
+type InPhase<T> = T & { progress: ProgressInput };
 
 /**
  * Records the entry into the phase while the phase's work runs: one round trip from the workflow, not two,
@@ -52,19 +52,14 @@ type InPhase<T> = T & { progress?: ProgressInput };
  */
 async function inPhase<T>(deps: ActivityDeps, input: InPhase<unknown>, work: () => Promise<T>): Promise<T> {
   // Started first: the entry is stamped before the work begins.
-  const entry = input.progress ? recordProgress(deps, input.progress) : Promise.resolve();
+  const entry = recordProgress(deps, input.progress);
   const [result] = await inOrder([work(), entry]);
   return result;
 }
 
-/**
- * Delivers, then records the loop's end when the workflow handed it over (absent in older loops' calls).
- * `endRecorded` tells the workflow it was: a worker still on older code ignores `ended`, and the workflow
- * then records the end itself.
- */
-async function deliverAndEnd(deps: ActivityDeps, input: DeliverInput & { ended?: ProgressInput }): Promise<DeliverOutput & { endRecorded?: true }> {
+/** Delivers, then records the loop's end that the workflow handed over: no write of its own. */
+async function deliverAndEnd(deps: ActivityDeps, input: DeliverInput & { ended: ProgressInput }): Promise<DeliverOutput> {
   const delivered = await deliver(deps, input);
-  if (!input.ended) return delivered;
   await recordProgress(deps, input.ended);
-  return { ...delivered, endRecorded: true };
+  return delivered;
 }

@@ -51,12 +51,12 @@ export interface MakerResult {
 }
 
 /**
- * Runs the maker for one iteration and commits a checkpoint; when asked, checks that checkpoint for
- * tampering and scope too (no round trip through the workflow of its own). Idempotent per (loop,
+ * Runs the maker for one iteration and commits a checkpoint, and checks that checkpoint for tampering
+ * and scope too (no round trip through the workflow of its own). Idempotent per (loop,
  * sequence): a finished iteration returns its stored result; an interrupted one is reset to its start
  * commit and run again.
  */
-export async function runMaker(deps: ActivityDeps, input: MakerInput & CheckpointInspection): Promise<MakerResult & { inspected?: FindingSummary[] }> {
+export async function runMaker(deps: ActivityDeps, input: MakerInput & CheckpointInspection): Promise<MakerResult & { inspected: FindingSummary[] }> {
   // The reads go out together; each is awaited where it was needed, so a failure surfaces where it did.
   const prepared = early(preparedLoop(deps, input.loopId));
   // A first attempt starts from HEAD, read beside the rows (a retry, rarer, starts where the first did).
@@ -69,7 +69,6 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput & Checkpoin
 
   if (existing?.makerFinishedAt && existing.checkpointCommit) {
     const made = await storedResult(deps, input, existing, existing.diffHash === EMPTY_DIFF_HASH);
-    if (!input.inspect) return made;
     return { ...made, inspected: await inspecting(inspectChanges(deps, { loopId: input.loopId, sequence: input.sequence, contractVersion: input.contractVersion, gates: input.inspect.gates })) };
   }
   // The previous verification's checkout is of no more use: removed while the maker works (it can be large).
@@ -143,8 +142,8 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput & Checkpoin
   const checkpoint = committed?.checkpoint ?? null;
   const checkpointCommit = checkpoint?.commit ?? startCommit;
   // The tamper and scope check reads git while the maker's result is stored; its findings are stored after it.
-  const inspection = input.inspect ? { loopId: input.loopId, iterationId, workspace, baseCommit, checkpointCommit, contract: frozen.contract, gates: input.inspect.gates } : null;
-  const examined = inspection ? early(inspecting(examineCheckpoint(inspection))) : null;
+  const inspection = { loopId: input.loopId, iterationId, workspace, baseCommit, checkpointCommit, contract: frozen.contract, gates: input.inspect.gates };
+  const examined = early(inspecting(examineCheckpoint(inspection)));
   const [cumulativeDiff, files] = await inOrder([
     committed ? Promise.resolve(committed.after) : diffText(workspace, baseCommit, checkpointCommit),
     iterationFiles(workspace, startCommit, checkpoint),
@@ -164,13 +163,12 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput & Checkpoin
   const made = await storedResult(deps, input, updated, cumulativeDiff === '');
   // Nothing of this attempt outlives it.
   await previousCheckoutGone.catch(() => undefined);
-  if (!inspection || !examined) return made;
   return { ...made, inspected: await recordInspection(deps, inspection, await examined) };
 }
 
-/** Asks the maker's activity to check its checkpoint for tampering and scope (absent in older loops' calls). */
+/** What the maker's activity checks its checkpoint against for tampering and scope. */
 export interface CheckpointInspection {
-  inspect?: { gates: ResolvedGate[] };
+  inspect: { gates: ResolvedGate[] };
 }
 
 /** The inspection heartbeats on its own: on a large repository it outlasts the heartbeat timeout. */

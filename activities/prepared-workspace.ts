@@ -31,6 +31,6 @@ async function readPreparedLoop(deps: ActivityDeps, loopId: string): Promise<Pre
 }
 
 /** A checkpoint given in an activity's input started work before the iteration's row was read: they must agree. */
-export function assertGivenCheckpoint(loopId: string, sequence: number, given: string | undefined, stored: string | null): void {
-  if (given && given !== stored) throw new Error(`iteration ${sequence} of loop ${loopId} has checkpoint ${stored}, not ${given}`);
+export function assertGivenCheckpoint(loopId: string, sequence: number, given: string, stored: string | null): void {
+  if (given !== stored) throw new Error(`iteration ${sequence} of loop ${loopId} has checkpoint ${stored}, not ${given}`);
 }

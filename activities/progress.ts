@@ -13,9 +13,9 @@ export interface ProgressInput {
   failureReason: string | null;
   /**
    * The move's number in its workflow run (1, 2, …), counted by the workflow: every attempt of the move's
-   * write shares it, whatever activity carries it. Absent in calls scheduled by older workflow code.
+   * write shares it, whatever activity carries it.
    */
-  move?: number;
+  move: number;
 }
 
 /**
@@ -24,9 +24,8 @@ export interface ProgressInput {
  *
  * `eventKey` makes the event idempotent: by default the workflow run id and the move's number, which every
  * attempt of the write shares — a local activity retried after a backoff timer too, though it runs under a
- * new activity id. Calls scheduled by older workflow code carry no number: their run id and activity id
- * (an ordinary activity keeps its id across attempts). Outside an activity (unit tests, scripts) each call
- * gets its own key unless the caller names one.
+ * new activity id. Outside an activity (unit tests, scripts) each call gets its own key unless the caller
+ * names one.
  */
 export async function recordProgress(deps: ActivityDeps, input: ProgressInput, eventKey: string | null = activityEventKey(input.move)): Promise<void> {
   // When the move happened: the phase's work may run beside this write, and its rows come after the move.
@@ -63,11 +62,10 @@ export async function recordProgress(deps: ActivityDeps, input: ProgressInput, e
   if (moved.length === 0) throw new Error(`loop ${input.loopId} does not exist: its progress cannot be recorded`);
 }
 
-/** `<workflow run id>:move-<move>`, or `<workflow run id>:<activity id>` without a move; null outside an activity started by a workflow. */
-export function activityEventKey(move: number | undefined): string | null {
+/** `<workflow run id>:move-<move>`; null outside an activity started by a workflow. */
+export function activityEventKey(move: number): string | null {
   const info = currentActivityInfo();
-  if (!info?.workflowExecution) return null;
-  return move === undefined ? `${info.workflowExecution.runId}:${info.activityId}` : `${info.workflowExecution.runId}:move-${move}`;
+  return info?.workflowExecution ? `${info.workflowExecution.runId}:move-${move}` : null;
 }
 
 function currentActivityInfo() {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Decision } from '../domain/decision';
-import type { GatePlan } from '../domain/gates';
 import type { JudgeReport } from '../domain/judge';
 import { RULE_HIDES } from './tamper/types';
 import { describeSandbox, renderEscalationReport, renderJudgeReport, type EscalationReport } from '../domain/reports';
@@ -11,11 +10,10 @@ import type { ActivityDeps } from './deps';
 
 // Audit-trail writes for verdicts, escalations and decisions. Each is idempotent on its natural key.
 
-export async function recordVerdict(deps: ActivityDeps, input: { loopId: string; sequence: number; report: JudgeReport; warnings?: string[] }): Promise<void> {
-  // Calls recorded before the workflow passed the gate plan's warnings read them from the loop.
-  const warnings = input.warnings ?? ((await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId }, select: { gatePlan: true } })).gatePlan as GatePlan | null)?.warnings;
+/** `warnings`: the gate plan's, for the report. */
+export async function recordVerdict(deps: ActivityDeps, input: { loopId: string; sequence: number; report: JudgeReport; warnings: string[] }): Promise<void> {
   const { verdict, trigger, directives } = input.report;
-  const markdown = renderJudgeReport(input.report, warnings);
+  const markdown = renderJudgeReport(input.report, input.warnings);
   // One statement through the iteration (a local activity on the loop's path, in a worker whose Prisma
   // query compiler rarely warms up): a retry that finds the verdict written replaces it, keeping its id.
   const id = randomUUID();

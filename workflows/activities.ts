@@ -17,12 +17,6 @@ export const records = proxyLocalActivities<LoopActivities>({
   retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '30s' },
 });
 
-/** Before local records existed (histories recorded then): the same writes as ordinary activities. */
-export const bookkeeping = proxyActivities<LoopActivities>({
-  startToCloseTimeout: '2m',
-  retry: { ...retry, maximumAttempts: 10 },
-});
-
 /**
  * Git work between the heavy phases (cloning, inspecting the diff, backtracking, delivering): seconds,
  * heartbeating, so a dead worker is noticed in 20 s whatever the start-to-close bound of the call.

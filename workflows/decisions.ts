@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, log, patched, setHandler, uuid4 } from '@temporalio/workflow';
+import { ApplicationFailure, condition, deprecatePatch, log, setHandler, uuid4 } from '@temporalio/workflow';
 import { applyDecision, decisionSchema, InvalidDecisionError, type Decision, type DecisionEffect } from '../domain/decision';
 import { describeIssues } from '../domain/ledger';
 import { describeSignal } from './details';
@@ -33,7 +33,7 @@ export function handleMessages(run: LoopRun): void {
       return;
     }
     log.warn('ignored a decision signal', problem);
-    if (!patched(RECORD_REFUSED_SIGNALS)) return;
+    deprecatePatch(RECORD_REFUSED_SIGNALS);
     await run.recorder().recordRefusedDecision({ loopId: run.loopId, refusalId: uuid4(), channel: 'signal', detail: `${describeSignal(decision)} refused: ${problem.message}` });
   });
 }
@@ -112,7 +112,7 @@ async function decisionArrives(run: LoopRun, deadlineAt: number | null): Promise
  * fits only this decision on this escalation. It goes no further (Decision row, summaries, logs).
  */
 async function honoured(run: LoopRun, { decision, channel }: ReceivedDecision, escalationSequence: number): Promise<Decision | null> {
-  if (!patched(AUTHORIZE_DECISIONS)) return decision;
+  deprecatePatch(AUTHORIZE_DECISIONS);
   const authorization = await run.recorder().authorizeDecision.executeWithOptions(withSummary(`authorize ${decision.kind} by ${decision.actor}`), [
     { loopId: run.loopId, escalationSequence, decision, channel, refusalId: uuid4() },
   ]);
@@ -127,12 +127,11 @@ async function honoured(run: LoopRun, { decision, channel }: ReceivedDecision, e
 function atDeadline(run: LoopRun, seconds: number, systemBlockers: number): Decision {
   const comment = `no decision within ${seconds} s`;
   const defaultDecision = run.request.escalation.defaultDecision;
-  const vetoed = defaultDecision === 'approve' && systemBlockers > 0 && patched(DEADLINE_SPARES_SYSTEM_BLOCKERS);
-  return vetoed
-    ? {
-        kind: 'reject',
-        actor: DEADLINE_ACTOR,
-        comment: `${comment}; the default approve does not apply to ${systemBlockers} system BLOCKER finding(s) (tampering or out-of-scope changes)`,
-      }
-    : { kind: defaultDecision, actor: DEADLINE_ACTOR, comment };
+  if (defaultDecision !== 'approve' || systemBlockers === 0) return { kind: defaultDecision, actor: DEADLINE_ACTOR, comment };
+  deprecatePatch(DEADLINE_SPARES_SYSTEM_BLOCKERS);
+  return {
+    kind: 'reject',
+    actor: DEADLINE_ACTOR,
+    comment: `${comment}; the default approve does not apply to ${systemBlockers} system BLOCKER finding(s) (tampering or out-of-scope changes)`,
+  };
 }

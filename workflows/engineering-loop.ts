@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, ContinueAsNew, isCancellation, patched } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, ContinueAsNew, deprecatePatch, isCancellation } from '@temporalio/workflow';
 import { isWorse, recoveryBrief, scoreOf } from '../domain/backtrack';
 import { describeIssues } from '../domain/ledger';
 import { loopInputSchema, type LoopInput } from '../domain/loop-request';
@@ -29,7 +29,8 @@ export async function engineeringLoop(input: LoopInput): Promise<LoopOutcome> {
       if (rejected) return rejected;
     }
     for (;;) {
-      if (run.setupDue && (run.gatePlan.setup?.commands.length ?? 0) > 0 && patched(SETUP_PHASE)) {
+      if (run.setupDue && (run.gatePlan.setup?.commands.length ?? 0) > 0) {
+        deprecatePatch(SETUP_PHASE);
         const ended = await setUp(run);
         if (ended) return ended;
       }

@@ -1,4 +1,4 @@
-import { isCancellation, patched } from '@temporalio/workflow';
+import { deprecatePatch, isCancellation } from '@temporalio/workflow';
 import { addUsage, budgetExhausted, NO_USAGE, type Usage } from '../domain/budget';
 import { computeVerdict, type JudgeReport, type ReviewOutcome } from '../domain/judge';
 import type { FindingSummary } from '../domain/ledger';
@@ -6,7 +6,7 @@ import { describeProof } from '../domain/proof';
 import { reviewTimeoutSeconds } from '../domain/review-limits';
 import { touchesSetupInputs } from '../domain/setup';
 import type { LoopActivities } from '../activities';
-import { gitWork, work } from './activities';
+import { work } from './activities';
 import { withSummary, type LoopRun } from './loop-run';
 import { INSPECT_IN_MAKER_ACTIVITY } from './patches';
 
@@ -47,8 +47,8 @@ export async function iterate(run: LoopRun): Promise<IterationOutcome> {
 
 async function runMaker(run: LoopRun): Promise<MakerResult> {
   const { state, request } = run;
-  const progress = await run.enterPhase('MAKER');
-  const inspectsCheckpoint = patched(INSPECT_IN_MAKER_ACTIVITY);
+  const progress = run.enterPhase('MAKER');
+  deprecatePatch(INSPECT_IN_MAKER_ACTIVITY);
   const maker = await work.runMaker.executeWithOptions(withSummary(run.label('maker'), { startToCloseTimeout: `${request.maker.timeoutSeconds + 120}s` }), [
     {
       loopId: run.loopId,
@@ -59,7 +59,7 @@ async function runMaker(run: LoopRun): Promise<MakerResult> {
       directives: run.directives,
       maker: request.maker,
       progress,
-      ...(inspectsCheckpoint && { inspect: { gates: run.gatePlan.gates } }),
+      inspect: { gates: run.gatePlan.gates },
     },
   ]);
   run.usage = addUsage(run.usage, maker.usage);
@@ -70,12 +70,7 @@ async function runMaker(run: LoopRun): Promise<MakerResult> {
 
 async function verify(run: LoopRun, maker: MakerResult): Promise<{ verification: VerificationSummary; systemFindings: FindingSummary[] }> {
   const { state, gatePlan, contract } = run;
-  const progress = await run.enterPhase('VERIFY');
-  const inspected =
-    maker.inspected ??
-    (await gitWork.inspectChanges.executeWithOptions(withSummary(run.label('tamper and scope check')), [
-      { loopId: run.loopId, sequence: state.sequence, contractVersion: state.contractVersion, gates: gatePlan.gates, progress },
-    ]));
+  const progress = run.enterPhase('VERIFY');
   const timeout = verificationTimeout([...gatePlan.gates, ...(gatePlan.setup?.commands ?? [])], contract.acceptanceCriteria);
   const verification = await work.runVerification.executeWithOptions(withSummary(run.label('verify'), { startToCloseTimeout: timeout }), [
     {
@@ -84,11 +79,11 @@ async function verify(run: LoopRun, maker: MakerResult): Promise<{ verification:
       contractVersion: state.contractVersion,
       gates: gatePlan.gates,
       checkpointCommit: maker.checkpointCommit,
-      ...(maker.inspected && { progress }),
+      progress,
     },
   ]);
-  // Verification adds what the frozen tests showed (absent from results recorded before it existed).
-  return { verification, systemFindings: [...inspected, ...(verification.systemFindings ?? [])] };
+  // The maker's activity checked the checkpoint for tampering and scope; verification adds what the frozen tests showed.
+  return { verification, systemFindings: [...maker.inspected, ...verification.systemFindings] };
 }
 
 /** The review, unless a gate failed, the checkout could not be set up or the budget is spent. */
@@ -98,7 +93,7 @@ async function reviewUnlessSettled(run: LoopRun, maker: MakerResult, verificatio
   if (verification.gates.some((g) => g.status === 'FAILED')) return { status: 'SKIPPED', reason: 'a configured gate failed' };
   if (verification.environmentProblem) return { status: 'SKIPPED', reason: 'the verification checkout could not be set up' };
   if (overBudget) return { status: 'SKIPPED', reason: overBudget };
-  const progress = await run.enterPhase('REVIEW');
+  const progress = run.enterPhase('REVIEW');
   const reviewed = await reviewOrFailure(() =>
     work.runReview.executeWithOptions(withSummary(run.label('review'), { startToCloseTimeout: `${reviewTimeoutSeconds(request.reviewer)}s` }), [
       {
@@ -124,7 +119,7 @@ async function judge(
   { maker, verification, review, systemFindings }: { maker: MakerResult; verification: VerificationSummary; review: ReviewOutcome; systemFindings: FindingSummary[] },
 ): Promise<JudgeReport> {
   const { state, request, contract } = run;
-  const progress = await run.enterPhase('JUDGE');
+  const progress = run.enterPhase('JUDGE');
   const report = computeVerdict({
     roundIteration: state.roundIteration,
     maxIterations: state.maxIterations,
@@ -148,7 +143,7 @@ async function judge(
   iteration.verdict = report.verdict;
   iteration.trigger = report.trigger;
   await run.recorder().recordVerdict.executeWithOptions(withSummary(run.label(`verdict ${report.verdict}`)), [
-    { loopId: run.loopId, sequence: state.sequence, report, warnings: run.gatePlan.warnings, progress },
+    { loopId: run.loopId, sequence: state.sequence, report, warnings: run.gatePlan.warnings ?? [], progress },
   ]);
   return report;
 }

@@ -1,4 +1,4 @@
-import { patched, setCurrentDetails, upsertSearchAttributes, type ActivityOptions } from '@temporalio/workflow';
+import { deprecatePatch, setCurrentDetails, upsertSearchAttributes, type ActivityOptions } from '@temporalio/workflow';
 import type { IterationScore } from '../domain/backtrack';
 import { NO_USAGE, type Usage } from '../domain/budget';
 import type { GoalContract } from '../domain/contract';
@@ -8,7 +8,7 @@ import type { IterationRecord } from '../domain/judge';
 import type { LoopInput, LoopRequest } from '../domain/loop-request';
 import type { LoopPhase, LoopState, LoopStatus } from '../domain/loop-state';
 import type { ProgressInput } from '../activities/progress';
-import { bookkeeping, records } from './activities';
+import { records } from './activities';
 import { currentDetails } from './details';
 import { LOCAL_RECORDS, PROGRESS_IN_PHASE_ACTIVITIES } from './patches';
 import { LoopIterationKey, LoopPhaseKey, LoopStatusKey, LoopVerdictKey } from './search-attributes';
@@ -70,9 +70,10 @@ export class LoopRun {
     this.setupDue = !resume || resume.setupDue === true;
   }
 
-  /** Where the loop's records are written: local activities, or ordinary ones in runs started before they were. */
-  recorder(): typeof records | typeof bookkeeping {
-    return patched(LOCAL_RECORDS) ? records : bookkeeping;
+  /** Where the loop's records are written: local activities (no task-queue round trip). */
+  recorder(): typeof records {
+    deprecatePatch(LOCAL_RECORDS);
+    return records;
   }
 
   /** Moves the loop on, and writes the move to the read model itself. */
@@ -83,15 +84,11 @@ export class LoopRun {
   }
 
   /**
-   * Moves the loop into a phase whose first activity records it in Postgres: returns that record, for the
-   * activity's `progress`. Before `since` (the patch that made that phase's activity write it) the move
-   * was a write of its own.
+   * Moves the loop into a phase whose first activity records it in Postgres (one round trip, not two):
+   * returns that record, for the activity's `progress`. `patch`: the retired patch that made it so.
    */
-  async enterPhase(phase: LoopPhase, since = PROGRESS_IN_PHASE_ACTIVITIES): Promise<ProgressInput | undefined> {
-    if (!patched(since)) {
-      await this.transition('RUNNING', phase);
-      return undefined;
-    }
+  enterPhase(phase: LoopPhase, patch = PROGRESS_IN_PHASE_ACTIVITIES): ProgressInput {
+    deprecatePatch(patch);
     return this.moveTo('RUNNING', phase);
   }
 

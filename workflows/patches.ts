@@ -1,4 +1,6 @@
-// Behaviour added while loops were running: patched() keeps the histories of those loops replaying.
+// Patches retired at the version floor (CONTRIBUTING.md, "The version floor"): their old branches are gone,
+// and each is called as deprecatePatch() where its patched() was, so a loop started on the release before
+// the floor (its history carries the patch's marker) still replays. The next floor raise removes them.
 
 /** A received decision is acted on only once the authorizeDecision activity honours it. */
 export const AUTHORIZE_DECISIONS = 'authorize-decisions';

@@ -10,11 +10,10 @@ import { START_PROGRESS_IN_ACTIVITIES } from './patches';
 /** Returns the loop's outcome when a person rejected the contract, else null. */
 export async function prepare(run: LoopRun): Promise<LoopOutcome | null> {
   const { loopId, request } = run;
-  const preparing = await run.enterPhase('PREPARING', START_PROGRESS_IN_ACTIVITIES);
   ({ gatePlan: run.gatePlan } = await gitWork.prepareWorkspace.executeWithOptions(withSummary('prepare workspace', { startToCloseTimeout: '10m' }), [
-    { loopId, repository: request.repository, contractGates: request.gates, ...(preparing && { progress: preparing }) },
+    { loopId, repository: request.repository, contractGates: request.gates, progress: run.enterPhase('PREPARING', START_PROGRESS_IN_ACTIVITIES) },
   ]));
-  await run.freeze(1, 'submitted', await run.enterPhase('CONTRACT', START_PROGRESS_IN_ACTIVITIES));
+  await run.freeze(1, 'submitted', run.enterPhase('CONTRACT', START_PROGRESS_IN_ACTIVITIES));
   if (!request.requireContractApproval) return null;
 
   const { effect } = await escalate(run, {

@@ -30,8 +30,8 @@ export interface ReviewInput {
   /** Chooses the review's focus topics. */
   profile: ProjectProfile | null;
   priorSignatures: string[];
-  /** The maker's checkpoint, as its result gave it (absent in older loops' calls: read from the row then). */
-  checkpointCommit?: string;
+  /** The maker's checkpoint, as its result gave it (the iteration's row must name the same commit). */
+  checkpointCommit: string;
 }
 
 export interface ReviewResult {
@@ -58,7 +58,7 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => P
   const contract = early(loadContract(deps, input.loopId, input.contractVersion));
   const prepared = early(preparedLoop(deps, input.loopId));
   const { checkpointCommit } = input;
-  const earlyDiff = checkpointCommit ? early(prepared.then((loop) => reviewDiff(loop.workspacePath, loop.baseCommit, checkpointCommit))) : null;
+  const earlyDiff = early(prepared.then((loop) => reviewDiff(loop.workspacePath, loop.baseCommit, checkpointCommit)));
   const [loop, iteration] = await inOrder([
     prepared,
     deps.prisma.iteration.findUniqueOrThrow({
@@ -72,7 +72,7 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => P
 
   const frozen = await contract;
   // One git call for the diff text and the files it covers.
-  const diff = await (earlyDiff ?? reviewDiff(loop.workspacePath, loop.baseCommit, iteration.checkpointCommit!));
+  const diff = await earlyDiff;
   // Sanitised before it is cut, so the cut cannot shorten a token below the length its pattern needs.
   const fullDiff = sanitise(diff.patch);
   const changed = changedNames(diff.paths);
@@ -96,7 +96,7 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => P
           loopId: input.loopId,
           sequence: input.sequence,
           workspace: loop.workspacePath,
-          checkpointCommit: iteration.checkpointCommit!,
+          checkpointCommit: checkpointCommit,
           agent: input.reviewer.agent,
           messages,
         })
@@ -118,7 +118,7 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => P
       reason: sanitise(`the reviewer's ledger was still invalid after ${deps.config.llm.repairAttempts} repair attempt(s): ${answer.errors.slice(0, 5).join('; ')}`),
     });
   }
-  const triaged = await triageFindings(deps, { loopId: input.loopId, sequence: input.sequence, model, workspace: loop.workspacePath, checkpointCommit: iteration.checkpointCommit!, diff: fullDiff, findings: answer.value.findings });
+  const triaged = await triageFindings(deps, { loopId: input.loopId, sequence: input.sequence, model, workspace: loop.workspacePath, checkpointCommit: checkpointCommit, diff: fullDiff, findings: answer.value.findings });
   const stored = reviewerFindings(deps, iteration.id, input.loopId, answer.value.findings.map(sanitiseFinding), triaged);
   return finish(deps, iteration.id, usage, { status: 'COMPLETED', findings: stored.summaries, responseIds: answer.responseIds }, [stored.write]);
 }

@@ -35,8 +35,8 @@ export interface VerificationInput {
   sequence: number;
   contractVersion: number;
   gates: ResolvedGate[];
-  /** The maker's checkpoint, as its result gave it (absent in older loops' calls: read from the row then). */
-  checkpointCommit?: string;
+  /** The maker's checkpoint, as its result gave it (the iteration's row must name the same commit). */
+  checkpointCommit: string;
 }
 
 export interface VerificationResult {
@@ -45,7 +45,7 @@ export interface VerificationResult {
   /** Why the checkout's set-up failed (no gate ran then), with the output's tail; null when it passed. */
   environmentProblem?: string | null;
   /** What running the frozen base tests beside the maker's showed (SPEC §3.4); stored as SYSTEM findings. */
-  systemFindings?: FindingSummary[];
+  systemFindings: FindingSummary[];
 }
 
 /** Stored per stream; the sha256 and byte count always cover the full stream. */
@@ -60,7 +60,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   const prepared = early(preparedLoop(deps, input.loopId));
   // Given the checkpoint, its checkout is made while the rows are read.
   const { checkpointCommit } = input;
-  const earlyCheckout = checkpointCommit ? early(prepared.then((loop) => freshVerificationCheckout(deps, input.loopId, loop.workspacePath, checkpointCommit))) : null;
+  const earlyCheckout = early(prepared.then((loop) => freshVerificationCheckout(deps, input.loopId, loop.workspacePath, checkpointCommit)));
   const [loop, iteration, { contract }] = await inOrder([
     prepared,
     deps.prisma.iteration.findUniqueOrThrow({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
@@ -68,18 +68,18 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   ]);
   assertGivenCheckpoint(input.loopId, input.sequence, checkpointCommit, iteration.checkpointCommit);
   if (iteration.verifiedAt) {
-    await earlyCheckout?.catch(() => undefined);
+    await earlyCheckout.catch(() => undefined);
     return storedVerification(deps, iteration.id, input, contract.acceptanceCriteria);
   }
   const buildDir = early(freshBuildDir(deps, input.loopId));
   // The branch's changes (base → checkpoint), read once for both the entrypoint restore and the frozen tests.
   let changes: Promise<FileChange[]> | undefined;
-  const branchChanges = () => (changes ??= early(loadChanges(loop.workspacePath, loop.baseCommit, iteration.checkpointCommit!)));
+  const branchChanges = () => (changes ??= early(loadChanges(loop.workspacePath, loop.baseCommit, checkpointCommit)));
   const testsGate = input.gates.find((g) => g.gate === 'tests');
   // Read while the checkout is made, when either use below needs them.
   if (!contract.allowGateConfigChanges || (testsGate && !contract.allowTestChanges)) void branchChanges();
   const cacheDir = early(repositoryCaches(deps, loop.repoUrl));
-  const commits = { workspace: loop.workspacePath, baseCommit: loop.baseCommit, checkpointCommit: iteration.checkpointCommit!, gates: input.gates };
+  const commits = { workspace: loop.workspacePath, baseCommit: loop.baseCommit, checkpointCommit: checkpointCommit, gates: input.gates };
   const toRestore = contract.allowGateConfigChanges ? null : early(branchChanges().then((changed) => entrypointsToRestore(commits, changed)));
   // Evidence of an interrupted attempt is discarded (before any is stored): this attempt re-runs every gate.
   const [, checkout] = await inOrder([
@@ -87,7 +87,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
       deps.prisma.evidence.deleteMany({ where: { iterationId: iteration.id } }),
       deps.prisma.finding.deleteMany({ where: { iterationId: iteration.id, findingId: { startsWith: VERIFICATION_FINDING_PREFIX } } }),
     ]),
-    earlyCheckout ?? freshVerificationCheckout(deps, input.loopId, loop.workspacePath, iteration.checkpointCommit!),
+    earlyCheckout,
   ]);
   // Gates (and set-up, which reads .npmrc and pip.conf) run with the base versions of their
   // entrypoints unless the contract allows changing them; the tamper rule reports the change.
@@ -108,7 +108,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     : { problem: null, evidenceIds: [] };
   if (setup.problem) {
     await deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() }, select: { id: true } });
-    return { gates: GATE_ORDER.map((gate) => summary(gate, input.gates.some((g) => g.gate === gate) ? 'NOT_RUN' : 'NOT_CONFIGURED')), acceptanceChecks: [], environmentProblem: setup.problem };
+    return { gates: GATE_ORDER.map((gate) => summary(gate, input.gates.some((g) => g.gate === gate) ? 'NOT_RUN' : 'NOT_CONFIGURED')), acceptanceChecks: [], environmentProblem: setup.problem, systemFindings: [] };
   }
   // The venv's bin first on PATH (gates run `python -m pytest`), pnpm/yarn through corepack.
   const toolchain = await setupEnvironment(deps.config.dataDir, checkout, setupPlan);
@@ -145,7 +145,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   const runFrozenTests = async (configured: ResolvedGate, files: string[]): Promise<TestsRun> => {
     let ran: TestsGateRun;
     try {
-      ran = await withBaseVersions(checkout, loop.baseCommit, iteration.checkpointCommit!, files, () => runTests(configured, 'frozen-tests'));
+      ran = await withBaseVersions(checkout, loop.baseCommit, checkpointCommit, files, () => runTests(configured, 'frozen-tests'));
     } catch (err) {
       if (err instanceof CancelledFailure) throw err;
       // A path the maker turned into a symlink or directory can stop git; the base tests then did not run.
@@ -252,7 +252,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
       loopId: input.loopId,
       iterationId: iteration.id,
       baseCommit: loop.baseCommit,
-      checkpointCommit: iteration.checkpointCommit!,
+      checkpointCommit: checkpointCommit,
       contract,
       findings: frozenTestFindings(frozenFiles, makerTests, frozen, (file) => baseTexts.get(file) ?? null),
     },
@@ -414,7 +414,7 @@ async function storedVerification(deps: ActivityDeps, iterationId: string, input
     return summary(gate, input.gates.some((g) => g.gate === gate) ? 'NOT_RUN' : 'NOT_CONFIGURED');
   });
   const setupFailure = rows.find((r) => r.gate.startsWith('setup:') && r.status === 'FAILED');
-  if (setupFailure) return { gates, acceptanceChecks: [], environmentProblem: setupFailure.failureReason };
+  if (setupFailure) return { gates, acceptanceChecks: [], environmentProblem: setupFailure.failureReason, systemFindings: [] };
   const acceptanceChecks = criteria.flatMap((ac) => {
     const row = rows.find((r) => r.gate === `acceptance:${ac.id}`);
     return row ? [{ acId: ac.id, status: row.status as 'PASSED' | 'FAILED', evidenceId: row.id }] : [];

@@ -91,10 +91,7 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
   expect(await activitySummaries(handle)).toEqual(
     expect.arrayContaining(['maker · iteration 1 of 3 (#1)', 'verify · iteration 2 of 3 (#2)', 'review · iteration 2 of 3 (#2)']),
   );
-  recordHistory(loop.workflowId, 'phase-progress-fix-gate-then-pass');
-  recordHistory(loop.workflowId, 'fewer-round-trips-fix-gate-then-pass');
-  recordHistory(loop.workflowId, 'checkpoint-in-inputs-fix-gate-then-pass');
-  recordHistory(loop.workflowId, 'numbered-moves-fix-gate-then-pass');
+  recordHistory(loop.workflowId, 'fix-gate-then-pass');
 });
 
 test('a persistent VALID BLOCKER escalates at max iterations; retry with guidance resumes at K=1 and passes', async () => {
@@ -146,9 +143,7 @@ test('a persistent VALID BLOCKER escalates at max iterations; retry with guidanc
   expect(loop.contractVersions[1].hash).not.toBe(loop.contractVersions[0].hash);
   expect(loop.escalations[0].decision).toMatchObject({ kind: 'retry', actor: expect.stringMatching(/^ana \(key [0-9a-f-]{36}\)$/) });
   expect(makerPrompts(maker.stateDir)[2]).toContain('Human guidance: Use BigInt so large integers stay exact.');
-  recordHistory(loop.workflowId, 'phase-progress-escalate-retry-pass');
-  recordHistory(loop.workflowId, 'fewer-round-trips-escalate-retry-pass');
-  recordHistory(loop.workflowId, 'numbered-moves-escalate-retry-pass');
+  recordHistory(loop.workflowId, 'escalate-retry-pass');
 });
 
 test('ESCALATE → approve delivers the checkpoint as a human override', async () => {

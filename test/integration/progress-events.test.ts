@@ -27,6 +27,7 @@ const progress = (loopId: string, extra: Partial<ProgressInput> = {}): ProgressI
   roundIteration: 1,
   lastVerdict: null,
   failureReason: null,
+  move: 1,
   ...extra,
 });
 
@@ -62,21 +63,7 @@ test('every attempt of a move records it once, under any activity id; a later mo
   expect([loop.status, loop.phase, loop.roundIteration]).toEqual(['RUNNING', 'VERIFY', 1]);
 });
 
-test('a call from older workflow code (no move number) is keyed by its activity id, which its retries share', async () => {
-  const loopId = await newLoop();
-  const runId = randomUUID();
-  const attempt = attemptIn(loopId, runId);
-  await attempt('4', 1, progress(loopId));
-  await attempt('4', 2, progress(loopId));
-  await attempt('5', 1, progress(loopId, { phase: 'VERIFY' }));
-  const events = await db.prisma.loopEvent.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } });
-  expect(events.map((e) => [e.key, e.phase])).toEqual([
-    [`${runId}:4`, 'MAKER'],
-    [`${runId}:5`, 'VERIFY'],
-  ]);
-});
-
-test('the same activity id in another run (after continue-as-new) is another event', async () => {
+test('the same move in another run (after continue-as-new) is another event', async () => {
   const loopId = await newLoop();
   for (const runId of [randomUUID(), randomUUID()]) {
     await new MockActivityEnvironment({ activityId: '1', workflowExecution: { workflowId: `loop-${loopId}`, runId } }).run(

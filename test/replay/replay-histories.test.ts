@@ -18,19 +18,24 @@ beforeAll(async () => {
 test('histories of the loop paths are committed', () => {
   expect(files).toEqual(
     expect.arrayContaining([
-      // Recorded before decision tickets, set-up and delivery existed: loops started then must still replay.
+      // Recorded on the release before the version floor (CONTRIBUTING.md): loops it started carry the
+      // retired patches' markers and must keep replaying until the next floor raise.
+      'checkpoint-in-inputs-fix-gate-then-pass.json',
+      'fewer-round-trips-fix-gate-then-pass.json',
+      'fewer-round-trips-escalate-retry-pass.json',
+      'numbered-moves-fix-gate-then-pass.json',
+      'numbered-moves-escalate-retry-pass.json',
+      // Every loop path, recorded on the floor's workflow code.
       'fix-gate-then-pass.json',
       'escalate-retry-pass.json',
       'escalate-reject.json',
       'escalate-approve.json',
       'cancelled.json',
-      // The paths those changes added, each behind its patched() marker.
       'deadline-spares-system-blockers.json',
       'refused-forged-update-then-signal.json',
       'setup-then-pass.json',
       'setup-environment-reject.json',
       'deliver-pull-request.json',
-      // With the loop's records written by local activities (local-records) and refused signals recorded.
       'amend-continue-as-new.json',
       'amend-resumed-run-passes.json',
       'contract-approval-then-pass.json',
