@@ -6,7 +6,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 // workflows/** runs inside Temporal's workflow sandbox (no I/O, no Node APIs), and domain/** is
-// shared with it (ARCHITECTURE.md: pure domain code imports no Node APIs). Type-only imports are
+// shared with it (docs/design.md §10.11: pure domain code imports no Node APIs). Type-only imports are
 // erased at compile time, so they stay allowed.
 const SANDBOXED_FILES = ['workflows/**/*.ts', 'domain/**/*.ts'];
 const sandboxMessage =

@@ -11,7 +11,7 @@ export interface BacktrackInput {
 }
 
 /**
- * Resets the loop's branch to an earlier, better checkpoint (SPEC §8) and records it on the iteration
+ * Resets the loop's branch to an earlier, better checkpoint (docs/design.md §8.2) and records it on the iteration
  * that was worse. Idempotent: resetting to the commit the branch is already at changes nothing.
  */
 export async function backtrack(deps: ActivityDeps, input: BacktrackInput): Promise<void> {

@@ -2,7 +2,7 @@ import { sanitise } from '../domain/sanitise';
 import { observeExecution } from '../service/telemetry/loop-metrics';
 import type { ActivityDeps } from './deps';
 
-// Truthful record of every agent process and model call (SPEC §5.3): reports state only what is here.
+// Truthful record of every agent process and model call (docs/design.md §5.3): reports state only what is here.
 
 export interface ExecutionRecordInput {
   loopId: string;

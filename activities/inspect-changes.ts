@@ -37,7 +37,7 @@ export interface Examination {
 
 /**
  * Checks the branch (base → this iteration's checkpoint) for attempts to game verification or leave
- * the contract's scope (SPEC §3.4). Each violation is stored as a VALID BLOCKER finding raised by the
+ * the contract's scope (docs/design.md §3.4). Each violation is stored as a VALID BLOCKER finding raised by the
  * system itself. Idempotent per (loop, sequence).
  */
 export async function inspectChanges(deps: ActivityDeps, input: InspectChangesInput): Promise<FindingSummary[]> {

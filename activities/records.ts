@@ -37,7 +37,7 @@ export interface EscalationInput {
   report: JudgeReport;
 }
 
-/** Stores the six-part escalation report (SPEC §7) and opens the escalation. */
+/** Stores the six-part escalation report (docs/design.md §7.1) and opens the escalation. */
 export async function recordEscalation(deps: ActivityDeps, input: EscalationInput): Promise<{ escalationId: string; reportId: string }> {
   const loop = await deps.prisma.loop.findUniqueOrThrow({
     where: { id: input.loopId },

@@ -6,7 +6,7 @@ import { sanitise } from '../domain/sanitise';
 import { sha256 } from './git';
 import { RULE_HIDES, type TamperFinding, type TamperRule, type VerificationRule } from './tamper/types';
 
-// Findings the system raises itself (SPEC §3.4): from the static tamper rules and from verification's
+// Findings the system raises itself (docs/design.md §3.4): from the static tamper rules and from verification's
 // frozen tests. VALID BLOCKERs unless the contract allows the change; each says which rule fired, where, and what it would have hidden.
 
 export interface SystemFinding extends Omit<TamperFinding, 'rule'> {

@@ -2,7 +2,7 @@ import { verdictRuleOf, type StoredJudgeReport } from '../domain/verdict-explana
 import type { PrismaClient } from '../prisma/client';
 import type { TimelineEvent, TimelineEventKind } from './timeline-schemas';
 
-// A loop's audit timeline (SPEC §8), like a CI run's: phase transitions, contract versions, every
+// A loop's audit timeline (docs/design.md §8.4), like a CI run's: phase transitions, contract versions, every
 // command and model call, verdicts, escalations and decisions, in the order they happened. Read from
 // the read model only; large texts (command output, reports) stay behind their own endpoints.
 

@@ -1,6 +1,6 @@
 import type { JudgeReport } from './judge';
 
-// Backtracking (SPEC §8): an iteration worse than the best one of its round is undone — the workspace
+// Backtracking (docs/design.md §8.2): an iteration worse than the best one of its round is undone — the workspace
 // goes back to the better checkpoint and the maker gets a recovery brief instead of building on it.
 
 export interface IterationScore {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { argvSchema, gateNameSchema } from './gates';
 
-// Goal Contract (SPEC §2): validated and frozen before any code changes.
+// Goal Contract (docs/design.md §2): validated and frozen before any code changes.
 
 export const MAX_ITERATIONS_CEILING = 5;
 
@@ -78,7 +78,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** A human's retry guidance becomes a constraint of the next contract version (SPEC §7). */
+/** A human's retry guidance becomes a constraint of the next contract version (docs/design.md §7.2). */
 export function withGuidance(contract: GoalContract, guidance: string): GoalContract {
   return { ...contract, constraints: [...contract.constraints, `Human guidance: ${guidance}`] };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { goalContractSchema, withGuidance, type GoalContract } from './contract';
 import { describeIssues } from './ledger';
 
-// Human decisions on an escalation (SPEC §7) and the one pure function that applies them.
+// Human decisions on an escalation (docs/design.md §7.2) and the one pure function that applies them.
 
 const actor = z.string().trim().min(1).max(200);
 const comment = z.string().trim().max(5000).optional();

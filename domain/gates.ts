@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { SetupPlan } from './setup';
 
-// The four verification gates, in the order they run (SPEC §3.1).
+// The four verification gates, in the order they run (docs/design.md §3.1).
 export const GATE_ORDER = ['tests', 'typecheck', 'lint', 'build'] as const;
 export const gateNameSchema = z.enum(GATE_ORDER);
 export type GateName = z.infer<typeof gateNameSchema>;
 
-// Global ceiling no configuration layer may raise (SPEC §3.2).
+// Global ceiling no configuration layer may raise (docs/design.md §3.2).
 export const MAX_COMMAND_TIMEOUT_SECONDS = 600;
 
 export const argvSchema = z
@@ -49,7 +49,7 @@ export interface GateSummary {
   environmentProblem?: string | null;
 }
 
-/** Where a gate command came from, most specific first (SPEC §3.2). */
+/** Where a gate command came from, most specific first (docs/design.md §3.2). */
 export const GATE_SOURCES = ['contract', 'repository-config', 'profile-default', 'manifest-inference'] as const;
 export type GateSource = (typeof GATE_SOURCES)[number];
 

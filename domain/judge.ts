@@ -1,7 +1,7 @@
 import type { GateSummary } from './gates';
 import { isBlocking, type FindingSummary } from './ledger';
 
-// The judge (SPEC §6): a pure, deterministic policy. Only it can PASS.
+// The judge (docs/design.md §6): a pure, deterministic policy. Only it can PASS.
 
 export type Verdict = 'PASS' | 'ITERATE' | 'ESCALATE';
 
@@ -40,7 +40,7 @@ export const VERDICT_RULES = [
   'EMPTY_DIFF',
   /** Rule 4: PASS. */
   'ALL_CLEAR',
-  // An ITERATE turned into ESCALATE (SPEC §6), in the order they are checked.
+  // An ITERATE turned into ESCALATE (docs/design.md §6.2), in the order they are checked.
   'NO_CHANGE',
   'MAX_ITERATIONS',
   'REPEATED_TAMPER',
@@ -79,7 +79,7 @@ export interface IterationRecord {
   roundIteration: number;
   diffHash: string;
   blockingSignatures: string[];
-  /** Signatures of tamper/scope findings the system raised (SPEC §3.4). */
+  /** Signatures of tamper/scope findings the system raised (docs/design.md §3.4). */
   tamperSignatures: string[];
   failureSignature: string | null;
 }
@@ -187,7 +187,7 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
       directives.push(`Prove ${ac.id} (${ac.statement}) with passing evidence: ${criterion?.proof ?? ''}.`);
     }
   } else if (input.maker.cumulativeDiffEmpty) {
-    // A "success" with no diff is a stall (SPEC §8).
+    // A "success" with no diff is a stall (docs/design.md §8.3).
     verdict = 'ESCALATE';
     trigger = 'NO_CHANGE';
     rule = 'EMPTY_DIFF';
@@ -277,7 +277,7 @@ function findingDirective(f: FindingSummary): string {
   return `${action} ${f.findingId} (${f.severity}, ${where}): ${f.title}.`;
 }
 
-/** When an ITERATE must become ESCALATE (SPEC §6), checked in a fixed order. */
+/** When an ITERATE must become ESCALATE (docs/design.md §6.2), checked in a fixed order. */
 function escalationTrigger(input: JudgeInput, current: IterationRecord): EscalationTrigger | null {
   const last = input.previous.at(-1);
   const twoBack = input.previous.at(-2);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// Finding ledger written by the reviewer (SPEC §4).
+// Finding ledger written by the reviewer (docs/design.md §4).
 
 export const FINDING_TOPICS = [
   'correctness',
@@ -77,7 +77,7 @@ export interface FindingSummary {
 }
 
 /**
- * The text a finding signature is the hash of (SPEC §4): topic + normalised location + normalised
+ * The text a finding signature is the hash of (docs/design.md §4): topic + normalised location + normalised
  * title. Line numbers are left out on purpose: the same defect moves when code above it changes.
  */
 export function signatureMaterial(f: Pick<Finding, 'topic' | 'location' | 'title'>): string {

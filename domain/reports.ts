@@ -1,8 +1,8 @@
 import type { GateSummary } from './gates';
 import type { EscalationTrigger, JudgeReport } from './judge';
 
-// Reports people read: the judge report of each verdict, the escalation report (SPEC §7) and the
-// final report delivered on PASS or human approval (SPEC §9). Pure data in, Markdown out.
+// Reports people read: the judge report of each verdict, the escalation report (docs/design.md §7.1) and the
+// final report delivered on PASS or human approval (docs/design.md §9). Pure data in, Markdown out.
 
 export type EscalationKind = EscalationTrigger | 'CONTRACT_APPROVAL';
 
@@ -14,7 +14,7 @@ export interface EscalationReport {
   coreBlocker: string;
   openFindings: Array<{ findingId: string; title: string; severity: string; location: string }>;
   /**
-   * The system's own findings that the maker gamed verification (SPEC §3.4), grouped by rule so a
+   * The system's own findings that the maker gamed verification (docs/design.md §3.4), grouped by rule so a
    * person sees it at once. Absent from reports stored before it existed.
    */
   gaming?: Array<{ rule: string; findings: Array<{ findingId: string; location: string; hides: string }> }>;

@@ -1,6 +1,6 @@
 import { ESCALATION_TRIGGERS, VERDICT_RULES, type JudgeReport, type VerdictRule } from './judge';
 
-// Why a stored verdict is what it is, in words: the rule that fired and the inputs it used (SPEC §8 audit).
+// Why a stored verdict is what it is, in words: the rule that fired and the inputs it used (docs/design.md §8.4).
 // Pure: the API reads the stored Judge Report and the iteration's findings, this turns them into text.
 
 /** What each rule of the judge means, for people reading an explanation. */

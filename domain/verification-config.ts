@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { argvSchema, GATE_ORDER, PROJECT_PROFILES } from './gates';
 import { setupCommandSchema } from './setup';
 
-// The target repository's own gate configuration, `.ai-engineering-loop/verification.json` (SPEC §3.2,
+// The target repository's own gate configuration, `.ai-engineering-loop/verification.json` (docs/design.md §3.2,
 // docs/verification-config.md). Layer 2 of gate discovery: it beats profile defaults and manifest
 // inference, and loses to the task contract. Read once from the base commit, so the maker cannot steer it.
 

@@ -12,7 +12,7 @@ const httpUrl = z.string().regex(/^https?:\/\/[^\s/]/, 'must be an http(s) URL')
 const listenAddress = z.string().regex(/^(?:\[[0-9a-fA-F:]+\]|[^\s:]+):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:9464');
 
 // The service's whole configuration: parsed once from the environment at start, frozen, passed down.
-const envSchema = z.object({
+export const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
   /** Working copies of finished loops are removed after this long. */
   WORKSPACE_RETENTION_HOURS: z.coerce.number().min(0).default(168),

@@ -15,7 +15,7 @@
 //  - retries: `maxRetries: 0`. A 429/5xx/network failure becomes a retryable ProviderCallError and
 //    Temporal's activity retry policy does the backoff; 401/403/other 4xx are not retryable.
 //  - the response id: taken from the provider's raw body, never the SDK's generated fallback id, so a
-//    recorded id is always one the provider issued (SPEC §5.3 truthful reporting).
+//    recorded id is always one the provider issued (docs/design.md §5.3 truthful reporting).
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import {

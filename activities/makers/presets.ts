@@ -1,6 +1,6 @@
 // Headless invocations of the coding-agent CLIs a maker preset names, and readers for the usage each
 // tool reports about itself. Every flag below is the tool's documented CLI; the parsers read only what
-// the tool printed and return null for anything it did not print (SPEC §5.3: record, never estimate).
+// the tool printed and return null for anything it did not print (docs/design.md §5.3: record, never estimate).
 import path from 'node:path';
 import type { PresetBackend, PresetMakerSettings } from '../../domain/maker-presets';
 

@@ -47,7 +47,7 @@ export interface AgentOutcome {
 const MAKER_OUTPUT_CAP = 256 * 1024;
 
 /**
- * Runs the configured maker once in the workspace and records exactly what ran (SPEC §5.3): the agent
+ * Runs the configured maker once in the workspace and records exactly what ran (docs/design.md §5.3): the agent
  * process or session, and every model call a built-in agent made.
  */
 export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<AgentOutcome> {

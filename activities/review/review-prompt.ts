@@ -4,7 +4,7 @@ import { sanitise } from '../../domain/sanitise';
 import type { ChatMessage } from './chat-completions';
 
 // The reviewer sees only the frozen contract, the diff against the base commit, the verification
-// summary and prior finding signatures (SPEC §5.1) — never the maker's transcript.
+// summary and prior finding signatures (docs/design.md §5.1) — never the maker's transcript.
 
 export interface ReviewContext {
   frozen: FrozenContract;

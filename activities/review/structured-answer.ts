@@ -22,7 +22,7 @@ export type StructuredAnswer<T> = { ok: true; value: T; responseIds: string[] } 
 
 /**
  * Asks the model for a JSON answer and validates it; an invalid answer is asked again with its
- * validation errors, a bounded number of times. Every call is recorded (SPEC §5.3). Provider errors
+ * validation errors, a bounded number of times. Every call is recorded (docs/design.md §5.3). Provider errors
  * become ApplicationFailures: 429/5xx retryable by the activity policy, 401/403/other 4xx not.
  */
 export async function askForStructuredAnswer<T>(deps: ActivityDeps, req: StructuredRequest<T>): Promise<StructuredAnswer<T>> {

@@ -6,7 +6,7 @@ import type { ActivityDeps } from '../deps';
 import { git } from '../git';
 import { askForStructuredAnswer } from './structured-answer';
 
-// Triage (SPEC §5.2): a separate model call checks the findings that decide the verdict — every VALID
+// Triage (docs/design.md §5.2): a separate model call checks the findings that decide the verdict — every VALID
 // BLOCKER/HIGH and every INVALID claim — against the repository: the code at the finding's location
 // and the diff. An INVALID verdict must cite counter-evidence from the repository.
 

@@ -4,7 +4,7 @@ import { cacheEnvironment } from './repository-caches';
 import { toolchainPaths } from './toolchain-paths';
 
 // Every untrusted process — maker agents, the built-in agent's commands, reviewer agents, gates — is
-// started through a Sandbox (ARCHITECTURE decision 9). Under bubblewrap it sees a read-only system,
+// started through a Sandbox (docs/design.md §10.9). Under bubblewrap it sees a read-only system,
 // its own work directory and nothing else of the host: no $DATA_DIR, no other workspace, no service
 // process in /proc (own pid namespace), no network unless the policy allows it, an unprivileged uid.
 

@@ -13,7 +13,7 @@ import type { TamperCheck, TamperFinding, TamperInput } from './types';
 
 export type { TamperFinding, TamperInput, TamperRule } from './types';
 
-// SPEC §3.4: the system itself raises VALID BLOCKER findings when the maker games verification.
+// docs/design.md §3.4: the system itself raises VALID BLOCKER findings when the maker games verification.
 // Each rule compares the base commit with the maker's checkpoint commit using real git.
 
 const RULES: TamperCheck[] = [

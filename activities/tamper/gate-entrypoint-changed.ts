@@ -3,7 +3,7 @@ import { jsonKeyLine, packageKeyPath } from './config-text';
 import { entrypointChanges, touches, type EntrypointFile, type EntrypointKey, type EntrypointSection } from './entrypoint-changes';
 import type { TamperCheck, TamperFinding } from './types';
 
-// SPEC §3.4: the maker must not change what a gate runs — its script, the package.json script it
+// docs/design.md §3.4: the maker must not change what a gate runs — its script, the package.json script it
 // names, the config, setup files and plugins of the tool it invokes, a module it would import — nor
 // add one where the gate would now find it (a new conftest.py, jest.config.js, .npmrc, pytest.py).
 // Verification runs with the base versions anyway (verification/protected-files.ts); the finding

@@ -53,7 +53,7 @@ const TOOL_CONFIGS: Record<string, ToolConfig> = {
 
 /** What every gate reads, whichever tools it runs; each reason completes "read by the …". */
 const ALWAYS: [glob: string, reason: string][] = [
-  // SPEC §3.2: the repository's own gate configuration steers every gate.
+  // docs/design.md §3.2: the repository's own gate configuration steers every gate.
   ['.ai-engineering-loop/**', 'repository gate configuration'],
   ...['**/.npmrc', '**/.yarnrc', '**/.yarnrc.yml', '**/pip.conf', '**/pip.ini'].map((glob): [string, string] => [glob, 'package manager of every gate and set-up command']),
   // npm puts every node_modules/.bin up the tree first on a script's PATH; set-up puts the venv's bin first.

@@ -4,7 +4,7 @@ import type { MockCall } from './test-inventory';
 import { isTestFile } from './test-files';
 import type { TamperCheck, TamperFinding } from './types';
 
-// SPEC §3.4: a test that mocks the repository's own code runs a stand-in, so it passes whatever that
+// docs/design.md §3.4: a test that mocks the repository's own code runs a stand-in, so it passes whatever that
 // code does. Only mocks the maker added count (absent from the file's base version), and only of
 // modules in the repository: mocking a third-party package (axios, requests) is ordinary testing.
 

@@ -2,7 +2,7 @@ import { minimatch } from 'minimatch';
 import { firstChangedLine } from './change-set';
 import type { TamperCheck, TamperFinding } from './types';
 
-// SPEC §3.4: the contract bounds where the maker may work — inside `scope`, outside `outOfScope`.
+// docs/design.md §3.4: the contract bounds where the maker may work — inside `scope`, outside `outOfScope`.
 
 export const outOfScopeChange: TamperCheck = async ({ input, changes }) => {
   // Free-text outOfScope entries ("do not touch billing") are for the reviewer, not path rules.

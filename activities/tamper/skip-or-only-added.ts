@@ -2,7 +2,7 @@ import { quoteLines } from './change-set';
 import { findAddedMarkers, type MarkerTable } from './added-markers';
 import type { TamperCheck } from './types';
 
-// SPEC §3.4: an added skip/only marker hides failing tests (or every other test) from the tests gate.
+// docs/design.md §3.4: an added skip/only marker hides failing tests (or every other test) from the tests gate.
 
 const SKIP_OR_ONLY: MarkerTable = {
   javascript: [

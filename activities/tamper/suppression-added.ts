@@ -2,7 +2,7 @@ import { quoteLines } from './change-set';
 import { findAddedMarkers, type MarkerTable } from './added-markers';
 import type { TamperCheck } from './types';
 
-// SPEC §3.4: an added type or lint suppression silences the typecheck/lint gates instead of fixing code.
+// docs/design.md §3.4: an added type or lint suppression silences the typecheck/lint gates instead of fixing code.
 
 const SUPPRESSIONS: MarkerTable = {
   javascript: [{ pattern: /@ts-(?:ignore|expect-error|nocheck)\b|eslint-disable/ }],

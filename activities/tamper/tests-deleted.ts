@@ -1,7 +1,7 @@
 import { countTests, isTestFile } from './test-files';
 import type { TamperCheck, TamperFinding } from './types';
 
-// SPEC §3.4: deleting an existing test file (or renaming it where no runner finds it) removes its checks.
+// docs/design.md §3.4: deleting an existing test file (or renaming it where no runner finds it) removes its checks.
 
 export const testsDeleted: TamperCheck = async ({ input, changes, read }) => {
   const findings: TamperFinding[] = [];

@@ -6,7 +6,7 @@ import { OUTSIDE_TESTS } from './test-inventory';
 import { countTests, declaresTestOrAssertion, isTestFile } from './test-files';
 import type { TamperCheck, TamperContext, TamperFinding } from './types';
 
-// SPEC §3.4: an existing test that now checks less — removed, an assertion removed or loosened, its
+// docs/design.md §3.4: an existing test that now checks less — removed, an assertion removed or loosened, its
 // expected value changed to match the code, or its assertions no longer running or failing. JS/TS and
 // Python files are compared test by test from their syntax trees, one finding per weakened test. Go
 // and Rust files, and any file that could not be parsed, are still compared by counting test cases and

@@ -3,7 +3,7 @@ import type { FINDING_TOPICS } from '../../domain/ledger';
 import type { FileChange } from './change-set';
 import type { SyntaxInventory } from './test-inventory';
 
-// Shapes shared by the tamper rules (SPEC §3.4). detect-tampering.ts re-exports the public ones.
+// Shapes shared by the tamper rules (docs/design.md §3.4). detect-tampering.ts re-exports the public ones.
 
 export type TamperRule =
   | 'GATE_ENTRYPOINT_CHANGED'
@@ -17,7 +17,7 @@ export type TamperRule =
 /** Rules verification itself applies, from running the frozen (base) tests beside the maker's. */
 export type VerificationRule = 'TEST_WEAKENED' | 'FEWER_TESTS_RUN';
 
-/** What each rule's violation would have hidden had nobody caught it: one line, for people (SPEC §3.4). */
+/** What each rule's violation would have hidden had nobody caught it: one line, for people (docs/design.md §3.4). */
 export const RULE_HIDES: Record<TamperRule | VerificationRule, string> = {
   GATE_ENTRYPOINT_CHANGED: 'the gate would have run what the maker chose instead of the repository\'s own check, so green would prove nothing',
   TESTS_DELETED: 'the deleted tests would no longer run, so whatever they checked could break unseen',

@@ -2,7 +2,7 @@ import { git } from '../git';
 import type { ChangedPath } from '../tamper/change-set';
 import { isTestFile } from '../tamper/test-files';
 
-// Frozen acceptance tests (SPEC §3.4): the repository's test files at the base commit are the
+// Frozen acceptance tests (docs/design.md §3.4): the repository's test files at the base commit are the
 // contract's held-out checks. When the maker edited, deleted or renamed any of them, the tests gate
 // also runs with their base versions put back on top of the maker's code, in the same clean checkout.
 

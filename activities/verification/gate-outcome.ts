@@ -1,7 +1,7 @@
 import type { TestCounts } from '../../domain/gates';
 import type { CommandResult } from '../process/run-command';
 
-// Whether a gate run counts as passing evidence (SPEC §3.3), and if not, why — in one line.
+// Whether a gate run counts as passing evidence (docs/design.md §3.3), and if not, why — in one line.
 
 /** How a failure reason for a command that never ran begins (stored, then read back by environmentProblem's callers). */
 export const COULD_NOT_START = 'the command could not start: ';

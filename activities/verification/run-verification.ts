@@ -44,7 +44,7 @@ export interface VerificationResult {
   acceptanceChecks: AcceptanceCheckSummary[];
   /** Why the checkout's set-up failed (no gate ran then), with the output's tail; null when it passed. */
   environmentProblem?: string | null;
-  /** What running the frozen base tests beside the maker's showed (SPEC §3.4); stored as SYSTEM findings. */
+  /** What running the frozen base tests beside the maker's showed (docs/design.md §3.4); stored as SYSTEM findings. */
   systemFindings: FindingSummary[];
 }
 

@@ -7,7 +7,7 @@ import { early } from '../in-order';
 import { listFiles } from '../tamper/change-set';
 
 /**
- * A clean checkout of exactly `commit`, made afresh for every verification (ARCHITECTURE decision 10):
+ * A clean checkout of exactly `commit`, made afresh for every verification (docs/design.md §10.10):
  * files the maker left untracked, ignored or excluded in its workspace never reach a gate, and nothing a
  * previous gate run wrote survives. A detached worktree of the loop's repository: no clone, and tools
  * that ask git questions still can (its .git is mounted read-only into the gate's sandbox).

@@ -5,7 +5,7 @@ import type { AppDeps } from '../app';
 import { authErrorResponses } from '../auth/auth-plugin';
 import { errorResponseSchema } from '../errors';
 
-// The escalation inbox (SPEC §7): every escalation still waiting for a human decision, oldest first,
+// The escalation inbox (docs/design.md §7): every escalation still waiting for a human decision, oldest first,
 // with the loop it belongs to and its six-part report (structured body + Markdown). Decisions are
 // posted to POST /v1/loops/:id/decisions (routes/loops.ts).
 

@@ -1,6 +1,6 @@
 import { renderEscalationReport, type EscalationReport } from '../../domain/reports';
 
-// The escalation report's Markdown (SPEC §7): when the maker gamed verification, section 4 opens with
+// The escalation report's Markdown (docs/design.md §7.1): when the maker gamed verification, section 4 opens with
 // the system's findings grouped by rule, each with where it is and what it would have hidden; reports
 // stored before the grouping existed (no `gaming` field) render exactly as they did.
 

@@ -11,7 +11,7 @@ import { editedBaseTestFiles, withBaseVersions } from '../../activities/verifica
 import { loadChanges } from '../../activities/tamper/change-set';
 import type { TestReport } from '../../activities/verification/test-counts';
 
-// Frozen tests (SPEC §3.4): which base test files are put back, that the checkout returns to the
+// Frozen tests (docs/design.md §3.4): which base test files are put back, that the checkout returns to the
 // maker's commit afterwards, and what a failing frozen run means. Real git for the checkout part.
 
 const dirs: string[] = [];

@@ -6,7 +6,7 @@ import { detectTampering, type TamperFinding } from '../../activities/tamper/det
 import { restoreGateEntrypoints } from '../../activities/verification/protected-files';
 import type { GateName, ResolvedGate } from '../../domain/gates';
 
-// The gate's whole entrypoint is protected (SPEC §3.4): files a maker adds where a gate would now read
+// The gate's whole entrypoint is protected (docs/design.md §3.4): files a maker adds where a gate would now read
 // them raise GATE_ENTRYPOINT_CHANGED like changed ones, and verification puts every entrypoint back to
 // its base state in the fresh checkout. Real git repositories and worktrees throughout.
 

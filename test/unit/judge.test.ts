@@ -2,7 +2,7 @@ import type { GateSummary } from '../../domain/gates';
 import { computeVerdict, environmentReport, type JudgeInput } from '../../domain/judge';
 import type { FindingSummary } from '../../domain/ledger';
 
-// The judge policy of SPEC §6, row by row.
+// The judge policy of docs/design.md §6, row by row.
 
 function gate(gate: GateSummary['gate'], status: GateSummary['status'], extra: Partial<GateSummary> = {}): GateSummary {
   return {

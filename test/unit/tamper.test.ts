@@ -2,7 +2,7 @@ import type { GateName, ResolvedGate } from '../../domain/gates';
 import { signatureMaterial } from '../../domain/ledger';
 import { lines, located, removeTamperRepos, tamper } from '../support/tamper-repo';
 
-// Tamper rules (SPEC §3.4) against real git repositories: each rule with a case that must fire and a
+// Tamper rules (docs/design.md §3.4) against real git repositories: each rule with a case that must fire and a
 // near miss that must not. The syntax-tree rules (TESTS_WEAKENED, MOCKED_MODULE_UNDER_TEST) have their
 // own cases in tamper-syntax.test.ts.
 

@@ -10,7 +10,7 @@ import { readRepoFacts } from './repo-facts';
 import { resolveByPrecedence } from './resolve';
 import { WorkspaceFiles } from './workspace-files';
 
-// Gate discovery (SPEC §3.2, docs/verification-config.md): each gate's command comes from the most
+// Gate discovery (docs/design.md §3.2, docs/verification-config.md): each gate's command comes from the most
 // specific layer that defines it — task contract → repository config → profile defaults → manifest
 // inference. Each layer is computed on its own from the workspace; resolution only picks by precedence.
 // A gate no layer defines is left out, and the verifier records it as NOT_CONFIGURED.

@@ -11,7 +11,7 @@ export function resolveByPrecedence(layers: Record<GateSource, Layer>, notes: st
     if (!source) continue;
     const proposal = layers[source][gate]!;
     const requested = proposal.timeoutSeconds ?? DEFAULT_GATE_TIMEOUT_SECONDS;
-    // The ceiling is global (SPEC §3.2): clamp rather than fail, and say so.
+    // The ceiling is global (docs/design.md §3.2): clamp rather than fail, and say so.
     const timeoutSeconds = Math.min(requested, MAX_COMMAND_TIMEOUT_SECONDS);
     if (timeoutSeconds < requested) {
       notes.push(`${gate}: timeout ${requested}s from ${source} clamped to the ${MAX_COMMAND_TIMEOUT_SECONDS}s ceiling`);

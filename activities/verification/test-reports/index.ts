@@ -1,4 +1,4 @@
-// Reads pass/fail/skip counts from a test runner's own output (SPEC §3.3): one parser per runner,
+// Reads pass/fail/skip counts from a test runner's own output (docs/design.md §3.3): one parser per runner,
 // each recognising only its runner's summary. Counts are evidence only when the runner printed
 // them, so output no parser recognises, output with an untrustworthy summary, and output holding
 // the summaries of two different runners all yield null, never a guess.

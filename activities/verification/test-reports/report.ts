@@ -12,7 +12,7 @@ export type RunnerName =
   | 'cargo'
   | 'junit';
 
-/** The counts a gate records (SPEC §3.3); `domain/gates` TestCounts plus the runner that printed them. */
+/** The counts a gate records (docs/design.md §3.3); `domain/gates` TestCounts plus the runner that printed them. */
 export interface TestCounts {
   runner: RunnerName;
   passed: number;
