@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../prisma/client';
-import type { ServiceConfig } from '../service/config';
+import type { ServiceConfig } from '../config/service-config';
 import type { Sandbox } from './sandbox/sandbox';
 
 /** What activities are built from (injected once when the worker starts). */

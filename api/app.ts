@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '../prisma/client';
-import type { ServiceConfig } from '../service/config';
+import type { ServiceConfig } from '../config/service-config';
 import { apiKeyRoutes } from './auth/api-key-routes';
 import { API_KEY_REDACT_PATHS, DEFAULT_PUBLIC_ROUTES, registerAuth } from './auth/auth-plugin';
 import { answerFrameworkError, registerErrorHandler } from './errors';
@@ -16,8 +16,8 @@ import { metricsRoutes } from './routes/metrics';
 import { timelineRoutes } from './routes/timeline';
 import { sanitiseAnswers, sanitiseLogLine } from './sanitise-output';
 import { rejectUnstorableText } from './storable-input';
-import { registerHttpMetrics } from '../service/telemetry/http-metrics';
-import { registerHttpTracing } from '../service/telemetry/http-tracing';
+import { registerHttpMetrics } from '../telemetry/http-metrics';
+import { registerHttpTracing } from '../telemetry/http-tracing';
 
 export interface AppDeps {
   prisma: PrismaClient;

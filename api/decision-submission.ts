@@ -1,5 +1,5 @@
 import type { Decision, DecisionRequest } from '../domain/decision';
-import { newTicketToken, ticketHash } from '../service/decision-tickets';
+import { newTicketToken, ticketHash } from '../activities/decision-tickets';
 import type { DecisionReceipt } from '../workflows/messages';
 import type { AppDeps } from './app';
 import { deliverDecision } from './decision-delivery';

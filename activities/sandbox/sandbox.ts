@@ -1,4 +1,4 @@
-import type { ServiceConfig } from '../../service/config';
+import type { ServiceConfig } from '../../config/service-config';
 import { bwrapArgv, type BwrapSettings } from './bwrap-argv';
 import { cacheEnvironment } from './repository-caches';
 import { toolchainPaths } from './toolchain-paths';

@@ -28,7 +28,7 @@ import { editedBaseTestFiles, withBaseVersions } from './frozen-tests';
 import { storeSystemFindings, storedSystemFindings, VERIFICATION_FINDING_PREFIX } from '../system-findings';
 import { loadChanges, readAt, type FileChange } from '../tamper/change-set';
 import type { TestReport } from './test-counts';
-import { observeGate } from '../../service/telemetry/loop-metrics';
+import { observeGate } from '../../telemetry/loop-metrics';
 
 export interface VerificationInput {
   loopId: string;

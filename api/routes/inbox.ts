@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { PROJECT_ROOT } from '../../service/project-root';
+import { PROJECT_ROOT } from '../../config/project-root';
 import type { AppDeps } from '../app';
 import { ApiError } from '../errors';
 

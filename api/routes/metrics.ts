@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { createLoopStateRegistry, prismaLoopStateQueries } from '../../service/telemetry/loop-state-metrics';
-import { metricsAuthorized } from '../../service/telemetry/metrics-access';
-import { EXPOSITION_CONTENT_TYPE, exposition, processRegistry } from '../../service/telemetry/registry';
+import { createLoopStateRegistry, prismaLoopStateQueries } from '../../telemetry/loop-state-metrics';
+import { metricsAuthorized } from '../../telemetry/metrics-access';
+import { EXPOSITION_CONTENT_TYPE, exposition, processRegistry } from '../../telemetry/registry';
 import { DEFAULT_API_POLICY, type AppDeps } from '../app';
 import { ApiError } from '../errors';
 

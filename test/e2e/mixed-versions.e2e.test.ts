@@ -4,7 +4,7 @@ import { deliver, type DeliverInput } from '../../activities/delivery';
 import { whileHeartbeating } from '../../activities/heartbeat';
 import { stopLauncher } from '../../activities/process/launcher';
 import { createSandbox } from '../../activities/sandbox/sandbox';
-import { loadConfig } from '../../service/config';
+import { loadConfig } from '../../config/service-config';
 import { cleanLedger } from '../support/fake-llm-server';
 import { CORRECT_SUM, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';

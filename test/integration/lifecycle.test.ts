@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, DEFAULT_API_POLICY } from '../../api/app';
 import { createApiKey } from '../../api/auth/api-keys';
-import { loadConfig } from '../../service/config';
+import { loadConfig } from '../../config/service-config';
 import { removeExpiredWorkspaces } from '../../service/workspace-janitor';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { loopRequest } from '../support/loop-request';

@@ -9,7 +9,7 @@ import { handOver } from '../../activities/sandbox/hand-over';
 import { probeSandbox } from '../../activities/sandbox/probe';
 import { repositoryCacheDir, repositoryCaches } from '../../activities/sandbox/repository-caches';
 import { stopPreviousAttempt } from '../../activities/sandbox/stop-previous-attempt';
-import { loadConfig } from '../../service/config';
+import { loadConfig } from '../../config/service-config';
 import type { SandboxPolicy } from '../../activities/sandbox/sandbox';
 import { testSandbox } from '../support/sandbox';
 

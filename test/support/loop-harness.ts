@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type ApiPolicy } from '../../api/app';
 import { createApiKey } from '../../api/auth/api-keys';
-import { workflowClientInterceptors } from '../../service/telemetry/tracing';
+import { workflowClientInterceptors } from '../../telemetry/tracing';
 import { createTestDatabase, type TestDatabase } from './database';
 import { startFakeLlmServer, type FakeLlmServer } from './fake-llm-server';
 import { sandboxTestEnvironment } from './sandbox';
