@@ -1,5 +1,5 @@
 import type { LoopRequest } from '../domain/loop-request';
-import type { ApiPolicy } from './app';
+import type { ApiPolicy } from './deps';
 import type { Principal } from './auth/api-keys';
 import { ApiError } from './errors';
 

@@ -5,6 +5,7 @@ import { canonicalJson } from '../domain/contract';
 import { loopWorkflowId, type LoopInput, type LoopRequest } from '../domain/loop-request';
 import { LoopPhaseKey, LoopRepoKey, LoopStatusKey } from '../workflows/search-attributes';
 import { conflict } from './errors';
+import type { LoopRow } from './load-loop';
 import { callTemporal, TEMPORAL_RETRY_AFTER_SECONDS } from './temporal-calls';
 
 export interface SubmissionDeps {
@@ -12,8 +13,6 @@ export interface SubmissionDeps {
   temporal: Client;
   taskQueue: string;
 }
-
-type LoopRow = Awaited<ReturnType<PrismaClient['loop']['findUniqueOrThrow']>>;
 
 /**
  * Records a loop and starts its workflow. A loop whose start fails is withdrawn (503 when Temporal cannot

@@ -1,5 +1,6 @@
 import { serviceSecrets } from '../config/service-secrets';
-import { apiPolicy, buildApp } from '../api/app';
+import { buildApp } from '../api/app';
+import { apiPolicy } from '../api/deps';
 import { registerServiceSecrets } from '../domain/sanitise';
 import { createPrismaClient } from '../prisma/client';
 import { loadConfig } from '../config/service-config';
