@@ -17,7 +17,7 @@ import { COULD_NOT_START, environmentProblem, gateFailureReason, normaliseOutput
 import { runSetupCommands, setupPlanOf } from '../setup/run-setup';
 import { setupEnvironment } from '../setup/setup-environment';
 import { repositoryCaches } from '../sandbox/repository-caches';
-import type { SandboxPolicy } from '../sandbox/sandbox';
+import type { SandboxPolicy } from '../sandbox/types';
 import { storedTestNames } from './stored-test-names';
 import { instrumentTestsGate } from './test-reporter';
 import { freshBuildDir, freshReportDir } from './verification-build-dir';
