@@ -54,7 +54,7 @@ ENV NODE_ENV=production \
     DATA_DIR=/data
 
 WORKDIR /app
-# package.json + prisma/schema.prisma mark the project root (service/project-root.ts);
+# package.json + prisma/schema.prisma mark the project root (config/project-root.ts);
 # prisma.config.ts + prisma/migrations are what `prisma migrate deploy` (migrate-main) reads.
 COPY --from=build /app/package.json /app/package-lock.json /app/prisma.config.ts ./
 COPY --from=build /app/node_modules ./node_modules

@@ -1,8 +1,10 @@
 // ESLint 9 flat config. Deliberately small: typescript-eslint's recommended set, typed linting for
-// the two promise rules that catch real bugs in a Temporal/Fastify service, and a guard that keeps
-// Node built-ins out of code that runs in Temporal's deterministic workflow sandbox.
+// the two promise rules that catch real bugs in a Temporal/Fastify service, a guard that keeps
+// Node built-ins out of code that runs in Temporal's deterministic workflow sandbox, and the layers:
+// no import circles, and nothing imports the entry-point folder service/.
 import { builtinModules } from 'node:module';
 import { defineConfig } from 'eslint/config';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 // workflows/** runs inside Temporal's workflow sandbox (no I/O, no Node APIs), and domain/** is
@@ -32,6 +34,33 @@ export default defineConfig(
       '@typescript-eslint/no-unused-vars': [
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
+      ],
+    },
+  },
+  {
+    // Type-only imports are erased at compile time, so no-cycle does not follow them.
+    files: ['**/*.ts', '**/*.mts', '**/*.cts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // Sources import each other without an extension; the generated Prisma client imports `.js` names of `.ts` files.
+      'import-x/resolver-next': [importX.createNodeResolver({ extensions: ['.ts', '.js', '.json'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+      // The files whose imports are followed.
+      'import-x/extensions': ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
+    // service/ is the top: entry points and the wiring of the processes. Everything else sits below it
+    // (configuration in config/, telemetry in telemetry/), so only tests and benches may reach into it.
+    files: ['**/*.ts', '**/*.mts', '**/*.cts'],
+    ignores: ['service/**', 'test/**', 'bench/**'],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          basePath: import.meta.dirname,
+          zones: [{ target: '.', from: './service', message: 'service/ holds the entry points: move what you need below it (config/, telemetry/, or the layer that owns it).' }],
+        },
       ],
     },
   },

@@ -1,6 +1,6 @@
 import type { Decision } from '../domain/decision';
 import { sanitise } from '../domain/sanitise';
-import { ticketHash } from '../service/decision-tickets';
+import { ticketHash } from './decision-tickets';
 import type { ActivityDeps } from './deps';
 
 // Whether the workflow may act on a decision it received. Anyone who can reach Temporal can send an update

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../prisma/client';
-import type { ServiceConfig } from '../service/config';
-import type { Sandbox } from './sandbox/sandbox';
+import type { ServiceConfig } from '../config/service-config';
+import type { Sandbox } from './sandbox/types';
 
 /** What activities are built from (injected once when the worker starts). */
 export interface ActivityDeps {

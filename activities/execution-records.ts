@@ -1,5 +1,5 @@
 import { sanitise } from '../domain/sanitise';
-import { observeExecution } from '../service/telemetry/loop-metrics';
+import { observeExecution } from '../telemetry/loop-metrics';
 import type { ActivityDeps } from './deps';
 
 // Truthful record of every agent process and model call (docs/design.md §5.3): reports state only what is here.

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { classifyRepositoryUrl } from '../domain/repository-url';
-import type { ServiceConfig } from '../service/config';
+import type { ServiceConfig } from '../config/service-config';
 import { ASKPASS_PASSWORD_VAR, ASKPASS_USERNAME_VAR, type RemoteAccess } from './git-isolation';
 
 // How git gets a named credential: GIT_ASKPASS points at this script, which answers git's

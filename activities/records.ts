@@ -5,7 +5,7 @@ import { RULE_HIDES } from './tamper/types';
 import { describeSandbox, renderEscalationReport, renderJudgeReport, type EscalationReport } from '../domain/reports';
 import { describeProof } from '../domain/proof';
 import { loadContract } from './contract';
-import { observeDecision, observeVerdict } from '../service/telemetry/loop-metrics';
+import { observeDecision, observeVerdict } from '../telemetry/loop-metrics';
 import type { ActivityDeps } from './deps';
 
 // Audit-trail writes for verdicts, escalations and decisions. Each is idempotent on its natural key.

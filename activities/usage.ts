@@ -1,5 +1,5 @@
 import type { Usage } from '../domain/budget';
-import type { ServiceConfig } from '../service/config';
+import type { ServiceConfig } from '../config/service-config';
 import type { ActivityDeps } from './deps';
 
 /** USD for a model call from the configured price table; null when the model has no price. */

@@ -1,12 +1,10 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import type { Client } from '@temporalio/client';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import type { PrismaClient } from '../prisma/client';
-import type { ServiceConfig } from '../service/config';
 import { apiKeyRoutes } from './auth/api-key-routes';
 import { API_KEY_REDACT_PATHS, DEFAULT_PUBLIC_ROUTES, registerAuth } from './auth/auth-plugin';
+import { DEFAULT_API_POLICY, type AppDeps, type RouteDeps } from './deps';
 import { answerFrameworkError, registerErrorHandler } from './errors';
 import { healthRoutes } from './routes/health';
 import { escalationRoutes } from './routes/escalations';
@@ -16,48 +14,8 @@ import { metricsRoutes } from './routes/metrics';
 import { timelineRoutes } from './routes/timeline';
 import { sanitiseAnswers, sanitiseLogLine } from './sanitise-output';
 import { rejectUnstorableText } from './storable-input';
-import { registerHttpMetrics } from '../service/telemetry/http-metrics';
-import { registerHttpTracing } from '../service/telemetry/http-tracing';
-
-export interface AppDeps {
-  prisma: PrismaClient;
-  temporal: Client;
-  taskQueue: string;
-  logLevel?: string;
-  /** Requests per API key (or per IP without one) in each window. */
-  rateLimit?: { max: number; timeWindowMs: number };
-  /** The operator's switches the API enforces (repository sources, decision rules, sandbox status). */
-  policy?: ApiPolicy;
-}
-
-export type ApiPolicy = Pick<ServiceConfig, 'repositories' | 'decisions'> & {
-  sandbox: Pick<ServiceConfig['sandbox'], 'mode'>;
-  /** New loops are refused while the disk holding `path` has less than `minFreeBytes` free. */
-  disk: { path: string; minFreeBytes: number };
-  /** Names of the configured git credentials (no secrets); null or absent: this process has none, the worker checks. */
-  credentialNames?: string[] | null;
-  /** GET /metrics answers only `Authorization: Bearer <token>` when set; null or absent: public. */
-  metricsToken?: string | null;
-};
-
-/** Without configuration the API enforces the same defaults as the service's environment schema. */
-export const DEFAULT_API_POLICY: ApiPolicy = {
-  repositories: { allowLocal: true, connectTimeoutSeconds: 20 },
-  decisions: { allowDeadlineApprove: false, separationOfDuties: false, signalActors: [] },
-  sandbox: { mode: 'bwrap' },
-  disk: { path: '.', minFreeBytes: 0 },
-};
-
-export function apiPolicy(config: Readonly<ServiceConfig>): ApiPolicy {
-  return {
-    repositories: config.repositories,
-    decisions: config.decisions,
-    sandbox: { mode: config.sandbox.mode },
-    disk: { path: config.dataDir, minFreeBytes: config.minFreeDiskBytes },
-    credentialNames: config.gitCredentials ? Object.keys(config.gitCredentials) : null,
-    metricsToken: config.telemetry.metricsToken,
-  };
-}
+import { registerHttpMetrics } from '../telemetry/http-metrics';
+import { registerHttpTracing } from '../telemetry/http-tracing';
 
 /** Builds the HTTP API; `service/` decides where it listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -89,12 +47,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
-  healthRoutes(app, deps);
-  loopRoutes(app, deps);
-  timelineRoutes(app, deps);
-  escalationRoutes(app, deps);
-  inboxRoutes(app, deps);
-  apiKeyRoutes(app, deps);
-  metricsRoutes(app, deps);
+  // Each route group is a plugin registered after auth, swagger and the error handler, so it inherits them.
+  const routeDeps: RouteDeps = { prisma: deps.prisma, temporal: deps.temporal, taskQueue: deps.taskQueue, policy: deps.policy ?? DEFAULT_API_POLICY };
+  await app.register(healthRoutes, routeDeps);
+  await app.register(loopRoutes, routeDeps);
+  await app.register(timelineRoutes, routeDeps);
+  await app.register(escalationRoutes, routeDeps);
+  await app.register(inboxRoutes);
+  await app.register(apiKeyRoutes, { prisma: deps.prisma });
+  await app.register(metricsRoutes, routeDeps);
   return app;
 }

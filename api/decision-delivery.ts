@@ -2,7 +2,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { ApplicationFailure } from '@temporalio/common';
 import type { Decision } from '../domain/decision';
 import { decideUpdate, INVALID_DECISION, NOT_AWAITING_DECISION, type DecisionReceipt } from '../workflows/messages';
-import type { AppDeps } from './app';
+import type { RouteDeps } from './deps';
 import { ApiError, conflict } from './errors';
 import { callTemporal } from './temporal-calls';
 
@@ -13,7 +13,7 @@ const DECISION_DEADLINE_MS = 30_000;
  * Delivers a decision as a Temporal update, so the answer is the workflow's own: accepted, or rejected
  * by its validator because the loop is not awaiting one (409) or the decision does not fit (422).
  */
-export async function deliverDecision(deps: Pick<AppDeps, 'temporal'>, workflowId: string, decision: Decision): Promise<DecisionReceipt> {
+export async function deliverDecision(deps: Pick<RouteDeps, 'temporal'>, workflowId: string, decision: Decision): Promise<DecisionReceipt> {
   try {
     const handle = deps.temporal.workflow.getHandle(workflowId);
     const notDelivered = 'the decision was not delivered; send it again once Temporal is back';

@@ -1,9 +1,9 @@
 import type { LoopRequest } from '../domain/loop-request';
-import type { ApiPolicy } from './app';
+import type { ApiPolicy } from './deps';
 import type { Principal } from './auth/api-keys';
 import { ApiError } from './errors';
 
-// The operator's decision rules the API enforces (service/config.ts `decisions`): the workflow cannot read
+// The operator's decision rules the API enforces (config/service-config.ts `decisions`): the workflow cannot read
 // configuration, so these gates sit where requests come in.
 
 /** A deadline that approves by default would let a submitter approve their own work by waiting. */

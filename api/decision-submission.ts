@@ -1,7 +1,7 @@
 import type { Decision, DecisionRequest } from '../domain/decision';
-import { newTicketToken, ticketHash } from '../service/decision-tickets';
+import { newTicketToken, ticketHash } from '../activities/decision-tickets';
 import type { DecisionReceipt } from '../workflows/messages';
-import type { AppDeps } from './app';
+import type { RouteDeps } from './deps';
 import { deliverDecision } from './decision-delivery';
 import { conflict, notFound } from './errors';
 
@@ -11,7 +11,7 @@ import { conflict, notFound } from './errors';
  * here, so the workflow can tell it from a decision sent to Temporal directly.
  */
 export async function sendDecision(
-  deps: Pick<AppDeps, 'prisma' | 'temporal'>,
+  deps: Pick<RouteDeps, 'prisma' | 'temporal'>,
   loop: { id: string; workflowId: string },
   request: DecisionRequest,
   actor: string,

@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import type { ApiPolicy } from './app';
+import type { ApiPolicy } from './deps';
 import { ApiError } from './errors';
 
 /**

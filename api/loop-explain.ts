@@ -1,6 +1,7 @@
 import { explainVerdict, RULE_DESCRIPTIONS, verdictRuleOf, type FindingDetail, type StoredJudgeReport } from '../domain/verdict-explanation';
 import type { PrismaClient } from '../prisma/client';
 import { notFound } from './errors';
+import { loadLoop } from './load-loop';
 import type { Explanation } from './timeline-schemas';
 
 // Why an iteration's verdict was reached: the stored Judge Report (verdict, trigger, rule, reasons and
@@ -8,8 +9,7 @@ import type { Explanation } from './timeline-schemas';
 
 /** The explanation of iteration `sequence`'s verdict; 404 for an unknown loop or iteration, or one not judged yet. */
 export async function explainIteration(prisma: PrismaClient, loopId: string, sequence: number): Promise<Explanation> {
-  const loop = await prisma.loop.findUnique({ where: { id: loopId }, select: { id: true } });
-  if (!loop) throw notFound(`loop ${loopId}`);
+  await loadLoop(prisma, loopId);
   const iteration = await prisma.iteration.findUnique({
     where: { loopId_sequence: { loopId, sequence } },
     include: {

@@ -3,8 +3,10 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { Prisma, type PrismaClient } from '../prisma/client';
 import { canonicalJson } from '../domain/contract';
 import { loopWorkflowId, type LoopInput, type LoopRequest } from '../domain/loop-request';
+import type { engineeringLoop } from '../workflows';
 import { LoopPhaseKey, LoopRepoKey, LoopStatusKey } from '../workflows/search-attributes';
 import { conflict } from './errors';
+import type { LoopRow } from './load-loop';
 import { callTemporal, TEMPORAL_RETRY_AFTER_SECONDS } from './temporal-calls';
 
 export interface SubmissionDeps {
@@ -12,8 +14,6 @@ export interface SubmissionDeps {
   temporal: Client;
   taskQueue: string;
 }
-
-type LoopRow = Awaited<ReturnType<PrismaClient['loop']['findUniqueOrThrow']>>;
 
 /**
  * Records a loop and starts its workflow. A loop whose start fails is withdrawn (503 when Temporal cannot
@@ -80,7 +80,8 @@ async function startWorkflow(deps: SubmissionDeps, loop: LoopRow, request: LoopR
   const input: LoopInput = { loopId: loop.id, request };
   const notStarted = `the loop was not started; send the same request again (with its Idempotency-Key, if any) in ${TEMPORAL_RETRY_AFTER_SECONDS} s`;
   try {
-    await callTemporal(deps.temporal, notStarted, () => deps.temporal.workflow.start('engineeringLoop', {
+    // Typed by the workflow function, named by its string: `import type` keeps workflow code out of the API process.
+    await callTemporal(deps.temporal, notStarted, () => deps.temporal.workflow.start<typeof engineeringLoop>('engineeringLoop', {
       taskQueue: deps.taskQueue,
       workflowId: loop.workflowId,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',

@@ -1,5 +1,6 @@
 import { verdictRuleOf, type StoredJudgeReport } from '../domain/verdict-explanation';
 import type { PrismaClient } from '../prisma/client';
+import { loadLoop } from './load-loop';
 import type { TimelineEvent, TimelineEventKind } from './timeline-schemas';
 
 // A loop's audit timeline (docs/design.md §8.4), like a CI run's: phase transitions, contract versions, every
@@ -28,10 +29,9 @@ export interface LoopTimeline {
   events: TimelineEvent[];
 }
 
-/** The loop's timeline, or null for an unknown loop. */
-export async function loopTimeline(prisma: PrismaClient, loopId: string): Promise<LoopTimeline | null> {
-  const loop = await prisma.loop.findUnique({ where: { id: loopId }, select: { id: true, status: true, phase: true } });
-  if (!loop) return null;
+/** The loop's timeline; 404 for an unknown loop. */
+export async function loopTimeline(prisma: PrismaClient, loopId: string): Promise<LoopTimeline> {
+  const loop = await loadLoop(prisma, loopId);
   const [phases, contracts, evidence, executions, verdicts, escalations] = await Promise.all([
     prisma.loopEvent.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } }),
     prisma.contractVersion.findMany({ where: { loopId }, orderBy: { version: 'asc' }, select: { version: true, hash: true, reason: true, createdAt: true } }),

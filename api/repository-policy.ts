@@ -1,6 +1,6 @@
 import type { LoopRequest } from '../domain/loop-request';
 import { classifyRepositoryUrl } from '../domain/repository-url';
-import type { ApiPolicy } from './app';
+import type { ApiPolicy } from './deps';
 import { ApiError } from './errors';
 
 // The request schema refuses URLs git could misread; whether the worker's own disk is a valid source is the

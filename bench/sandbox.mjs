@@ -16,7 +16,7 @@ const { default: { runCommand } } = await import(dist('activities/process/run-co
 const { default: { createSandbox } } = await import(dist('activities/sandbox/sandbox.js').href);
 const { default: { handOver } } = await import(dist('activities/sandbox/hand-over.js').href);
 const { default: { childEnvironment } } = await import(dist('activities/process/child-environment.js').href);
-const { default: { loadConfig } } = await import(dist('service/config.js').href);
+const { default: { loadConfig } } = await import(dist('config/service-config.js').href);
 
 const RUNS = 30;
 const COMMANDS = {

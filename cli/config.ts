@@ -9,7 +9,7 @@ import { CliError } from './errors';
 //   ENGINEERING_LOOP_URL / ENGINEERING_LOOP_API_KEY
 //   $XDG_CONFIG_HOME/engineering-loop/config.json (default ~/.config/…): { "url": …, "apiKey": … }
 //
-// The default URL is the service's default listen address (service/config.ts: API_HOST, API_PORT).
+// The default URL is the service's default listen address (config/service-config.ts: API_HOST, API_PORT).
 
 export const DEFAULT_URL = 'http://127.0.0.1:3000';
 export const URL_VARIABLE = 'ENGINEERING_LOOP_URL';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { argvSchema, gateNameSchema } from './gates';
+import { argvSchema } from './argv';
+import { gateNameSchema } from './gates';
 
 // Goal Contract (docs/design.md §2): validated and frozen before any code changes.
 

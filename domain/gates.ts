@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { argvSchema } from './argv';
 import type { SetupPlan } from './setup';
 
 // The four verification gates, in the order they run (docs/design.md §3.1).
@@ -8,11 +9,6 @@ export type GateName = z.infer<typeof gateNameSchema>;
 
 // Global ceiling no configuration layer may raise (docs/design.md §3.2).
 export const MAX_COMMAND_TIMEOUT_SECONDS = 600;
-
-export const argvSchema = z
-  .array(z.string().min(1).max(4096))
-  .min(1, 'argv needs at least the program to run')
-  .max(256);
 
 export const gateCommandSchema = z.strictObject({
   gate: gateNameSchema,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { budgetSchema, type Usage } from './budget';
 import { goalContractSchema, MAX_ITERATIONS_CEILING, type GoalContract } from './contract';
-import type { GatePlan } from './gates';
-import { argvSchema, gateCommandSchema } from './gates';
+import { argvSchema } from './argv';
+import { gateCommandSchema, type GatePlan } from './gates';
 import { setupCommandSchema } from './setup';
 import { presetMakerSettingsSchemas } from './maker-presets';
 import { credentialNameSchema, deliverySettingsSchema } from './delivery';

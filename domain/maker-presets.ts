@@ -15,7 +15,7 @@ export const PRESET_DEFAULT_BINARIES: Readonly<Record<PresetBackend, string>> = 
   aider: 'aider',
 };
 
-// Same bounds as a command maker's argv entries (domain/gates.ts argvSchema).
+// Same bounds as a command maker's argv entries (domain/argv.ts argvSchema).
 const binaryPathSchema = z.string().trim().min(1).max(4096);
 const modelSchema = z.string().trim().min(1).max(200);
 /** Appended after the preset's own flags (e.g. Claude's `--allowedTools "Bash(npm test:*)"`). */

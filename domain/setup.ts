@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { argvSchema } from './gates';
+import { argvSchema } from './argv';
 
 // Set-up (issue 9): installing a repository's dependencies before the maker works and before the gates
 // run. Commands come from the most specific layer, like gates: the request's `setup` → the repository's

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { argvSchema, GATE_ORDER, PROJECT_PROFILES } from './gates';
+import { argvSchema } from './argv';
+import { GATE_ORDER, PROJECT_PROFILES } from './gates';
 import { setupCommandSchema } from './setup';
 
 // The target repository's own gate configuration, `.ai-engineering-loop/verification.json` (docs/design.md §3.2,

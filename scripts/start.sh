@@ -6,7 +6,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/setup.sh
 # Rebuild only when something the build reads is newer than the last build (dist/.built).
-if [ ! -f dist/.built ] || [ -n "$(find domain workflows activities api service cli prisma package.json package-lock.json tsconfig.json tsconfig.build.json \
+if [ ! -f dist/.built ] || [ -n "$(find domain config telemetry workflows activities api service cli prisma package.json package-lock.json tsconfig.json tsconfig.build.json \
     -newer dist/.built -type f -not -path 'prisma/migrations/*' -print -quit)" ]; then
   npm run --silent build
 fi

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ApiKeyInputError, createApiKey, listApiKeys, revokeApiKey, roleSchema, ROLES, type ApiKeyDb } from '../api/auth/api-keys';
 import { createPrismaClient } from '../prisma/client';
-import { loadConfig } from './config';
+import { loadConfig } from '../config/service-config';
 
 // Offline API-key administration against the service's database:
 //   node dist/service/admin-main.js create-key --name ana --role approver [--json]

@@ -1,11 +1,12 @@
-import { serviceSecrets } from '../activities/service-secrets';
-import { apiPolicy, buildApp } from '../api/app';
+import { serviceSecrets } from '../config/service-secrets';
+import { buildApp } from '../api/app';
+import { apiPolicy } from '../api/deps';
 import { registerServiceSecrets } from '../domain/sanitise';
 import { createPrismaClient } from '../prisma/client';
-import { loadConfig } from './config';
+import { loadConfig } from '../config/service-config';
 import { required } from './require-env';
-import { enableProcessMetrics } from './telemetry/registry';
-import { startConfiguredTracing } from './telemetry/tracing';
+import { enableProcessMetrics } from '../telemetry/registry';
+import { startConfiguredTracing } from '../telemetry/tracing';
 import { stopWhenOrphaned } from './parent-watch';
 import { connectTemporalClient } from './temporal-client';
 

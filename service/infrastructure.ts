@@ -1,4 +1,4 @@
-import type { ServiceConfig } from './config';
+import type { ServiceConfig } from '../config/service-config';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { applyMigrations } from './migrate';
 import { assertPortFree } from './port-check';

@@ -1,11 +1,11 @@
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { serviceSecrets } from '../activities/service-secrets';
+import { serviceSecrets } from '../config/service-secrets';
 import { ensureBootstrapAdminKey } from '../api/auth/api-keys';
 import { registerServiceSecrets } from '../domain/sanitise';
 import { createPrismaClient } from '../prisma/client';
-import { loadConfig, type ServiceConfig } from './config';
+import { loadConfig, type ServiceConfig } from '../config/service-config';
 import { startInfrastructure, type Infrastructure } from './infrastructure';
 import { assertPortFree } from './port-check';
 import { SupervisedChild, type ChildSpec } from './supervisor';

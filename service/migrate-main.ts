@@ -1,4 +1,4 @@
-import { loadConfig } from './config';
+import { loadConfig } from '../config/service-config';
 import { applyMigrations } from './migrate';
 import { required } from './require-env';
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { PROJECT_ROOT } from './project-root';
+import { PROJECT_ROOT } from '../config/project-root';
 
 // Applies prisma/migrations to the database with the Prisma CLI (`migrate deploy`), run as a child
 // process without a shell. The CLI reads prisma.config.ts, whose pg adapter connects to DATABASE_URL.

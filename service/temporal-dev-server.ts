@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
-import type { ServiceConfig } from './config';
-import { PROJECT_ROOT } from './project-root';
+import type { ServiceConfig } from '../config/service-config';
+import { PROJECT_ROOT } from '../config/project-root';
 import { LOOP_SEARCH_ATTRIBUTES } from './search-attributes';
 
 // Local Temporal for the zero-configuration setup: the official CLI's `temporal server start-dev`

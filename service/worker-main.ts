@@ -1,10 +1,10 @@
 import { stopLauncher } from '../activities/process/launcher';
 import { createPrismaClient } from '../prisma/client';
-import { loadConfig } from './config';
+import { loadConfig } from '../config/service-config';
 import { required } from './require-env';
-import { startMetricsServer } from './telemetry/metrics-server';
-import { enableProcessMetrics, processRegistry } from './telemetry/registry';
-import { startConfiguredTracing } from './telemetry/tracing';
+import { startMetricsServer } from '../telemetry/metrics-server';
+import { enableProcessMetrics, processRegistry } from '../telemetry/registry';
+import { startConfiguredTracing } from '../telemetry/tracing';
 import { stopWhenOrphaned } from './parent-watch';
 import { createLoopWorker } from './worker';
 

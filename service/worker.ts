@@ -1,14 +1,15 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import { serviceSecrets } from '../activities/service-secrets';
+import { serviceSecrets } from '../config/service-secrets';
 import { registerServiceSecrets } from '../domain/sanitise';
 import type { PrismaClient } from '../prisma/client';
 import { probeSandbox } from '../activities/sandbox/probe';
-import { createSandbox, type Sandbox } from '../activities/sandbox/sandbox';
-import type { ServiceConfig } from './config';
-import { activityMetricsInterceptor } from './telemetry/activity-metrics';
-import { installTemporalSdkMetrics } from './telemetry/temporal-sdk-metrics';
-import { activityTracingInterceptors, workflowTracingSinks } from './telemetry/tracing';
+import { createSandbox } from '../activities/sandbox/sandbox';
+import type { Sandbox } from '../activities/sandbox/types';
+import type { ServiceConfig } from '../config/service-config';
+import { activityMetricsInterceptor } from '../telemetry/activity-metrics';
+import { installTemporalSdkMetrics } from '../telemetry/temporal-sdk-metrics';
+import { activityTracingInterceptors, workflowTracingSinks } from '../telemetry/tracing';
 import { workflowCode } from './workflow-bundle';
 import { startWorkspaceJanitor } from './workspace-janitor';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
 import { z } from 'zod';
-import { PROJECT_ROOT } from './project-root';
+import { PROJECT_ROOT } from '../config/project-root';
 
 // The workflow code a worker runs, bundled once by `npm run build` (dist/workflow-bundle.js) so a
 // restarted worker polls within a second or two instead of spending ~5 s in webpack first. A manifest
@@ -14,7 +14,7 @@ import { PROJECT_ROOT } from './project-root';
  * Workflow interceptor modules every bundle includes (resolved paths): the same bundle whether a process
  * traces or not — the tracing interceptors stay inert in workflows started without trace context.
  */
-export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./telemetry/workflow-interceptors')];
+export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('../telemetry/workflow-interceptors')];
 
 const WORKFLOWS_PATH = require.resolve('../workflows');
 

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { TERMINAL_STATUSES } from '../domain/loop-state';
 import type { PrismaClient } from '../prisma/client';
-import type { ServiceConfig } from './config';
+import type { ServiceConfig } from '../config/service-config';
 
 // A worker removes the working copies of loops that ended longer ago than the retention: the branch has
 // been delivered or the change is in the report, and a finished loop never runs again. Only directories

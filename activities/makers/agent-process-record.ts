@@ -1,4 +1,4 @@
-import type { ServiceConfig } from '../../service/config';
+import type { ServiceConfig } from '../../config/service-config';
 import type { ExecutionRecordInput } from '../execution-records';
 import type { CommandResult } from '../process/run-command';
 import { modelCallCost } from '../usage';

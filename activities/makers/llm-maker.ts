@@ -42,7 +42,7 @@ import {
   type ToolOutcome,
   type WorkspaceToolName,
 } from './workspace-tools';
-import type { Sandbox } from '../sandbox/sandbox';
+import type { Sandbox } from '../sandbox/types';
 
 export interface LlmMakerOptions {
   provider: 'openai' | 'anthropic';

@@ -5,7 +5,7 @@ import vm from 'node:vm';
 import { z } from 'zod';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand } from '../process/run-command';
-import type { Sandbox } from '../sandbox/sandbox';
+import type { Sandbox } from '../sandbox/types';
 import { confinePath, refuseGitInternals, ToolRefusal, type ConfinedPath } from './workspace-paths';
 
 // The built-in maker's tools over one workspace. Every path goes through confinePath(); commands run

@@ -7,7 +7,7 @@ import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import type { Sandbox, SandboxPolicy } from '../sandbox/sandbox';
+import type { Sandbox, SandboxPolicy } from '../sandbox/types';
 import { findEscapingArgument } from './confine-paths';
 import { launch } from './launcher';
 

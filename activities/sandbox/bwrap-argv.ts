@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { SandboxPolicy } from './sandbox';
+import type { SandboxPolicy } from './types';
 
 export interface BwrapSettings {
   asRoot: boolean;

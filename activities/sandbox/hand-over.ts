@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { killGroup, launch } from '../process/launcher';
-import type { Sandbox } from './sandbox';
+import type { Sandbox } from './types';
 
 // Under a root service the sandbox runs as an unprivileged uid, which must own the trees it may write.
 // The service's own git calls (clone, reset, worktree add) create root-owned files, so each of them is

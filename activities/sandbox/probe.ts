@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import os from 'node:os';
-import type { Sandbox } from './sandbox';
+import type { Sandbox } from './types';
 
 export class SandboxUnavailableError extends Error {}
 

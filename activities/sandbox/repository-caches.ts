@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { handOver } from './hand-over';
-import type { Sandbox } from './sandbox';
+import type { Sandbox } from './types';
 
 // Package caches, one set per repository: the second loop on a repository installs from cache (npm,
 // pnpm, yarn, corepack, pip/uv, Go modules, Cargo registry). Only set-up writes them; makers and gates

@@ -17,7 +17,7 @@ import { COULD_NOT_START, environmentProblem, gateFailureReason, normaliseOutput
 import { runSetupCommands, setupPlanOf } from '../setup/run-setup';
 import { setupEnvironment } from '../setup/setup-environment';
 import { repositoryCaches } from '../sandbox/repository-caches';
-import type { SandboxPolicy } from '../sandbox/sandbox';
+import type { SandboxPolicy } from '../sandbox/types';
 import { storedTestNames } from './stored-test-names';
 import { instrumentTestsGate } from './test-reporter';
 import { freshBuildDir, freshReportDir } from './verification-build-dir';
@@ -28,7 +28,7 @@ import { editedBaseTestFiles, withBaseVersions } from './frozen-tests';
 import { storeSystemFindings, storedSystemFindings, VERIFICATION_FINDING_PREFIX } from '../system-findings';
 import { loadChanges, readAt, type FileChange } from '../tamper/change-set';
 import type { TestReport } from './test-counts';
-import { observeGate } from '../../service/telemetry/loop-metrics';
+import { observeGate } from '../../telemetry/loop-metrics';
 
 export interface VerificationInput {
   loopId: string;

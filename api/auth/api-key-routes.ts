@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError, bodyErrorResponses, errorResponseSchema, notFound } from '../errors';
 import { ApiKeyInputError, createApiKey, listApiKeys, revokeApiKey, roleSchema, type ApiKeyDb, type ApiKeyInfo } from './api-keys';
@@ -31,8 +30,7 @@ function view(key: ApiKeyInfo): z.infer<typeof apiKeySchema> {
   };
 }
 
-export function apiKeyRoutes(app: FastifyInstance, deps: { prisma: ApiKeyDb }): void {
-  const r = app.withTypeProvider<ZodTypeProvider>();
+export const apiKeyRoutes: FastifyPluginAsyncZod<{ prisma: ApiKeyDb }> = async (r, deps) => {
   const errors = { 400: errorResponseSchema, ...authErrorResponses };
 
   r.post('/v1/api-keys', {
@@ -80,4 +78,4 @@ export function apiKeyRoutes(app: FastifyInstance, deps: { prisma: ApiKeyDb }): 
       return view(revoked);
     },
   });
-}
+};

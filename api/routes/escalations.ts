@@ -1,8 +1,8 @@
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../app';
 import { authErrorResponses } from '../auth/auth-plugin';
+import type { RouteDeps } from '../deps';
 import { errorResponseSchema } from '../errors';
 
 // The escalation inbox (docs/design.md §7): every escalation still waiting for a human decision, oldest first,
@@ -59,9 +59,7 @@ export const listEscalationsQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(100),
 });
 
-export function escalationRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const r = app.withTypeProvider<ZodTypeProvider>();
-
+export const escalationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
   r.get('/v1/escalations', {
     schema: {
       tags: ['decisions'],
@@ -109,7 +107,7 @@ export function escalationRoutes(app: FastifyInstance, deps: AppDeps): void {
       };
     },
   });
-}
+};
 
 /** The structured report, or null (logged) if it drifted from the documented shape: one odd report must not break the inbox. */
 function reportBody(body: unknown, reportId: string, log: FastifyBaseLogger): z.infer<typeof escalationReportBodySchema> | null {

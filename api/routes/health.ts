@@ -1,7 +1,6 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DEFAULT_API_POLICY, type AppDeps } from '../app';
+import type { RouteDeps } from '../deps';
 
 const checkSchema = z.object({ ok: z.boolean(), error: z.string().optional() });
 const sandboxSchema = z.object({ mode: z.enum(['bwrap', 'none']), confined: z.boolean(), note: z.string() });
@@ -36,8 +35,7 @@ async function probe(check: () => Promise<unknown>): Promise<z.infer<typeof chec
   }
 }
 
-export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const typed = app.withTypeProvider<ZodTypeProvider>();
+export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (typed, deps) => {
   // Public (api/auth/auth-plugin.ts DEFAULT_PUBLIC_ROUTES): `security: []` lifts the document's global bearerAuth.
   // Liveness says only that this process answers: restarting it cannot fix PostgreSQL or Temporal.
   typed.get('/livez', {
@@ -55,9 +53,9 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
           probe(() => deps.temporal.connection.withDeadline(Date.now() + PROBE_DEADLINE_MS, () => deps.temporal.workflowService.getSystemInfo({}))),
         ]);
         const ok = postgres.ok && temporal.ok;
-        const sandbox = sandboxStatus((deps.policy ?? DEFAULT_API_POLICY).sandbox.mode);
+        const sandbox = sandboxStatus(deps.policy.sandbox.mode);
         return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, temporal }, sandbox });
       },
     });
   }
-}
+};

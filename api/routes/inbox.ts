@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { PROJECT_ROOT } from '../../service/project-root';
-import type { AppDeps } from '../app';
+import type { FastifyPluginAsync } from 'fastify';
+import { PROJECT_ROOT } from '../../config/project-root';
 import { ApiError } from '../errors';
 
 // GET /inbox: a small static page (api/inbox/index.html: plain HTML, inline CSS and vanilla JS, no build
@@ -40,7 +39,7 @@ function contentSecurityPolicy(html: string): string {
   ].join('; ');
 }
 
-export function inboxRoutes(app: FastifyInstance, _deps: AppDeps): void {
+export const inboxRoutes: FastifyPluginAsync = async (app) => {
   let page: InboxPage | undefined;
   const load = async (): Promise<InboxPage> => {
     if (page) return page;
@@ -65,4 +64,4 @@ export function inboxRoutes(app: FastifyInstance, _deps: AppDeps): void {
       .header('referrer-policy', 'no-referrer')
       .send(html);
   });
-}
+};

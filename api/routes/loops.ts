@@ -1,11 +1,10 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { decisionRequestSchema } from '../../domain/decision';
 import { loopRequestSchema } from '../../domain/loop-request';
 import { TERMINAL_STATUSES, type LoopStatus } from '../../domain/loop-state';
-import { DEFAULT_API_POLICY, type AppDeps } from '../app';
 import { authErrorResponses, requirePrincipal } from '../auth/auth-plugin';
+import type { RouteDeps } from '../deps';
 import { bodyErrorResponses, conflict, errorResponseSchema, notFound } from '../errors';
 import { checkDeadlineDefault, checkSeparationOfDuties } from '../decision-policy';
 import { sendDecision } from '../decision-submission';
@@ -13,6 +12,7 @@ import { submitLoop } from '../loop-submission';
 import { loopDetail, loopSummary } from '../loop-views';
 import { checkRepositorySource } from '../repository-policy';
 import { checkFreeDisk } from '../disk-guard';
+import { loadLoop } from '../load-loop';
 import { cancelLoop } from '../loop-cancellation';
 import {
   acceptedSchema,
@@ -29,9 +29,8 @@ const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 409: errorR
 /** Routes that call Temporal answer 503 (with Retry-After) while it cannot be reached. */
 const temporalErrors = { ...errors, 503: errorResponseSchema };
 
-export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const r = app.withTypeProvider<ZodTypeProvider>();
-  const policy = deps.policy ?? DEFAULT_API_POLICY;
+export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
+  const { policy } = deps;
 
   r.post('/v1/loops', {
     config: { access: 'submitter' },
@@ -95,9 +94,7 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       response: { 200: reportSchema, ...errors },
     },
     handler: async (request) => {
-      const id = request.params.id;
-      const loop = await deps.prisma.loop.findUnique({ where: { id } });
-      if (!loop) throw notFound(`loop ${id}`);
+      const { id } = await loadLoop(deps.prisma, request.params.id);
       const report =
         (await deps.prisma.report.findFirst({ where: { loopId: id, kind: 'FINAL' } })) ??
         (await deps.prisma.report.findFirst({ where: { loopId: id, kind: 'ESCALATION' }, orderBy: { createdAt: 'desc' } }));
@@ -124,9 +121,7 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
       (data) =>
         httpStatus === '200' ? String(data) : JSON.stringify(data),
     handler: async (request, reply) => {
-      const id = request.params.id;
-      const loop = await deps.prisma.loop.findUnique({ where: { id }, select: { id: true } });
-      if (!loop) throw notFound(`loop ${id}`);
+      const { id } = await loadLoop(deps.prisma, request.params.id);
       // Written by the worker at delivery: the API may not see the worker's disk.
       const patch = await deps.prisma.report.findUnique({ where: { loopId_key: { loopId: id, key: 'patch' } } });
       if (!patch) throw notFound(`a patch for loop ${id} (none until the loop is delivered)`);
@@ -191,8 +186,7 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     handler: async (request, reply) => {
       const id = request.params.id;
-      const loop = await deps.prisma.loop.findUnique({ where: { id } });
-      if (!loop) throw notFound(`loop ${id}`);
+      const loop = await loadLoop(deps.prisma, id);
       if (TERMINAL_STATUSES.includes(loop.status as LoopStatus)) throw conflict(`loop ${id} has ended (${loop.status}); there is nothing to decide`);
       if (loop.status === 'QUEUED') throw conflict(`loop ${id} has not started yet; there is nothing to decide`);
       const principal = requirePrincipal(request);
@@ -217,11 +211,10 @@ export function loopRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     handler: async (request, reply) => {
       const id = request.params.id;
-      const loop = await deps.prisma.loop.findUnique({ where: { id } });
-      if (!loop) throw notFound(`loop ${id}`);
+      const loop = await loadLoop(deps.prisma, id);
       if (TERMINAL_STATUSES.includes(loop.status as LoopStatus)) throw conflict(`loop ${id} has already ended (${loop.status})`);
       await cancelLoop(deps.temporal, loop);
       return reply.code(202).send({ loopId: id, status: 'CANCELLING', message: 'cancellation requested' });
     },
   });
-}
+};

@@ -1,8 +1,8 @@
-import type { FastifyInstance } from 'fastify';
-import { createLoopStateRegistry, prismaLoopStateQueries } from '../../service/telemetry/loop-state-metrics';
-import { metricsAuthorized } from '../../service/telemetry/metrics-access';
-import { EXPOSITION_CONTENT_TYPE, exposition, processRegistry } from '../../service/telemetry/registry';
-import { DEFAULT_API_POLICY, type AppDeps } from '../app';
+import type { FastifyPluginAsync } from 'fastify';
+import { createLoopStateRegistry, prismaLoopStateQueries } from '../../telemetry/loop-state-metrics';
+import { metricsAuthorized } from '../../telemetry/metrics-access';
+import { EXPOSITION_CONTENT_TYPE, exposition, processRegistry } from '../../telemetry/registry';
+import type { RouteDeps } from '../deps';
 import { ApiError } from '../errors';
 
 /**
@@ -10,8 +10,8 @@ import { ApiError } from '../errors';
  * WORKER_METRICS_PORT) and the loop-state gauges read from PostgreSQL at scrape time.
  * Public like /healthz (no API key: a scraper is no user), unless METRICS_TOKEN asks for a bearer token.
  */
-export function metricsRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const token = (deps.policy ?? DEFAULT_API_POLICY).metricsToken ?? null;
+export const metricsRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+  const token = deps.policy.metricsToken ?? null;
   const loopState = createLoopStateRegistry(prismaLoopStateQueries(deps.prisma));
   app.get('/metrics', {
     config: { access: 'public' },
@@ -24,4 +24,4 @@ export function metricsRoutes(app: FastifyInstance, deps: AppDeps): void {
       return reply.type(EXPOSITION_CONTENT_TYPE).send(text);
     },
   });
-}
+};

@@ -1,8 +1,7 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { AppDeps } from '../app';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { authErrorResponses } from '../auth/auth-plugin';
-import { errorResponseSchema, notFound } from '../errors';
+import type { RouteDeps } from '../deps';
+import { errorResponseSchema } from '../errors';
 import { explainIteration } from '../loop-explain';
 import { loopTimeline } from '../loop-timeline';
 import { loopIdParamsSchema } from '../schemas';
@@ -13,9 +12,7 @@ import { explainParamsSchema, explainSchema, timelineSchema } from '../timeline-
 
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema, ...authErrorResponses };
 
-export function timelineRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const r = app.withTypeProvider<ZodTypeProvider>();
-
+export const timelineRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
   r.get('/v1/loops/:id/timeline', {
     schema: {
       tags: ['loops'],
@@ -23,11 +20,7 @@ export function timelineRoutes(app: FastifyInstance, deps: AppDeps): void {
       params: loopIdParamsSchema,
       response: { 200: timelineSchema, ...errors },
     },
-    handler: async (request) => {
-      const timeline = await loopTimeline(deps.prisma, request.params.id);
-      if (!timeline) throw notFound(`loop ${request.params.id}`);
-      return timeline;
-    },
+    handler: async (request) => loopTimeline(deps.prisma, request.params.id),
   });
 
   r.get('/v1/loops/:id/iterations/:n/explain', {
@@ -39,4 +32,4 @@ export function timelineRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     handler: async (request) => explainIteration(deps.prisma, request.params.id, request.params.n),
   });
-}
+};

@@ -1,4 +1,4 @@
-import { DEFAULT_API_POLICY } from '../../api/app';
+import { DEFAULT_API_POLICY } from '../../api/deps';
 import { NOT_AWAITING_DECISION, decideUpdate, decisionSignal } from '../../workflows/messages';
 import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
 import { CORRECT_SUM, SUM_TESTS, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';

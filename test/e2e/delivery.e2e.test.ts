@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_API_POLICY } from '../../api/app';
+import { DEFAULT_API_POLICY } from '../../api/deps';
 import { LoopPullRequestKey } from '../../workflows/search-attributes';
 import { cleanLedger } from '../support/fake-llm-server';
 import { startFakeForgeServer, type FakeForgeServer } from '../support/fake-forge-server';

@@ -1,4 +1,4 @@
-import { DEFAULT_API_POLICY } from '../../api/app';
+import { DEFAULT_API_POLICY } from '../../api/deps';
 import { cleanLedger } from '../support/fake-llm-server';
 import { CORRECT_SUM, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';

@@ -10,7 +10,7 @@ import { createSandbox } from '../../activities/sandbox/sandbox';
 import { prepareWorkspace } from '../../activities/workspace';
 import { goalContractSchema } from '../../domain/contract';
 import type { ResolvedGate } from '../../domain/gates';
-import { loadConfig } from '../../service/config';
+import { loadConfig } from '../../config/service-config';
 import { createTestDatabase, insertLoop, type TestDatabase } from '../support/database';
 import { CORRECT_SUM, createFixtureRepo } from '../support/fixture-repo';
 import { loopRequest } from '../support/loop-request';

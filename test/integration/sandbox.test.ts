@@ -9,8 +9,8 @@ import { handOver } from '../../activities/sandbox/hand-over';
 import { probeSandbox } from '../../activities/sandbox/probe';
 import { repositoryCacheDir, repositoryCaches } from '../../activities/sandbox/repository-caches';
 import { stopPreviousAttempt } from '../../activities/sandbox/stop-previous-attempt';
-import { loadConfig } from '../../service/config';
-import type { SandboxPolicy } from '../../activities/sandbox/sandbox';
+import { loadConfig } from '../../config/service-config';
+import type { SandboxPolicy } from '../../activities/sandbox/types';
 import { testSandbox } from '../support/sandbox';
 
 // The sandbox against real bubblewrap: each case is something an untrusted command tries, and each

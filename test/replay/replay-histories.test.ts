@@ -5,7 +5,7 @@ import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@t
 import { HISTORIES_DIR } from '../support/histories';
 import { checkWorkflowFingerprint } from '../support/workflow-fingerprint';
 import { WORKFLOW_BUNDLE_OPTIONS } from '../../service/workflow-bundle';
-import { workflowTracingSinks } from '../../service/telemetry/tracing';
+import { workflowTracingSinks } from '../../telemetry/tracing';
 
 // Every committed history must replay against today's workflow code without nondeterminism.
 const files = fs.readdirSync(HISTORIES_DIR).filter((f) => f.endsWith('.json')).sort();

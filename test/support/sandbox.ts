@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createSandbox, type Sandbox, type SandboxPolicy } from '../../activities/sandbox/sandbox';
-import { loadConfig } from '../../service/config';
+import { createSandbox } from '../../activities/sandbox/sandbox';
+import type { Sandbox, SandboxPolicy } from '../../activities/sandbox/types';
+import { loadConfig } from '../../config/service-config';
 
 /** Test fixtures (scripted agents, fake CLIs) that sandboxed commands must be able to run. */
 export const FIXTURES_DIR = path.resolve(__dirname, '../fixtures');

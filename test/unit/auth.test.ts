@@ -39,7 +39,7 @@ async function buildTestApp(db: TestDatabase, options: { logs?: string[]; max?: 
   }));
   r.post('/v1/decide', { config: { access: 'approver' } }, async (request) => ({ actor: requirePrincipal(request).name }));
   r.post('/v1/unconfigured', async () => ({ ok: true }));
-  apiKeyRoutes(app, { prisma: db.prisma });
+  await app.register(apiKeyRoutes, { prisma: db.prisma });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return app;
 }

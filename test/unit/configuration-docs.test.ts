@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { envSchema } from '../../service/config';
+import { envSchema } from '../../config/service-config';
 
 // docs/operations.md's configuration table is the one list of environment variables: every variable the
 // code reads is in it, and it names none that no code reads.
@@ -37,7 +37,7 @@ const DIRECT_READS: Record<string, string[]> = {
 };
 
 /** Where the service and the CLI read their environment (tests, benches and generated code excluded). */
-const SOURCE_DIRS = ['service', 'activities', 'api', 'cli', 'prisma'];
+const SOURCE_DIRS = ['service', 'config', 'telemetry', 'activities', 'api', 'cli', 'prisma'];
 const SOURCE_FILES = ['prisma.config.ts'];
 
 const schemaVariables = Object.keys(envSchema.shape);

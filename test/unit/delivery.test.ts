@@ -9,9 +9,9 @@ import { gitConfigArgs, gitEnvironment } from '../../activities/git-isolation';
 import { openPullRequest } from '../../activities/pull-request';
 import { projectPathFromUrl } from '../../domain/delivery';
 import { loopRequestSchema } from '../../domain/loop-request';
-import { loadConfig } from '../../service/config';
-import { gitCredentialSecrets, loadGitCredentials } from '../../service/git-credentials';
-import { serviceSecrets } from '../../activities/service-secrets';
+import { loadConfig } from '../../config/service-config';
+import { gitCredentialSecrets, loadGitCredentials } from '../../config/git-credentials';
+import { serviceSecrets } from '../../config/service-secrets';
 import { startFakeForgeServer, type FakeForgeServer } from '../support/fake-forge-server';
 import { loopRequest } from '../support/loop-request';
 

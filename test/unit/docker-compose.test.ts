@@ -487,7 +487,7 @@ describe('tsconfig.build.json', () => {
     expect(config.compilerOptions?.outDir).toBe('dist');
     expect(config.compilerOptions?.rootDir).toBe('.');
     expect(config.compilerOptions?.noEmit).not.toBe(true);
-    expect(config.include).toEqual(expect.arrayContaining(['domain', 'workflows', 'activities', 'api', 'service', 'prisma']));
+    expect(config.include).toEqual(expect.arrayContaining(['domain', 'config', 'telemetry', 'workflows', 'activities', 'api', 'service', 'prisma']));
     expect(config.include).not.toContain('test');
     expect(config.exclude).toContain('test');
   });

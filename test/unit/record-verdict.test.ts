@@ -2,7 +2,7 @@ import type { ActivityDeps } from '../../activities/deps';
 import { recordVerdict } from '../../activities/records';
 import type { GateSummary } from '../../domain/gates';
 import { computeVerdict } from '../../domain/judge';
-import { verdicts } from '../../service/telemetry/loop-metrics';
+import { verdicts } from '../../telemetry/loop-metrics';
 import { createTestDatabase, insertLoop, type TestDatabase } from '../support/database';
 
 // The verdict is one statement through its iteration (a local activity, on the loop's critical path): a

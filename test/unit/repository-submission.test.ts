@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, DEFAULT_API_POLICY } from '../../api/app';
+import { buildApp } from '../../api/app';
+import { DEFAULT_API_POLICY } from '../../api/deps';
 import { createApiKey, type CreatedApiKey } from '../../api/auth/api-keys';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { loopRequest } from '../support/loop-request';

@@ -3,15 +3,16 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { IllegalStateError } from '@temporalio/common';
 import { TRACE_HEADER as OTEL_TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
-import { DEFAULT_API_POLICY, buildApp } from '../../api/app';
+import { buildApp } from '../../api/app';
+import { DEFAULT_API_POLICY } from '../../api/deps';
 import type { PrismaClient } from '../../prisma/client';
-import { loadConfig } from '../../service/config';
-import { createLoopStateRegistry, type LoopStateQueries } from '../../service/telemetry/loop-state-metrics';
-import { gateLabel, labelValue, observeExecution, observeGate } from '../../service/telemetry/loop-metrics';
-import { metricsAuthorized } from '../../service/telemetry/metrics-access';
-import { enableProcessMetrics, processRegistry } from '../../service/telemetry/registry';
-import { TEMPORAL_SDK_METRICS } from '../../service/telemetry/temporal-sdk-metrics';
-import { TRACE_HEADER } from '../../service/telemetry/workflow-interceptors';
+import { loadConfig } from '../../config/service-config';
+import { createLoopStateRegistry, type LoopStateQueries } from '../../telemetry/loop-state-metrics';
+import { gateLabel, labelValue, observeExecution, observeGate } from '../../telemetry/loop-metrics';
+import { metricsAuthorized } from '../../telemetry/metrics-access';
+import { enableProcessMetrics, processRegistry } from '../../telemetry/registry';
+import { TEMPORAL_SDK_METRICS } from '../../telemetry/temporal-sdk-metrics';
+import { TRACE_HEADER } from '../../telemetry/workflow-interceptors';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../../service/workflow-bundle';
 
 // The metric definitions, the loop-state gauges' failure handling, the /metrics route, the telemetry
@@ -213,11 +214,11 @@ describe('telemetry configuration', () => {
 
 describe('Temporal SDK metrics', () => {
   /** temporal-sdk-metrics.ts with a fresh module state and a stand-in for Runtime.install. */
-  function isolated(install: (options: unknown) => void): typeof import('../../service/telemetry/temporal-sdk-metrics') {
-    let loaded!: typeof import('../../service/telemetry/temporal-sdk-metrics');
+  function isolated(install: (options: unknown) => void): typeof import('../../telemetry/temporal-sdk-metrics') {
+    let loaded!: typeof import('../../telemetry/temporal-sdk-metrics');
     jest.isolateModules(() => {
       jest.doMock('@temporalio/worker', () => ({ Runtime: { install } }));
-      loaded = jest.requireActual('../../service/telemetry/temporal-sdk-metrics');
+      loaded = jest.requireActual('../../telemetry/temporal-sdk-metrics');
     });
     return loaded;
   }
@@ -249,7 +250,7 @@ describe('Temporal SDK metrics', () => {
 
 describe('workflow tracing interceptors', () => {
   it('are bundled into every workflow and look for the header the OpenTelemetry client interceptor writes', () => {
-    expect(WORKFLOW_INTERCEPTOR_MODULES).toEqual([require.resolve('../../service/telemetry/workflow-interceptors')]);
+    expect(WORKFLOW_INTERCEPTOR_MODULES).toEqual([require.resolve('../../telemetry/workflow-interceptors')]);
     expect(TRACE_HEADER).toBe(OTEL_TRACE_HEADER);
   });
 });

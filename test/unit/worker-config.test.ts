@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { ConfigError, loadConfig } from '../../service/config';
+import { ConfigError, loadConfig } from '../../config/service-config';
 
 // What a worker process runs (WORKER_ROLE) and how many heavy activities at once (WORKER_ACTIVITY_CONCURRENCY).
 

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { PrismaClient } from '../../prisma/client';
+import type { PrismaClient } from '../prisma/client';
 import { METRIC_PREFIX } from './registry';
 
 // Loop state read from PostgreSQL at scrape time: one cheap grouped query for loops, one aggregate over

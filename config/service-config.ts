@@ -86,7 +86,7 @@ export const envSchema = z.object({
   ALLOW_LOCAL_REPOSITORIES: booleanFlag.default(true),
   /** Seconds before a clone or fetch that has not connected (or stalls) is abandoned. */
   GIT_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(20),
-  /** Named git credentials (JSON, service/git-credentials.ts) inline, or in a file; requests name them. */
+  /** Named git credentials (JSON, config/git-credentials.ts) inline, or in a file; requests name them. */
   GIT_CREDENTIALS: z.string().optional(),
   GIT_CREDENTIALS_FILE: z.string().min(1).optional(),
   /** A decision deadline may default to approve only when the operator allows it (never with system BLOCKERs). */

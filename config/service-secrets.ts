@@ -1,5 +1,5 @@
-import type { ServiceConfig } from '../service/config';
-import { gitCredentialSecrets } from '../service/git-credentials';
+import type { ServiceConfig } from './service-config';
+import { gitCredentialSecrets } from './git-credentials';
 
 /**
  * The service's own secrets, which must never leave it (evidence, records, logs, answers, prompts) even

@@ -7,7 +7,7 @@ import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors
 import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/worker';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
-import type { ServiceConfig } from '../config';
+import type { ServiceConfig } from '../config/service-config';
 import { AsyncLocalStorageContextManager } from './async-context';
 
 // OpenTelemetry tracing, on only when an OTLP endpoint is configured: API request → StartWorkflow →

@@ -1,0 +1,54 @@
+import type { Client } from '@temporalio/client';
+import type { ServiceConfig } from '../config/service-config';
+import type { PrismaClient } from '../prisma/client';
+
+// What the API is built from, below the app and its routes so they both import it (service/api-main.ts
+// injects the real clients; tests inject their own).
+
+export interface AppDeps {
+  prisma: PrismaClient;
+  temporal: Client;
+  taskQueue: string;
+  logLevel?: string;
+  /** Requests per API key (or per IP without one) in each window. */
+  rateLimit?: { max: number; timeWindowMs: number };
+  /** The operator's switches the API enforces (repository sources, decision rules, sandbox status). */
+  policy?: ApiPolicy;
+}
+
+export type ApiPolicy = Pick<ServiceConfig, 'repositories' | 'decisions'> & {
+  sandbox: Pick<ServiceConfig['sandbox'], 'mode'>;
+  /** New loops are refused while the disk holding `path` has less than `minFreeBytes` free. */
+  disk: { path: string; minFreeBytes: number };
+  /** Names of the configured git credentials (no secrets); null or absent: this process has none, the worker checks. */
+  credentialNames?: string[] | null;
+  /** GET /metrics answers only `Authorization: Bearer <token>` when set; null or absent: public. */
+  metricsToken?: string | null;
+};
+
+/** Without configuration the API enforces the same defaults as the service's environment schema. */
+export const DEFAULT_API_POLICY: ApiPolicy = {
+  repositories: { allowLocal: true, connectTimeoutSeconds: 20 },
+  decisions: { allowDeadlineApprove: false, separationOfDuties: false, signalActors: [] },
+  sandbox: { mode: 'bwrap' },
+  disk: { path: '.', minFreeBytes: 0 },
+};
+
+export function apiPolicy(config: Readonly<ServiceConfig>): ApiPolicy {
+  return {
+    repositories: config.repositories,
+    decisions: config.decisions,
+    sandbox: { mode: config.sandbox.mode },
+    disk: { path: config.dataDir, minFreeBytes: config.minFreeDiskBytes },
+    credentialNames: config.gitCredentials ? Object.keys(config.gitCredentials) : null,
+    metricsToken: config.telemetry.metricsToken,
+  };
+}
+
+/** What a route plugin is registered with: the clients and the policy in force. */
+export interface RouteDeps {
+  prisma: PrismaClient;
+  temporal: Client;
+  taskQueue: string;
+  policy: ApiPolicy;
+}
