@@ -45,7 +45,10 @@ export function apiPolicy(config: Readonly<ServiceConfig>): ApiPolicy {
   };
 }
 
-/** What a route plugin is registered with: the clients and the policy in force. */
+/**
+ * What a route plugin is registered with: the clients and the policy in force. No `logLevel` or `prefix`:
+ * Fastify reads those keys of a plugin's options as its own settings.
+ */
 export interface RouteDeps {
   prisma: PrismaClient;
   temporal: Client;
