@@ -1,4 +1,5 @@
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Decision } from '../../../domain/decision';
 import { loopWorkflowId, type LoopInput } from '../../../domain/loop-request';
@@ -21,6 +22,8 @@ export interface RunningLoop {
   awaitingDecision(nth?: number): Promise<void>;
   /** A decision through the update the API sends. */
   decide(decision: Decision): Promise<DecisionReceipt>;
+  /** The loop's current run: the input it started with and the run it continued from (null for the first). */
+  currentRun(): Promise<{ runId: string; input: LoopInput; continuedFrom: string | null }>;
 }
 
 export interface LoopWorker {
@@ -51,6 +54,13 @@ export async function runLoop<T>(env: TestWorkflowEnvironment, { taskQueue, acti
       await activities.called('recordProgress', (p) => p.status === 'AWAITING_DECISION', nth);
     },
     decide: (decision) => current().executeUpdate(decideUpdate, { args: [decision] }),
+    currentRun: async () => {
+      const { runId } = await current().describe();
+      const started = (await env.client.workflow.getHandle(handle.workflowId, runId).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+      const payload = started?.input?.payloads?.[0];
+      if (!payload) throw new Error(`run ${runId} has no input`);
+      return { runId, input: defaultPayloadConverter.fromPayload<LoopInput>(payload), continuedFrom: started.continuedExecutionRunId || null };
+    },
   };
   const stopped = worker.then(() => Promise.reject(new Error('the worker stopped while the loop ran')));
   try {
