@@ -94,6 +94,11 @@ export function gateFailed(sequence: number, failureReason = 'sum adds two numbe
   return { gates: [failedGate('tests', sequence, failureReason), ...gates], acceptanceChecks: [], environmentProblem: null, systemFindings: [] };
 }
 
+/** A verification whose checkout could not be set up: no gate ran. */
+export function checkoutSetupFailed(problem: string): VerificationOutcome {
+  return { gates: [], acceptanceChecks: [], environmentProblem: problem, systemFindings: [] };
+}
+
 /** A completed review with these findings. */
 export function reviewed(findings: FindingSummary[] = [], usage: Usage = { tokens: 1_800, costUsd: 0.004, agentMs: 0 }): ReviewOutcome {
   return { outcome: { status: 'COMPLETED', findings, responseIds: ['resp_review_1'] }, usage };

@@ -18,7 +18,10 @@ export interface RunningLoop {
   activities: ScriptedLoop;
   /** The `loopState` query on the loop's current run. */
   state(): Promise<LoopState>;
-  /** Resolves once the loop's `nth` escalation waits for a decision (its AWAITING_DECISION move was recorded). */
+  /**
+   * Resolves once the loop's `nth` escalation waits for a decision: its AWAITING_DECISION move was recorded
+   * and the workflow task that made it completed (a query is answered only then), search attributes included.
+   */
   awaitingDecision(nth?: number): Promise<void>;
   /** A decision through the update the API sends. */
   decide(decision: Decision): Promise<DecisionReceipt>;
@@ -52,6 +55,7 @@ export async function runLoop<T>(env: TestWorkflowEnvironment, { taskQueue, acti
     state: () => current().query(loopStateQuery),
     awaitingDecision: async (nth = 1) => {
       await activities.called('recordProgress', (p) => p.status === 'AWAITING_DECISION', nth);
+      await loop.state();
     },
     decide: (decision) => current().executeUpdate(decideUpdate, { args: [decision] }),
     currentRun: async () => {

@@ -15,7 +15,8 @@ export type InputOf<K extends ActivityName> = Parameters<LoopActivities[K]>[0];
 /** What iteration #sequence's maker, verification and review give; left out: the iteration passes. */
 export interface IterationScript {
   maker?: Partial<MakerOutcome>;
-  verification?: VerificationOutcome;
+  /** An Error is thrown by the verification activity, on every attempt. */
+  verification?: VerificationOutcome | Error;
   /** An Error is thrown by the review activity (a provider that cannot be reached). */
   review?: ReviewOutcome | Error;
   /** The maker's activity does not return before this settles. */
@@ -127,7 +128,11 @@ export class ScriptedLoops {
       this.record('inspectChanges', input);
       return [];
     },
-    runVerification: async (input) => this.iteration(this.record('runVerification', input), input.sequence).verification ?? verified(input.sequence),
+    runVerification: async (input) => {
+      const verification = this.iteration(this.record('runVerification', input), input.sequence).verification ?? verified(input.sequence);
+      if (verification instanceof Error) throw verification;
+      return verification;
+    },
     runReview: async (input) => {
       const review = this.iteration(this.record('runReview', input), input.sequence).review ?? reviewed();
       if (review instanceof Error) throw review;

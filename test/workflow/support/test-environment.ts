@@ -38,7 +38,8 @@ export function loopTestEnvironment(): LoopTestEnvironment {
   const taskQueue = 'workflow-tests';
 
   beforeAll(async () => {
-    Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+    // Errors only: the tests fail activities and refuse decisions on purpose, and the worker logs each at WARN.
+    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
     const [started, workflowBundle] = await Promise.all([startTestEnvironment(), bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: quiet })]);
     env = started;
     worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: scripted.activities, sinks: workflowTracingSinks() });
