@@ -33,10 +33,10 @@ export interface LoopWorker {
   taskQueue: string;
   activities: ScriptedLoop;
   /** The worker's run: a worker that stops fails the loop's test instead of leaving it waiting. */
-  worker: Promise<void>;
+  running: Promise<void>;
 }
 
-export async function runLoop<T>(env: TestWorkflowEnvironment, { taskQueue, activities, worker }: LoopWorker, input: LoopInput, drive: (loop: RunningLoop) => Promise<T>): Promise<T> {
+export async function runLoop<T>(env: TestWorkflowEnvironment, { taskQueue, activities, running }: LoopWorker, input: LoopInput, drive: (loop: RunningLoop) => Promise<T>): Promise<T> {
   const handle = await env.client.workflow.start<typeof engineeringLoop>('engineeringLoop', {
     taskQueue,
     workflowId: loopWorkflowId(input.loopId),
@@ -66,7 +66,7 @@ export async function runLoop<T>(env: TestWorkflowEnvironment, { taskQueue, acti
       return { runId, input: defaultPayloadConverter.fromPayload<LoopInput>(payload), continuedFrom: started.continuedExecutionRunId || null };
     },
   };
-  const stopped = worker.then(() => Promise.reject(new Error('the worker stopped while the loop ran')));
+  const stopped = running.then(() => Promise.reject(new Error('the worker stopped while the loop ran')));
   try {
     return await Promise.race([drive(loop), stopped]);
   } finally {

@@ -52,7 +52,7 @@ export function loopTestEnvironment(): LoopTestEnvironment {
   });
 
   return {
-    run: (script, input, drive) => runLoop(env!, { taskQueue, activities: scripted.add(input.loopId, script), worker: running }, input, drive),
+    run: (script, input, drive) => runLoop(env!, { taskQueue, activities: scripted.add(input.loopId, script), running }, input, drive),
     now: () => env!.currentTimeMs(),
   };
 }
