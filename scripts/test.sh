@@ -9,6 +9,8 @@ bash scripts/setup.sh
 bash scripts/install-chromium.sh
 # The API is fuzzed from its OpenAPI document by schemathesis (PyPI, pinned; a venv in .tools/).
 bash scripts/install-schemathesis.sh
+# Workflow tests run on Temporal's time-skipping test server (Maven Central, pinned; jars and a launcher in .tools/).
+bash scripts/install-temporal-test-server.sh
 echo "== typecheck" && npx --no-install tsc -p tsconfig.json --noEmit
 echo "== lint" && npx --no-install eslint .
 echo "== build" && npm run --silent build

@@ -1,0 +1,167 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import type { LoopActivities } from '../../../activities';
+import type { DecisionAuthorization } from '../../../activities/decision-authorization';
+import type { DeliverOutput } from '../../../activities/delivery';
+import type { GatePlan } from '../../../domain/gates';
+import { GATE_PLAN, made, reviewed, verified, type MakerOutcome, type ReviewOutcome, type SetupOutcome, type VerificationOutcome } from './loop-results';
+
+// Stand-ins for every activity the loop calls, each answering as the test scripted it for the loop it
+// names, and a log of every call (activity name and input) in the order the workflow made them.
+
+export type ActivityName = keyof LoopActivities;
+export type InputOf<K extends ActivityName> = Parameters<LoopActivities[K]>[0];
+
+/** What iteration #sequence's maker, verification and review give; left out: the iteration passes. */
+export interface IterationScript {
+  maker?: Partial<MakerOutcome>;
+  /** An Error is thrown by the verification activity, on every attempt. */
+  verification?: VerificationOutcome | Error;
+  /** An Error is thrown by the review activity (a provider that cannot be reached). */
+  review?: ReviewOutcome | Error;
+  /** The maker's activity does not return before this settles. */
+  makerHeldUntil?: Promise<unknown>;
+}
+
+export interface LoopScript {
+  gatePlan?: GatePlan;
+  /** By sequence (iterations[0] is #1): a loop running more iterations than scripted fails. */
+  iterations: IterationScript[];
+  /** prepareWorkspace throws it. */
+  prepareFailure?: Error;
+  /** One for each set-up run, in order; past the end set-up passes. */
+  setup?: SetupOutcome[];
+  /** One for each decision received, in order; past the end decisions are honoured. */
+  authorizations?: DecisionAuthorization[];
+  pullRequestUrl?: string;
+}
+
+export interface Call<K extends ActivityName = ActivityName> {
+  activity: K;
+  input: InputOf<K>;
+}
+
+/** One loop's scripted activities: what they were called with, in the order the workflow called them. */
+export interface ScriptedLoop {
+  calls: Call[];
+  /** The inputs of every call of `activity`, in order. */
+  inputsOf<K extends ActivityName>(activity: K): InputOf<K>[];
+  /** The `nth` call of `activity` that matches, once the workflow made it. */
+  called<K extends ActivityName>(activity: K, match?: (input: InputOf<K>) => boolean, nth?: number): Promise<InputOf<K>>;
+}
+
+interface LoopRecord extends ScriptedLoop {
+  script: LoopScript;
+  setups: SetupOutcome[];
+  authorizations: DecisionAuthorization[];
+  push(call: Call): void;
+}
+
+/**
+ * Activities for a worker that runs many loops: each call goes to the script of the loop it names
+ * (every activity input carries its loopId) and is logged for that loop.
+ */
+export class ScriptedLoops {
+  private readonly loops = new Map<string, LoopRecord>();
+
+  add(loopId: string, script: LoopScript): ScriptedLoop {
+    const calls: Call[] = [];
+    const waiters: Array<() => void> = [];
+    const inputsOf = <K extends ActivityName>(activity: K) => calls.filter((c) => c.activity === activity).map((c) => c.input as InputOf<K>);
+    const called = <K extends ActivityName>(activity: K, match: (input: InputOf<K>) => boolean = () => true, nth = 1): Promise<InputOf<K>> =>
+      new Promise((resolve) => {
+        const check = () => {
+          const found = inputsOf(activity).filter(match);
+          if (found.length >= nth) resolve(found[nth - 1]!);
+          else waiters.push(check);
+        };
+        check();
+      });
+    const push = (call: Call) => {
+      calls.push(call);
+      waiters.splice(0).forEach((wake) => wake());
+    };
+    const loop: LoopRecord = { calls, inputsOf, called, push, script, setups: [...(script.setup ?? [])], authorizations: [...(script.authorizations ?? [])] };
+    this.loops.set(loopId, loop);
+    return loop;
+  }
+
+  /** Logs the call for its loop and returns that loop's record. */
+  private record<K extends ActivityName>(activity: K, input: InputOf<K>): LoopRecord {
+    const loop = this.loops.get(input.loopId);
+    if (!loop) throw ApplicationFailure.nonRetryable(`loop ${input.loopId} has no script`, 'UnscriptedLoop');
+    loop.push({ activity, input } as Call);
+    return loop;
+  }
+
+  private iteration(loop: LoopRecord, sequence: number): IterationScript {
+    const scripted = loop.script.iterations[sequence - 1];
+    if (!scripted) throw ApplicationFailure.nonRetryable(`iteration #${sequence} is not scripted`, 'UnscriptedIteration');
+    return scripted;
+  }
+
+  readonly activities: LoopActivities = {
+    prepareWorkspace: async (input) => {
+      const { script } = this.record('prepareWorkspace', input);
+      if (script.prepareFailure) throw script.prepareFailure;
+      return { workspacePath: `/var/lib/engineering-loop/workspaces/${input.loopId}`, baseCommit: 'b'.repeat(40), branch: `engineering-loop/${input.loopId}`, gatePlan: script.gatePlan ?? GATE_PLAN };
+    },
+    freezeContract: async (input) => {
+      this.record('freezeContract', input);
+      return { version: input.version, hash: createHash('sha256').update(JSON.stringify(input.contract)).digest('hex') };
+    },
+    recordProgress: async (input) => {
+      this.record('recordProgress', input);
+    },
+    runWorkspaceSetup: async (input) => {
+      const loop = this.record('runWorkspaceSetup', input);
+      return loop.setups.shift() ?? { problem: null, evidenceIds: [`evidence-setup-${input.key}-1`] };
+    },
+    runMaker: async (input) => {
+      const { maker, makerHeldUntil } = this.iteration(this.record('runMaker', input), input.sequence);
+      await makerHeldUntil;
+      return made(input.sequence, maker);
+    },
+    runVerification: async (input) => {
+      const verification = this.iteration(this.record('runVerification', input), input.sequence).verification ?? verified(input.sequence);
+      if (verification instanceof Error) throw verification;
+      return verification;
+    },
+    runReview: async (input) => {
+      const review = this.iteration(this.record('runReview', input), input.sequence).review ?? reviewed();
+      if (review instanceof Error) throw review;
+      return review;
+    },
+    backtrack: async (input) => {
+      this.record('backtrack', input);
+    },
+    recordVerdict: async (input) => {
+      this.record('recordVerdict', input);
+    },
+    recordEscalation: async (input) => {
+      this.record('recordEscalation', input);
+      return { escalationId: randomUUID(), reportId: randomUUID() };
+    },
+    recordContractApproval: async (input) => {
+      this.record('recordContractApproval', input);
+      return { escalationId: randomUUID(), reportId: randomUUID() };
+    },
+    authorizeDecision: async (input) => this.record('authorizeDecision', input).authorizations.shift() ?? { honoured: true },
+    recordDecision: async (input) => {
+      this.record('recordDecision', input);
+    },
+    recordRefusedDecision: async (input) => {
+      this.record('recordRefusedDecision', input);
+    },
+    deliver: async (input) => {
+      const { script } = this.record('deliver', input);
+      // The real activity records the loop's end (input.ended) with the delivery.
+      return {
+        reportId: `report-final-${input.loopId}`,
+        pushedBranch: `engineering-loop/${input.loopId}`,
+        pullRequestUrl: script.pullRequestUrl ?? null,
+        deliveryError: null,
+      } satisfies DeliverOutput;
+    },
+  };
+}
