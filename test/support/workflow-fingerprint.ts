@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { fileHash, projectModules } from '../../service/workflow-bundle';
+import { HISTORIES_DIR } from './histories';
 
 // Versioning discipline, checked: the hash of every project file in the workflow bundle, as of the last
 // time the workflow code was covered by recorded histories. Changing workflow code (or anything it
@@ -14,7 +16,8 @@ export const FINGERPRINT_FILE = path.resolve(__dirname, '../fixtures/workflow-fi
 
 const fingerprintSchema = z.object({
   modules: z.record(z.string(), z.string()),
-  histories: z.array(z.string()),
+  /** Each committed history's sha256 (a bare list of names before the version floor). */
+  histories: z.union([z.record(z.string(), z.string()), z.array(z.string()).transform((names) => Object.fromEntries(names.map((n) => [n, '']))) ]),
   changesWithoutHistory: z.array(z.object({ modules: z.array(z.string()), reason: z.string().min(10) })).default([]),
 });
 
@@ -36,12 +39,14 @@ export function checkWorkflowFingerprint(bundleCode: string, histories: string[]
       'then run npm run histories:fingerprint'
     );
   }
-  const added = histories.filter((file) => !recorded?.histories.includes(file));
+  // A history counts as added when it is new, or recorded again under its name (on raising the floor).
+  const historyHashes = Object.fromEntries(histories.map((file) => [file, createHash('sha256').update(fs.readFileSync(path.join(HISTORIES_DIR, file))).digest('hex')]));
+  const added = histories.filter((file) => recorded?.histories[file] !== historyHashes[file]);
   const reason = process.env.WORKFLOW_CHANGE_WITHOUT_HISTORY?.trim();
   if (added.length === 0 && !reason) {
     return `no history was added since the fingerprint (changed: ${changed.join(', ')}); record one, or set WORKFLOW_CHANGE_WITHOUT_HISTORY to why none is needed`;
   }
   const changesWithoutHistory = [...(recorded?.changesWithoutHistory ?? []), ...(added.length === 0 && reason ? [{ modules: changed, reason }] : [])];
-  fs.writeFileSync(FINGERPRINT_FILE, `${JSON.stringify({ modules: current, histories, changesWithoutHistory }, null, 2)}\n`);
+  fs.writeFileSync(FINGERPRINT_FILE, `${JSON.stringify({ modules: current, histories: historyHashes, changesWithoutHistory }, null, 2)}\n`);
   return null;
 }
