@@ -1,18 +1,37 @@
-// Jest: TypeScript through ts-jest (CommonJS), one embedded Postgres + Temporal dev server per run.
-/** @type {import('jest').Config} */
-module.exports = {
+// Jest: TypeScript through ts-jest (CommonJS), in four tiers (`npm run test:<tier>`, `--selectProjects`).
+// Only integration and e2e need the embedded PostgreSQL and Temporal dev server: jest runs a project's
+// globalSetup only when it runs a test of that project, and one module path only once a run, so the
+// platform starts once for integration and e2e together and not at all for unit or workflow.
+
+const typescript = {
   preset: 'ts-jest',
-  // ts-jest compiles to CommonJS whatever tsconfig's node16 says; 151002 only warns about that.
-  transform: { '^.+\\.tsx?$': ['ts-jest', { diagnostics: { ignoreCodes: [151002] } }] },
+  // Each file is transpiled alone, to CommonJS (tsconfig's node16 would keep `import()`, which jest's
+  // CommonJS runtime cannot run): type-checking each test file's import graph cost up to a minute a file
+  // on this machine, and `npm test` runs tsc before jest.
+  transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: { isolatedModules: true, module: 'commonjs' } }] },
   testEnvironment: 'node',
-  roots: ['<rootDir>/test', '<rootDir>/domain', '<rootDir>/workflows', '<rootDir>/activities', '<rootDir>/api', '<rootDir>/service'],
   testMatch: ['**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.data/', '/.tools/'],
   // tsconfig uses node16 resolution, so relative imports may end in `.js` (the generated Prisma client does).
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+};
+
+const platform = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    // No database, Temporal server or dist/ (real git and subprocesses are allowed); files run in parallel.
+    { ...typescript, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
+    // Each file starts its own Temporal test environment. (Root test/: jest refuses a root that is missing.)
+    { ...typescript, displayName: 'workflow', roots: ['<rootDir>/test'], testMatch: ['<rootDir>/test/workflow/**/*.test.ts'] },
+    // Each file gets a fresh migrated database and its own task queue; some run dist/.
+    { ...typescript, ...platform, displayName: 'integration', roots: ['<rootDir>/test/integration', '<rootDir>/test/replay'] },
+    // The real API, compiled worker processes and sandboxes.
+    { ...typescript, ...platform, displayName: 'e2e', roots: ['<rootDir>/test/e2e'] },
+  ],
+  // Jest reads the timeout from the run's configuration, not a project's.
   testTimeout: 120000,
-  // Integration tests start heavy processes (Postgres, Temporal, workers) on a small machine.
-  maxWorkers: 1,
 };

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../support/free-port';
-import { processesMatching, waitUntilNoProcessMatching } from '../support/processes';
+import { alive, processesMatching, waitUntilNoProcessMatching } from '../support/processes';
 
 // `npm start`'s process for real (dist/service/main.js with its embedded PostgreSQL and Temporal dev
 // server, and the API and two workers as its child processes): SIGTERM stops everything in order and
@@ -92,15 +92,6 @@ function nodeChildren(service: Service): Array<{ pid: number; name: string }> {
 function role(pid: number): string {
   const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
   return env.find((v) => v.startsWith('WORKER_ROLE='))?.slice('WORKER_ROLE='.length) ?? 'unset';
-}
-
-/** Running: it exists and is not a zombie (an orphan that exited waits for init to reap it). */
-function alive(pid: number): boolean {
-  try {
-    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0] !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 function dataDir(): string {

@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
-import { createInterface } from 'node:readline';
 import { launch, stopLauncher, type LaunchSpec } from '../../activities/process/launcher';
+import { gone } from '../support/processes';
 
 // The launcher starts the service's processes from a small helper process (fork+exec from the big worker
 // blocks its event loop). Real processes: output complete and in order, real pids leading their own
-// process groups, spawn failures reported, and nothing left running when the helper dies.
+// process groups, spawn failures reported, and nothing left running when the helper dies (when its
+// owner dies: test/integration/launcher-owner.test.ts, which runs the compiled launcher).
 
 async function run(command: string, args: string[], extra: Partial<LaunchSpec> = {}) {
   const stdout: Buffer[] = [];
@@ -22,22 +21,7 @@ function parentOf(pid: number): number {
   return Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
 }
 
-/** Polls (up to 5 s) until the process is no longer running. */
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 200 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 25));
-  return !alive(pid);
-}
-
 const sleeper = () => launch({ command: 'sleep', args: ['30'], cwd: os.tmpdir(), env: process.env, onStdout: () => undefined, onStderr: () => undefined });
-
-/** Running: it exists and is not a zombie (a killed orphan waits for init to reap it). */
-function alive(pid: number): boolean {
-  try {
-    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 test('delivers all output, in order, with the exit code and stdin', async () => {
   const script = 'process.stdin.pipe(process.stdout); for (let i = 0; i < 20000; i++) process.stderr.write(`line ${i}\\n`); process.exitCode = 3;';
@@ -101,18 +85,6 @@ test('when the helper dies, what it ran is killed and its caller fails, and the 
   expect(parentOf(next.pid!)).not.toBe(helper);
   process.kill(-next.pid!, 'SIGKILL');
   await next.closed;
-});
-
-test('when the process that launched them dies, the helper kills what it started', async () => {
-  // A separate process runs the compiled launcher (npm test builds dist/ first), starts `sleep`, and is SIGKILLed.
-  const launcher = require.resolve('../../dist/activities/process/launcher.js');
-  const script = `require(${JSON.stringify(launcher)}).launch({ command: 'sleep', args: ['30'], cwd: '/', env: process.env, onStdout() {}, onStderr() {} }).then((c) => console.log(c.pid));`;
-  const owner = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [line] = (await once(createInterface({ input: owner.stdout! }), 'line')) as [string];
-  const sleepPid = Number(line);
-  expect(alive(sleepPid)).toBe(true);
-  owner.kill('SIGKILL');
-  expect(await gone(sleepPid)).toBe(true);
 });
 
 test('stopLauncher ends the helper, and a later launch starts a new one', async () => {

@@ -10,7 +10,7 @@ const SECRET = 'registered-db-password';
 const GITHUB_TOKEN = 'ghp_0123456789abcdefghijABCDEFGHIJ012345';
 registerServiceSecrets([SECRET]);
 
-// Real HTTP rather than app.inject (see auth.test.ts: light-my-request cannot load under jest).
+// Real HTTP rather than app.inject (see test/integration/auth.test.ts: light-my-request cannot load under jest).
 async function get(app: FastifyInstance, url: string): Promise<{ status: number; type: string | null; text: string }> {
   if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
