@@ -44,6 +44,11 @@ export function launch(spec: LaunchSpec): Promise<Launched> {
   return helper().launch(spec);
 }
 
+/** Resolves once no command the helper started is still running (work an activity left behind as it failed). */
+export function launcherDrained(): Promise<void> {
+  return current?.drained() ?? Promise.resolve();
+}
+
 /** Ends the helper process, if one runs (a worker that drained): nothing of the worker outlives it. */
 export async function stopLauncher(): Promise<void> {
   await current?.stop();
@@ -72,6 +77,7 @@ class LaunchHelper {
   private readonly inFlight = new Map<number, InFlight>();
   private nextId = 1;
   private gone = false;
+  private readonly drainWaiters: Array<() => void> = [];
 
   constructor(onGone: () => void) {
     this.process = spawn(process.execPath, ['-e', `(${helperMain.toString()})()`], {
@@ -91,6 +97,7 @@ class LaunchHelper {
         else killGroup(run.pid);
         run.lost(new Error(`the process launcher exited while ${run.spec.command} ran (it was killed)`));
       }
+      for (const resolve of this.drainWaiters.splice(0)) resolve();
     });
     this.idle();
   }
@@ -114,6 +121,11 @@ class LaunchHelper {
     // A plain copy of the environment: process.env itself cannot be cloned into a message.
     this.process.send({ type: 'spawn', id, command: spec.command, args: spec.args, cwd: spec.cwd, env: { ...spec.env }, stdin: spec.stdin });
     return launched;
+  }
+
+  drained(): Promise<void> {
+    if (this.gone || this.inFlight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
   /** Disconnects the helper, which then kills what it still runs and exits; resolves once it has. */
@@ -177,6 +189,7 @@ class LaunchHelper {
   private idle(): void {
     this.process.unref();
     this.process.channel?.unref();
+    for (const resolve of this.drainWaiters.splice(0)) resolve();
   }
 
   private busy(): void {

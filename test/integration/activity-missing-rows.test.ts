@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { ActivityDeps } from '../../activities/deps';
 import { inspectChanges } from '../../activities/inspect-changes';
 import { runMaker } from '../../activities/maker';
-import { stopLauncher } from '../../activities/process/launcher';
+import { launcherDrained, stopLauncher } from '../../activities/process/launcher';
 import { runReview } from '../../activities/review/run-review';
 import { runVerification } from '../../activities/verification/run-verification';
 import { createTestDatabase, insertLoop, type TestDatabase } from '../support/database';
@@ -24,6 +24,8 @@ beforeAll(async () => {
   deps = { prisma: db.prisma, config, sandbox: { mode: 'none', owner: null } } as unknown as ActivityDeps;
 });
 afterAll(async () => {
+  // The checkout and diff a failed verification or review started beside its reads end on their own.
+  await launcherDrained();
   await stopLauncher();
   await db?.drop();
   fs.rmSync(dir, { recursive: true, force: true });
