@@ -109,11 +109,16 @@ async function clusterPassword(dataDir: string): Promise<string> {
   return password;
 }
 
-/** Creates database `name` unless it exists. `adminUrl` must point at an existing database (e.g. `postgres`). */
-export async function createDatabase(adminUrl: string, name: string): Promise<void> {
+/**
+ * Creates database `name` unless it exists, as a copy of `template` when one is named. `adminUrl` must
+ * point at an existing database (e.g. `postgres`).
+ */
+export async function createDatabase(adminUrl: string, name: string, template?: string): Promise<void> {
   await withClient(adminUrl, async (client) => {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+    if (found.rowCount !== 0) return;
+    const from = template ? ` TEMPLATE ${client.escapeIdentifier(template)}` : '';
+    await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}${from}`);
   });
 }
 

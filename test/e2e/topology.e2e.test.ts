@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import YAML from 'yaml';
 import { createDatabase, dropDatabase } from '../../service/embedded-postgres';
-import { testDatabaseAdminUrl } from '../support/database';
+import { testDatabaseAdminUrl } from '../support/template-database';
 import { CORRECT_SUM, createFixtureRepo } from '../support/fixture-repo';
 import { cleanLedger, startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server';
 import { freePort } from '../support/free-port';

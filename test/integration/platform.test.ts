@@ -4,7 +4,8 @@ import { Prisma } from '../../prisma/client';
 import { LOOP_SEARCH_ATTRIBUTES } from '../../service/search-attributes';
 import { createDatabase, dropDatabase } from '../../service/embedded-postgres';
 import { applyMigrations } from '../../service/migrate';
-import { createTestDatabase, testDatabaseAdminUrl, type TestDatabase } from '../support/database';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { testDatabaseAdminUrl } from '../support/template-database';
 
 // The platform layer works for real: migrations, Prisma through the pg adapter, Temporal dev server.
 describe('platform', () => {

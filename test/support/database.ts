@@ -1,31 +1,25 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createPrismaClient, type Prisma, type PrismaClient } from '../../prisma/client';
 import { createDatabase, dropDatabase } from '../../service/embedded-postgres';
-import { applyMigrations } from '../../service/migrate';
+import { TEMPLATE_DATABASE, testDatabaseAdminUrl, testDatabaseUrl } from './template-database';
 
-// A fresh, fully migrated database per caller (usually per test file) on the run's shared cluster.
+// A fresh, fully migrated database per caller (usually per test file) on the run's shared cluster: a copy
+// of the template the global set-up migrated once (CREATE DATABASE … TEMPLATE takes a fraction of a
+// second; running the Prisma CLI's migrate deploy for each file took 5–13 s of every file's set-up).
 export interface TestDatabase {
   url: string;
   prisma: PrismaClient;
   drop(): Promise<void>;
 }
 
-export function testDatabaseAdminUrl(): string {
-  const url = process.env.TEST_DATABASE_ADMIN_URL;
-  if (!url) throw new Error('TEST_DATABASE_ADMIN_URL is not set: run through jest (jest.config.js globalSetup)');
-  return url;
-}
-
 export async function createTestDatabase(): Promise<TestDatabase> {
   const adminUrl = testDatabaseAdminUrl();
   const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await createDatabase(adminUrl, name);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  await applyMigrations(url.toString());
-  const prisma = createPrismaClient(url.toString());
+  await createDatabase(adminUrl, name, TEMPLATE_DATABASE);
+  const url = testDatabaseUrl(name);
+  const prisma = createPrismaClient(url);
   return {
-    url: url.toString(),
+    url,
     prisma,
     async drop() {
       await prisma.$disconnect();

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../service/embedded-postgres';
 import { resolveTemporalCli, startTemporalDevServer, type TemporalDevServer } from '../../service/temporal-dev-server';
+import { createTemplateDatabase } from './template-database';
 import { freePort } from './free-port';
 
 // One embedded PostgreSQL and one Temporal dev server for the whole jest run, on free ports in a temp
@@ -23,19 +24,29 @@ export default async function globalSetup(): Promise<void> {
   (globalThis as { __TEST_PLATFORM__?: TestPlatform }).__TEST_PLATFORM__ = platform;
   try {
     const [pgPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort()]);
-    platform.postgres = await startEmbeddedPostgres({ dataDir: tempDir, port: pgPort });
-    platform.temporal = await startTemporalDevServer({
+    // PostgreSQL (then the test databases' template) and the Temporal dev server start side by side.
+    const database = startEmbeddedPostgres({ dataDir: tempDir, port: pgPort }).then(async (postgres) => {
+      platform.postgres = postgres;
+      process.env.TEST_DATABASE_ADMIN_URL = postgres.adminUrl;
+      await createTemplateDatabase();
+    });
+    const temporal = startTemporalDevServer({
       cliPath: resolveTemporalCli({ temporal: { cliPath: process.env.TEMPORAL_CLI_PATH } }),
       dataDir: tempDir,
       port: temporalPort,
       uiPort,
       namespace: TEST_TEMPORAL_NAMESPACE,
+    }).then((server) => {
+      platform.temporal = server;
     });
+    const started = await Promise.allSettled([database, temporal]);
+    const failed = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed) throw failed.reason;
   } catch (error) {
     await stopTestPlatform(platform);
     throw error;
   }
-  process.env.TEST_DATABASE_ADMIN_URL = platform.postgres.adminUrl;
+  if (!platform.temporal) throw new Error('the Temporal dev server did not start');
   process.env.TEST_TEMPORAL_ADDRESS = platform.temporal.address;
   process.env.TEST_TEMPORAL_NAMESPACE = TEST_TEMPORAL_NAMESPACE;
   process.env.TEST_TEMPORAL_UI_URL = platform.temporal.uiUrl;
