@@ -26,8 +26,9 @@ import { entrypointsToRestore, restoreInCheckout } from './protected-files';
 import { frozenTestFindings, type TestsRun } from './frozen-test-findings';
 import { editedBaseTestFiles, withBaseVersions } from './frozen-tests';
 import { storeSystemFindings, storedSystemFindings, VERIFICATION_FINDING_PREFIX } from '../system-findings';
-import { loadChanges, readAt, type FileChange } from '../tamper/change-set';
-import type { TestReport } from './test-counts';
+import type { FileChange } from '../../analysis/tamper/change-set';
+import type { TestReport } from '../../analysis/test-reports';
+import { loadChanges, readAt } from '../tamper/change-set';
 import { observeGate } from '../../telemetry/loop-metrics';
 
 export interface VerificationInput {
