@@ -13,7 +13,7 @@ import { INSTALL_DIRS } from './verification-checkout';
 // Verification runs the gates the repository had, not the ones the maker made (docs/design.md §3.4): in the
 // fresh checkout of the checkpoint, every gate entrypoint the maker changed, deleted or added goes back
 // to its base state. Which files those are comes from the same computation as the
-// GATE_ENTRYPOINT_CHANGED finding (tamper/entrypoint-changes.ts), which still tells the reviewer.
+// GATE_ENTRYPOINT_CHANGED finding (analysis/tamper/gate-entrypoint-changed.ts), which still tells the reviewer.
 
 
 /**
