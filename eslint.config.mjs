@@ -15,6 +15,15 @@ const sandboxMessage =
   'Workflow and domain code runs in the Temporal workflow sandbox: no Node built-ins. Do the I/O in an activity.';
 const nodeBuiltins = [...new Set(builtinModules.filter((name) => !name.startsWith('_')))].sort();
 
+// analysis/** is the pure analysis (tamper rules, test report parsers, gate discovery, setup inference):
+// it works on texts, paths and parsed data it is handed, so it is tested without files, processes, git
+// or a database (docs/design.md §10.11). activities/ gathers its inputs.
+const ANALYSIS_FILES = ['analysis/**/*.ts'];
+const analysisMessage =
+  'analysis/ is pure: no files, processes, network or database. Gather the input in an activity (activities/) and pass it in.';
+const analysisIo = ['fs', 'fs/promises', 'child_process', 'os', 'net', 'http', 'https'].flatMap((name) => [name, `node:${name}`]);
+const analysisLayers = ['activities', 'api', 'store', 'service', 'workflows'];
+
 export default defineConfig(
   {
     ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'prisma/generated/', 'coverage/'],
@@ -73,6 +82,23 @@ export default defineConfig(
         {
           paths: nodeBuiltins.map((name) => ({ name, message: sandboxMessage, allowTypeImports: true })),
           patterns: [{ regex: '^node:', message: sandboxMessage, allowTypeImports: true }],
+        },
+      ],
+    },
+  },
+  {
+    files: ANALYSIS_FILES,
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: analysisIo.map((name) => ({ name, message: analysisMessage, allowTypeImports: true })),
+          patterns: [
+            // Not even types: a type from a layer above ties analysis/ to it.
+            { regex: `^(\\.\\./)+(${analysisLayers.join('|')})(/|$)`, message: analysisMessage },
+            { regex: '(^|/)prisma(/|$)|^@prisma/', message: analysisMessage },
+          ],
         },
       ],
     },

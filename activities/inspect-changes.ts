@@ -8,7 +8,8 @@ import { early, inOrder } from './in-order';
 import type { ActivityDeps } from './deps';
 import { sha256 } from './git';
 import { leftBehindFiles } from './left-behind-files';
-import { detectTampering, type TamperFinding } from './tamper/detect-tampering';
+import type { TamperFinding } from '../analysis/tamper/types';
+import { detectTampering } from './tamper/detect-tampering';
 import { storedSystemFindings, systemFindingRow, VERIFICATION_FINDING_PREFIX } from './system-findings';
 
 export interface InspectChangesInput {

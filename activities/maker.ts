@@ -8,15 +8,16 @@ import { AGENT_REPORT_KINDS, type AgentReport } from '../domain/judge';
 import { buildMakerPrompt, type OpenFinding } from '../domain/maker-prompt';
 import type { ResolvedGate } from '../domain/gates';
 import type { FindingSummary } from '../domain/ledger';
+import type { FrozenContract } from '../domain/contract';
 import type { MakerSettings } from '../domain/loop-request';
 import { sanitise } from '../domain/sanitise';
 import { loadContract } from './contract';
-import { preparedLoop } from './prepared-workspace';
+import { preparedLoop, type PreparedLoop } from './prepared-workspace';
 import { discardVerificationCheckout } from './verification/verification-checkout';
 import { early, inOrder } from './in-order';
 import type { ActivityDeps } from './deps';
 import { changedFiles, commitAllThen, diffText, headCommit, resetTo, sha256, type Checkpoint } from './git';
-import { runAgent } from './makers/run-agent';
+import { runAgent, type AgentOutcome } from './makers/run-agent';
 import { handOver, handOverNewDirs } from './sandbox/hand-over';
 import { repositoryCaches } from './sandbox/repository-caches';
 import { stopPreviousAttempt } from './sandbox/stop-previous-attempt';
@@ -57,6 +58,29 @@ export interface MakerResult {
  * commit and run again.
  */
 export async function runMaker(deps: ActivityDeps, input: MakerInput & CheckpointInspection): Promise<MakerResult & { inspected: FindingSummary[] }> {
+  const { loop, existing, head } = await readIteration(deps, input);
+  if (existing?.makerFinishedAt && existing.checkpointCommit) return finishedIteration(deps, input, existing);
+  // The previous verification's checkout is of no more use: removed while the maker works (it can be large).
+  const previousCheckoutGone = early(discardVerificationCheckout(deps, input.loopId));
+  const frozenContract = early(loadContract(deps, input.loopId, input.contractVersion));
+  const findings = early(openFindings(deps, input));
+  const cacheDir = early(repositoryCaches(deps, loop.repoUrl));
+  const attempt = await prepareWorkspace(deps, input, loop.workspacePath, existing, head);
+  const { frozen, prompt } = await writePrompt(deps, input, attempt, frozenContract, findings);
+  const result = await runAgentInWorkspace(deps, input, loop, attempt, prompt, await cacheDir);
+  const committed = await commitCheckpoint(input, loop, attempt, result);
+  const { checkpointCommit } = committed;
+  // The tamper and scope check reads git while the maker's result is stored; its findings are stored after it.
+  const inspection = { loopId: input.loopId, iterationId: attempt.iterationId, workspace: loop.workspacePath, baseCommit: loop.baseCommit, checkpointCommit, contract: frozen.contract, gates: input.inspect.gates };
+  const examined = early(inspecting(examineCheckpoint(inspection)));
+  const made = await recordIteration(deps, input, loop, attempt, result, committed);
+  // Nothing of this attempt outlives it.
+  await previousCheckoutGone.catch(() => undefined);
+  return { ...made, inspected: await recordInspection(deps, inspection, await examined) };
+}
+
+/** The loop, and the iteration's row if an attempt made it. */
+async function readIteration(deps: ActivityDeps, input: MakerInput) {
   // The reads go out together; each is awaited where it was needed, so a failure surfaces where it did.
   const prepared = early(preparedLoop(deps, input.loopId));
   // A first attempt starts from HEAD, read beside the rows (a retry, rarer, starts where the first did).
@@ -65,22 +89,43 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput & Checkpoin
     prepared,
     deps.prisma.iteration.findUnique({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
   ]);
-  const workspace = loop.workspacePath;
+  return { loop, existing, head };
+}
 
-  if (existing?.makerFinishedAt && existing.checkpointCommit) {
-    const made = await storedResult(deps, input, existing, existing.diffHash === EMPTY_DIFF_HASH);
-    return { ...made, inspected: await inspecting(inspectChanges(deps, { loopId: input.loopId, sequence: input.sequence, contractVersion: input.contractVersion, gates: input.inspect.gates })) };
-  }
-  // The previous verification's checkout is of no more use: removed while the maker works (it can be large).
-  const previousCheckoutGone = early(discardVerificationCheckout(deps, input.loopId));
-  const frozenContract = early(loadContract(deps, input.loopId, input.contractVersion));
-  const findings = early(openFindings(deps, input));
+/** A finished iteration's stored result, with its checkpoint inspected again. */
+async function finishedIteration(
+  deps: ActivityDeps,
+  input: MakerInput & CheckpointInspection,
+  existing: IterationResultRow,
+): Promise<MakerResult & { inspected: FindingSummary[] }> {
+  const made = await storedResult(deps, input, existing, existing.diffHash === EMPTY_DIFF_HASH);
+  return { ...made, inspected: await inspecting(inspectChanges(deps, { loopId: input.loopId, sequence: input.sequence, contractVersion: input.contractVersion, gates: input.inspect.gates })) };
+}
+
+/** This attempt's start: its iteration row, start commit and fresh control directory. */
+interface Attempt {
+  iterationId: string;
+  startCommit: string;
+  control: ReturnType<typeof controlFiles>;
+  /** The control directory, emptied and made again. */
+  controlDir: Promise<unknown>;
+}
+
+/**
+ * The workspace as the iteration starts it: a retry stops the previous attempt's agent and resets to its
+ * start commit; a first attempt creates the iteration's row at HEAD.
+ */
+async function prepareWorkspace(
+  deps: ActivityDeps,
+  input: MakerInput,
+  workspace: string,
+  existing: { id: string; startCommit: string; makerPid: number | null; makerHost: string | null } | null,
+  head: Promise<string>,
+): Promise<Attempt> {
   // The service's own files live outside the workspace: the maker reads the prompt and may write only
   // its report, and neither can become part of a checkpoint.
   const control = controlFiles(deps, input.loopId, input.sequence);
-  const { promptFile, reportFile } = control;
   const freshControlDir = () => early(fs.rm(control.dir, { recursive: true, force: true }).then(() => fs.mkdir(control.reportDir, { recursive: true })));
-  const cacheDir = early(repositoryCaches(deps, loop.repoUrl));
   let startCommit: string;
   let iterationId: string;
   let controlDir: Promise<unknown>;
@@ -111,41 +156,70 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput & Checkpoin
       select: { id: true },
     }));
   }
+  return { iterationId, startCommit, control, controlDir };
+}
 
+/** The prompt, from the frozen contract and the findings left open, written where the agent reads it. */
+async function writePrompt(deps: ActivityDeps, input: MakerInput, { control, controlDir }: Attempt, frozenContract: Promise<FrozenContract>, findings: Promise<OpenFinding[]>) {
   const frozen = await frozenContract;
   // The prompt goes to a model (and to a file the agent reads): no secret goes with it.
   const prompt = sanitise(buildMakerPrompt(frozen, { directives: input.directives, openFindings: await findings }, input));
   await controlDir;
-  await fs.writeFile(promptFile, prompt, { mode: 0o644 });
+  await fs.writeFile(control.promptFile, prompt, { mode: 0o644 });
   await handOverNewDirs(deps.sandbox, control.reportDir);
+  return { frozen, prompt };
+}
 
-  const result = await runAgent(deps, {
+function runAgentInWorkspace(deps: ActivityDeps, input: MakerInput, loop: PreparedLoop, { control }: Attempt, prompt: string, cacheDir: string): Promise<AgentOutcome> {
+  return runAgent(deps, {
     loopId: input.loopId,
     sequence: input.sequence,
     roundIteration: input.roundIteration,
-    workspace,
+    workspace: loop.workspacePath,
     prompt,
-    promptFile,
+    promptFile: control.promptFile,
     reportDir: control.reportDir,
-    reportFile,
-    cacheDir: await cacheDir,
+    reportFile: control.reportFile,
+    cacheDir,
     setupPlan: loop.gatePlan?.setup,
     maker: input.maker,
   });
+}
 
-  // The cumulative diff is read as soon as the checkpoint is HEAD, beside the reading of its ids.
+interface Committed {
+  /** Null when the agent changed nothing. */
+  checkpoint: Checkpoint | null;
+  /** The checkpoint, or the start commit when nothing changed. */
+  checkpointCommit: string;
+  /** The cumulative diff, read with the commit; null when nothing was committed. */
+  cumulativeDiff: string | null;
+}
+
+/** Commits what the agent changed; the cumulative diff is read as soon as the checkpoint is HEAD, beside the reading of its ids. */
+async function commitCheckpoint(input: MakerInput, loop: PreparedLoop, { startCommit }: Attempt, result: AgentOutcome): Promise<Committed> {
+  const workspace = loop.workspacePath;
   const baseCommit = loop.baseCommit;
   const [, committed] = await inOrder([
     result.recorded,
     commitAllThen(workspace, `engineering-loop: iteration ${input.sequence} checkpoint`, () => diffText(workspace, baseCommit, 'HEAD')),
   ]);
   const checkpoint = committed?.checkpoint ?? null;
-  const checkpointCommit = checkpoint?.commit ?? startCommit;
-  // The tamper and scope check reads git while the maker's result is stored; its findings are stored after it.
-  const inspection = { loopId: input.loopId, iterationId, workspace, baseCommit, checkpointCommit, contract: frozen.contract, gates: input.inspect.gates };
-  const examined = early(inspecting(examineCheckpoint(inspection)));
+  return { checkpoint, checkpointCommit: checkpoint?.commit ?? startCommit, cumulativeDiff: committed ? committed.after : null };
+}
+
+/** Stores what the iteration made: its checkpoint, diff hash, changed files and how the agent ended. */
+async function recordIteration(
+  deps: ActivityDeps,
+  input: MakerInput,
+  loop: PreparedLoop,
+  { startCommit }: Attempt,
+  result: AgentOutcome,
+  { checkpoint, checkpointCommit, cumulativeDiff: committedDiff }: Committed,
+): Promise<MakerResult> {
+  const workspace = loop.workspacePath;
+  const baseCommit = loop.baseCommit;
   const [cumulativeDiff, files] = await inOrder([
-    committed ? Promise.resolve(committed.after) : diffText(workspace, baseCommit, checkpointCommit),
+    committedDiff !== null ? Promise.resolve(committedDiff) : diffText(workspace, baseCommit, checkpointCommit),
     iterationFiles(workspace, startCommit, checkpoint),
   ]);
   const updated = deps.prisma.iteration.update({
@@ -160,10 +234,7 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput & Checkpoin
       makerFinishedAt: new Date(),
     },
   });
-  const made = await storedResult(deps, input, updated, cumulativeDiff === '');
-  // Nothing of this attempt outlives it.
-  await previousCheckoutGone.catch(() => undefined);
-  return { ...made, inspected: await recordInspection(deps, inspection, await examined) };
+  return storedResult(deps, input, updated, cumulativeDiff === '');
 }
 
 /** What the maker's activity checks its checkpoint against for tampering and scope. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Decision } from '../domain/decision';
 import type { JudgeReport } from '../domain/judge';
-import { RULE_HIDES } from './tamper/types';
+import { RULE_HIDES } from '../analysis/tamper/types';
 import { describeSandbox, renderEscalationReport, renderJudgeReport, type EscalationReport } from '../domain/reports';
 import { describeProof } from '../domain/proof';
 import { loadContract } from './contract';

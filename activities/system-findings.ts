@@ -4,7 +4,7 @@ import type { Prisma } from '../prisma/client';
 import type { ActivityDeps } from './deps';
 import { sanitise } from '../domain/sanitise';
 import { sha256 } from './git';
-import { RULE_HIDES, type TamperFinding, type TamperRule, type VerificationRule } from './tamper/types';
+import { RULE_HIDES, type TamperFinding, type TamperRule, type VerificationRule } from '../analysis/tamper/types';
 
 // Findings the system raises itself (docs/design.md §3.4): from the static tamper rules and from verification's
 // frozen tests. VALID BLOCKERs unless the contract allows the change; each says which rule fired, where, and what it would have hidden.

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import type { GoalContract } from '../../domain/contract';
 import { git } from '../git';
-import { changedNames, readAt, type ChangedPath } from '../tamper/change-set';
-import { isTestFile } from '../tamper/test-files';
+import { changedNames, type ChangedPath } from '../../analysis/tamper/change-set';
+import { isTestFile } from '../../analysis/tamper/test-files';
+import { readAt } from '../tamper/change-set';
 
 // The reviewer reads the frozen tests — the base versions of the tests that matter to this change —
 // so it can spot code that special-cases them (hard-coded expected values, detecting the test run),

@@ -1,13 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_SETUP_TIMEOUT_SECONDS, type ResolvedSetupCommand, type SetupCommand, type SetupPlan } from '../../domain/setup';
-import { VERIFICATION_CONFIG_PATH } from '../../domain/verification-config';
-import { readVerificationConfig } from '../verification/gate-discovery/explicit-layers';
-import { WorkspaceFiles } from '../verification/gate-discovery/workspace-files';
+import { setupPlan } from '../../analysis/setup/infer-setup';
+import type { SetupCommand, SetupPlan } from '../../domain/setup';
+import { WorkspaceDirectory } from '../verification/gate-discovery/workspace-directory';
 
-// Which commands install a repository's dependencies (issue 9). The most specific layer wins as a whole:
-// the request's `setup` → `.ai-engineering-loop/verification.json` `setup` → inference from lockfiles and
-// manifests. Resolved once from the base commit, like the gate plan, so a maker cannot steer it.
+// Setup inference (analysis/setup/infer-setup.ts) over the workspace on disk and the worker's PATH.
 
 export interface SetupInputs {
   workspace: string;
@@ -18,146 +15,9 @@ export interface SetupInputs {
 }
 
 export async function resolveSetupPlan(inputs: SetupInputs): Promise<SetupPlan> {
-  const notes: string[] = [];
-  const files = new WorkspaceFiles(await fs.promises.realpath(inputs.workspace), notes);
-  const inferred = await inferSetup(files, inputs.searchPath ?? process.env.PATH ?? '');
-  if (inputs.requested) {
-    return { ...inferred, commands: inputs.requested.map((c) => explicit(c, 'contract', 'loop request setup')), notes: [...notes, ...inferred.notes] };
-  }
-  const config = await readVerificationConfig(files);
-  if (config?.setup) {
-    return {
-      ...inferred,
-      commands: config.setup.map((c, i) => explicit(c, 'repository-config', `${VERIFICATION_CONFIG_PATH} setup[${i}]`)),
-      notes: [...notes, ...inferred.notes],
-    };
-  }
-  return { ...inferred, notes: [...notes, ...inferred.notes] };
-}
-
-function explicit(c: { argv: string[]; timeoutSeconds?: number }, source: 'contract' | 'repository-config', detail: string): ResolvedSetupCommand {
-  return { argv: c.argv, timeoutSeconds: c.timeoutSeconds ?? DEFAULT_SETUP_TIMEOUT_SECONDS, source, detail };
-}
-
-/** Inference only (exported for tests): every ecosystem found at the repository root, in a fixed order. */
-export async function inferSetup(files: WorkspaceFiles, searchPath: string): Promise<SetupPlan> {
-  const plan: SetupPlan = { commands: [], outputs: [], binDirs: [], corepack: [], notes: [] };
-  await inferNode(files, plan, searchPath);
-  await inferPython(files, plan, searchPath);
-  if (await files.isFile('go.mod')) add(plan, ['go', 'mod', 'download'], 'go.mod (go mod download)');
-  if (await files.isFile('Cargo.toml')) {
-    add(plan, ['cargo', 'fetch'], 'Cargo.toml (cargo fetch)');
-    plan.outputs.push('target/');
-  }
-  return plan;
-}
-
-function add(plan: SetupPlan, argv: string[], detail: string): void {
-  plan.commands.push({ argv, timeoutSeconds: DEFAULT_SETUP_TIMEOUT_SECONDS, source: 'manifest-inference', detail });
-}
-
-async function inferNode(files: WorkspaceFiles, plan: SetupPlan, searchPath: string): Promise<void> {
-  const text = await files.manifest('package.json');
-  if (text === undefined) return;
-  let pkg: Record<string, unknown>;
-  try {
-    pkg = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    plan.notes.push('package.json is not valid JSON; no Node dependencies installed');
-    return;
-  }
-  const hasDeps = ['dependencies', 'devDependencies', 'optionalDependencies'].some((k) => Object.keys(asRecord(pkg[k])).length > 0) || pkg.workspaces !== undefined;
-  if (!hasDeps) return;
-  plan.outputs.push('node_modules/');
-  const declared = typeof pkg.packageManager === 'string' ? /^(npm|pnpm|yarn|bun)@(\d+)/.exec(pkg.packageManager) : null;
-  const lockfile = await files.firstFile(['pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb', 'package-lock.json', 'npm-shrinkwrap.json']);
-  const byLock = lockfile?.startsWith('pnpm') ? 'pnpm' : lockfile === 'yarn.lock' ? 'yarn' : lockfile?.startsWith('bun') ? 'bun' : lockfile ? 'npm' : undefined;
-  const manager = declared?.[1] ?? byLock ?? 'npm';
-  const why = declared ? `packageManager ${String(pkg.packageManager)}` : lockfile ?? 'package.json without a lockfile';
-  const locked = lockfile !== undefined && byLock === manager;
-  switch (manager) {
-    case 'pnpm':
-      plan.corepack.push('pnpm');
-      add(plan, ['corepack', 'pnpm', 'install', locked ? '--frozen-lockfile' : '--no-lockfile'], `${why} (pnpm through corepack)`);
-      return;
-    case 'yarn': {
-      plan.corepack.push('yarn');
-      const berry = (declared !== null && Number(declared[2]) >= 2) || (await files.isFile('.yarnrc.yml'));
-      if (berry) {
-        plan.outputs.push('.pnp.cjs', '.pnp.loader.mjs', '.yarn/install-state.gz');
-        add(plan, ['corepack', 'yarn', 'install', ...(locked ? ['--immutable'] : [])], `${why} (yarn berry through corepack)`);
-      } else {
-        add(plan, ['corepack', 'yarn', 'install', locked ? '--frozen-lockfile' : '--no-lockfile', '--non-interactive'], `${why} (yarn classic through corepack)`);
-      }
-      return;
-    }
-    case 'bun':
-      if (!onPath('bun', searchPath)) plan.notes.push('bun is not installed on the worker: set-up will fail and escalate ENVIRONMENT');
-      add(plan, ['bun', 'install', ...(locked ? ['--frozen-lockfile'] : [])], `${why} (bun)`);
-      return;
-    default:
-      // Without a lockfile, npm must not write one: it would become part of the maker's checkpoint.
-      add(plan, locked ? ['npm', 'ci', '--no-audit', '--no-fund'] : ['npm', 'install', '--no-audit', '--no-fund', '--no-package-lock'], `${why} (npm)`);
-  }
-}
-
-const TEST_EXTRAS = ['test', 'tests', 'testing', 'dev'];
-const REQUIREMENTS = ['requirements.txt', 'requirements-dev.txt', 'requirements-test.txt', 'requirements_dev.txt', 'requirements_test.txt', 'dev-requirements.txt', 'test-requirements.txt'];
-
-async function inferPython(files: WorkspaceFiles, plan: SetupPlan, searchPath: string): Promise<void> {
-  const pyproject = await files.manifest('pyproject.toml');
-  const requirements = [];
-  for (const r of REQUIREMENTS) if (await files.isFile(r)) requirements.push(r);
-  const setupPy = (await files.isFile('setup.py')) || (await files.isFile('setup.cfg'));
-  if (pyproject === undefined && requirements.length === 0 && !setupPy) return;
-
-  // A virtual environment per work dir: its bin directory goes first on the PATH of gates and the maker.
-  plan.outputs.push('.venv/');
-  plan.binDirs.push('.venv/bin');
-  const tables = pyproject !== undefined ? tomlTables(pyproject) : new Map<string, string>();
-  const python = '.venv/bin/python';
-  if ((await files.isFile('uv.lock')) && onPath('uv', searchPath)) {
-    add(plan, ['uv', 'sync', '--frozen', '--all-extras'], 'uv.lock (uv sync into .venv)');
-    return;
-  }
-  const poetry = (await files.isFile('poetry.lock')) || tables.has('tool.poetry');
-  add(plan, ['python3', '-m', 'venv', '.venv'], 'a virtual environment for this work dir (.venv)');
-  if (poetry) {
-    if (!onPath('poetry', searchPath)) add(plan, [python, '-m', 'pip', 'install', '--quiet', 'poetry'], 'poetry into .venv (not installed on the worker)');
-    add(plan, [onPath('poetry', searchPath) ? 'poetry' : '.venv/bin/poetry', 'install', '--no-interaction'], 'poetry.lock / [tool.poetry] (poetry install into .venv)');
-    return;
-  }
-  if (pyproject !== undefined && (tables.has('project') || tables.has('build-system'))) {
-    const extrasTable = tables.get('project.optional-dependencies') ?? '';
-    const extras = TEST_EXTRAS.filter((e) => new RegExp(`^\\s*"?${e}"?\\s*=`, 'm').test(extrasTable));
-    const target = extras.length ? `.[${extras.join(',')}]` : '.';
-    add(plan, [python, '-m', 'pip', 'install', '-e', target], `pyproject.toml (pip install -e ${target})`);
-    const groups = TEST_EXTRAS.filter((g) => new RegExp(`^\\s*"?${g}"?\\s*=`, 'm').test(tables.get('dependency-groups') ?? ''));
-    for (const g of groups) add(plan, [python, '-m', 'pip', 'install', '--group', g], `pyproject.toml [dependency-groups] ${g}`);
-  } else if (setupPy) {
-    add(plan, [python, '-m', 'pip', 'install', '-e', '.'], 'setup.py / setup.cfg (pip install -e .)');
-  }
-  for (const r of requirements) add(plan, [python, '-m', 'pip', 'install', '-r', r], `${r} (pip install -r)`);
-}
-
-/** Table name → its lines: just enough TOML to see which tables and keys a pyproject has. */
-function tomlTables(text: string): Map<string, string> {
-  const tables = new Map<string, string>([['', '']]);
-  let current = '';
-  for (const line of text.split(/\r?\n/)) {
-    const header = /^\s*\[{1,2}\s*([^\]]+?)\s*\]{1,2}\s*(?:#.*)?$/.exec(line);
-    if (header) {
-      current = header[1]!.replace(/\s*\.\s*/g, '.').replace(/"/g, '');
-      tables.set(current, tables.get(current) ?? '');
-    } else {
-      tables.set(current, `${tables.get(current) ?? ''}${line}\n`);
-    }
-  }
-  return tables;
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  const files = new WorkspaceDirectory(await fs.promises.realpath(inputs.workspace), []);
+  const searchPath = inputs.searchPath ?? process.env.PATH ?? '';
+  return setupPlan(files, inputs.requested, (tool) => onPath(tool, searchPath));
 }
 
 function onPath(tool: string, searchPath: string): boolean {

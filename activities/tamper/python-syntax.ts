@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import os from 'node:os';
 import { PYTHON_INVENTORY_SCRIPT } from './python-inventory-script';
-import type { SyntaxInventory } from './test-inventory';
+import type { SyntaxInventory } from '../../analysis/tamper/test-inventory';
 
 // The one tamper module that starts a process (eslint.config.mjs allows it): python3 reads the maker's
 // Python test files with its own `ast` module. Parsing runs none of the file's code; `-I -S` keep

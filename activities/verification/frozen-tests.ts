@@ -1,6 +1,6 @@
 import { git } from '../git';
-import type { ChangedPath } from '../tamper/change-set';
-import { isTestFile } from '../tamper/test-files';
+import type { ChangedPath } from '../../analysis/tamper/change-set';
+import { isTestFile } from '../../analysis/tamper/test-files';
 
 // Frozen acceptance tests (docs/design.md §3.4): the repository's test files at the base commit are the
 // contract's held-out checks. When the maker edited, deleted or renamed any of them, the tests gate

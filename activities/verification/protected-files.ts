@@ -3,15 +3,17 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedGate } from '../../domain/gates';
 import { git } from '../git';
-import { loadChanges, type FileChange } from '../tamper/change-set';
-import { isObject, packageKeyPath, parseJson, sectionText, withSectionText } from '../tamper/config-text';
-import { entrypointChanges, type EntrypointChanges, type EntrypointCommits, type EntrypointKey, type EntrypointSection } from '../tamper/entrypoint-changes';
+import type { FileChange } from '../../analysis/tamper/change-set';
+import { loadChanges } from '../tamper/change-set';
+import { isObject, packageKeyPath, parseJson, sectionText, withSectionText } from '../../analysis/tamper/config-text';
+import type { EntrypointChanges, EntrypointCommits, EntrypointKey, EntrypointSection } from '../../analysis/tamper/entrypoint-changes';
+import { changedEntrypoints } from '../tamper/base-entrypoints';
 import { INSTALL_DIRS } from './verification-checkout';
 
 // Verification runs the gates the repository had, not the ones the maker made (docs/design.md §3.4): in the
 // fresh checkout of the checkpoint, every gate entrypoint the maker changed, deleted or added goes back
 // to its base state. Which files those are comes from the same computation as the
-// GATE_ENTRYPOINT_CHANGED finding (tamper/entrypoint-changes.ts), which still tells the reviewer.
+// GATE_ENTRYPOINT_CHANGED finding (analysis/tamper/gate-entrypoint-changed.ts), which still tells the reviewer.
 
 
 /**
@@ -37,7 +39,7 @@ export async function restoreGateEntrypoints(
  * workspace alone, so it can be worked out while the checkout is being made.
  */
 export async function entrypointsToRestore(commits: EntrypointCommits, changes: FileChange[]): Promise<EntrypointChanges | null> {
-  return changes.length ? entrypointChanges(commits, changes) : null;
+  return changes.length ? changedEntrypoints(commits, changes) : null;
 }
 
 /** restoreGateEntrypoints' second half: puts back in `checkout` what entrypointsToRestore found. */

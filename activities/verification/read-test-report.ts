@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedGate } from '../../domain/gates';
-import { parseJUnitXml, parseTestCounts, type TestReport } from './test-counts';
+import { parseJUnitXml, parseTestCounts, type TestReport } from '../../analysis/test-reports';
 
 const MAX_REPORT_BYTES = 20 * 1024 * 1024;
 

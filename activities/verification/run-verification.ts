@@ -1,33 +1,35 @@
-import { CancelledFailure, Context } from '@temporalio/activity';
-import type { AcceptanceCriterion } from '../../domain/contract';
+import { CancelledFailure } from '@temporalio/activity';
+import type { AcceptanceCriterion, FrozenContract } from '../../domain/contract';
 import { sanitise } from '../../domain/sanitise';
 import path from 'node:path';
 import { GATE_ORDER, type GateName, type GateSummary, type ResolvedGate } from '../../domain/gates';
 import type { AcceptanceCheckSummary } from '../../domain/judge';
 import type { FindingSummary } from '../../domain/ledger';
+import type { SetupPlan } from '../../domain/setup';
 import { loadContract } from '../contract';
-import { assertGivenCheckpoint, preparedLoop } from '../prepared-workspace';
+import { assertGivenCheckpoint, preparedLoop, type PreparedLoop } from '../prepared-workspace';
 import { early, inOrder } from '../in-order';
 import type { ActivityDeps } from '../deps';
 import type { Prisma } from '../../prisma/client';
 import { sha256 } from '../git';
-import { childEnvironment } from '../process/child-environment';
-import { runCommand, type CommandResult } from '../process/run-command';
+import type { CommandResult } from '../process/run-command';
 import { COULD_NOT_START, environmentProblem, gateFailureReason, normaliseOutput } from './gate-outcome';
 import { runSetupCommands, setupPlanOf } from '../setup/run-setup';
 import { setupEnvironment } from '../setup/setup-environment';
 import { repositoryCaches } from '../sandbox/repository-caches';
 import type { SandboxPolicy } from '../sandbox/types';
 import { storedTestNames } from './stored-test-names';
-import { instrumentTestsGate } from './test-reporter';
-import { freshBuildDir, freshReportDir } from './verification-build-dir';
+import { freshBuildDir } from './verification-build-dir';
 import { freshVerificationCheckout } from './verification-checkout';
+import { outputTail, stopIfCancelled, verificationRunner, type TestsGateRun, type VerificationRunner } from './verification-runner';
 import { entrypointsToRestore, restoreInCheckout } from './protected-files';
 import { frozenTestFindings, type TestsRun } from './frozen-test-findings';
 import { editedBaseTestFiles, withBaseVersions } from './frozen-tests';
 import { storeSystemFindings, storedSystemFindings, VERIFICATION_FINDING_PREFIX } from '../system-findings';
-import { loadChanges, readAt, type FileChange } from '../tamper/change-set';
-import type { TestReport } from './test-counts';
+import type { FileChange } from '../../analysis/tamper/change-set';
+import type { TestReport } from '../../analysis/test-reports';
+import { provenBy } from '../../analysis/verification/proven-criteria';
+import { loadChanges, readAt } from '../tamper/change-set';
 import { observeGate } from '../../telemetry/loop-metrics';
 
 export interface VerificationInput {
@@ -48,17 +50,49 @@ export interface VerificationResult {
   systemFindings: FindingSummary[];
 }
 
-/** Stored per stream; the sha256 and byte count always cover the full stream. */
-const STORED_OUTPUT_CAP = 1024 * 1024;
-
 /**
  * Runs the configured gates in order (tests → typecheck → lint → build), stopping at the first failure,
  * then each acceptance criterion's own command. Every run is stored as Evidence; the workflow gets
  * ids and one-line summaries. Idempotent per (loop, sequence).
  */
 export async function runVerification(deps: ActivityDeps, input: VerificationInput): Promise<VerificationResult> {
+  const { verifying, verified, checkout } = await readIteration(deps, input);
+  if (verified) {
+    await checkout.catch(() => undefined);
+    return storedVerification(deps, verifying.iteration.id, input, verifying.contract.acceptanceCriteria);
+  }
+  const prepared = await prepareCheckout(verifying, checkout);
+  const setup = await installDependencies(verifying, prepared);
+  if (setup.problem) return setupFailed(verifying, setup.problem);
+  const runner = await sandboxedRunner(verifying, prepared, setup.plan);
+  // The frozen run goes first, on the untouched set-up: nothing the maker's own test run writes can reach it.
+  const frozen = await runFrozenTests(verifying, prepared, runner);
+  const { gates, failed, makerTests } = await runGates(verifying, runner);
+  const acceptanceChecks = failed ? [] : await runAcceptanceChecks(verifying, runner);
+  return recordVerified(verifying, { gates, acceptanceChecks }, frozen, makerTests);
+}
+
+/** What every step of one verification works from. */
+interface Verifying {
+  deps: ActivityDeps;
+  input: VerificationInput;
+  loop: PreparedLoop;
+  iteration: { id: string };
+  contract: FrozenContract['contract'];
+}
+
+/** The checkout the gates run in, ready but for the set-up. */
+interface PreparedCheckout {
+  dir: string;
+  policy: SandboxPolicy;
+  buildDir: Promise<{ dir: string; env: Record<string, string> }>;
+  /** The branch's changes (base → checkpoint), read once for both the entrypoint restore and the frozen tests. */
+  branchChanges: () => Promise<FileChange[]>;
+}
+
+/** The loop, the iteration's row and its contract; given the checkpoint, its checkout is made while the rows are read. */
+async function readIteration(deps: ActivityDeps, input: VerificationInput) {
   const prepared = early(preparedLoop(deps, input.loopId));
-  // Given the checkpoint, its checkout is made while the rows are read.
   const { checkpointCommit } = input;
   const earlyCheckout = early(prepared.then((loop) => freshVerificationCheckout(deps, input.loopId, loop.workspacePath, checkpointCommit)));
   const [loop, iteration, { contract }] = await inOrder([
@@ -67,12 +101,14 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     loadContract(deps, input.loopId, input.contractVersion),
   ]);
   assertGivenCheckpoint(input.loopId, input.sequence, checkpointCommit, iteration.checkpointCommit);
-  if (iteration.verifiedAt) {
-    await earlyCheckout.catch(() => undefined);
-    return storedVerification(deps, iteration.id, input, contract.acceptanceCriteria);
-  }
+  const verifying: Verifying = { deps, input, loop, iteration, contract };
+  return { verifying, verified: iteration.verifiedAt !== null, checkout: earlyCheckout };
+}
+
+/** Discards an interrupted attempt's evidence and puts the base versions of the gates' entrypoints back in the checkout. */
+async function prepareCheckout({ deps, input, loop, iteration, contract }: Verifying, earlyCheckout: Promise<string>): Promise<PreparedCheckout> {
+  const { checkpointCommit } = input;
   const buildDir = early(freshBuildDir(deps, input.loopId));
-  // The branch's changes (base → checkpoint), read once for both the entrypoint restore and the frozen tests.
   let changes: Promise<FileChange[]> | undefined;
   const branchChanges = () => (changes ??= early(loadChanges(loop.workspacePath, loop.baseCommit, checkpointCommit)));
   const testsGate = input.gates.find((g) => g.gate === 'tests');
@@ -99,89 +135,87 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     network: loop.gatePlan?.network ?? false,
     caches: { dir: await cacheDir, access: 'use' },
   };
+  return { dir: checkout, policy, buildDir, branchChanges };
+}
 
-  // Dependencies are installed in the fresh checkout from the checkpoint's own manifests, with network,
-  // before any gate: nothing the maker installed in its workspace can reach a gate.
+/**
+ * Dependencies are installed in the fresh checkout from the checkpoint's own manifests, with network,
+ * before any gate: nothing the maker installed in its workspace can reach a gate.
+ */
+async function installDependencies({ deps, input, loop, iteration }: Verifying, { dir: checkout, policy }: PreparedCheckout) {
   const setupPlan = setupPlanOf(loop.gatePlan);
   const setup = setupPlan
     ? await runSetupCommands(deps, { loopId: input.loopId, iterationId: iteration.id, prefix: 'setup', workDir: checkout, readOnly: policy.readOnly ?? [], plan: setupPlan, repoUrl: loop.repoUrl, phase: 'verify' })
     : { problem: null, evidenceIds: [] };
-  if (setup.problem) {
-    await deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() }, select: { id: true } });
-    return { gates: GATE_ORDER.map((gate) => summary(gate, input.gates.some((g) => g.gate === gate) ? 'NOT_RUN' : 'NOT_CONFIGURED')), acceptanceChecks: [], environmentProblem: setup.problem, systemFindings: [] };
-  }
-  // The venv's bin first on PATH (gates run `python -m pytest`), pnpm/yarn through corepack.
+  return { plan: setupPlan, problem: setup.problem };
+}
+
+/** A failed set-up ends the verification: no gate ran. */
+async function setupFailed({ deps, input, iteration }: Verifying, problem: string): Promise<VerificationResult> {
+  await deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() }, select: { id: true } });
+  return { gates: GATE_ORDER.map((gate) => summary(gate, input.gates.some((g) => g.gate === gate) ? 'NOT_RUN' : 'NOT_CONFIGURED')), acceptanceChecks: [], environmentProblem: problem, systemFindings: [] };
+}
+
+/** The venv's bin first on PATH (gates run `python -m pytest`), pnpm/yarn through corepack. */
+async function sandboxedRunner({ deps }: Verifying, { dir: checkout, policy, buildDir }: PreparedCheckout, setupPlan: SetupPlan | undefined): Promise<VerificationRunner> {
   const toolchain = await setupEnvironment(deps.config.dataDir, checkout, setupPlan);
   policy.readOnly = [...(policy.readOnly ?? []), ...toolchain.readOnly];
   const build = await buildDir;
   policy.writable = [build.dir];
+  return verificationRunner(deps, checkout, policy, toolchain.env, build);
+}
 
-  const ctx = Context.current();
-  const run = async (argv: string[], timeoutSeconds: number, label: string, env: Record<string, string> = {}): Promise<CommandResult> => {
-    const result = await runCommand({
-      argv,
-      cwd: checkout,
-      workspaceRoot: checkout,
-      timeoutMs: timeoutSeconds * 1000,
-      sandbox: { sandbox: deps.sandbox, policy },
-      env: childEnvironment({ ...toolchain.env, ...build.env, ...env }),
-      outputCapBytes: STORED_OUTPUT_CAP,
-      confinePathArguments: true,
-      heartbeat: () => ctx.heartbeat({ phase: 'verify', step: label }),
-      signal: ctx.cancellationSignal,
-    });
-    return result;
-  };
-  // A cancelled run is stored like any other (timeoutStatus CANCELLED), then the activity ends.
-  const stopIfCancelled = (result: CommandResult, label: string) => {
-    if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure(`the loop was cancelled during ${label}`);
-  };
+/** The tests gate with the base versions of the test files the maker edited put back on the maker's code, when the contract forbids editing tests. */
+async function runFrozenTests(verifying: Verifying, prepared: PreparedCheckout, runner: VerificationRunner): Promise<FrozenRun | null> {
+  const { input, contract } = verifying;
+  const testsGate = input.gates.find((g) => g.gate === 'tests');
+  const frozenFiles = testsGate && !contract.allowTestChanges ? editedBaseTestFiles(await prepared.branchChanges()) : [];
+  return testsGate && frozenFiles.length > 0 ? { files: frozenFiles, run: await frozenTestsRun(verifying, prepared.dir, runner, testsGate, frozenFiles) } : null;
+}
 
-  const runOther = async (configured: ResolvedGate): Promise<TestsGateRun> => {
-    const result = await run(configured.argv, configured.timeoutSeconds, `gate ${configured.gate}`);
-    return { result, output: `${result.stdout}\n${result.stderr}`, report: null, counts: null, failureReason: gateFailureReason(configured.gate, result, null) };
-  };
-  /** The tests gate with the base versions of `files` put back on the maker's code, stored as its own evidence. */
-  const runFrozenTests = async (configured: ResolvedGate, files: string[]): Promise<TestsRun> => {
-    let ran: TestsGateRun;
-    try {
-      ran = await withBaseVersions(checkout, loop.baseCommit, checkpointCommit, files, () => runTests(configured, 'frozen-tests'));
-    } catch (err) {
-      if (err instanceof CancelledFailure) throw err;
-      // A path the maker turned into a symlink or directory can stop git; the base tests then did not run.
-      return { failureReason: `the base versions could not be put back: ${(err as Error).message}`, report: null, outputTail: '' };
-    }
-    await storeEvidence(deps, {
-      loopId: input.loopId,
-      iterationId: iteration.id,
-      gate: FROZEN_TESTS_GATE,
-      source: { source: configured.source, detail: `the tests gate with the base versions of ${files.join(', ')} restored` },
-      gateOrder: FROZEN_TESTS_ORDER,
-      result: ran.result,
-      testCounts: ran.counts,
-      testNames: ran.report,
-      failureReason: ran.failureReason,
-      failureSignature: null,
-      proves: [],
-    });
-    stopIfCancelled(ran.result, 'the frozen tests');
-    return { failureReason: ran.failureReason, report: ran.report, outputTail: outputTail(ran.output) };
-  };
+interface FrozenRun {
+  /** The base test files put back (base paths). */
+  files: string[];
+  run: TestsRun;
+}
 
-  // The tests gate runs with a machine-readable reporter added, so every test's name is known.
-  const runTests = async (configured: ResolvedGate, name: string): Promise<TestsGateRun> => {
-    const tests = await instrumentTestsGate(configured, checkout, await freshReportDir(deps, build.dir, name));
-    const result = await run(tests.argv, configured.timeoutSeconds, `gate ${name}`, tests.env);
-    const output = `${result.stdout}\n${result.stderr}`;
-    const report = await tests.read(output);
-    const counts = report && { passed: report.passed, failed: report.failed, skipped: report.skipped };
-    return { result, output, report, counts, failureReason: gateFailureReason('tests', result, counts) };
-  };
+/** The tests gate with the base versions of `files` put back on the maker's code, stored as its own evidence. */
+async function frozenTestsRun({ deps, input, loop, iteration }: Verifying, checkout: string, runner: VerificationRunner, configured: ResolvedGate, files: string[]): Promise<TestsRun> {
+  const { checkpointCommit } = input;
+  let ran: TestsGateRun;
+  try {
+    ran = await withBaseVersions(checkout, loop.baseCommit, checkpointCommit, files, () => runner.runTests(configured, 'frozen-tests'));
+  } catch (err) {
+    if (err instanceof CancelledFailure) throw err;
+    // A path the maker turned into a symlink or directory can stop git; the base tests then did not run.
+    return { failureReason: `the base versions could not be put back: ${(err as Error).message}`, report: null, outputTail: '' };
+  }
+  await storeEvidence(deps, {
+    loopId: input.loopId,
+    iterationId: iteration.id,
+    gate: FROZEN_TESTS_GATE,
+    source: { source: configured.source, detail: `the tests gate with the base versions of ${files.join(', ')} restored` },
+    gateOrder: FROZEN_TESTS_ORDER,
+    result: ran.result,
+    testCounts: ran.counts,
+    testNames: ran.report,
+    failureReason: ran.failureReason,
+    failureSignature: null,
+    proves: [],
+  });
+  stopIfCancelled(ran.result, 'the frozen tests');
+  return { failureReason: ran.failureReason, report: ran.report, outputTail: outputTail(ran.output) };
+}
 
-  // The frozen run goes first, on the untouched set-up: nothing the maker's own test run writes can reach it.
-  const frozenFiles = testsGate && !contract.allowTestChanges ? editedBaseTestFiles(await branchChanges()) : [];
-  const frozen = testsGate && frozenFiles.length > 0 ? await runFrozenTests(testsGate, frozenFiles) : null;
+interface GateRuns {
+  gates: GateSummary[];
+  failed: boolean;
+  /** The maker's own tests gate run; null when it did not run. */
+  makerTests: TestsRun | null;
+}
 
+/** Each configured gate in order, stopping at the first failure; every run stored as evidence. */
+async function runGates({ deps, input, iteration, contract }: Verifying, runner: VerificationRunner): Promise<GateRuns> {
   const gates: GateSummary[] = [];
   let failed = false;
   let makerTests: TestsRun | null = null;
@@ -196,7 +230,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
       continue;
     }
     const { result, output, report, counts, failureReason } =
-      gate === 'tests' ? await runTests(configured, 'tests') : await runOther(configured);
+      gate === 'tests' ? await runner.runTests(configured, 'tests') : await runner.runOther(configured);
     if (gate === 'tests') makerTests = { failureReason, report, outputTail: outputTail(output) };
     const evidence = await storeEvidence(deps, {
       loopId: input.loopId,
@@ -215,35 +249,49 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     gates.push(gateSummary(evidence));
     failed ||= failureReason !== null;
   }
+  return { gates, failed, makerTests };
+}
 
+/** Each acceptance criterion's own command, once every gate passed. */
+async function runAcceptanceChecks({ deps, input, iteration, contract }: Verifying, runner: VerificationRunner): Promise<AcceptanceCheckSummary[]> {
   const acceptanceChecks: AcceptanceCheckSummary[] = [];
-  if (!failed) {
-    for (const [index, ac] of contract.acceptanceCriteria.entries()) {
-      if (ac.verification.type !== 'command') continue;
-      const result = await run(ac.verification.argv, ac.verification.timeoutSeconds, `check ${ac.id}`);
-      const failureReason = gateFailureReason(`acceptance:${ac.id}`, result, null);
-      const evidence = await storeEvidence(deps, {
-        loopId: input.loopId,
-        iterationId: iteration.id,
-        gate: `acceptance:${ac.id}`,
-        source: { source: 'contract', detail: `acceptance criterion ${ac.id}` },
-        gateOrder: GATE_ORDER.length + index,
-        result,
-        testCounts: null,
-        failureReason,
-        failureSignature: null,
-        proves: failureReason ? [] : [ac.id],
-      });
-      stopIfCancelled(result, `check ${ac.id}`);
-      acceptanceChecks.push({ acId: ac.id, status: failureReason ? 'FAILED' : 'PASSED', evidenceId: evidence.id });
-    }
+  for (const [index, ac] of contract.acceptanceCriteria.entries()) {
+    if (ac.verification.type !== 'command') continue;
+    const result = await runner.run(ac.verification.argv, ac.verification.timeoutSeconds, `check ${ac.id}`);
+    const failureReason = gateFailureReason(`acceptance:${ac.id}`, result, null);
+    const evidence = await storeEvidence(deps, {
+      loopId: input.loopId,
+      iterationId: iteration.id,
+      gate: `acceptance:${ac.id}`,
+      source: { source: 'contract', detail: `acceptance criterion ${ac.id}` },
+      gateOrder: GATE_ORDER.length + index,
+      result,
+      testCounts: null,
+      failureReason,
+      failureSignature: null,
+      proves: failureReason ? [] : [ac.id],
+    });
+    stopIfCancelled(result, `check ${ac.id}`);
+    acceptanceChecks.push({ acId: ac.id, status: failureReason ? 'FAILED' : 'PASSED', evidenceId: evidence.id });
   }
+  return acceptanceChecks;
+}
 
+/** Marks the iteration verified, with what the frozen tests showed as system findings. */
+async function recordVerified(
+  { deps, input, loop, iteration, contract }: Verifying,
+  ran: Pick<VerificationResult, 'gates' | 'acceptanceChecks'>,
+  frozen: FrozenRun | null,
+  makerTests: TestsRun | null,
+): Promise<VerificationResult> {
+  const { gates, acceptanceChecks } = ran;
+  const { checkpointCommit } = input;
   const markVerified = deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() }, select: { id: true } });
   if (!frozen || !makerTests) {
     await markVerified;
     return { gates, acceptanceChecks, systemFindings: [] };
   }
+  const frozenFiles = frozen.files;
   const baseTexts = new Map(await Promise.all(frozenFiles.map(async (file) => [file, await readAt(loop.workspacePath, loop.baseCommit, file)] as const)));
   // The findings and the verified mark are written together: a retry finds both or neither.
   const systemFindings = await storeSystemFindings(
@@ -254,7 +302,7 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
       baseCommit: loop.baseCommit,
       checkpointCommit: checkpointCommit,
       contract,
-      findings: frozenTestFindings(frozenFiles, makerTests, frozen, (file) => baseTexts.get(file) ?? null),
+      findings: frozenTestFindings(frozenFiles, makerTests, frozen.run, (file) => baseTexts.get(file) ?? null),
     },
     [markVerified],
   );
@@ -264,19 +312,6 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
 /** Evidence of the tests gate run with the frozen (base) test files; before the maker's own run. */
 const FROZEN_TESTS_GATE = 'tests:frozen';
 const FROZEN_TESTS_ORDER = -1;
-const OUTPUT_TAIL_CHARS = 2000;
-
-interface TestsGateRun {
-  result: CommandResult;
-  output: string;
-  report: TestReport | null;
-  counts: GateSummary['testCounts'];
-  failureReason: string | null;
-}
-
-function outputTail(output: string): string {
-  return sanitise(output.trim().slice(-OUTPUT_TAIL_CHARS));
-}
 
 function summary(gate: GateName, status: 'NOT_CONFIGURED' | 'NOT_RUN'): GateSummary {
   return {
@@ -291,29 +326,6 @@ function summary(gate: GateName, status: 'NOT_CONFIGURED' | 'NOT_RUN'): GateSumm
     provesAcceptanceCriteria: [],
     environmentProblem: null,
   };
-}
-
-/**
- * AC ids a passing gate proves: ACs verified by this gate, and — for the tests gate — ACs whose test
- * name is among the tests the runner reported as passed (exactly, or as the last part of a qualified
- * name such as `file > describe > name` or `file::test_name`).
- */
-function provenBy(gate: GateName, report: TestReport | null, criteria: AcceptanceCriterion[]): string[] {
-  const passed = report?.passedTests ?? [];
-  return criteria
-    .filter((ac) => {
-      const v = ac.verification;
-      if (v.type === 'gate') return v.gate === gate;
-      if (v.type === 'test') return gate === 'tests' && passed.some((name) => namesTest(name, v.name));
-      return false;
-    })
-    .map((ac) => ac.id);
-}
-
-const NAME_SEPARATORS = [' > ', ' › ', '::', '/'];
-
-function namesTest(reported: string, wanted: string): boolean {
-  return reported === wanted || NAME_SEPARATORS.some((sep) => reported.endsWith(`${sep}${wanted}`));
 }
 
 interface EvidenceInput {

@@ -11,7 +11,7 @@ import {
   pytestJUnitName,
   vitestJUnitName,
   type TestReport,
-} from './test-reports';
+} from '../../analysis/test-reports';
 
 // A tests gate run with a machine-readable report added, so every test's name and outcome is known
 // however the runner prints (jest names no tests across several files) and the stored output's cap

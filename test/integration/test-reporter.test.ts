@@ -7,7 +7,7 @@ import { runCommand } from '../../activities/process/run-command';
 import { handOver } from '../../activities/sandbox/hand-over';
 import { probeSandbox } from '../../activities/sandbox/probe';
 import { instrumentTestsGate } from '../../activities/verification/test-reporter';
-import { normaliseOutput } from '../../activities/verification/test-reports/report';
+import { normaliseOutput } from '../../analysis/test-reports/report';
 import { runnerPackages, type RunnerPackages } from '../support/runner-packages';
 import { testSandbox } from '../support/sandbox';
 

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { detectTampering, type TamperFinding, type TamperInput } from '../../activities/tamper/detect-tampering';
+import type { TamperFinding, TamperInput } from '../../analysis/tamper/types';
+import { detectTampering } from '../../activities/tamper/detect-tampering';
 
 // Real git repositories for the tamper rules: a base commit, the maker's change as the checkpoint,
 // and the detector run between them. Call removeTamperRepos() in afterAll.

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stopLauncher } from '../../activities/process/launcher';
-import { baseGateEntrypoints } from '../../activities/tamper/entrypoint-changes';
+import { baseGateEntrypoints } from '../../activities/tamper/base-entrypoints';
 import type { ResolvedGate } from '../../domain/gates';
 
 // The base's gate entrypoints are read once per workspace, base commit and gates: the maker's check and

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { diffText } from '../../activities/git';
-import { cachedReader, changedNames, loadChanges, readAt, reviewDiff } from '../../activities/tamper/change-set';
+import { changedNames } from '../../analysis/tamper/change-set';
+import { cachedReader, loadChanges, readAt, reviewDiff } from '../../activities/tamper/change-set';
 
 // One `git diff --raw -p -z` stands in for a `--name-status`/`--name-only` call and a patch call of the
 // same two commits: the paths must read exactly as the separate calls give them, and the patch text

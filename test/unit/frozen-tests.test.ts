@@ -9,7 +9,7 @@ import { loopRequest } from '../support/loop-request';
 import { frozenTestFindings, type TestsRun } from '../../activities/verification/frozen-test-findings';
 import { editedBaseTestFiles, withBaseVersions } from '../../activities/verification/frozen-tests';
 import { loadChanges } from '../../activities/tamper/change-set';
-import type { TestReport } from '../../activities/verification/test-counts';
+import type { TestReport } from '../../analysis/test-reports';
 
 // Frozen tests (docs/design.md §3.4): which base test files are put back, that the checkout returns to the
 // maker's commit afterwards, and what a failing frozen run means. Real git for the checkout part.

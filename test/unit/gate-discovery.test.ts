@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { discoverGates, NO_TESTS_GATE } from '../../activities/verification/gate-discovery';
+import { NO_TESTS_GATE } from '../../analysis/gate-discovery/plan-gates';
+import { discoverGates } from '../../activities/verification/gate-discovery';
 import type { GateCommand, GatePlan, ResolvedGate } from '../../domain/gates';
 import { VerificationConfigError } from '../../domain/verification-config';
 

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { detectTampering, type TamperFinding } from '../../activities/tamper/detect-tampering';
+import type { TamperFinding } from '../../analysis/tamper/types';
+import { detectTampering } from '../../activities/tamper/detect-tampering';
 import { restoreGateEntrypoints } from '../../activities/verification/protected-files';
 import type { GateName, ResolvedGate } from '../../domain/gates';
 

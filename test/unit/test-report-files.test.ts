@@ -4,7 +4,7 @@ import {
   parseJUnitXml,
   pytestJUnitName,
   vitestJUnitName,
-} from '../../activities/verification/test-reports';
+} from '../../analysis/test-reports';
 
 // The report files the service asks runners to write (test-reporter.ts), as the runners wrote them
 // (trimmed): every test named after its file where the runner says it, failed tests listed too.

@@ -1,23 +1,9 @@
 import fs from 'node:fs/promises';
-import type { GateCommand, GatePlan, GateSource } from '../../../domain/gates';
-import { VERIFICATION_CONFIG_PATH } from '../../../domain/verification-config';
-import { contractLayer, readVerificationConfig, repositoryConfigLayer } from './explicit-layers';
-import type { Layer } from './layer';
-import { manifestInference } from './manifest-inference';
-import { detectProfile } from './profile';
-import { profileDefaults } from './profile-defaults';
-import { readRepoFacts } from './repo-facts';
-import { resolveByPrecedence } from './resolve';
-import { WorkspaceFiles } from './workspace-files';
+import type { GateCommand, GatePlan } from '../../../domain/gates';
+import { planGates } from '../../../analysis/gate-discovery/plan-gates';
+import { WorkspaceDirectory } from './workspace-directory';
 
-// Gate discovery (docs/design.md §3.2, docs/verification-config.md): each gate's command comes from the most
-// specific layer that defines it — task contract → repository config → profile defaults → manifest
-// inference. Each layer is computed on its own from the workspace; resolution only picks by precedence.
-// A gate no layer defines is left out, and the verifier records it as NOT_CONFIGURED.
-
-export const NO_TESTS_GATE =
-  'no tests gate: neither the request, nor verification.json, nor a package.json test script, go.mod, Cargo.toml or a pytest ' +
-  'configuration defines one, so no test runs and no acceptance criterion can be proven by a test';
+// Gate discovery (analysis/gate-discovery/plan-gates.ts) over the workspace on disk.
 
 export interface GateDiscoveryInput {
   workspace: string;
@@ -25,24 +11,5 @@ export interface GateDiscoveryInput {
 }
 
 export async function discoverGates(input: GateDiscoveryInput): Promise<GatePlan> {
-  const notes: string[] = [];
-  const files = new WorkspaceFiles(await fs.realpath(input.workspace), notes);
-  const config = await readVerificationConfig(files);
-  const repo = await readRepoFacts(files);
-  const detected = detectProfile(repo);
-  const profile = config?.profile ?? detected?.profile ?? null;
-  if (config?.profile) notes.push(`profile ${config.profile} set by ${VERIFICATION_CONFIG_PATH}`);
-  else if (detected) notes.push(`profile ${detected.profile} detected: ${detected.evidence}`);
-
-  const layers: Record<GateSource, Layer> = {
-    contract: contractLayer(input.contractGates),
-    'repository-config': repositoryConfigLayer(config),
-    'profile-default': profileDefaults(profile, repo, notes),
-    'manifest-inference': manifestInference(repo, notes),
-  };
-  const gates = resolveByPrecedence(layers, notes);
-  if (config?.network) notes.push(`gates may use the network (${VERIFICATION_CONFIG_PATH} sets network: true)`);
-  const warnings: string[] = [];
-  if (!gates.some((g) => g.gate === 'tests')) warnings.push(NO_TESTS_GATE);
-  return { gates, profile, notes, warnings, network: config?.network ?? false };
+  return planGates(new WorkspaceDirectory(await fs.realpath(input.workspace), []), input.contractGates);
 }

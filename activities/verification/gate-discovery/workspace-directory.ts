@@ -1,23 +1,20 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { WorkspaceFiles, type FileRead } from '../../../analysis/gate-discovery/workspace-files';
 
-// Reading the workspace: only regular files whose real path stays inside it.
+// Reading the workspace on disk: only regular files whose real path stays inside it.
 
 const MAX_MANIFEST_BYTES = 1024 * 1024;
 
-export type FileRead =
-  | { kind: 'absent' }
-  | { kind: 'outside' }
-  | { kind: 'unreadable'; reason: string }
-  | { kind: 'file'; text: string };
-
-export class WorkspaceFiles {
+export class WorkspaceDirectory extends WorkspaceFiles {
   constructor(
     readonly root: string,
-    readonly notes: string[],
-  ) {}
+    notes: string[],
+  ) {
+    super(notes);
+  }
 
-  async read(rel: string): Promise<FileRead> {
+  override async read(rel: string): Promise<FileRead> {
     const full = path.join(this.root, rel);
     let real: string;
     try {
@@ -37,15 +34,7 @@ export class WorkspaceFiles {
     return { kind: 'file', text: await fs.readFile(real, 'utf8') };
   }
 
-  /** A manifest's text, or undefined; anything odd about it becomes a note, not a failure. */
-  async manifest(rel: string): Promise<string | undefined> {
-    const read = await this.read(rel);
-    if (read.kind === 'outside') this.notes.push(`${rel} resolves outside the workspace; ignored`);
-    if (read.kind === 'unreadable') this.notes.push(`${rel} ignored: ${read.reason}`);
-    return read.kind === 'file' ? read.text : undefined;
-  }
-
-  async isFile(rel: string): Promise<boolean> {
+  override async isFile(rel: string): Promise<boolean> {
     try {
       const real = await fs.realpath(path.join(this.root, rel));
       if (!real.startsWith(this.root + path.sep)) return false;
@@ -55,13 +44,7 @@ export class WorkspaceFiles {
     }
   }
 
-  async firstFile(candidates: readonly string[]): Promise<string | undefined> {
-    for (const rel of candidates) if (await this.isFile(rel)) return rel;
-    return undefined;
-  }
-
-  /** The first regular file (not a symlink) below `dir`, up to maxDepth levels, whose name matches; skips dot dirs. */
-  async findFile(dir: string, name: RegExp, maxDepth: number): Promise<string | undefined> {
+  override async findFile(dir: string, name: RegExp, maxDepth: number): Promise<string | undefined> {
     // lstat: a symlinked directory may lead outside the workspace.
     if (!(await fs.lstat(path.join(this.root, dir)).catch(() => null))?.isDirectory()) return undefined;
     let level = [dir];
@@ -79,8 +62,7 @@ export class WorkspaceFiles {
     return undefined;
   }
 
-  /** Real directories (not symlinks) up to maxDepth below the root, skipping dependencies and dot dirs. */
-  async directories(maxDepth: number): Promise<string[]> {
+  override async directories(maxDepth: number): Promise<string[]> {
     const found: string[] = [];
     let level = [''];
     for (let depth = 1; depth <= maxDepth && found.length < 2000; depth++) {

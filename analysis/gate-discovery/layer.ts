@@ -1,4 +1,4 @@
-import type { GateName } from '../../../domain/gates';
+import type { GateName } from '../../domain/gates';
 
 /** What one layer proposes for a gate, before precedence and ceilings. */
 export interface Proposal {

@@ -1,4 +1,4 @@
-import { GATE_ORDER } from '../../../domain/gates';
+import { GATE_ORDER } from '../../domain/gates';
 import { cargoInference } from './cargo-manifest';
 import { goInference } from './go-manifest';
 import type { Layer } from './layer';

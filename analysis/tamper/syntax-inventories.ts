@@ -1,26 +1,29 @@
 import path from 'node:path';
 import type { FileChange } from './change-set';
 import { javascriptInventory, parsesAsJavaScript } from './js-test-inventory';
-import { pythonInventories } from './python-syntax';
 import type { SyntaxInventory } from './test-inventory';
 import { isTestFile } from './test-files';
 import type { TamperContext, TamperInput } from './types';
 
 // Syntax inventories of every changed test file at both commits, read on first use and then shared by
-// the rules: JS/TS parsed in process, all Python files in a single python3 run.
+// the rules: JS/TS parsed in process, all Python files in one call of `parsePython` (a single python3
+// run: activities/tamper/python-syntax.ts).
 
 /** Larger files are not parsed (their rules fall back to counting): a test file this size is not hand-written. */
 const MAX_PARSED_CHARS = 512 * 1024;
 
-export function inventoryReader(input: TamperInput, changes: FileChange[], read: TamperContext['read']): TamperContext['inventory'] {
+/** One inventory per text, in order; null for a text that does not parse. */
+export type PythonParser = (texts: string[]) => Promise<(SyntaxInventory | null)[]>;
+
+export function inventoryReader(input: TamperInput, changes: FileChange[], read: TamperContext['read'], parsePython: PythonParser): TamperContext['inventory'] {
   let loading: Promise<Map<string, SyntaxInventory | null>> | undefined;
   return async (commit, file) => {
-    loading ??= loadAll(input, changes, read);
+    loading ??= loadAll(input, changes, read, parsePython);
     return (await loading).get(key(commit, file)) ?? null;
   };
 }
 
-async function loadAll(input: TamperInput, changes: FileChange[], read: TamperContext['read']): Promise<Map<string, SyntaxInventory | null>> {
+async function loadAll(input: TamperInput, changes: FileChange[], read: TamperContext['read'], parsePython: PythonParser): Promise<Map<string, SyntaxInventory | null>> {
   const inventories = new Map<string, SyntaxInventory | null>();
   const python: { at: string; text: string }[] = [];
   for (const change of changes) {
@@ -32,7 +35,7 @@ async function loadAll(input: TamperInput, changes: FileChange[], read: TamperCo
       else if (path.posix.extname(file).toLowerCase() === '.py') python.push({ at: key(commit, file), text });
     }
   }
-  const parsed = await pythonInventories(python.map((p) => p.text));
+  const parsed = await parsePython(python.map((p) => p.text));
   python.forEach((p, i) => inventories.set(p.at, parsed[i] ?? null));
   return inventories;
 }

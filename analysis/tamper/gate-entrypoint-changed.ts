@@ -6,7 +6,7 @@ import type { TamperCheck, TamperFinding } from './types';
 // docs/design.md §3.4: the maker must not change what a gate runs — its script, the package.json script it
 // names, the config, setup files and plugins of the tool it invokes, a module it would import — nor
 // add one where the gate would now find it (a new conftest.py, jest.config.js, .npmrc, pytest.py).
-// Verification runs with the base versions anyway (verification/protected-files.ts); the finding
+// Verification runs with the base versions anyway (activities/verification/protected-files.ts); the finding
 // tells the reviewer, one per file.
 
 interface Hit {
@@ -14,8 +14,8 @@ interface Hit {
   evidence: string;
 }
 
-export const gateEntrypointChanged: TamperCheck = async ({ input, changes, read }) => {
-  const changed = await entrypointChanges(input, changes, read);
+export const gateEntrypointChanged: TamperCheck = async ({ input, changes, read, baseEntrypoints }) => {
+  const changed = await entrypointChanges(await baseEntrypoints(), input, changes, read);
   const packageText = changed.packageKeys.length ? await read(input.checkpointCommit, 'package.json') : null;
   const findings: TamperFinding[] = [];
   for (const change of changes) {

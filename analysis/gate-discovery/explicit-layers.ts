@@ -1,10 +1,10 @@
-import { GATE_ORDER, type GateCommand } from '../../../domain/gates';
+import { GATE_ORDER, type GateCommand } from '../../domain/gates';
 import {
   parseVerificationConfig,
   VERIFICATION_CONFIG_PATH,
   VerificationConfigError,
   type VerificationConfig,
-} from '../../../domain/verification-config';
+} from '../../domain/verification-config';
 import type { Layer } from './layer';
 import type { WorkspaceFiles } from './workspace-files';
 

@@ -1,4 +1,4 @@
-import { GATE_ORDER, type GateName } from '../../../domain/gates';
+import { GATE_ORDER, type GateName } from '../../domain/gates';
 import type { Layer } from './layer';
 import { asyncFilter, isRecord } from './util';
 import type { WorkspaceFiles } from './workspace-files';

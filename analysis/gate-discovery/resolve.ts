@@ -1,5 +1,5 @@
-import { GATE_ORDER, GATE_SOURCES, MAX_COMMAND_TIMEOUT_SECONDS, type GateSource, type ResolvedGate } from '../../../domain/gates';
-import { DEFAULT_GATE_TIMEOUT_SECONDS } from '../../../domain/verification-config';
+import { GATE_ORDER, GATE_SOURCES, MAX_COMMAND_TIMEOUT_SECONDS, type GateSource, type ResolvedGate } from '../../domain/gates';
+import { DEFAULT_GATE_TIMEOUT_SECONDS } from '../../domain/verification-config';
 import type { Layer } from './layer';
 
 // Resolution: for each gate, the most specific layer that proposes it wins; timeouts are clamped to the ceiling.

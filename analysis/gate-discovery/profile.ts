@@ -1,4 +1,4 @@
-import type { ProjectProfile } from '../../../domain/gates';
+import type { ProjectProfile } from '../../domain/gates';
 import { cargoDependsOn } from './cargo-manifest';
 import { goRequires } from './go-manifest';
 import type { RepoFacts } from './repo-facts';

@@ -1,4 +1,4 @@
-import { GATE_ORDER, type ProjectProfile } from '../../../domain/gates';
+import { GATE_ORDER, type ProjectProfile } from '../../domain/gates';
 import type { Layer, Proposal } from './layer';
 import { isNpmPlaceholderTest, scriptFor, type NodeFacts, type PackageManager } from './node-manifest';
 import type { Member } from './npm-workspaces';

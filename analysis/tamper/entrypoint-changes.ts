@@ -1,14 +1,13 @@
 import type { ResolvedGate } from '../../domain/gates';
-import { git } from '../git';
-import { KeptPromises } from '../kept-promises';
-import { cachedReader, type CommitReader, type FileChange } from './change-set';
+import type { CommitReader, FileChange } from './change-set';
 import { addConfigReferences } from './config-references';
 import { isObject, packageKeyPath, parseJson, sectionText, valueAt, type SectionText } from './config-text';
 import { entrypointMatcher, gateEntrypoints, type GateEntrypoints } from './gate-entrypoints';
 
 // Which of the maker's changes touch a gate entrypoint, computed from the base commit alone: the one
 // answer both the GATE_ENTRYPOINT_CHANGED finding and verification's restore of base versions
-// (verification/protected-files.ts) work from.
+// (activities/verification/protected-files.ts) work from. activities/tamper/base-entrypoints.ts lists
+// the base commit's files and keeps the answer.
 
 export interface EntrypointCommits {
   workspace: string;
@@ -50,31 +49,11 @@ export interface EntrypointChanges {
   sections: EntrypointSection[];
 }
 
-/**
- * Everything the gates read, as the base commit defines it. A commit's files never change, so the answer
- * for the same workspace, base and gates is kept (the last BASE_ENTRYPOINTS_CACHE_SIZE): the maker's
- * check and the verification of every iteration ask for it again. Each caller gets its own copy.
- */
-export async function baseGateEntrypoints(
-  workspace: string,
-  baseCommit: string,
-  gates: ResolvedGate[],
-  readText: CommitReader = cachedReader(workspace),
-): Promise<GateEntrypoints> {
-  const found = baseEntrypoints.get(JSON.stringify([workspace, baseCommit, gates]), () => readBaseGateEntrypoints(workspace, baseCommit, gates, readText));
-  return structuredClone(await found);
-}
-
-export const BASE_ENTRYPOINTS_CACHE_SIZE = 50;
-
-const baseEntrypoints = new KeptPromises<GateEntrypoints>(BASE_ENTRYPOINTS_CACHE_SIZE);
-
-async function readBaseGateEntrypoints(workspace: string, baseCommit: string, gates: ResolvedGate[], readText: CommitReader): Promise<GateEntrypoints> {
-  const listed = await git(workspace, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', '--end-of-options', baseCommit]);
-  const files = listed.split('\0').filter(Boolean);
+/** Everything the gates read, as the base commit with these `files` defines it. */
+export async function gateEntrypointsAt(workspace: string, gates: ResolvedGate[], files: string[], readBase: (file: string) => Promise<string | null>): Promise<GateEntrypoints> {
   const atBase = new Set(files);
   // Every config read is of a file the listing holds; a path it lacks (absent, or a directory) has no text to read.
-  const read = async (file: string) => (atBase.has(file) ? readText(baseCommit, file) : null);
+  const read = async (file: string) => (atBase.has(file) ? readBase(file) : null);
   const packageJson = parseJson(await read('package.json'));
   const scripts = valueAt(packageJson, ['scripts']);
   const entrypoints = gateEntrypoints(workspace, gates, isObject(scripts) ? scripts : {});
@@ -82,13 +61,14 @@ async function readBaseGateEntrypoints(workspace: string, baseCommit: string, ga
   return entrypoints;
 }
 
+/** The `changes` that touch what the base commit's gates read (`entrypoints`). */
 export async function entrypointChanges(
-  commits: EntrypointCommits,
+  entrypoints: GateEntrypoints,
+  commits: Pick<EntrypointCommits, 'baseCommit' | 'checkpointCommit'>,
   changes: FileChange[],
-  read: CommitReader = cachedReader(commits.workspace),
+  read: CommitReader,
 ): Promise<EntrypointChanges> {
-  const { workspace, baseCommit, checkpointCommit } = commits;
-  const entrypoints = await baseGateEntrypoints(workspace, baseCommit, commits.gates, read);
+  const { baseCommit, checkpointCommit } = commits;
   const texts = async (file: string) => Promise.all([read(baseCommit, file), read(checkpointCommit, file)]);
   const found: EntrypointChanges = { files: [], packageKeys: [], sections: [] };
   const entrypointReason = entrypointMatcher(entrypoints);

@@ -1,4 +1,3 @@
-import { listFiles } from './change-set';
 import { repositoryModule } from './repo-modules';
 import type { MockCall } from './test-inventory';
 import { isTestFile } from './test-files';
@@ -8,7 +7,7 @@ import type { TamperCheck, TamperFinding } from './types';
 // code does. Only mocks the maker added count (absent from the file's base version), and only of
 // modules in the repository: mocking a third-party package (axios, requests) is ordinary testing.
 
-export const mockedModuleUnderTest: TamperCheck = async ({ input, changes, inventory }) => {
+export const mockedModuleUnderTest: TamperCheck = async ({ input, changes, inventory, checkpointFiles }) => {
   const findings: TamperFinding[] = [];
   let files: Set<string> | undefined;
   for (const { basePath, checkpointPath: file } of changes) {
@@ -18,7 +17,7 @@ export const mockedModuleUnderTest: TamperCheck = async ({ input, changes, inven
     const before = basePath ? await inventory(input.baseCommit, basePath) : { tests: [], mocks: [] };
     if (!after?.mocks.length || !before) continue;
     const had = new Set(before.mocks.map(mockKey));
-    files ??= await listFiles(input.workspace, input.checkpointCommit);
+    files ??= await checkpointFiles();
     const local = after.mocks
       .filter((mock) => !had.has(mockKey(mock)))
       .map((mock) => ({ mock, module: repositoryModule(mock.target, file, files!) }))

@@ -1,9 +1,10 @@
 import type { ResolvedGate } from '../../domain/gates';
 import type { FINDING_TOPICS } from '../../domain/ledger';
-import type { FileChange } from './change-set';
+import type { CommitReader, FileChange } from './change-set';
+import type { GateEntrypoints } from './gate-entrypoints';
 import type { SyntaxInventory } from './test-inventory';
 
-// Shapes shared by the tamper rules (docs/design.md §3.4). detect-tampering.ts re-exports the public ones.
+// Shapes shared by the tamper rules (docs/design.md §3.4).
 
 export type TamperRule =
   | 'GATE_ENTRYPOINT_CHANGED'
@@ -52,14 +53,21 @@ export interface TamperInput {
   outOfScope: string[];
 }
 
-/** What every rule works from: the input, the maker's changes, and read access to both commits. */
+/**
+ * What every rule works from: the input, the maker's changes, and read access to both commits
+ * (activities/tamper/detect-tampering.ts reads them from git; tests hand in texts).
+ */
 export interface TamperContext {
   input: TamperInput;
   changes: FileChange[];
   /** A file's text at a commit, or null when the path does not exist there. */
-  read(commit: string, file: string): Promise<string | null>;
+  read: CommitReader;
   /** A changed test file's syntax inventory at a commit; null when it cannot be parsed (Go, Rust, no python3). */
   inventory(commit: string, file: string): Promise<SyntaxInventory | null>;
+  /** Every file path in the checkpoint commit. */
+  checkpointFiles(): Promise<Set<string>>;
+  /** Everything the base commit's gates read. */
+  baseEntrypoints(): Promise<GateEntrypoints>;
 }
 
 export type TamperCheck = (ctx: TamperContext) => Promise<TamperFinding[]>;

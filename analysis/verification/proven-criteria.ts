@@ -1,0 +1,26 @@
+import type { AcceptanceCriterion } from '../../domain/contract';
+import type { GateName } from '../../domain/gates';
+import type { TestReport } from '../test-reports';
+
+/**
+ * AC ids a passing gate proves: ACs verified by this gate, and — for the tests gate — ACs whose test
+ * name is among the tests the runner reported as passed (exactly, or as the last part of a qualified
+ * name such as `file > describe > name` or `file::test_name`).
+ */
+export function provenBy(gate: GateName, report: TestReport | null, criteria: AcceptanceCriterion[]): string[] {
+  const passed = report?.passedTests ?? [];
+  return criteria
+    .filter((ac) => {
+      const v = ac.verification;
+      if (v.type === 'gate') return v.gate === gate;
+      if (v.type === 'test') return gate === 'tests' && passed.some((name) => namesTest(name, v.name));
+      return false;
+    })
+    .map((ac) => ac.id);
+}
+
+const NAME_SEPARATORS = [' > ', ' › ', '::', '/'];
+
+function namesTest(reported: string, wanted: string): boolean {
+  return reported === wanted || NAME_SEPARATORS.some((sep) => reported.endsWith(`${sep}${wanted}`));
+}
