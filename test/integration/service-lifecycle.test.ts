@@ -101,7 +101,9 @@ function dataDir(): string {
   return dir;
 }
 
-test('SIGTERM stops the workers, the API, the dev server and PostgreSQL; the restart finds the schema current', async () => {
+// One service started twice (each start from an empty data directory costs initdb, migrations and a dev
+// server): the first run ends by SIGTERM, the restart finds the schema current, loses a worker and ends.
+test('SIGTERM stops the workers, the API, the dev server and PostgreSQL; the restart finds the schema current; a worker that dies is restarted, and SIGTERM still stops every child', async () => {
   const dir = dataDir();
   const { service: first, env } = await startReady(dir);
   expect(processesMatching(dir).length).toBeGreaterThanOrEqual(2); // postgres and the dev server
@@ -121,8 +123,18 @@ test('SIGTERM stops the workers, the API, the dev server and PostgreSQL; the res
   const second = start(dir, env);
   await ready(second);
   expect(second.output()).toContain('database schema is current');
+  const killed = nodeChildren(second).find((c) => c.name === 'worker:activities')!;
+  process.kill(killed.pid, 'SIGKILL');
+  await outputUntil(second, (output) => output.includes('[engineering-loop] activities exited (code null / signal SIGKILL); restarting in 1s'));
+  await outputUntil(second, (output) => output.split('[activities] worker ready').length === 3);
+  const restartedChildren = nodeChildren(second);
+  const restarted = restartedChildren.find((c) => c.name === 'worker:activities')!;
+  expect(restarted.pid).not.toBe(killed.pid);
+  expect(restartedChildren.map((c) => c.name).sort()).toEqual(['api', 'worker:activities', 'worker:workflows']);
+  expect(second.output()).not.toMatch(/\b(api|workflows) exited/);
   second.child.kill('SIGINT');
   expect(await second.exited).toBe(0);
+  expect(restartedChildren.map((c) => c.pid).filter(alive)).toEqual([]);
   await waitUntilNoProcessMatching(dir);
 }, 180_000);
 
@@ -142,25 +154,6 @@ test('after a SIGKILL the next start names the port its orphaned PostgreSQL hold
   expect(await next.exited).toBe(1);
   expect(next.output()).toContain(`port ${env.EMBEDDED_POSTGRES_PORT} (EMBEDDED_POSTGRES_PORT) is already in use`);
   expect(next.output()).toContain('earlier run');
-}, 180_000);
-
-test('a worker that dies is restarted, and SIGTERM still stops every child', async () => {
-  const dir = dataDir();
-  const { service } = await startReady(dir);
-  const killed = nodeChildren(service).find((c) => c.name === 'worker:activities')!;
-  process.kill(killed.pid, 'SIGKILL');
-  await outputUntil(service, (output) => output.includes('[engineering-loop] activities exited (code null / signal SIGKILL); restarting in 1s'));
-  await outputUntil(service, (output) => output.split('[activities] worker ready').length === 3);
-  const children = nodeChildren(service);
-  const restarted = children.find((c) => c.name === 'worker:activities')!;
-  expect(restarted.pid).not.toBe(killed.pid);
-  expect(children.map((c) => c.name).sort()).toEqual(['api', 'worker:activities', 'worker:workflows']);
-  expect(service.output()).not.toMatch(/\b(api|workflows) exited/);
-
-  service.child.kill('SIGTERM');
-  expect(await service.exited).toBe(0);
-  expect(children.map((c) => c.pid).filter(alive)).toEqual([]);
-  await waitUntilNoProcessMatching(dir);
 }, 180_000);
 
 const asRoot = process.getuid?.() === 0 ? test : test.skip;
