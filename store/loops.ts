@@ -1,4 +1,5 @@
 import { TERMINAL_STATUSES } from '../domain/loop-state';
+import { Prisma } from '../prisma/client';
 import type { PrismaClient } from './db';
 
 // The Loop row: what the activities read of their loop and write back to it.
@@ -53,4 +54,31 @@ export function loopsEndedBefore(db: PrismaClient, ids: string[], cutoff: Date) 
     where: { id: { in: ids }, status: { in: [...TERMINAL_STATUSES] }, finishedAt: { lt: cutoff } },
     select: { id: true },
   });
+}
+
+// A submission's rows, written by the API.
+
+/** The loop submitted with this Idempotency-Key, or null. */
+export function loopByIdempotencyKey(db: PrismaClient, idempotencyKey: string) {
+  return db.loop.findUnique({ where: { idempotencyKey } });
+}
+
+/**
+ * Records a submitted loop. When another request with the same Idempotency-Key stored its loop first
+ * (two concurrent requests with one key), returns that one instead, not created.
+ */
+export async function insertLoop(db: PrismaClient, data: Prisma.LoopUncheckedCreateInput): Promise<{ loop: LoopRow; created: boolean }> {
+  try {
+    return { loop: await db.loop.create({ data }), created: true };
+  } catch (err) {
+    if (data.idempotencyKey && err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
+      return { loop: await db.loop.findUniqueOrThrow({ where: { idempotencyKey: data.idempotencyKey } }), created: false };
+    }
+    throw err;
+  }
+}
+
+/** Removes a loop whose workflow did not start, unless the workflow has moved it on from QUEUED. */
+export async function withdrawQueuedLoop(db: PrismaClient, id: string): Promise<void> {
+  await db.loop.deleteMany({ where: { id, status: 'QUEUED' } });
 }
