@@ -1,17 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import type { LoopPhase, LoopStatus } from '../domain/loop-state';
 import { TERMINAL_STATUSES } from '../domain/loop-state';
 import type { ActivityDeps } from './deps';
-import { moveLoop } from '../store/progress';
+import { moveLoop, type LoopState } from '../store/progress';
 
-export interface ProgressInput {
-  loopId: string;
-  status: LoopStatus;
-  phase: LoopPhase;
-  roundIteration: number;
-  lastVerdict: string | null;
-  failureReason: string | null;
+export interface ProgressInput extends LoopState {
   /**
    * The move's number in its workflow run (1, 2, …), counted by the workflow: every attempt of the move's
    * write shares it, whatever activity carries it.

@@ -2,13 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { LoopPhase, LoopStatus } from '../domain/loop-state';
 import type { PrismaClient } from './db';
 
-export interface LoopMove {
+/** The workflow's state as the read model mirrors it. */
+export interface LoopState {
   loopId: string;
   status: LoopStatus;
   phase: LoopPhase;
   roundIteration: number;
   lastVerdict: string | null;
   failureReason: string | null;
+}
+
+export interface LoopMove extends LoopState {
   /** The phase event's idempotency key. */
   key: string;
   /** When the move happened (the loop's updatedAt and the event's createdAt). */
