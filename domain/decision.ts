@@ -41,7 +41,7 @@ export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
 /**
  * A decision as the workflow receives it (from the API, or by hand from the Temporal CLI/UI): with its
  * actor, optionally the escalation it answers, and — from the API — the ticket that proves the API
- * authenticated it (store/decision-tickets.ts). Without a ticket only operator-listed actors are honoured.
+ * authenticated it (activities/decision-tickets.ts). Without a ticket only operator-listed actors are honoured.
  */
 const workflowFields = {
   actor,
