@@ -1,7 +1,7 @@
 // ESLint 9 flat config. Deliberately small: typescript-eslint's recommended set, typed linting for
 // the two promise rules that catch real bugs in a Temporal/Fastify service, a guard that keeps
 // Node built-ins out of code that runs in Temporal's deterministic workflow sandbox, and the layers:
-// no import circles, and nothing imports the entry-point folder service/.
+// no import circles, nothing imports the entry-point folder service/, and only store/ talks to the database.
 import { builtinModules } from 'node:module';
 import { defineConfig } from 'eslint/config';
 import importX from 'eslint-plugin-import-x';
@@ -14,6 +14,17 @@ const SANDBOXED_FILES = ['workflows/**/*.ts', 'domain/**/*.ts'];
 const sandboxMessage =
   'Workflow and domain code runs in the Temporal workflow sandbox: no Node built-ins. Do the I/O in an activity.';
 const nodeBuiltins = [...new Set(builtinModules.filter((name) => !name.startsWith('_')))].sort();
+
+const serviceZone = { target: '.', from: './service', message: 'service/ holds the entry points: move what you need below it (config/, telemetry/, or the layer that owns it).' };
+// Where queries may be written: the data-access layer, the client itself, and tests and benches.
+const DATABASE_FILES = ['store/**', 'prisma/**', 'test/**', 'bench/**'];
+const storeMessage = 'Queries live in store/: call (or add) a function there, passing the client.';
+// store/ sits below the activities and the API (and telemetry, which reads it): it imports only domain/ and prisma/.
+const storeZone = { target: './store', from: ['./activities', './api', './telemetry', './workflows', './config', './cli'], message: 'store/ sits below the code that calls it.' };
+const prismaZone = { target: '.', from: './prisma', message: `${storeMessage} Import the types you need from store/ as well.` };
+// Model calls only: the client's own methods ($disconnect, …) are the entry points' job, and the
+// raw-SQL ones have a selector of their own.
+const MODEL_CALL = ':not([property.name=/^\\$/])';
 
 // analysis/** is the pure analysis (tamper rules, test report parsers, gate discovery, setup inference):
 // it works on texts, paths and parsed data it is handed, so it is tested without files, processes, git
@@ -63,13 +74,28 @@ export default defineConfig(
     // (configuration in config/, telemetry in telemetry/), so only tests and benches may reach into it.
     files: ['**/*.ts', '**/*.mts', '**/*.cts'],
     ignores: ['service/**', 'test/**', 'bench/**'],
+    rules: { 'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [serviceZone, storeZone] }] },
+  },
+  {
+    // store/ owns the queries: code outside it imports neither the Prisma client nor its types from prisma/
+    // (store/ re-exports the few types callers need). service/ builds the client; tests and benches may query.
+    files: ['**/*.ts', '**/*.mts', '**/*.cts'],
+    ignores: [...DATABASE_FILES, 'service/**'],
+    rules: { 'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [serviceZone, prismaZone] }] },
+  },
+  {
+    // ...nor runs a query itself: no raw SQL, transactions or model calls on a client named `prisma`.
+    files: ['**/*.ts', '**/*.mts', '**/*.cts'],
+    ignores: DATABASE_FILES,
     rules: {
-      'import-x/no-restricted-paths': [
+      'no-restricted-syntax': [
         'error',
-        {
-          basePath: import.meta.dirname,
-          zones: [{ target: '.', from: './service', message: 'service/ holds the entry points: move what you need below it (config/, telemetry/, or the layer that owns it).' }],
-        },
+        ...['$queryRaw', '$executeRaw', '$queryRawUnsafe', '$executeRawUnsafe', '$transaction'].map((name) => ({
+          selector: `MemberExpression[property.name='${name}']`,
+          message: storeMessage,
+        })),
+        { selector: `MemberExpression[object.type='Identifier'][object.name='prisma']${MODEL_CALL}`, message: storeMessage },
+        { selector: `MemberExpression[object.type='MemberExpression'][object.property.name='prisma']${MODEL_CALL}`, message: storeMessage },
       ],
     },
   },

@@ -1,4 +1,6 @@
 import type { ActivityDeps } from './deps';
+import { recordBacktrack } from '../store/iterations';
+import { loopById } from '../store/loops';
 import { headCommit, resetTo } from './git';
 import { handOver } from './sandbox/hand-over';
 
@@ -15,14 +17,10 @@ export interface BacktrackInput {
  * that was worse. Idempotent: resetting to the commit the branch is already at changes nothing.
  */
 export async function backtrack(deps: ActivityDeps, input: BacktrackInput): Promise<void> {
-  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
+  const loop = await loopById(deps.prisma, input.loopId);
   if ((await headCommit(loop.workspacePath!)) !== input.toCommit) {
     await resetTo(loop.workspacePath!, input.toCommit);
     await handOver(deps.sandbox, loop.workspacePath!);
   }
-  await deps.prisma.iteration.update({
-    where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
-    data: { backtrackedTo: input.toCommit },
-    select: { id: true },
-  });
+  await recordBacktrack(deps.prisma, input.loopId, input.sequence, input.toCommit);
 }

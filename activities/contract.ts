@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { canonicalJson, goalContractSchema, type FrozenContract, type GoalContract } from '../domain/contract';
 import type { ActivityDeps } from './deps';
 import { sha256 } from './git';
 import { keptPerClient } from './kept-promises';
+import { contractVersion, insertContractVersion } from '../store/contracts';
 
 export interface FreezeContractInput {
   loopId: string;
@@ -15,20 +15,7 @@ export interface FreezeContractInput {
 export async function freezeContract(deps: ActivityDeps, input: FreezeContractInput): Promise<{ version: number; hash: string }> {
   const contract = goalContractSchema.parse(input.contract);
   const hash = sha256(canonicalJson(contract));
-  // One statement (a local activity on the loop's path, in a worker whose Prisma query compiler rarely
-  // warms up): the first write of a version wins, and a retry gets that one back.
-  const [stored] = await deps.prisma.$queryRaw<Array<{ version: number; hash: string }>>`
-    WITH inserted AS (
-      INSERT INTO "ContractVersion" ("id", "loopId", "version", "hash", "contract", "reason", "createdAt")
-      VALUES (${randomUUID()}, ${input.loopId}, ${input.version}::int, ${hash}, ${JSON.stringify(contract)}::jsonb, ${input.reason},
-        ${new Date().toISOString()}::timestamptz AT TIME ZONE 'UTC')
-      ON CONFLICT ("loopId", "version") DO NOTHING
-      RETURNING "version", "hash"
-    )
-    SELECT "version", "hash" FROM inserted
-    UNION ALL
-    SELECT "version", "hash" FROM "ContractVersion"
-    WHERE "loopId" = ${input.loopId} AND "version" = ${input.version}::int AND NOT EXISTS (SELECT 1 FROM inserted)`;
+  const stored = await insertContractVersion(deps.prisma, { loopId: input.loopId, version: input.version, hash, contract, reason: input.reason });
   return { version: stored!.version, hash: stored!.hash };
 }
 
@@ -39,7 +26,7 @@ export async function freezeContract(deps: ActivityDeps, input: FreezeContractIn
  */
 export async function loadContract(deps: ActivityDeps, loopId: string, version: number): Promise<FrozenContract> {
   const frozen = keptContracts(deps.prisma).get(`${loopId}\u0000${version}`, async () => {
-    const row = await deps.prisma.contractVersion.findUniqueOrThrow({ where: { loopId_version: { loopId, version } } });
+    const row = await contractVersion(deps.prisma, loopId, version);
     return { version: row.version, hash: row.hash, contract: goalContractSchema.parse(row.contract) };
   });
   return structuredClone(await frozen);

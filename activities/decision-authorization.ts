@@ -1,7 +1,8 @@
 import type { Decision } from '../domain/decision';
 import { sanitise } from '../domain/sanitise';
-import { ticketHash } from './decision-tickets';
 import type { ActivityDeps } from './deps';
+import { issuedTicket, useTicket } from '../store/decision-tickets';
+import { insertRecordOnce } from '../store/execution-records';
 
 // Whether the workflow may act on a decision it received. Anyone who can reach Temporal can send an update
 // or signal with any actor, and the workflow cannot check credentials itself (no I/O), so it asks here.
@@ -47,20 +48,16 @@ export interface RefusedDecisionInput {
  * answer its sender, so this record is how the sender learns it was ignored.
  */
 export async function recordRefusedDecision(deps: ActivityDeps, input: RefusedDecisionInput): Promise<void> {
-  await deps.prisma.executionRecord.upsert({
-    where: { id: input.refusalId },
-    create: {
-      id: input.refusalId,
-      loopId: input.loopId,
-      iterationSeq: null,
-      role: 'decision',
-      kind: 'DECISION',
-      provider: `temporal-${input.channel}`,
-      latencyMs: 0,
-      outcome: 'REFUSED',
-      detail: sanitise(input.detail).slice(0, 2000),
-    },
-    update: {},
+  await insertRecordOnce(deps.prisma, {
+    id: input.refusalId,
+    loopId: input.loopId,
+    iterationSeq: null,
+    role: 'decision',
+    kind: 'DECISION',
+    provider: `temporal-${input.channel}`,
+    latencyMs: 0,
+    outcome: 'REFUSED',
+    detail: sanitise(input.detail).slice(0, 2000),
   });
 }
 
@@ -73,12 +70,12 @@ async function refusalReason(deps: ActivityDeps, { loopId, escalationSequence, d
       ? 'no API ticket, and decisions sent to Temporal directly are disabled (DECISION_SIGNAL_ACTORS is empty)'
       : 'no API ticket, and the actor is not in DECISION_SIGNAL_ACTORS';
   }
-  const issued = await deps.prisma.decisionTicket.findUnique({ where: { tokenHash: ticketHash(ticket, decided) } });
+  const issued = await issuedTicket(deps.prisma, ticket, decided);
   const fits =
     issued?.loopId === loopId && issued.escalationSequence === escalationSequence && issued.kind === decision.kind && issued.actor === decision.actor;
   if (!fits) return 'the ticket matches no decision the API issued for this escalation';
   // Single use. A used one can only be this authorization retried: the workflow weighs one decision at a
   // time and stops waiting on an escalation once a decision is honoured, and the ticket names that escalation.
-  await deps.prisma.decisionTicket.updateMany({ where: { id: issued.id, usedAt: null }, data: { usedAt: new Date() } });
+  await useTicket(deps.prisma, issued.id);
   return null;
 }

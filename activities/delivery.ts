@@ -4,6 +4,11 @@ import type { JudgeReport } from '../domain/judge';
 import { describeSandbox, renderFinalReport, renderMergeRequestDescription, type FinalReport } from '../domain/reports';
 import { sanitise, sanitiseTokens } from '../domain/sanitise';
 import type { ActivityDeps } from './deps';
+import { contractVersionForDelivery } from '../store/contracts';
+import { lastValidReview } from '../store/execution-records';
+import { iterationWithVerdict } from '../store/iterations';
+import { loopById, recordDelivery } from '../store/loops';
+import { finalReport, storeFinalReport, storePatchReport } from '../store/reports';
 import { git, GitError, pushBranch } from './git';
 import { early, inOrder } from './in-order';
 import { remoteAccessFor } from './git-askpass';
@@ -37,14 +42,9 @@ const DELIVERY_ATTEMPTS = 3;
  */
 export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<DeliverOutput> {
   // The rows are read together; the iteration is only awaited when there is something to deliver.
-  const loopRead = early(deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } }));
-  const iterationRead = early(
-    deps.prisma.iteration.findUniqueOrThrow({
-      where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
-      include: { verdict: true },
-    }),
-  );
-  const existing = await deps.prisma.report.findUnique({ where: { loopId_key: { loopId: input.loopId, key: 'final' } } });
+  const loopRead = early(loopById(deps.prisma, input.loopId));
+  const iterationRead = early(iterationWithVerdict(deps.prisma, input.loopId, input.sequence));
+  const existing = await finalReport(deps.prisma, input.loopId);
   if (existing) {
     const done = await loopRead;
     return { reportId: existing.id, pushedBranch: done.pushedBranch, pullRequestUrl: done.pullRequestUrl, deliveryError: done.deliveryError };
@@ -54,12 +54,9 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
   // The patch does not depend on the report: stored while the report's figures are read.
   const patchStored = early(storePatch(deps, input.loopId, loop.workspacePath!, loop.baseCommit!, checkpoint));
   const [contract, commits, reviewCall] = await inOrder([
-    deps.prisma.contractVersion.findFirstOrThrow({ where: { loopId: input.loopId, version: iteration.contractVersion } }),
+    contractVersionForDelivery(deps.prisma, input.loopId, iteration.contractVersion),
     git(loop.workspacePath!, ['log', '--format=%H', `${loop.baseCommit}..${checkpoint}`]).then((out) => out.split('\n').filter(Boolean)),
-    deps.prisma.executionRecord.findFirst({
-      where: { loopId: input.loopId, iterationSeq: input.sequence, role: 'reviewer', outcome: 'VALID_LEDGER' },
-      orderBy: { createdAt: 'desc' },
-    }),
+    lastValidReview(deps.prisma, input.loopId, input.sequence),
   ]);
   const report: FinalReport = {
     outcome: input.outcome,
@@ -103,19 +100,10 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
   }
   if (delivery) {
     report.delivery = delivery;
-    await deps.prisma.loop.update({
-      where: { id: input.loopId },
-      data: { pushedBranch: delivery.pushedBranch, pullRequestUrl: delivery.pullRequestUrl, deliveryError: delivery.error },
-      select: { id: true },
-    });
+    await recordDelivery(deps.prisma, input.loopId, { pushedBranch: delivery.pushedBranch, pullRequestUrl: delivery.pullRequestUrl, deliveryError: delivery.error });
   }
-  const stored = await deps.prisma.report.upsert({
-    where: { loopId_key: { loopId: input.loopId, key: 'final' } },
-    create: { loopId: input.loopId, kind: 'FINAL', key: 'final', body: report as object, markdown: renderFinalReport(report) },
-    update: {},
-    select: { id: true },
-  });
-  return { reportId: stored.id, pushedBranch: delivery?.pushedBranch ?? null, pullRequestUrl: delivery?.pullRequestUrl ?? null, deliveryError: delivery?.error ?? null };
+  const reportId = await storeFinalReport(deps.prisma, input.loopId, { body: report as object, markdown: renderFinalReport(report) });
+  return { reportId, pushedBranch: delivery?.pushedBranch ?? null, pullRequestUrl: delivery?.pullRequestUrl ?? null, deliveryError: delivery?.error ?? null };
 }
 
 /**
@@ -126,12 +114,7 @@ async function storePatch(deps: ActivityDeps, loopId: string, workspace: string,
   const patch = await git(workspace, ['format-patch', '--stdout', '--binary', '--no-signature', '--no-color', '--end-of-options', `${base}..${checkpoint}`]);
   // Only what is certainly a secret is redacted (a redacted patch no longer applies, which is the point).
   const text = sanitiseTokens(patch);
-  await deps.prisma.report.upsert({
-    where: { loopId_key: { loopId, key: 'patch' } },
-    create: { loopId, kind: 'PATCH', key: 'patch', body: { baseCommit: base, checkpointCommit: checkpoint, redacted: text !== patch }, markdown: text },
-    update: { body: { baseCommit: base, checkpointCommit: checkpoint, redacted: text !== patch }, markdown: text },
-    select: { id: true },
-  });
+  await storePatchReport(deps.prisma, loopId, { body: { baseCommit: base, checkpointCommit: checkpoint, redacted: text !== patch }, markdown: text });
 }
 
 interface PushPlan {

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../prisma/client';
+import type { PrismaClient } from '../store/db';
 import type { ServiceConfig } from '../config/service-config';
 import type { Sandbox } from './sandbox/types';
 

@@ -1,6 +1,7 @@
 import { sanitise } from '../domain/sanitise';
 import { observeExecution } from '../telemetry/loop-metrics';
 import type { ActivityDeps } from './deps';
+import { insertExecutionRecord } from '../store/execution-records';
 
 // Truthful record of every agent process and model call (docs/design.md §5.3): reports state only what is here.
 
@@ -25,8 +26,8 @@ export interface ExecutionRecordInput {
 
 export async function recordExecution(deps: ActivityDeps, input: ExecutionRecordInput): Promise<string> {
   // The detail quotes agent output and provider answers: sanitised here, so no caller can forget.
-  const row = await deps.prisma.executionRecord.create({ data: { ...input, detail: input.detail && sanitise(input.detail) }, select: { id: true } });
+  const id = await insertExecutionRecord(deps.prisma, { ...input, detail: input.detail && sanitise(input.detail) });
   // Tokens and cost counted as they are recorded: the metrics agree with the records budgets are summed from.
   observeExecution(input);
-  return row.id;
+  return id;
 }

@@ -6,6 +6,9 @@ import { loadContract } from './contract';
 import { preparedLoop } from './prepared-workspace';
 import { early, inOrder } from './in-order';
 import type { ActivityDeps } from './deps';
+import { inTransaction } from '../store/db';
+import { insertFindings } from '../store/findings';
+import { iterationAt, markInspected } from '../store/iterations';
 import { sha256 } from './git';
 import { leftBehindFiles } from './left-behind-files';
 import type { TamperFinding } from '../analysis/tamper/types';
@@ -46,7 +49,7 @@ export async function inspectChanges(deps: ActivityDeps, input: InspectChangesIn
   const frozen = early(loadContract(deps, input.loopId, input.contractVersion));
   const [loop, iteration] = await inOrder([
     preparedLoop(deps, input.loopId),
-    deps.prisma.iteration.findUniqueOrThrow({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
+    iterationAt(deps.prisma, input.loopId, input.sequence),
   ]);
   if (iteration.inspectedAt) return inspectionFindings(deps, iteration.id);
   const at: InspectedCheckpoint = {
@@ -79,13 +82,10 @@ export async function examineCheckpoint(at: InspectedCheckpoint): Promise<Examin
 
 /** Stores what the check found with the iteration's inspected mark (one transaction); returns its findings. */
 export async function recordInspection(deps: ActivityDeps, at: InspectedCheckpoint, found: Examination): Promise<FindingSummary[]> {
-  await deps.prisma.$transaction([
-    deps.prisma.finding.createMany({
-      data: found.tampering.map((t, i) => systemFindingRow(t, { ...at, findingId: `TMP-${String(i + 1).padStart(3, '0')}` })),
-      skipDuplicates: true,
-    }),
-    ...(found.leftBehind.length > 0 ? [deps.prisma.finding.createMany({ data: [leftBehindFinding(at.loopId, at.iterationId, found.leftBehind)], skipDuplicates: true })] : []),
-    deps.prisma.iteration.update({ where: { id: at.iterationId }, data: { inspectedAt: new Date() }, select: { id: true } }),
+  await inTransaction(deps.prisma, [
+    insertFindings(deps.prisma, found.tampering.map((t, i) => systemFindingRow(t, { ...at, findingId: `TMP-${String(i + 1).padStart(3, '0')}` }))),
+    ...(found.leftBehind.length > 0 ? [insertFindings(deps.prisma, [leftBehindFinding(at.loopId, at.iterationId, found.leftBehind)])] : []),
+    markInspected(deps.prisma, at.iterationId),
   ]);
   return inspectionFindings(deps, at.iterationId);
 }

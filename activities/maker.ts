@@ -16,6 +16,8 @@ import { preparedLoop, type PreparedLoop } from './prepared-workspace';
 import { discardVerificationCheckout } from './verification/verification-checkout';
 import { early, inOrder } from './in-order';
 import type { ActivityDeps } from './deps';
+import { blockingFindingsForMaker } from '../store/findings';
+import { countMakerAttempt, createIteration, findIteration, recordMakerResult } from '../store/iterations';
 import { changedFiles, commitAllThen, diffText, headCommit, resetTo, sha256, type Checkpoint } from './git';
 import { runAgent, type AgentOutcome } from './makers/run-agent';
 import { handOver, handOverNewDirs } from './sandbox/hand-over';
@@ -87,7 +89,7 @@ async function readIteration(deps: ActivityDeps, input: MakerInput) {
   const head = early(prepared.then((loop) => headCommit(loop.workspacePath)));
   const [loop, existing] = await inOrder([
     prepared,
-    deps.prisma.iteration.findUnique({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
+    findIteration(deps.prisma, input.loopId, input.sequence),
   ]);
   return { loop, existing, head };
 }
@@ -138,22 +140,19 @@ async function prepareWorkspace(
     }
     await resetTo(workspace, startCommit);
     await handOver(deps.sandbox, workspace);
-    await deps.prisma.iteration.update({ where: { id: existing.id }, data: { makerAttempts: { increment: 1 } }, select: { id: true } });
+    await countMakerAttempt(deps.prisma, existing.id);
     // Only now: the stopped attempt's agent could still have written its report.
     controlDir = freshControlDir();
   } else {
     controlDir = freshControlDir();
     startCommit = await head;
-    ({ id: iterationId } = await deps.prisma.iteration.create({
-      data: {
-        loopId: input.loopId,
-        sequence: input.sequence,
-        roundIteration: input.roundIteration,
-        contractVersion: input.contractVersion,
-        startCommit,
-        makerAttempts: 1,
-      },
-      select: { id: true },
+    ({ id: iterationId } = await createIteration(deps.prisma, {
+      loopId: input.loopId,
+      sequence: input.sequence,
+      roundIteration: input.roundIteration,
+      contractVersion: input.contractVersion,
+      startCommit,
+      makerAttempts: 1,
     }));
   }
   return { iterationId, startCommit, control, controlDir };
@@ -222,17 +221,14 @@ async function recordIteration(
     committedDiff !== null ? Promise.resolve(committedDiff) : diffText(workspace, baseCommit, checkpointCommit),
     iterationFiles(workspace, startCommit, checkpoint),
   ]);
-  const updated = deps.prisma.iteration.update({
-    where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
-    data: {
-      checkpointCommit,
-      diffHash: sha256(cumulativeDiff),
-      changedFiles: files,
-      noChange: checkpoint === null,
-      makerExitCode: result.exitCode,
-      makerTimeoutStatus: result.timeoutStatus,
-      makerFinishedAt: new Date(),
-    },
+  const updated = recordMakerResult(deps.prisma, input.loopId, input.sequence, {
+    checkpointCommit,
+    diffHash: sha256(cumulativeDiff),
+    changedFiles: files,
+    noChange: checkpoint === null,
+    makerExitCode: result.exitCode,
+    makerTimeoutStatus: result.timeoutStatus,
+    makerFinishedAt: new Date(),
   });
   return storedResult(deps, input, updated, cumulativeDiff === '');
 }
@@ -280,11 +276,7 @@ type IterationResultRow = { sequence: number; checkpointCommit: string | null; d
 /** The blocking findings (reviewer's and the system's) the previous iteration left open. */
 async function openFindings(deps: ActivityDeps, input: MakerInput): Promise<OpenFinding[]> {
   if (input.directives.length === 0) return [];
-  const rows = await deps.prisma.finding.findMany({
-    where: { loopId: input.loopId, iteration: { sequence: input.sequence - 1 }, validity: 'VALID', severity: { in: ['BLOCKER', 'HIGH'] } },
-    orderBy: { findingId: 'asc' },
-    select: { findingId: true, severity: true, title: true, location: true, evidence: true, concreteAlternativeDiff: true },
-  });
+  const rows = await blockingFindingsForMaker(deps.prisma, input.loopId, input.sequence - 1);
   return rows.map((f) => ({
     findingId: f.findingId,
     severity: f.severity,

@@ -1,5 +1,6 @@
 import type { GatePlan } from '../domain/gates';
 import type { ActivityDeps } from './deps';
+import { preparedLoopColumns } from '../store/loops';
 import { keptPerClient } from './kept-promises';
 
 /** What the iteration activities need of their loop: set once by prepareWorkspace, never changed after. */
@@ -24,7 +25,7 @@ export const PREPARED_LOOPS_KEPT = 1000;
 const keptLoops = keptPerClient<PreparedLoop>(PREPARED_LOOPS_KEPT);
 
 async function readPreparedLoop(deps: ActivityDeps, loopId: string): Promise<PreparedLoop> {
-  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: loopId }, select: { workspacePath: true, baseCommit: true, repoUrl: true, gatePlan: true } });
+  const loop = await preparedLoopColumns(deps.prisma, loopId);
   // Not prepared yet: an error, and nothing kept.
   if (!loop.workspacePath || !loop.baseCommit) throw new Error(`loop ${loopId} has no prepared workspace`);
   return { workspacePath: loop.workspacePath, baseCommit: loop.baseCommit, repoUrl: loop.repoUrl, gatePlan: loop.gatePlan as unknown as GatePlan | null };

@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import type { LoopPhase, LoopStatus } from '../domain/loop-state';
 import { TERMINAL_STATUSES } from '../domain/loop-state';
 import type { ActivityDeps } from './deps';
+import { moveLoop, type LoopState } from '../store/progress';
 
-export interface ProgressInput {
-  loopId: string;
-  status: LoopStatus;
-  phase: LoopPhase;
-  roundIteration: number;
-  lastVerdict: string | null;
-  failureReason: string | null;
+export interface ProgressInput extends LoopState {
   /**
    * The move's number in its workflow run (1, 2, …), counted by the workflow: every attempt of the move's
    * write shares it, whatever activity carries it.
@@ -29,36 +23,16 @@ export interface ProgressInput {
  */
 export async function recordProgress(deps: ActivityDeps, input: ProgressInput, eventKey: string | null = activityEventKey(input.move)): Promise<void> {
   // When the move happened: the phase's work may run beside this write, and its rows come after the move.
-  const createdAt = new Date();
-  const key = eventKey ?? `adhoc:${randomUUID()}`;
-  const at = createdAt.toISOString();
-  // A loop that ends cancelled or failed while a human was asked closes that question with it, so
-  // inboxes never list a decision nobody can make any more.
-  const closesEscalations = input.status === 'CANCELLED' || input.status === 'FAILED';
-  const ends = TERMINAL_STATUSES.includes(input.status);
-  // One statement, so one transaction and one round trip: every phase's path goes through this write,
-  // and Prisma's query compiler costs about a millisecond per query (more in a worker that writes rarely).
-  const moved = await deps.prisma.$queryRaw<Array<{ id: string }>>`
-    WITH closed AS (
-      UPDATE "Escalation" SET "status" = ${input.status} WHERE "loopId" = ${input.loopId} AND "status" = 'OPEN' AND ${closesEscalations}
-    ), moved AS (
-      UPDATE "Loop" SET
-        "status" = ${input.status},
-        "phase" = ${input.phase},
-        "roundIteration" = ${input.roundIteration}::int,
-        "lastVerdict" = ${input.lastVerdict}::text,
-        "failureReason" = COALESCE(${input.failureReason || null}::text, "failureReason"),
-        "finishedAt" = CASE WHEN ${ends} THEN ${at}::timestamptz AT TIME ZONE 'UTC' ELSE "finishedAt" END,
-        "updatedAt" = ${at}::timestamptz AT TIME ZONE 'UTC'
-      WHERE "id" = ${input.loopId}
-      RETURNING "id"
-    ), event AS (
-      INSERT INTO "LoopEvent" ("id", "loopId", "key", "status", "phase", "roundIteration", "lastVerdict", "failureReason", "createdAt")
-      SELECT ${randomUUID()}, "id", ${key}, ${input.status}, ${input.phase}, ${input.roundIteration}::int, ${input.lastVerdict}::text, ${input.failureReason}::text, ${at}::timestamptz AT TIME ZONE 'UTC'
-      FROM moved
-      ON CONFLICT ("key") DO NOTHING
-    )
-    SELECT "id" FROM moved`;
+  const at = new Date().toISOString();
+  const moved = await moveLoop(deps.prisma, {
+    ...input,
+    key: eventKey ?? `adhoc:${randomUUID()}`,
+    at,
+    // A loop that ends cancelled or failed while a human was asked closes that question with it, so
+    // inboxes never list a decision nobody can make any more.
+    closesEscalations: input.status === 'CANCELLED' || input.status === 'FAILED',
+    ends: TERMINAL_STATUSES.includes(input.status),
+  });
   if (moved.length === 0) throw new Error(`loop ${input.loopId} does not exist: its progress cannot be recorded`);
 }
 

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Decision } from '../domain/decision';
 import type { JudgeReport } from '../domain/judge';
 import { RULE_HIDES } from '../analysis/tamper/types';
@@ -7,6 +6,10 @@ import { describeProof } from '../domain/proof';
 import { loadContract } from './contract';
 import { observeDecision, observeVerdict } from '../telemetry/loop-metrics';
 import type { ActivityDeps } from './deps';
+import { closeWithDecision, escalationAt, openEscalation } from '../store/escalations';
+import { blockingFindings } from '../store/findings';
+import { loopById, loopWithAttempts } from '../store/loops';
+import { upsertVerdict } from '../store/verdicts';
 
 // Audit-trail writes for verdicts, escalations and decisions. Each is idempotent on its natural key.
 
@@ -14,20 +17,10 @@ import type { ActivityDeps } from './deps';
 export async function recordVerdict(deps: ActivityDeps, input: { loopId: string; sequence: number; report: JudgeReport; warnings: string[] }): Promise<void> {
   const { verdict, trigger, directives } = input.report;
   const markdown = renderJudgeReport(input.report, input.warnings);
-  // One statement through the iteration (a local activity on the loop's path, in a worker whose Prisma
-  // query compiler rarely warms up): a retry that finds the verdict written replaces it, keeping its id.
-  const id = randomUUID();
-  const written = await deps.prisma.$queryRaw<Array<{ id: string }>>`
-    INSERT INTO "Verdict" ("id", "loopId", "iterationId", "verdict", "trigger", "directives", "report", "markdown", "createdAt")
-    SELECT ${id}, "loopId", "id", ${verdict}, ${trigger}::text, ${JSON.stringify(directives)}::jsonb, ${JSON.stringify(input.report)}::jsonb,
-      ${markdown}, ${new Date().toISOString()}::timestamptz AT TIME ZONE 'UTC'
-    FROM "Iteration" WHERE "loopId" = ${input.loopId} AND "sequence" = ${input.sequence}::int
-    ON CONFLICT ("iterationId") DO UPDATE SET
-      "verdict" = EXCLUDED."verdict", "trigger" = EXCLUDED."trigger", "directives" = EXCLUDED."directives", "report" = EXCLUDED."report", "markdown" = EXCLUDED."markdown"
-    RETURNING "id"`;
-  if (written.length === 0) throw new Error(`loop ${input.loopId} has no iteration ${input.sequence}: its verdict cannot be recorded`);
+  const written = await upsertVerdict(deps.prisma, { loopId: input.loopId, sequence: input.sequence, verdict, trigger, directives, report: input.report, markdown });
+  if (!written) throw new Error(`loop ${input.loopId} has no iteration ${input.sequence}: its verdict cannot be recorded`);
   // Counted once per iteration: only by the write that created the verdict.
-  if (written[0]!.id === id) observeVerdict(verdict, trigger);
+  if (written.created) observeVerdict(verdict, trigger);
 }
 
 export interface EscalationInput {
@@ -39,18 +32,10 @@ export interface EscalationInput {
 
 /** Stores the six-part escalation report (docs/design.md §7.1) and opens the escalation. */
 export async function recordEscalation(deps: ActivityDeps, input: EscalationInput): Promise<{ escalationId: string; reportId: string }> {
-  const loop = await deps.prisma.loop.findUniqueOrThrow({
-    where: { id: input.loopId },
-    include: { iterations: { orderBy: { sequence: 'asc' }, include: { verdict: true } } },
-  });
+  const loop = await loopWithAttempts(deps.prisma, input.loopId);
   // No iteration yet when the maker's workspace could not be set up (ENVIRONMENT before the first maker).
   const current = loop.iterations.find((i) => i.sequence === input.sequence) ?? null;
-  const blocking = current
-    ? await deps.prisma.finding.findMany({
-        where: { iterationId: current.id, validity: 'VALID', severity: { in: ['BLOCKER', 'HIGH'] } },
-        orderBy: { findingId: 'asc' },
-      })
-    : [];
+  const blocking = current ? await blockingFindings(deps.prisma, current.id) : [];
   const checkpoint = current?.checkpointCommit ?? loop.baseCommit ?? '';
   const trigger = input.report.trigger ?? 'MAX_ITERATIONS';
   const report: EscalationReport = {
@@ -107,7 +92,7 @@ export async function recordContractApproval(
   deps: ActivityDeps,
   input: { loopId: string; escalationSequence: number; contractVersion: number },
 ): Promise<{ escalationId: string; reportId: string }> {
-  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
+  const loop = await loopById(deps.prisma, input.loopId);
   const { contract, hash, version } = await loadContract(deps, input.loopId, input.contractVersion);
   const report: EscalationReport = {
     trigger: 'CONTRACT_APPROVAL',
@@ -131,19 +116,8 @@ export async function recordContractApproval(
   return storeEscalation(deps, input.loopId, input.escalationSequence, report);
 }
 
-async function storeEscalation(deps: ActivityDeps, loopId: string, sequence: number, report: EscalationReport): Promise<{ escalationId: string; reportId: string }> {
-  const key = `escalation-${sequence}`;
-  const stored = await deps.prisma.report.upsert({
-    where: { loopId_key: { loopId, key } },
-    create: { loopId, kind: 'ESCALATION', key, body: report as object, markdown: renderEscalationReport(report) },
-    update: {},
-  });
-  const escalation = await deps.prisma.escalation.upsert({
-    where: { loopId_sequence: { loopId, sequence } },
-    create: { loopId, sequence, trigger: report.trigger, reportId: stored.id, status: 'OPEN' },
-    update: {},
-  });
-  return { escalationId: escalation.id, reportId: stored.id };
+function storeEscalation(deps: ActivityDeps, loopId: string, sequence: number, report: EscalationReport): Promise<{ escalationId: string; reportId: string }> {
+  return openEscalation(deps.prisma, { loopId, sequence, trigger: report.trigger }, { body: report as object, markdown: renderEscalationReport(report) });
 }
 
 /** Records who decided what on an escalation, and closes it. */
@@ -151,26 +125,21 @@ export async function recordDecision(
   deps: ActivityDeps,
   input: { loopId: string; escalationSequence: number; decision: Decision },
 ): Promise<void> {
-  const escalation = await deps.prisma.escalation.findUniqueOrThrow({
-    where: { loopId_sequence: { loopId: input.loopId, sequence: input.escalationSequence } },
-  });
+  const escalation = await escalationAt(deps.prisma, input.loopId, input.escalationSequence);
   const d = input.decision;
   const decidedAt = new Date();
-  await deps.prisma.$transaction([
-    deps.prisma.decision.upsert({
-      where: { escalationId: escalation.id },
-      create: {
-        loopId: input.loopId,
-        escalationId: escalation.id,
-        kind: d.kind,
-        guidance: d.kind === 'retry' ? d.guidance : d.kind === 'amend' ? JSON.stringify(d.contract) : null,
-        actor: d.actor,
-        comment: d.comment ?? null,
-      },
-      update: {},
-    }),
-    deps.prisma.escalation.update({ where: { id: escalation.id }, data: { status: 'DECIDED', decidedAt } }),
-  ]);
+  await closeWithDecision(
+    deps.prisma,
+    escalation.id,
+    {
+      loopId: input.loopId,
+      kind: d.kind,
+      guidance: d.kind === 'retry' ? d.guidance : d.kind === 'amend' ? JSON.stringify(d.contract) : null,
+      actor: d.actor,
+      comment: d.comment ?? null,
+    },
+    decidedAt,
+  );
   // Once per escalation: a retried activity finds it decided already.
   if (!escalation.decidedAt) observeDecision(d.kind, escalation.trigger, escalation.createdAt, decidedAt);
 }

@@ -1,7 +1,8 @@
 import type { GoalContract } from '../domain/contract';
 import { signatureMaterial, type FindingSummary } from '../domain/ledger';
-import type { Prisma } from '../prisma/client';
 import type { ActivityDeps } from './deps';
+import { inTransaction, type PendingWrite } from '../store/db';
+import { insertFindings, systemFindings } from '../store/findings';
 import { sanitise } from '../domain/sanitise';
 import { sha256 } from './git';
 import { RULE_HIDES, type TamperFinding, type TamperRule, type VerificationRule } from '../analysis/tamper/types';
@@ -60,13 +61,13 @@ export const VERIFICATION_FINDING_PREFIX = 'VER-';
 export async function storeSystemFindings(
   deps: ActivityDeps,
   at: { loopId: string; iterationId: string; baseCommit: string; checkpointCommit: string; contract: GoalContract; findings: SystemFinding[] },
-  alongside: Prisma.PrismaPromise<unknown>[] = [],
+  alongside: PendingWrite[] = [],
 ): Promise<FindingSummary[]> {
-  await deps.prisma.$transaction([
-    deps.prisma.finding.createMany({
-      data: at.findings.map((f, i) => systemFindingRow(f, { ...at, findingId: `${VERIFICATION_FINDING_PREFIX}${String(i + 1).padStart(3, '0')}` })),
-      skipDuplicates: true,
-    }),
+  await inTransaction(deps.prisma, [
+    insertFindings(
+      deps.prisma,
+      at.findings.map((f, i) => systemFindingRow(f, { ...at, findingId: `${VERIFICATION_FINDING_PREFIX}${String(i + 1).padStart(3, '0')}` })),
+    ),
     ...alongside,
   ]);
   return storedSystemFindings(deps, at.iterationId, VERIFICATION_FINDING_PREFIX);
@@ -74,11 +75,7 @@ export async function storeSystemFindings(
 
 /** An iteration's stored system findings whose ids start with `prefix`, as the workflow keeps them. */
 export async function storedSystemFindings(deps: ActivityDeps, iterationId: string, prefix = ''): Promise<FindingSummary[]> {
-  const stored = await deps.prisma.finding.findMany({
-    where: { iterationId, source: 'SYSTEM', findingId: { startsWith: prefix } },
-    orderBy: { findingId: 'asc' },
-    select: { findingId: true, title: true, topic: true, severity: true, location: true, signature: true },
-  });
+  const stored = await systemFindings(deps.prisma, iterationId, prefix);
   return stored.map((f) => ({
     findingId: f.findingId,
     title: f.title,

@@ -1,6 +1,7 @@
 import type { Usage } from '../domain/budget';
 import type { ServiceConfig } from '../config/service-config';
 import type { ActivityDeps } from './deps';
+import { spendingOf } from '../store/execution-records';
 
 /** USD for a model call from the configured price table; null when the model has no price. */
 export function modelCallCost(config: Readonly<ServiceConfig>, model: string, promptTokens: number | null, completionTokens: number | null): number | null {
@@ -14,10 +15,7 @@ export function modelCallCost(config: Readonly<ServiceConfig>, model: string, pr
  * reports the same usage as the attempt that did the work.
  */
 export async function recordedUsage(deps: ActivityDeps, loopId: string, sequence: number, roles: string[]): Promise<Usage> {
-  const records = await deps.prisma.executionRecord.findMany({
-    where: { loopId, iterationSeq: sequence, role: { in: roles } },
-    select: { kind: true, promptTokens: true, completionTokens: true, costUsd: true, latencyMs: true },
-  });
+  const records = await spendingOf(deps.prisma, loopId, sequence, roles);
   return records.reduce<Usage>(
     (sum, r) => ({
       tokens: sum.tokens + (r.promptTokens ?? 0) + (r.completionTokens ?? 0),

@@ -5,6 +5,7 @@ import type { GateCommand, GatePlan } from '../domain/gates';
 import { SERVICE_EXCLUDES, type SetupCommand, type SetupPlan } from '../domain/setup';
 import { VerificationConfigError } from '../domain/verification-config';
 import type { ActivityDeps } from './deps';
+import { loopById, recordPreparedWorkspace } from '../store/loops';
 import { cloneFromMirror, excludeFromCheckpoints, git, GitError, sha256, updateMirror } from './git';
 import { resolveSetupPlan } from './setup/infer-setup';
 import { remoteAccessFor } from './git-askpass';
@@ -40,7 +41,7 @@ export function loopBranch(loopId: string): string {
  * resolves the gate plan from the base commit. Idempotent.
  */
 export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspaceInput): Promise<PreparedWorkspace> {
-  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
+  const loop = await loopById(deps.prisma, input.loopId);
   const workspacePath = workspacePathFor(deps, input.loopId);
   const branch = loopBranch(input.loopId);
   if (loop.baseCommit && loop.workspacePath && loop.gatePlan && (await exists(path.join(loop.workspacePath, '.git')))) {
@@ -70,11 +71,7 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
   const [, setup, discovered] = await inOrder([handOver(deps.sandbox, workspacePath), resolveSetup(workspacePath, loop.input), resolveGatePlan(workspacePath, input.contractGates)]);
   const gatePlan: GatePlan = { ...withRequestedNetwork(discovered, loop.input), setup };
   await excludeFromCheckpoints(workspacePath, [...SERVICE_EXCLUDES, ...setup.outputs]);
-  await deps.prisma.loop.update({
-    where: { id: input.loopId },
-    data: { workspacePath, baseCommit, branch, gatePlan: gatePlan as object, sandbox: deps.sandbox.mode },
-    select: { id: true },
-  });
+  await recordPreparedWorkspace(deps.prisma, input.loopId, { workspacePath, baseCommit, branch, gatePlan: gatePlan as object, sandbox: deps.sandbox.mode });
   return { workspacePath, baseCommit, branch, gatePlan };
 }
 

@@ -1,5 +1,6 @@
 import type { Decision, DecisionRequest } from '../domain/decision';
-import { newTicketToken, ticketHash } from '../activities/decision-tickets';
+import { issueDecisionTicket } from '../store/decision-tickets';
+import { escalationOfLoop } from '../store/escalations';
 import type { DecisionReceipt } from '../workflows/messages';
 import type { RouteDeps } from './deps';
 import { deliverDecision } from './decision-delivery';
@@ -16,14 +17,11 @@ export async function sendDecision(
   request: DecisionRequest,
   actor: string,
 ): Promise<DecisionReceipt> {
-  const escalation = await deps.prisma.escalation.findFirst({ where: { id: request.escalationId, loopId: loop.id } });
+  const escalation = await escalationOfLoop(deps.prisma, loop.id, request.escalationId);
   if (!escalation) throw notFound(`escalation ${request.escalationId} of loop ${loop.id}`);
   if (escalation.status !== 'OPEN') throw conflict(`loop ${loop.id}: escalation #${escalation.sequence} was already decided and is not the open one`);
   const { escalationId: _named, ...body } = request;
   const decision: Decision = { ...body, actor, escalationSequence: escalation.sequence };
-  const token = newTicketToken();
-  await deps.prisma.decisionTicket.create({
-    data: { loopId: loop.id, escalationSequence: escalation.sequence, tokenHash: ticketHash(token, decision), kind: decision.kind, actor },
-  });
+  const token = await issueDecisionTicket(deps.prisma, escalation, decision);
   return deliverDecision(deps, loop.workflowId, { ...decision, ticket: token });
 }

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { ServiceConfig } from '../config/service-config';
-import type { PrismaClient } from '../prisma/client';
+import type { PrismaClient } from '../store/db';
 
 // What the API is built from, below the app and its routes so they both import it (service/api-main.ts
 // injects the real clients; tests inject their own).

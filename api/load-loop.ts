@@ -1,11 +1,12 @@
-import type { PrismaClient } from '../prisma/client';
+import type { PrismaClient } from '../store/db';
+import { findLoop, type LoopRow } from '../store/loops';
 import { notFound } from './errors';
 
-export type LoopRow = Awaited<ReturnType<PrismaClient['loop']['findUniqueOrThrow']>>;
+export type { LoopRow };
 
 /** The loop a `/v1/loops/:id` route names, or 404. */
 export async function loadLoop(prisma: PrismaClient, id: string): Promise<LoopRow> {
-  const loop = await prisma.loop.findUnique({ where: { id } });
+  const loop = await findLoop(prisma, id);
   if (!loop) throw notFound(`loop ${id}`);
   return loop;
 }

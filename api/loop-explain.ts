@@ -1,5 +1,6 @@
 import { explainVerdict, RULE_DESCRIPTIONS, verdictRuleOf, type FindingDetail, type StoredJudgeReport } from '../domain/verdict-explanation';
-import type { PrismaClient } from '../prisma/client';
+import type { PrismaClient } from '../store/db';
+import { iterationWithFindings } from '../store/read-model';
 import { notFound } from './errors';
 import { loadLoop } from './load-loop';
 import type { Explanation } from './timeline-schemas';
@@ -10,13 +11,7 @@ import type { Explanation } from './timeline-schemas';
 /** The explanation of iteration `sequence`'s verdict; 404 for an unknown loop or iteration, or one not judged yet. */
 export async function explainIteration(prisma: PrismaClient, loopId: string, sequence: number): Promise<Explanation> {
   await loadLoop(prisma, loopId);
-  const iteration = await prisma.iteration.findUnique({
-    where: { loopId_sequence: { loopId, sequence } },
-    include: {
-      verdict: true,
-      findings: { orderBy: { findingId: 'asc' }, select: { findingId: true, source: true, rule: true, location: true, title: true, severity: true, validity: true } },
-    },
-  });
+  const iteration = await iterationWithFindings(prisma, loopId, sequence);
   if (!iteration) throw notFound(`iteration ${sequence} of loop ${loopId}`);
   if (!iteration.verdict) throw notFound(`a verdict for iteration ${sequence} of loop ${loopId} (not judged yet)`);
 

@@ -1,11 +1,12 @@
 import { randomUUID, createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { Prisma, type PrismaClient } from '../prisma/client';
 import { canonicalJson } from '../domain/contract';
 import { loopWorkflowId, type LoopInput, type LoopRequest } from '../domain/loop-request';
 import type { engineeringLoop } from '../workflows';
 import { LoopPhaseKey, LoopRepoKey, LoopStatusKey } from '../workflows/search-attributes';
 import { conflict } from './errors';
+import type { PrismaClient } from '../store/db';
+import { insertLoop, loopByIdempotencyKey, withdrawQueuedLoop } from '../store/loops';
 import type { LoopRow } from './load-loop';
 import { callTemporal, TEMPORAL_RETRY_AFTER_SECONDS } from './temporal-calls';
 
@@ -29,42 +30,33 @@ export async function submitLoop(
 ): Promise<{ loop: LoopRow; created: boolean }> {
   const requestHash = createHash('sha256').update(canonicalJson(request)).digest('hex');
   if (idempotencyKey) {
-    const existing = await deps.prisma.loop.findUnique({ where: { idempotencyKey } });
+    const existing = await loopByIdempotencyKey(deps.prisma, idempotencyKey);
     if (existing) return { loop: await replay(deps, existing, requestHash, request), created: false };
   }
   const id = randomUUID();
-  let loop: LoopRow;
-  try {
-    loop = await deps.prisma.loop.create({
-      data: {
-        id,
-        workflowId: loopWorkflowId(id),
-        idempotencyKey: idempotencyKey ?? null,
-        requestHash,
-        status: 'QUEUED',
-        phase: 'QUEUED',
-        repoUrl: request.repository.url,
-        baseRef: request.repository.baseRef,
-        maxIterations: request.maxIterations,
-        input: request as object,
-        submittedByKeyId,
-      },
-    });
-  } catch (err) {
-    // Two concurrent requests with one key: the loser returns the winner's loop.
-    if (idempotencyKey && err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
-      const winner = await deps.prisma.loop.findUniqueOrThrow({ where: { idempotencyKey } });
-      return { loop: await replay(deps, winner, requestHash, request), created: false };
-    }
-    throw err;
-  }
+  const inserted = await insertLoop(deps.prisma, {
+    id,
+    workflowId: loopWorkflowId(id),
+    idempotencyKey: idempotencyKey ?? null,
+    requestHash,
+    status: 'QUEUED',
+    phase: 'QUEUED',
+    repoUrl: request.repository.url,
+    baseRef: request.repository.baseRef,
+    maxIterations: request.maxIterations,
+    input: request as object,
+    submittedByKeyId,
+  });
+  // Two concurrent requests with one key: the loser returns the winner's loop.
+  if (!inserted.created) return { loop: await replay(deps, inserted.loop, requestHash, request), created: false };
+  const { loop } = inserted;
   try {
     await startWorkflow(deps, loop, request);
   } catch (err) {
     // Only while still QUEUED: if the start reached Temporal after all and its workflow has moved the loop
     // on, the loop stays. If it reached Temporal but the row is gone, the workflow's first step (recording
     // PREPARING) finds no row and the run fails there, before any work.
-    await deps.prisma.loop.deleteMany({ where: { id: loop.id, status: 'QUEUED' } });
+    await withdrawQueuedLoop(deps.prisma, loop.id);
     throw err;
   }
   return { loop, created: true };

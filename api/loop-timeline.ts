@@ -1,5 +1,6 @@
 import { verdictRuleOf, type StoredJudgeReport } from '../domain/verdict-explanation';
-import type { PrismaClient } from '../prisma/client';
+import type { PrismaClient } from '../store/db';
+import { timelineRows } from '../store/read-model';
 import { loadLoop } from './load-loop';
 import type { TimelineEvent, TimelineEventKind } from './timeline-schemas';
 
@@ -32,33 +33,7 @@ export interface LoopTimeline {
 /** The loop's timeline; 404 for an unknown loop. */
 export async function loopTimeline(prisma: PrismaClient, loopId: string): Promise<LoopTimeline> {
   const loop = await loadLoop(prisma, loopId);
-  const [phases, contracts, evidence, executions, verdicts, escalations] = await Promise.all([
-    prisma.loopEvent.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } }),
-    prisma.contractVersion.findMany({ where: { loopId }, orderBy: { version: 'asc' }, select: { version: true, hash: true, reason: true, createdAt: true } }),
-    prisma.evidence.findMany({
-      where: { loopId },
-      select: {
-        id: true,
-        gate: true,
-        gateOrder: true,
-        status: true,
-        source: true,
-        sourceDetail: true,
-        command: true,
-        startTime: true,
-        endTime: true,
-        exitCode: true,
-        timeoutStatus: true,
-        testCounts: true,
-        failureReason: true,
-        createdAt: true,
-        iteration: { select: { sequence: true } },
-      },
-    }),
-    prisma.executionRecord.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } }),
-    prisma.verdict.findMany({ where: { loopId }, include: { iteration: { select: { sequence: true } } }, orderBy: { createdAt: 'asc' } }),
-    prisma.escalation.findMany({ where: { loopId }, include: { decisions: true }, orderBy: { sequence: 'asc' } }),
-  ]);
+  const [phases, contracts, evidence, executions, verdicts, escalations] = await timelineRows(prisma, loopId);
 
   const events: TimelineEvent[] = [
     ...phaseEvents(phases),

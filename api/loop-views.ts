@@ -1,26 +1,10 @@
-import type { PrismaClient } from '../prisma/client';
+import type { PrismaClient } from '../store/db';
+import { loopWithHistory } from '../store/read-model';
 
 // How loops look through the API: read-model rows mapped to plain JSON (large texts left out).
 
 export async function loopDetail(prisma: PrismaClient, id: string) {
-  const loop = await prisma.loop.findUnique({
-    where: { id },
-    include: {
-      contractVersions: { orderBy: { version: 'asc' } },
-      iterations: {
-        orderBy: { sequence: 'asc' },
-        include: {
-          verdict: true,
-          evidence: { orderBy: { gateOrder: 'asc' } },
-          findings: { orderBy: { findingId: 'asc' } },
-        },
-      },
-      escalations: { orderBy: { sequence: 'asc' }, include: { decisions: true } },
-      executions: { where: { role: 'decision' }, orderBy: { createdAt: 'asc' } },
-      // Set-up in the maker's workspace belongs to the loop, not to an iteration.
-      evidence: { where: { iterationId: null }, orderBy: [{ startTime: 'asc' }, { gateOrder: 'asc' }] },
-    },
-  });
+  const loop = await loopWithHistory(prisma, id);
   if (!loop) return null;
   return {
     ...loopSummary(loop),

@@ -2,7 +2,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { serviceSecrets } from '../config/service-secrets';
 import { registerServiceSecrets } from '../domain/sanitise';
-import type { PrismaClient } from '../prisma/client';
+import type { PrismaClient } from '../store/db';
 import { probeSandbox } from '../activities/sandbox/probe';
 import { createSandbox } from '../activities/sandbox/sandbox';
 import type { Sandbox } from '../activities/sandbox/types';

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { TERMINAL_STATUSES } from '../domain/loop-state';
-import type { PrismaClient } from '../prisma/client';
+import { loopsEndedBefore } from '../store/loops';
+import type { PrismaClient } from '../store/db';
 import type { ServiceConfig } from '../config/service-config';
 
 // A worker removes the working copies of loops that ended longer ago than the retention: the branch has
@@ -18,10 +18,7 @@ export async function removeExpiredWorkspaces(prisma: PrismaClient, config: Read
   const ids = [...new Set(entries.map((e) => loopIdOf(e.name)).filter((id): id is string => id !== undefined))];
   if (ids.length === 0) return [];
   const cutoff = new Date(now.getTime() - config.workspaceRetentionHours * 3_600_000);
-  const expired = await prisma.loop.findMany({
-    where: { id: { in: ids }, status: { in: [...TERMINAL_STATUSES] }, finishedAt: { lt: cutoff } },
-    select: { id: true },
-  });
+  const expired = await loopsEndedBefore(prisma, ids, cutoff);
   const expiredIds = new Set(expired.map((l) => l.id));
   for (const entry of entries) {
     const id = loopIdOf(entry.name);

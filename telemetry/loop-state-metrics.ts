@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { PrismaClient } from '../prisma/client';
+import type { PrismaClient } from '../store/db';
+import { loopCountsByStatusAndPhase, openEscalationStats } from '../store/loop-state';
 import { METRIC_PREFIX } from './registry';
 
 // Loop state read from PostgreSQL at scrape time: one cheap grouped query for loops, one aggregate over
@@ -18,14 +19,8 @@ export const QUERY_TIMEOUT_MS = 2000;
 
 export function prismaLoopStateQueries(prisma: PrismaClient): LoopStateQueries {
   return {
-    loopsByStatusAndPhase: async () => {
-      const groups = await prisma.loop.groupBy({ by: ['status', 'phase'], _count: { _all: true } });
-      return groups.map((g) => ({ status: g.status, phase: g.phase, count: g._count._all }));
-    },
-    openEscalations: async () => {
-      const open = await prisma.escalation.aggregate({ where: { status: 'OPEN' }, _count: { _all: true }, _min: { createdAt: true } });
-      return { count: open._count._all, oldestOpenedAt: open._min.createdAt };
-    },
+    loopsByStatusAndPhase: () => loopCountsByStatusAndPhase(prisma),
+    openEscalations: () => openEscalationStats(prisma),
   };
 }
 

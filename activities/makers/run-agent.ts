@@ -3,6 +3,8 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import type { GatePlan } from '../../domain/gates';
 import type { LlmMakerSettings, MakerSettings } from '../../domain/loop-request';
 import type { ActivityDeps } from '../deps';
+import { recordMakerProcess } from '../../store/iterations';
+import { loopGatePlan } from '../../store/loops';
 import { recordExecution } from '../execution-records';
 import { early } from '../in-order';
 import { excludeFromCheckpoints } from '../git';
@@ -88,9 +90,7 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
     heartbeat: () => ctx.heartbeat({ phase: 'maker', sequence: run.sequence }),
     signal: ctx.cancellationSignal,
     onSpawn: (pid) => {
-      void deps.prisma.iteration
-        .update({ where: { loopId_sequence: { loopId: run.loopId, sequence: run.sequence } }, data: { makerPid: pid, makerHost: os.hostname() }, select: { id: true } })
-        .catch(() => undefined);
+      void recordMakerProcess(deps.prisma, run.loopId, run.sequence, { makerPid: pid, makerHost: os.hostname() }).catch(() => undefined);
     },
   });
   const usage = parseAgentUsage(run.maker.backend, result.stdout, result.stderr);
@@ -115,7 +115,7 @@ async function runBuiltInAgent(deps: ActivityDeps, run: AgentRun, settings: LlmM
   const ctx = Context.current();
   const endpoint = settings.provider === 'openai' ? deps.config.llm : deps.config.anthropic;
   const model = settings.model ?? endpoint.model;
-  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: run.loopId }, select: { gatePlan: true } });
+  const loop = await loopGatePlan(deps.prisma, run.loopId);
   // The agent may run the loop's own gate commands, so it can check its work as the judge will.
   const gateCommands = ((loop.gatePlan as GatePlan | null)?.gates ?? []).map((g) => g.argv);
   const started = Date.now();

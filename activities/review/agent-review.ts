@@ -5,6 +5,7 @@ import type { FindingLedger } from '../../domain/ledger';
 import type { ReviewerSettings } from '../../domain/loop-request';
 import { sanitise } from '../../domain/sanitise';
 import type { ActivityDeps } from '../deps';
+import { settlePendingLedger } from '../../store/execution-records';
 import { recordExecution } from '../execution-records';
 import { git } from '../git';
 import { agentProcessFields } from '../makers/agent-process-record';
@@ -41,9 +42,9 @@ export async function reviewWithAgent(
       const { text, sessionId } = await runReviewer(deps, input, checkout, prompt, attempt);
       if (sessionId) responseIds.push(sessionId);
       const parsed = parseLedger(text);
-      await deps.prisma.executionRecord.updateMany({
-        where: { loopId: input.loopId, iterationSeq: input.sequence, role: 'reviewer', outcome: 'PENDING_LEDGER' },
-        data: { outcome: parsed.ok ? 'VALID_LEDGER' : 'INVALID_LEDGER', detail: parsed.ok ? null : sanitise(parsed.errors.join('\n').slice(0, 4000)) },
+      await settlePendingLedger(deps.prisma, input.loopId, input.sequence, {
+        outcome: parsed.ok ? 'VALID_LEDGER' : 'INVALID_LEDGER',
+        detail: parsed.ok ? null : sanitise(parsed.errors.join('\n').slice(0, 4000)),
       });
       if (parsed.ok) return { ok: true, value: parsed.ledger, responseIds };
       errors = parsed.errors;

@@ -7,8 +7,10 @@ import { sanitise } from '../../domain/sanitise';
 import { loadContract } from '../contract';
 import { assertGivenCheckpoint, preparedLoop } from '../prepared-workspace';
 import { early, inOrder } from '../in-order';
-import type { Prisma } from '../../prisma/client';
 import type { ActivityDeps } from '../deps';
+import { inTransaction, type PendingWrite } from '../../store/db';
+import { insertFindings } from '../../store/findings';
+import { iterationWithGateResults, markReviewed } from '../../store/iterations';
 import { touchesSetupInputs } from '../../domain/setup';
 import { sha256 } from '../git';
 import { changedNames } from '../../analysis/tamper/change-set';
@@ -62,11 +64,8 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => P
   const earlyDiff = early(prepared.then((loop) => reviewDiff(loop.workspacePath, loop.baseCommit, checkpointCommit)));
   const [loop, iteration] = await inOrder([
     prepared,
-    deps.prisma.iteration.findUniqueOrThrow({
-      where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } },
-      // Only what the verification summary quotes: evidence rows carry the gates' whole output.
-      include: { evidence: { orderBy: { gateOrder: 'asc' }, select: { gate: true, status: true, exitCode: true, testCounts: true } } },
-    }),
+    // Only what the verification summary quotes: evidence rows carry the gates' whole output.
+    iterationWithGateResults(deps.prisma, input.loopId, input.sequence),
   ]);
   assertGivenCheckpoint(input.loopId, input.sequence, checkpointCommit, iteration.checkpointCommit);
   if (iteration.reviewedAt && iteration.reviewOutcome) return inOrder([Promise.resolve(iteration.reviewOutcome as unknown as ReviewOutcome), usage()]);
@@ -140,8 +139,9 @@ function reviewerFindings(deps: ActivityDeps, iterationId: string, loopId: strin
       source: 'REVIEWER',
     }),
   );
-  const write = deps.prisma.finding.createMany({
-    data: findings.map((f, i) => ({
+  const write = insertFindings(
+    deps.prisma,
+    findings.map((f, i) => ({
       loopId,
       iterationId,
       findingId: f.id,
@@ -162,8 +162,7 @@ function reviewerFindings(deps: ActivityDeps, iterationId: string, loopId: strin
       reproduction: f.reproduction,
       concreteAlternativeDiff: f.concreteAlternativeDiff ?? null,
     })),
-    skipDuplicates: true,
-  });
+  );
   return { summaries, write };
 }
 
@@ -192,17 +191,10 @@ async function finish(
   iterationId: string,
   usage: () => Promise<Usage>,
   outcome: ReviewOutcome,
-  writes: Prisma.PrismaPromise<unknown>[] = [],
+  writes: PendingWrite[] = [],
 ): Promise<[ReviewOutcome, Usage]> {
   const [, spent] = await inOrder([
-    deps.prisma.$transaction([
-      ...writes,
-      deps.prisma.iteration.update({
-        where: { id: iterationId },
-        data: { reviewedAt: new Date(), reviewOutcome: outcome as object },
-        select: { id: true },
-      }),
-    ]),
+    inTransaction(deps.prisma, [...writes, markReviewed(deps.prisma, iterationId, outcome as object)]),
     usage(),
   ]);
   return [outcome, spent];

@@ -3,6 +3,7 @@ import type { GatePlan } from '../../domain/gates';
 import { sanitise } from '../../domain/sanitise';
 import { outputTail, type SetupPlan } from '../../domain/setup';
 import type { ActivityDeps } from '../deps';
+import { insertSetupEvidence } from '../../store/evidence';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand, type CommandResult } from '../process/run-command';
 import { repositoryCaches } from '../sandbox/repository-caches';
@@ -67,36 +68,33 @@ export async function runSetupCommands(deps: ActivityDeps, run: SetupRun): Promi
     });
     const failure = gateFailureReason(label, result, null);
     const problem = failure && describeFailure(result, failure, command.detail);
-    const row = await deps.prisma.evidence.create({
-      data: {
-        loopId: run.loopId,
-        iterationId: run.iterationId,
-        gate: label,
-        gateOrder: SETUP_GATE_ORDER + index,
-        status: failure ? 'FAILED' : 'PASSED',
-        source: command.source,
-        sourceDetail: command.detail,
-        command: result.argv,
-        executionId: result.executionId,
-        pid: result.pid,
-        startTime: result.startTime,
-        endTime: result.endTime,
-        exitCode: result.exitCode,
-        timeoutStatus: result.timeoutStatus,
-        stdout: sanitise(result.stdout),
-        stderr: sanitise(result.spawnError ? `${result.stderr}${result.spawnError}` : result.stderr),
-        stdoutSha256: result.stdoutSha256,
-        stderrSha256: result.stderrSha256,
-        stdoutBytes: result.stdoutBytes,
-        stderrBytes: result.stderrBytes,
-        outputTruncated: result.truncated,
-        failureReason: problem && sanitise(problem),
-        failureSignature: null,
-        assertionEvidence: [],
-      },
-      select: { id: true },
+    const evidenceId = await insertSetupEvidence(deps.prisma, {
+      loopId: run.loopId,
+      iterationId: run.iterationId,
+      gate: label,
+      gateOrder: SETUP_GATE_ORDER + index,
+      status: failure ? 'FAILED' : 'PASSED',
+      source: command.source,
+      sourceDetail: command.detail,
+      command: result.argv,
+      executionId: result.executionId,
+      pid: result.pid,
+      startTime: result.startTime,
+      endTime: result.endTime,
+      exitCode: result.exitCode,
+      timeoutStatus: result.timeoutStatus,
+      stdout: sanitise(result.stdout),
+      stderr: sanitise(result.spawnError ? `${result.stderr}${result.spawnError}` : result.stderr),
+      stdoutSha256: result.stdoutSha256,
+      stderrSha256: result.stderrSha256,
+      stdoutBytes: result.stdoutBytes,
+      stderrBytes: result.stderrBytes,
+      outputTruncated: result.truncated,
+      failureReason: problem && sanitise(problem),
+      failureSignature: null,
+      assertionEvidence: [],
     });
-    evidenceIds.push(row.id);
+    evidenceIds.push(evidenceId);
     if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure(`the loop was cancelled during ${label}`);
     if (problem) return { problem: sanitise(problem), evidenceIds };
   }

@@ -1,4 +1,6 @@
 import type { ActivityDeps } from '../deps';
+import { discardSetupEvidence } from '../../store/evidence';
+import { loopById } from '../../store/loops';
 import { runSetupCommands, setupPlanOf, type SetupOutcome } from './run-setup';
 
 // The SETUP phase: dependencies installed in the maker's workspace, so an agent can run the tests. Runs
@@ -13,12 +15,12 @@ export interface WorkspaceSetupInput {
 }
 
 export async function runWorkspaceSetup(deps: ActivityDeps, input: WorkspaceSetupInput): Promise<SetupOutcome> {
-  const loop = await deps.prisma.loop.findUniqueOrThrow({ where: { id: input.loopId } });
+  const loop = await loopById(deps.prisma, input.loopId);
   const plan = setupPlanOf(loop.gatePlan);
   if (!plan || !loop.workspacePath) return { problem: null, evidenceIds: [] };
   const prefix = `workspace-setup:${input.key}`;
   // Evidence of an interrupted attempt is replaced: this attempt runs every command again.
-  await deps.prisma.evidence.deleteMany({ where: { loopId: input.loopId, iterationId: null, gate: { startsWith: `${prefix}:` } } });
+  await discardSetupEvidence(deps.prisma, input.loopId, `${prefix}:`);
   return runSetupCommands(deps, {
     loopId: input.loopId,
     iterationId: null,

@@ -10,7 +10,8 @@ import { loadContract } from '../contract';
 import { assertGivenCheckpoint, preparedLoop, type PreparedLoop } from '../prepared-workspace';
 import { early, inOrder } from '../in-order';
 import type { ActivityDeps } from '../deps';
-import type { Prisma } from '../../prisma/client';
+import { discardVerificationAttempt, gateEvidenceOf, insertGateEvidence, type GateEvidence } from '../../store/evidence';
+import { iterationAt, markVerified } from '../../store/iterations';
 import { sha256 } from '../git';
 import type { CommandResult } from '../process/run-command';
 import { COULD_NOT_START, environmentProblem, gateFailureReason, normaliseOutput } from './gate-outcome';
@@ -97,7 +98,7 @@ async function readIteration(deps: ActivityDeps, input: VerificationInput) {
   const earlyCheckout = early(prepared.then((loop) => freshVerificationCheckout(deps, input.loopId, loop.workspacePath, checkpointCommit)));
   const [loop, iteration, { contract }] = await inOrder([
     prepared,
-    deps.prisma.iteration.findUniqueOrThrow({ where: { loopId_sequence: { loopId: input.loopId, sequence: input.sequence } } }),
+    iterationAt(deps.prisma, input.loopId, input.sequence),
     loadContract(deps, input.loopId, input.contractVersion),
   ]);
   assertGivenCheckpoint(input.loopId, input.sequence, checkpointCommit, iteration.checkpointCommit);
@@ -119,10 +120,7 @@ async function prepareCheckout({ deps, input, loop, iteration, contract }: Verif
   const toRestore = contract.allowGateConfigChanges ? null : early(branchChanges().then((changed) => entrypointsToRestore(commits, changed)));
   // Evidence of an interrupted attempt is discarded (before any is stored): this attempt re-runs every gate.
   const [, checkout] = await inOrder([
-    deps.prisma.$transaction([
-      deps.prisma.evidence.deleteMany({ where: { iterationId: iteration.id } }),
-      deps.prisma.finding.deleteMany({ where: { iterationId: iteration.id, findingId: { startsWith: VERIFICATION_FINDING_PREFIX } } }),
-    ]),
+    discardVerificationAttempt(deps.prisma, iteration.id, VERIFICATION_FINDING_PREFIX),
     earlyCheckout,
   ]);
   // Gates (and set-up, which reads .npmrc and pip.conf) run with the base versions of their
@@ -152,7 +150,7 @@ async function installDependencies({ deps, input, loop, iteration }: Verifying, 
 
 /** A failed set-up ends the verification: no gate ran. */
 async function setupFailed({ deps, input, iteration }: Verifying, problem: string): Promise<VerificationResult> {
-  await deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() }, select: { id: true } });
+  await markVerified(deps.prisma, iteration.id);
   return { gates: GATE_ORDER.map((gate) => summary(gate, input.gates.some((g) => g.gate === gate) ? 'NOT_RUN' : 'NOT_CONFIGURED')), acceptanceChecks: [], environmentProblem: problem, systemFindings: [] };
 }
 
@@ -286,9 +284,9 @@ async function recordVerified(
 ): Promise<VerificationResult> {
   const { gates, acceptanceChecks } = ran;
   const { checkpointCommit } = input;
-  const markVerified = deps.prisma.iteration.update({ where: { id: iteration.id }, data: { verifiedAt: new Date() }, select: { id: true } });
+  const verified = markVerified(deps.prisma, iteration.id);
   if (!frozen || !makerTests) {
-    await markVerified;
+    await verified;
     return { gates, acceptanceChecks, systemFindings: [] };
   }
   const frozenFiles = frozen.files;
@@ -304,7 +302,7 @@ async function recordVerified(
       contract,
       findings: frozenTestFindings(frozenFiles, makerTests, frozen.run, (file) => baseTexts.get(file) ?? null),
     },
-    [markVerified],
+    [verified],
   );
   return { gates, acceptanceChecks, systemFindings };
 }
@@ -343,63 +341,43 @@ interface EvidenceInput {
   proves: string[];
 }
 
-/** What a gate's summary reads of its evidence row: not the stored output, up to a megabyte a stream. */
-const SUMMARY_FIELDS = {
-  id: true,
-  gate: true,
-  status: true,
-  command: true,
-  exitCode: true,
-  stderr: true,
-  timeoutStatus: true,
-  testCounts: true,
-  failureReason: true,
-  failureSignature: true,
-  assertionEvidence: true,
-} as const satisfies Prisma.EvidenceSelect;
-
-async function storeEvidence(deps: ActivityDeps, e: EvidenceInput) {
+async function storeEvidence(deps: ActivityDeps, e: EvidenceInput): Promise<GateEvidence> {
   const r = e.result;
-  const row = await deps.prisma.evidence.create({
-    data: {
-      loopId: e.loopId,
-      iterationId: e.iterationId,
-      gate: e.gate,
-      gateOrder: e.gateOrder,
-      status: e.failureReason ? 'FAILED' : 'PASSED',
-      source: e.source.source,
-      sourceDetail: e.source.detail,
-      command: r.argv,
-      executionId: r.executionId,
-      pid: r.pid,
-      startTime: r.startTime,
-      endTime: r.endTime,
-      exitCode: r.exitCode,
-      timeoutStatus: r.timeoutStatus,
-      stdout: sanitise(r.stdout),
-      stderr: sanitise(r.spawnError ? `${r.stderr}${r.spawnError}` : r.stderr),
-      stdoutSha256: r.stdoutSha256,
-      stderrSha256: r.stderrSha256,
-      stdoutBytes: r.stdoutBytes,
-      stderrBytes: r.stderrBytes,
-      outputTruncated: r.truncated,
-      testCounts: e.testCounts ? { ...e.testCounts } : undefined,
-      passedTests: e.testNames ? storedTestNames(e.testNames.passedTests) : undefined,
-      failedTests: e.testNames ? storedTestNames(e.testNames.failedTests) : undefined,
-      // Quotes the command line and spawn errors, and goes on to the workflow and the report.
-      failureReason: e.failureReason && sanitise(e.failureReason),
-      failureSignature: e.failureSignature,
-      assertionEvidence: e.proves,
-    },
-    select: SUMMARY_FIELDS,
+  const row = await insertGateEvidence(deps.prisma, {
+    loopId: e.loopId,
+    iterationId: e.iterationId,
+    gate: e.gate,
+    gateOrder: e.gateOrder,
+    status: e.failureReason ? 'FAILED' : 'PASSED',
+    source: e.source.source,
+    sourceDetail: e.source.detail,
+    command: r.argv,
+    executionId: r.executionId,
+    pid: r.pid,
+    startTime: r.startTime,
+    endTime: r.endTime,
+    exitCode: r.exitCode,
+    timeoutStatus: r.timeoutStatus,
+    stdout: sanitise(r.stdout),
+    stderr: sanitise(r.spawnError ? `${r.stderr}${r.spawnError}` : r.stderr),
+    stdoutSha256: r.stdoutSha256,
+    stderrSha256: r.stderrSha256,
+    stdoutBytes: r.stdoutBytes,
+    stderrBytes: r.stderrBytes,
+    outputTruncated: r.truncated,
+    testCounts: e.testCounts ? { ...e.testCounts } : undefined,
+    passedTests: e.testNames ? storedTestNames(e.testNames.passedTests) : undefined,
+    failedTests: e.testNames ? storedTestNames(e.testNames.failedTests) : undefined,
+    // Quotes the command line and spawn errors, and goes on to the workflow and the report.
+    failureReason: e.failureReason && sanitise(e.failureReason),
+    failureSignature: e.failureSignature,
+    assertionEvidence: e.proves,
   });
   observeGate(row.gate, row.status, r.startTime, r.endTime);
   return row;
 }
 
-type EvidenceRow = Awaited<ReturnType<typeof storeEvidence>>;
-
-function gateSummary(row: EvidenceRow): GateSummary {
+function gateSummary(row: GateEvidence): GateSummary {
   const couldNotStart = row.failureReason?.startsWith(COULD_NOT_START) ? row.failureReason.slice(COULD_NOT_START.length) : null;
   return {
     environmentProblem:
@@ -419,7 +397,7 @@ function gateSummary(row: EvidenceRow): GateSummary {
 /** Rebuilds the result of an iteration that was already verified (the activity retried after it finished). */
 async function storedVerification(deps: ActivityDeps, iterationId: string, input: VerificationInput, criteria: AcceptanceCriterion[]): Promise<VerificationResult> {
   const systemFindings = await storedSystemFindings(deps, iterationId, VERIFICATION_FINDING_PREFIX);
-  const rows = await deps.prisma.evidence.findMany({ where: { iterationId }, orderBy: { gateOrder: 'asc' }, select: SUMMARY_FIELDS });
+  const rows = await gateEvidenceOf(deps.prisma, iterationId);
   const gates = GATE_ORDER.map((gate): GateSummary => {
     const row = rows.find((r) => r.gate === gate);
     if (row) return gateSummary(row);

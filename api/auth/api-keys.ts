@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { PrismaClient } from '../../prisma/client';
 import { unstorableCharacter } from '../../domain/storable-text';
+import { apiKeyByHash, apiKeysOldestFirst, insertApiKey, recordKeyUse, revokeApiKeyRow, whenNoApiKeys, type ApiKeyDb } from '../../store/api-keys';
+import type { PrismaClient } from '../../store/db';
 
 // API keys: `elk_` + 32 random bytes (base64url, 43 chars). Only sha256(key) is stored. A slow password
 // hash (bcrypt, scrypt, argon2) exists to make guessing low-entropy passwords expensive; a 256-bit random
@@ -48,7 +49,7 @@ export interface CreatedApiKey extends ApiKeyInfo {
 export class ApiKeyInputError extends Error {}
 
 /** What these functions need from Prisma: the client, or a transaction client. */
-export type ApiKeyDb = Pick<PrismaClient, 'apiKey'>;
+export type { ApiKeyDb };
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
@@ -88,18 +89,12 @@ export async function createApiKey(prisma: ApiKeyDb, input: { name: string; role
   const role = roleSchema.safeParse(input.role);
   if (!role.success) throw new ApiKeyInputError(`role must be one of ${ROLES.join(', ')} (got ${JSON.stringify(input.role)})`);
   const key = generateApiKey();
-  const row = await prisma.apiKey.create({
-    data: { name: name.data, role: role.data, prefix: key.slice(0, DISPLAY_PREFIX_LENGTH), keyHash: hashApiKey(key) },
-  });
+  const row = await insertApiKey(prisma, { name: name.data, role: role.data, prefix: key.slice(0, DISPLAY_PREFIX_LENGTH), keyHash: hashApiKey(key) });
   return { ...toInfo(row), key };
 }
 
 export async function listApiKeys(prisma: ApiKeyDb, options: { includeRevoked?: boolean } = {}): Promise<ApiKeyInfo[]> {
-  const rows = await prisma.apiKey.findMany({
-    where: options.includeRevoked === false ? { revokedAt: null } : {},
-    orderBy: { createdAt: 'asc' },
-    omit: { keyHash: true },
-  });
+  const rows = await apiKeysOldestFirst(prisma, options.includeRevoked);
   return rows.map(toInfo);
 }
 
@@ -109,8 +104,7 @@ export async function listApiKeys(prisma: ApiKeyDb, options: { includeRevoked?: 
  */
 export async function revokeApiKey(prisma: ApiKeyDb, id: string): Promise<ApiKeyInfo | null> {
   if (!z.uuid().safeParse(id).success) return null;
-  await prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
-  const row = await prisma.apiKey.findUnique({ where: { id }, omit: { keyHash: true } });
+  const row = await revokeApiKeyRow(prisma, id);
   return row ? toInfo(row) : null;
 }
 
@@ -120,18 +114,15 @@ export async function revokeApiKey(prisma: ApiKeyDb, id: string): Promise<ApiKey
  */
 export async function verifyApiKey(prisma: ApiKeyDb, key: string, now: Date = new Date()): Promise<Principal | null> {
   if (!KEY_PATTERN.test(key)) return null;
-  const row = await prisma.apiKey.findUnique({ where: { keyHash: hashApiKey(key) } });
+  const row = await apiKeyByHash(prisma, hashApiKey(key));
   if (!row || row.revokedAt) return null;
   const role = roleSchema.safeParse(row.role);
   if (!role.success) return null;
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-    await prisma.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: now } });
+    await recordKeyUse(prisma, row.id, now);
   }
   return { keyId: row.id, name: row.name, role: role.data };
 }
-
-// Any constant identifies the bootstrap lock; it only has to differ from other advisory locks in the DB.
-const BOOTSTRAP_LOCK_ID = 0x656c6b01;
 
 /**
  * A fresh installation has no keys, so nobody could call the API. When no key exists at all (revoked ones
@@ -140,9 +131,5 @@ const BOOTSTRAP_LOCK_ID = 0x656c6b01;
  * advisory transaction lock serialises the check-and-create.
  */
 export async function ensureBootstrapAdminKey(prisma: PrismaClient): Promise<CreatedApiKey | null> {
-  return prisma.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_ID}::bigint)`;
-    if ((await tx.apiKey.count()) > 0) return null;
-    return createApiKey(tx, { name: 'bootstrap-admin', role: 'admin' });
-  });
+  return whenNoApiKeys(prisma, (tx) => createApiKey(tx, { name: 'bootstrap-admin', role: 'admin' }));
 }

@@ -3,6 +3,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { authErrorResponses } from '../auth/auth-plugin';
 import type { RouteDeps } from '../deps';
+import { openEscalations } from '../../store/escalations';
+import { reportsById } from '../../store/reports';
 import { errorResponseSchema } from '../errors';
 
 // The escalation inbox (docs/design.md §7): every escalation still waiting for a human decision, oldest first,
@@ -68,17 +70,10 @@ export const escalationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps
       response: { 200: z.object({ escalations: z.array(openEscalationSchema) }), 400: errorResponseSchema, ...authErrorResponses },
     },
     handler: async (request) => {
-      const escalations = await deps.prisma.escalation.findMany({
-        where: { status: 'OPEN' },
-        orderBy: [{ createdAt: 'asc' }, { sequence: 'asc' }],
-        take: request.query.limit,
-        include: { loop: { select: { workflowId: true, repoUrl: true, baseRef: true, input: true } } },
-      });
+      const escalations = await openEscalations(deps.prisma, request.query.limit);
       // Escalation.reportId is a plain column (no relation), so the reports come in one second query.
       const reportIds = escalations.map((e) => e.reportId);
-      const reports = reportIds.length
-        ? await deps.prisma.report.findMany({ where: { id: { in: reportIds } } })
-        : [];
+      const reports = reportIds.length ? await reportsById(deps.prisma, reportIds) : [];
       const byId = new Map(reports.map((report) => [report.id, report]));
       return {
         escalations: escalations.map((e) => {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { RouteDeps } from '../deps';
+import { ping } from '../../store/db';
 
 const checkSchema = z.object({ ok: z.boolean(), error: z.string().optional() });
 const sandboxSchema = z.object({ mode: z.enum(['bwrap', 'none']), confined: z.boolean(), note: z.string() });
@@ -48,7 +49,7 @@ export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (typed, deps
       schema: { tags: ['health'], summary: 'Readiness: checks PostgreSQL and Temporal, each within 1.5 s', security: [], response: { 200: healthSchema, 503: healthSchema } },
       handler: async (_request, reply) => {
         const [postgres, temporal] = await Promise.all([
-          probe(() => deps.prisma.$queryRaw`SELECT 1`),
+          probe(() => ping(deps.prisma)),
           // The gRPC call itself is cut at the deadline too, so probes do not pile up during an outage.
           probe(() => deps.temporal.connection.withDeadline(Date.now() + PROBE_DEADLINE_MS, () => deps.temporal.workflowService.getSystemInfo({}))),
         ]);

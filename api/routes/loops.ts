@@ -5,6 +5,9 @@ import { loopRequestSchema } from '../../domain/loop-request';
 import { TERMINAL_STATUSES, type LoopStatus } from '../../domain/loop-state';
 import { authErrorResponses, requirePrincipal } from '../auth/auth-plugin';
 import type { RouteDeps } from '../deps';
+import { evidenceOfLoop, evidenceOutput } from '../../store/evidence';
+import { loopsNewestFirst } from '../../store/read-model';
+import { latestReport, patchOf } from '../../store/reports';
 import { bodyErrorResponses, conflict, errorResponseSchema, notFound } from '../errors';
 import { checkDeadlineDefault, checkSeparationOfDuties } from '../decision-policy';
 import { sendDecision } from '../decision-submission';
@@ -63,11 +66,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
       response: { 200: z.object({ loops: z.array(loopSummarySchema) }), 400: errorResponseSchema, ...authErrorResponses },
     },
     handler: async (request) => {
-      const loops = await deps.prisma.loop.findMany({
-        where: request.query.status ? { status: request.query.status } : {},
-        orderBy: { createdAt: 'desc' },
-        take: request.query.limit,
-      });
+      const loops = await loopsNewestFirst(deps.prisma, request.query);
       return { loops: loops.map(loopSummary) };
     },
   });
@@ -95,9 +94,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
     },
     handler: async (request) => {
       const { id } = await loadLoop(deps.prisma, request.params.id);
-      const report =
-        (await deps.prisma.report.findFirst({ where: { loopId: id, kind: 'FINAL' } })) ??
-        (await deps.prisma.report.findFirst({ where: { loopId: id, kind: 'ESCALATION' }, orderBy: { createdAt: 'desc' } }));
+      const report = await latestReport(deps.prisma, id);
       if (!report) throw notFound(`a report for loop ${id} (none written yet)`);
       return {
         kind: report.kind as 'FINAL' | 'ESCALATION',
@@ -123,7 +120,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
     handler: async (request, reply) => {
       const { id } = await loadLoop(deps.prisma, request.params.id);
       // Written by the worker at delivery: the API may not see the worker's disk.
-      const patch = await deps.prisma.report.findUnique({ where: { loopId_key: { loopId: id, key: 'patch' } } });
+      const patch = await patchOf(deps.prisma, id);
       if (!patch) throw notFound(`a patch for loop ${id} (none until the loop is delivered)`);
       return reply.type('text/x-patch; charset=utf-8').header('content-disposition', `attachment; filename="loop-${id}.patch"`).send(patch.markdown);
     },
@@ -137,9 +134,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
       response: { 200: evidenceSchema, ...errors },
     },
     handler: async (request) => {
-      const evidence = await deps.prisma.evidence.findFirst({
-        where: { id: request.params.evidenceId, loopId: request.params.id },
-      });
+      const evidence = await evidenceOfLoop(deps.prisma, request.params.id, request.params.evidenceId);
       if (!evidence) throw notFound(`evidence ${request.params.evidenceId}`);
       return {
         ...evidence,
@@ -166,12 +161,9 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
       (data) =>
         httpStatus === '200' ? String(data) : JSON.stringify(data),
     handler: async (request, reply) => {
-      const evidence = await deps.prisma.evidence.findFirst({
-        where: { id: request.params.evidenceId, loopId: request.params.id },
-        select: { stdout: request.query.stream === 'stdout', stderr: request.query.stream === 'stderr' },
-      });
-      if (!evidence) throw notFound(`evidence ${request.params.evidenceId}`);
-      return reply.type('text/plain; charset=utf-8').send(evidence[request.query.stream] ?? '');
+      const output = await evidenceOutput(deps.prisma, request.params.id, request.params.evidenceId, request.query.stream);
+      if (output === null) throw notFound(`evidence ${request.params.evidenceId}`);
+      return reply.type('text/plain; charset=utf-8').send(output);
     },
   });
 
