@@ -15,13 +15,26 @@ const sandboxMessage =
   'Workflow and domain code runs in the Temporal workflow sandbox: no Node built-ins. Do the I/O in an activity.';
 const nodeBuiltins = [...new Set(builtinModules.filter((name) => !name.startsWith('_')))].sort();
 
-const serviceZone = { target: '.', from: './service', message: 'service/ holds the entry points: move what you need below it (config/, telemetry/, or the layer that owns it).' };
+const serviceZone = {
+  target: '.',
+  from: './service',
+  message:
+    'service/ holds the entry points: move what you need below it (config/, telemetry/, or the layer that owns it).',
+};
 // Where queries may be written: the data-access layer, the client itself, and tests and benches.
 const DATABASE_FILES = ['store/**', 'prisma/**', 'test/**', 'bench/**'];
 const storeMessage = 'Queries live in store/: call (or add) a function there, passing the client.';
 // store/ sits below the activities and the API (and telemetry, which reads it): it imports only domain/ and prisma/.
-const storeZone = { target: './store', from: ['./activities', './api', './telemetry', './workflows', './config', './cli'], message: 'store/ sits below the code that calls it.' };
-const prismaZone = { target: '.', from: './prisma', message: `${storeMessage} Import the types you need from store/ as well.` };
+const storeZone = {
+  target: './store',
+  from: ['./activities', './api', './telemetry', './workflows', './config', './cli'],
+  message: 'store/ sits below the code that calls it.',
+};
+const prismaZone = {
+  target: '.',
+  from: './prisma',
+  message: `${storeMessage} Import the types you need from store/ as well.`,
+};
 // Model calls only: the client's own methods ($disconnect, …) are the entry points' job, and the
 // raw-SQL ones have a selector of their own.
 const MODEL_CALL = ':not([property.name=/^\\$/])';
@@ -32,7 +45,10 @@ const MODEL_CALL = ':not([property.name=/^\\$/])';
 const ANALYSIS_FILES = ['analysis/**/*.ts'];
 const analysisMessage =
   'analysis/ is pure: no files, processes, network or database. Gather the input in an activity (activities/) and pass it in.';
-const analysisIo = ['fs', 'fs/promises', 'child_process', 'os', 'net', 'http', 'https'].flatMap((name) => [name, `node:${name}`]);
+const analysisIo = ['fs', 'fs/promises', 'child_process', 'os', 'net', 'http', 'https'].flatMap((name) => [
+  name,
+  `node:${name}`,
+]);
 const analysisLayers = ['activities', 'api', 'store', 'service', 'workflows'];
 
 export default defineConfig(
@@ -51,6 +67,8 @@ export default defineConfig(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
       '@typescript-eslint/no-unused-vars': [
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
@@ -63,7 +81,9 @@ export default defineConfig(
     plugins: { 'import-x': importX },
     settings: {
       // Sources import each other without an extension; the generated Prisma client imports `.js` names of `.ts` files.
-      'import-x/resolver-next': [importX.createNodeResolver({ extensions: ['.ts', '.js', '.json'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+      'import-x/resolver-next': [
+        importX.createNodeResolver({ extensions: ['.ts', '.js', '.json'], extensionAlias: { '.js': ['.ts', '.js'] } }),
+      ],
       // The files whose imports are followed.
       'import-x/extensions': ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'],
     },
@@ -74,14 +94,18 @@ export default defineConfig(
     // (configuration in config/, telemetry in telemetry/), so only tests and benches may reach into it.
     files: ['**/*.ts', '**/*.mts', '**/*.cts'],
     ignores: ['service/**', 'test/**', 'bench/**'],
-    rules: { 'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [serviceZone, storeZone] }] },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [serviceZone, storeZone] }],
+    },
   },
   {
     // store/ owns the queries: code outside it imports neither the Prisma client nor its types from prisma/
     // (store/ re-exports the few types callers need). service/ builds the client; tests and benches may query.
     files: ['**/*.ts', '**/*.mts', '**/*.cts'],
     ignores: [...DATABASE_FILES, 'service/**'],
-    rules: { 'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [serviceZone, prismaZone] }] },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [serviceZone, prismaZone] }],
+    },
   },
   {
     // ...nor runs a query itself: no raw SQL, transactions or model calls on a client named `prisma`.
@@ -94,8 +118,14 @@ export default defineConfig(
           selector: `MemberExpression[property.name='${name}']`,
           message: storeMessage,
         })),
-        { selector: `MemberExpression[object.type='Identifier'][object.name='prisma']${MODEL_CALL}`, message: storeMessage },
-        { selector: `MemberExpression[object.type='MemberExpression'][object.property.name='prisma']${MODEL_CALL}`, message: storeMessage },
+        {
+          selector: `MemberExpression[object.type='Identifier'][object.name='prisma']${MODEL_CALL}`,
+          message: storeMessage,
+        },
+        {
+          selector: `MemberExpression[object.type='MemberExpression'][object.property.name='prisma']${MODEL_CALL}`,
+          message: storeMessage,
+        },
       ],
     },
   },
@@ -136,15 +166,16 @@ export default defineConfig(
     // and python3 running the service's own script: tamper/python-syntax.ts parses the maker's Python
     // tests with `ast`, which executes none of their code).
     files: ['activities/**/*.ts'],
-    ignores: [
-      'activities/process/launcher.ts',
-      'activities/sandbox/probe.ts',
-      'activities/tamper/python-syntax.ts',
-    ],
+    ignores: ['activities/process/launcher.ts', 'activities/sandbox/probe.ts', 'activities/tamper/python-syntax.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: ['child_process', 'node:child_process'].map((name) => ({ name, message: 'Spawn untrusted commands with runCommand (it applies the sandbox).' })) },
+        {
+          paths: ['child_process', 'node:child_process'].map((name) => ({
+            name,
+            message: 'Spawn untrusted commands with runCommand (it applies the sandbox).',
+          })),
+        },
       ],
     },
   },

@@ -26,9 +26,19 @@ module.exports = {
     // No database, Temporal server or dist/ (real git and subprocesses are allowed); files run in parallel.
     { ...typescript, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
     // Each file starts its own Temporal test environment. (Root test/: jest refuses a root that is missing.)
-    { ...typescript, displayName: 'workflow', roots: ['<rootDir>/test'], testMatch: ['<rootDir>/test/workflow/**/*.test.ts'] },
+    {
+      ...typescript,
+      displayName: 'workflow',
+      roots: ['<rootDir>/test'],
+      testMatch: ['<rootDir>/test/workflow/**/*.test.ts'],
+    },
     // Each file gets a fresh migrated database and its own task queue; some run dist/.
-    { ...typescript, ...platform, displayName: 'integration', roots: ['<rootDir>/test/integration', '<rootDir>/test/replay'] },
+    {
+      ...typescript,
+      ...platform,
+      displayName: 'integration',
+      roots: ['<rootDir>/test/integration', '<rootDir>/test/replay'],
+    },
     // The real API, compiled worker processes and sandboxes.
     { ...typescript, ...platform, displayName: 'e2e', roots: ['<rootDir>/test/e2e'] },
   ],

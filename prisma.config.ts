@@ -22,7 +22,9 @@ type PerformIO = (query: unknown) => Promise<PgResult>;
 function reportCatalogTypesAsText<T extends object>(queryable: T): T {
   const target = queryable as T & { performIO?: PerformIO };
   if (typeof target.performIO !== 'function') {
-    throw new Error('prisma.config.ts: @prisma/adapter-pg no longer has performIO; revisit the prisma/orm#27403 workaround');
+    throw new Error(
+      'prisma.config.ts: @prisma/adapter-pg no longer has performIO; revisit the prisma/orm#27403 workaround',
+    );
   }
   const performIO = target.performIO.bind(target);
   target.performIO = async (query) => {
@@ -40,7 +42,8 @@ class PrismaPgForMigrate extends PrismaPg {
     const adapter = reportCatalogTypesAsText(await super.connect());
     // Transactions run on their own pooled connection object; patch those too.
     const startTransaction = adapter.startTransaction.bind(adapter);
-    adapter.startTransaction = async (isolationLevel) => reportCatalogTypesAsText(await startTransaction(isolationLevel));
+    adapter.startTransaction = async (isolationLevel) =>
+      reportCatalogTypesAsText(await startTransaction(isolationLevel));
     return adapter;
   }
 

@@ -12,10 +12,19 @@ export interface FreezeContractInput {
 }
 
 /** Records a contract version with its canonical hash. Every version is kept; re-running returns the stored one. */
-export async function freezeContract(deps: ActivityDeps, input: FreezeContractInput): Promise<{ version: number; hash: string }> {
+export async function freezeContract(
+  deps: ActivityDeps,
+  input: FreezeContractInput,
+): Promise<{ version: number; hash: string }> {
   const contract = goalContractSchema.parse(input.contract);
   const hash = sha256(canonicalJson(contract));
-  const stored = await insertContractVersion(deps.prisma, { loopId: input.loopId, version: input.version, hash, contract, reason: input.reason });
+  const stored = await insertContractVersion(deps.prisma, {
+    loopId: input.loopId,
+    version: input.version,
+    hash,
+    contract,
+    reason: input.reason,
+  });
   return { version: stored!.version, hash: stored!.hash };
 }
 

@@ -20,7 +20,10 @@ export interface AuthorizeDecisionInput {
 export type DecisionAuthorization = { honoured: true } | { honoured: false; reason: string };
 
 /** Honours a decision with a matching API ticket, or one without from an operator-listed actor; records any other as refused. */
-export async function authorizeDecision(deps: ActivityDeps, input: AuthorizeDecisionInput): Promise<DecisionAuthorization> {
+export async function authorizeDecision(
+  deps: ActivityDeps,
+  input: AuthorizeDecisionInput,
+): Promise<DecisionAuthorization> {
   const reason = await refusalReason(deps, input);
   if (reason === null) return { honoured: true };
   const { kind, actor } = input.decision;
@@ -61,7 +64,10 @@ export async function recordRefusedDecision(deps: ActivityDeps, input: RefusedDe
   });
 }
 
-async function refusalReason(deps: ActivityDeps, { loopId, escalationSequence, decision }: AuthorizeDecisionInput): Promise<string | null> {
+async function refusalReason(
+  deps: ActivityDeps,
+  { loopId, escalationSequence, decision }: AuthorizeDecisionInput,
+): Promise<string | null> {
   const { ticket, ...decided } = decision;
   if (ticket === undefined) {
     const allowed = deps.config.decisions.signalActors;
@@ -72,7 +78,10 @@ async function refusalReason(deps: ActivityDeps, { loopId, escalationSequence, d
   }
   const issued = await issuedTicket(deps.prisma, ticket, decided);
   const fits =
-    issued?.loopId === loopId && issued.escalationSequence === escalationSequence && issued.kind === decision.kind && issued.actor === decision.actor;
+    issued?.loopId === loopId &&
+    issued.escalationSequence === escalationSequence &&
+    issued.kind === decision.kind &&
+    issued.actor === decision.actor;
   if (!fits) return 'the ticket matches no decision the API issued for this escalation';
   // Single use. A used one can only be this authorization retried: the workflow weighs one decision at a
   // time and stops waiting on an escalation once a decision is honoured, and the ticket names that escalation.

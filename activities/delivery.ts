@@ -1,5 +1,10 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { deliverySettingsSchema, projectPathFromUrl, type DeliveryResult, type DeliverySettings } from '../domain/delivery';
+import {
+  deliverySettingsSchema,
+  projectPathFromUrl,
+  type DeliveryResult,
+  type DeliverySettings,
+} from '../domain/delivery';
 import type { JudgeReport } from '../domain/judge';
 import { describeSandbox, renderFinalReport, renderMergeRequestDescription, type FinalReport } from '../domain/reports';
 import { sanitise, sanitiseTokens } from '../domain/sanitise';
@@ -47,7 +52,12 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
   const existing = await finalReport(deps.prisma, input.loopId);
   if (existing) {
     const done = await loopRead;
-    return { reportId: existing.id, pushedBranch: done.pushedBranch, pullRequestUrl: done.pullRequestUrl, deliveryError: done.deliveryError };
+    return {
+      reportId: existing.id,
+      pushedBranch: done.pushedBranch,
+      pullRequestUrl: done.pullRequestUrl,
+      deliveryError: done.deliveryError,
+    };
   }
   const [loop, iteration] = await inOrder([loopRead, iterationRead]);
   const checkpoint = iteration.checkpointCommit ?? loop.baseCommit!;
@@ -55,7 +65,9 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
   const patchStored = early(storePatch(deps, input.loopId, loop.workspacePath!, loop.baseCommit!, checkpoint));
   const [contract, commits, reviewCall] = await inOrder([
     contractVersionForDelivery(deps.prisma, input.loopId, iteration.contractVersion),
-    git(loop.workspacePath!, ['log', '--format=%H', `${loop.baseCommit}..${checkpoint}`]).then((out) => out.split('\n').filter(Boolean)),
+    git(loop.workspacePath!, ['log', '--format=%H', `${loop.baseCommit}..${checkpoint}`]).then((out) =>
+      out.split('\n').filter(Boolean),
+    ),
     lastValidReview(deps.prisma, input.loopId, input.sequence),
   ]);
   const report: FinalReport = {
@@ -79,12 +91,20 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
 
   await patchStored;
 
-  const request = (loop.input ?? {}) as { repository?: { url?: string; baseRef?: string; credential?: string }; delivery?: unknown };
+  const request = (loop.input ?? {}) as {
+    repository?: { url?: string; baseRef?: string; credential?: string };
+    delivery?: unknown;
+  };
   // Loops submitted before delivery existed carry no `delivery`: nothing leaves the worker for them.
   const settings = request.delivery === undefined ? null : deliverySettingsSchema.safeParse(request.delivery);
   let delivery: DeliveryResult | null = null;
   if (settings && !settings.success) {
-    delivery = { pushedBranch: null, pushedTo: null, pullRequestUrl: null, error: 'the stored delivery settings are invalid' };
+    delivery = {
+      pushedBranch: null,
+      pushedTo: null,
+      pullRequestUrl: null,
+      error: 'the stored delivery settings are invalid',
+    };
   } else if (settings?.data.push) {
     delivery = await pushAndOpen(deps, {
       settings: settings.data,
@@ -95,26 +115,61 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
       branch: loop.branch!,
       checkpoint,
       title: `${report.objective.split('\n')[0]!.slice(0, 200)}`,
-      body: [`**Objective:** ${report.objective}`, '', renderMergeRequestDescription(report), '', `_Opened by the engineering loop (loop ${input.loopId}, checkpoint ${checkpoint})._`].join('\n'),
+      body: [
+        `**Objective:** ${report.objective}`,
+        '',
+        renderMergeRequestDescription(report),
+        '',
+        `_Opened by the engineering loop (loop ${input.loopId}, checkpoint ${checkpoint})._`,
+      ].join('\n'),
     });
   }
   if (delivery) {
     report.delivery = delivery;
-    await recordDelivery(deps.prisma, input.loopId, { pushedBranch: delivery.pushedBranch, pullRequestUrl: delivery.pullRequestUrl, deliveryError: delivery.error });
+    await recordDelivery(deps.prisma, input.loopId, {
+      pushedBranch: delivery.pushedBranch,
+      pullRequestUrl: delivery.pullRequestUrl,
+      deliveryError: delivery.error,
+    });
   }
-  const reportId = await storeFinalReport(deps.prisma, input.loopId, { body: report as object, markdown: renderFinalReport(report) });
-  return { reportId, pushedBranch: delivery?.pushedBranch ?? null, pullRequestUrl: delivery?.pullRequestUrl ?? null, deliveryError: delivery?.error ?? null };
+  const reportId = await storeFinalReport(deps.prisma, input.loopId, {
+    body: report as object,
+    markdown: renderFinalReport(report),
+  });
+  return {
+    reportId,
+    pushedBranch: delivery?.pushedBranch ?? null,
+    pullRequestUrl: delivery?.pullRequestUrl ?? null,
+    deliveryError: delivery?.error ?? null,
+  };
 }
 
 /**
  * The change as `git format-patch` output (commits and all, binary-safe), for anyone without push
  * rights: `GET /v1/loops/:id/patch`. Stored in Postgres because the API may not see the worker's disk.
  */
-async function storePatch(deps: ActivityDeps, loopId: string, workspace: string, base: string, checkpoint: string): Promise<void> {
-  const patch = await git(workspace, ['format-patch', '--stdout', '--binary', '--no-signature', '--no-color', '--end-of-options', `${base}..${checkpoint}`]);
+async function storePatch(
+  deps: ActivityDeps,
+  loopId: string,
+  workspace: string,
+  base: string,
+  checkpoint: string,
+): Promise<void> {
+  const patch = await git(workspace, [
+    'format-patch',
+    '--stdout',
+    '--binary',
+    '--no-signature',
+    '--no-color',
+    '--end-of-options',
+    `${base}..${checkpoint}`,
+  ]);
   // Only what is certainly a secret is redacted (a redacted patch no longer applies, which is the point).
   const text = sanitiseTokens(patch);
-  await storePatchReport(deps.prisma, loopId, { body: { baseCommit: base, checkpointCommit: checkpoint, redacted: text !== patch }, markdown: text });
+  await storePatchReport(deps.prisma, loopId, {
+    body: { baseCommit: base, checkpointCommit: checkpoint, redacted: text !== patch },
+    markdown: text,
+  });
 }
 
 interface PushPlan {
@@ -133,7 +188,12 @@ async function pushAndOpen(deps: ActivityDeps, plan: PushPlan): Promise<Delivery
   const target = plan.settings.pushUrl ?? plan.repositoryUrl;
   const result: DeliveryResult = { pushedBranch: null, pushedTo: target, pullRequestUrl: null, error: null };
   try {
-    const remote = await remoteAccessFor(deps.config, target, plan.credential, plan.settings.pushUrl ? 'delivery.pushUrl' : 'repository url');
+    const remote = await remoteAccessFor(
+      deps.config,
+      target,
+      plan.credential,
+      plan.settings.pushUrl ? 'delivery.pushUrl' : 'repository url',
+    );
     await pushBranch(plan.workspace, target, plan.checkpoint, plan.branch, remote);
     result.pushedBranch = plan.branch;
   } catch (err) {
@@ -144,9 +204,17 @@ async function pushAndOpen(deps: ActivityDeps, plan: PushPlan): Promise<Delivery
   if (!pr) return result;
   try {
     const credential = plan.credential ? deps.config.gitCredentials?.[plan.credential] : undefined;
-    if (!credential) throw ApplicationFailure.create({ message: 'a pull request needs repository.credential configured on this worker', nonRetryable: true });
+    if (!credential)
+      throw ApplicationFailure.create({
+        message: 'a pull request needs repository.credential configured on this worker',
+        nonRetryable: true,
+      });
     const project = pr.project ?? projectPathFromUrl(target);
-    if (!project) throw ApplicationFailure.create({ message: `cannot tell the ${pr.provider} project from ${target}; set delivery.pullRequest.project`, nonRetryable: true });
+    if (!project)
+      throw ApplicationFailure.create({
+        message: `cannot tell the ${pr.provider} project from ${target}; set delivery.pullRequest.project`,
+        nonRetryable: true,
+      });
     result.pullRequestUrl = await openPullRequest({
       provider: pr.provider,
       apiBaseUrl: credential.apiBaseUrl ?? DEFAULT_API_BASE_URLS[pr.provider],

@@ -46,19 +46,36 @@ export async function remoteAccessFor(
 ): Promise<RemoteAccess> {
   const source = classifyRepositoryUrl(url);
   if (!source.ok) throw refused(`${field}: ${source.problem}`);
-  if (source.local && !config.repositories.allowLocal) throw refused(`${field}: local repositories are not allowed (ALLOW_LOCAL_REPOSITORIES is off)`);
-  const access: RemoteAccess = { transport: source.transport, connectTimeoutSeconds: config.repositories.connectTimeoutSeconds };
+  if (source.local && !config.repositories.allowLocal)
+    throw refused(`${field}: local repositories are not allowed (ALLOW_LOCAL_REPOSITORIES is off)`);
+  const access: RemoteAccess = {
+    transport: source.transport,
+    connectTimeoutSeconds: config.repositories.connectTimeoutSeconds,
+  };
   if (!credentialName) return access;
   const credential = config.gitCredentials?.[credentialName];
-  if (!credential) throw refused(`repository.credential: "${credentialName}" is not configured on this worker (GIT_CREDENTIALS / GIT_CREDENTIALS_FILE)`);
+  if (!credential)
+    throw refused(
+      `repository.credential: "${credentialName}" is not configured on this worker (GIT_CREDENTIALS / GIT_CREDENTIALS_FILE)`,
+    );
   if (source.transport === 'https' || source.transport === 'http') {
     const host = new URL(url).hostname.toLowerCase();
-    if (!credential.hosts.includes(host)) throw refused(`repository.credential: "${credentialName}" is not for host ${host} (its hosts: ${credential.hosts.join(', ')})`);
+    if (!credential.hosts.includes(host))
+      throw refused(
+        `repository.credential: "${credentialName}" is not for host ${host} (its hosts: ${credential.hosts.join(', ')})`,
+      );
   } else {
     // ssh authenticates with the worker's keys; a path needs nothing: the secret is not handed to git at all.
     return access;
   }
-  return { ...access, credential: { username: credential.username, password: credential.password, askPassPath: await ensureAskPass(config.dataDir) } };
+  return {
+    ...access,
+    credential: {
+      username: credential.username,
+      password: credential.password,
+      askPassPath: await ensureAskPass(config.dataDir),
+    },
+  };
 }
 
 function refused(message: string): ApplicationFailure {

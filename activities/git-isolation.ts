@@ -47,7 +47,11 @@ export function gitConfigArgs(remote?: RemoteAccess): string[] {
   const config = [...IDENTITY, ...PINNED];
   if (remote) {
     // http(s) has no connect timeout setting; lowSpeed ends a transfer that stalls (the clone's preflight bounds the connect).
-    config.push(`protocol.${remote.transport}.allow=always`, 'http.lowSpeedLimit=1000', `http.lowSpeedTime=${remote.connectTimeoutSeconds}`);
+    config.push(
+      `protocol.${remote.transport}.allow=always`,
+      'http.lowSpeedLimit=1000',
+      `http.lowSpeedTime=${remote.connectTimeoutSeconds}`,
+    );
     if (remote.credential) {
       // Later -c entries win: the askpass program replaces the empty one; a redirect must not carry the
       // credential to another host.

@@ -30,19 +30,30 @@ export async function updateMirror(cwd: string, url: string, mirror: string, rem
     timeoutMessage: `the repository did not answer within ${remote.connectTimeoutSeconds}s`,
   });
   const fetched = await fs.stat(path.join(mirror, 'HEAD')).then(
-    () => runGit(mirror, ['fetch', '--quiet', '--prune', '--', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], { remote, timeoutMs: GIT_TIMEOUT_MS }).then(() => true),
+    () =>
+      runGit(
+        mirror,
+        ['fetch', '--quiet', '--prune', '--', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
+        { remote, timeoutMs: GIT_TIMEOUT_MS },
+      ).then(() => true),
     () => false,
   );
   if (fetched) return;
   await fs.rm(mirror, { recursive: true, force: true });
   // --no-hardlinks: a local source's objects must not share inodes with anything the service later re-owns.
-  await runGit(cwd, ['clone', '--quiet', '--mirror', '--no-hardlinks', '--', url, mirror], { remote, timeoutMs: GIT_TIMEOUT_MS });
+  await runGit(cwd, ['clone', '--quiet', '--mirror', '--no-hardlinks', '--', url, mirror], {
+    remote,
+    timeoutMs: GIT_TIMEOUT_MS,
+  });
 }
 
 /** A local, hardlink-free clone of the mirror into a workspace, whose `origin` then names the real URL. */
 export async function cloneFromMirror(cwd: string, mirror: string, url: string, dir: string): Promise<void> {
   const local: RemoteAccess = { transport: 'file', connectTimeoutSeconds: 60 };
-  await runGit(cwd, ['clone', '--quiet', '--no-checkout', '--no-hardlinks', '--', mirror, dir], { remote: local, timeoutMs: GIT_TIMEOUT_MS });
+  await runGit(cwd, ['clone', '--quiet', '--no-checkout', '--no-hardlinks', '--', mirror, dir], {
+    remote: local,
+    timeoutMs: GIT_TIMEOUT_MS,
+  });
   await git(dir, ['remote', 'set-url', 'origin', '--', url]);
 }
 
@@ -50,11 +61,23 @@ export async function cloneFromMirror(cwd: string, mirror: string, url: string, 
  * Pushes `commit` to `branch` on `url`. Idempotent: the same commit twice is a no-op. No force: the
  * branch is the loop's own, and a remote branch that moved elsewhere is not overwritten.
  */
-export async function pushBranch(cwd: string, url: string, commit: string, branch: string, remote: RemoteAccess): Promise<void> {
+export async function pushBranch(
+  cwd: string,
+  url: string,
+  commit: string,
+  branch: string,
+  remote: RemoteAccess,
+): Promise<void> {
   // A local target's receive-pack would run that repository's own hooks (git clears the -c pins for a
   // local child), so it gets the pins itself; a remote server's hooks are that server's business.
-  const receivePack = remote.transport === 'file' ? [`--receive-pack=git -c core.hooksPath=/dev/null -c 'safe.directory=*' receive-pack`] : [];
-  await runGit(cwd, ['push', '--quiet', '--no-verify', ...receivePack, '--', url, `${commit}:refs/heads/${branch}`], { remote, timeoutMs: GIT_TIMEOUT_MS });
+  const receivePack =
+    remote.transport === 'file'
+      ? [`--receive-pack=git -c core.hooksPath=/dev/null -c 'safe.directory=*' receive-pack`]
+      : [];
+  await runGit(cwd, ['push', '--quiet', '--no-verify', ...receivePack, '--', url, `${commit}:refs/heads/${branch}`], {
+    remote,
+    timeoutMs: GIT_TIMEOUT_MS,
+  });
 }
 
 export async function headCommit(cwd: string): Promise<string> {
@@ -83,7 +106,11 @@ export async function commitAll(cwd: string, message: string): Promise<Checkpoin
  * commitAll, then `afterCommit` (reads of the new commit as HEAD) beside the reading of its ids; null,
  * without `afterCommit`, when there was nothing to commit.
  */
-export async function commitAllThen<T>(cwd: string, message: string, afterCommit: () => Promise<T>): Promise<{ checkpoint: Checkpoint; after: T } | null> {
+export async function commitAllThen<T>(
+  cwd: string,
+  message: string,
+  afterCommit: () => Promise<T>,
+): Promise<{ checkpoint: Checkpoint; after: T } | null> {
   await excludeFromCheckpoints(cwd, SERVICE_EXCLUDES);
   await git(cwd, ['add', '--all']);
   try {
@@ -98,7 +125,10 @@ export async function commitAllThen<T>(cwd: string, message: string, afterCommit
   // `git diff --name-only <parent>..<commit>` names them — in one call.
   const [shown, after] = await inOrder([git(cwd, ['show', '--format=%H%n%P', '--name-only', 'HEAD']), afterCommit()]);
   const [commit, parents, ...files] = shown.split('\n');
-  return { checkpoint: { commit: commit!, parents: parents!.split(' ').filter(Boolean), changedFiles: files.filter(Boolean) }, after };
+  return {
+    checkpoint: { commit: commit!, parents: parents!.split(' ').filter(Boolean), changedFiles: files.filter(Boolean) },
+    after,
+  };
 }
 
 async function nothingStaged(cwd: string): Promise<boolean> {
@@ -120,7 +150,10 @@ export async function excludeFromCheckpoints(cwd: string, patterns: readonly str
   if (missing.length === 0) return;
   await fs.mkdir(path.dirname(exclude), { recursive: true });
   const header = present.has(EXCLUDE_HEADER) ? [] : [EXCLUDE_HEADER];
-  await fs.appendFile(exclude, `${current && !current.endsWith('\n') ? '\n' : ''}${[...header, ...missing].join('\n')}\n`);
+  await fs.appendFile(
+    exclude,
+    `${current && !current.endsWith('\n') ? '\n' : ''}${[...header, ...missing].join('\n')}\n`,
+  );
 }
 
 const EXCLUDE_HEADER = '# engineering-loop: what set-up, gates and tools create never enters a checkpoint';
@@ -196,7 +229,10 @@ async function runGit(cwd: string, args: string[], options: RunOptions): Promise
   pid = child.pid;
   // Output may have overflowed before the pid was known.
   if (failure !== null) stop(failure);
-  const timer = setTimeout(() => stop(options.timeoutMessage ?? `timed out after ${options.timeoutMs / 1000}s`), options.timeoutMs);
+  const timer = setTimeout(
+    () => stop(options.timeoutMessage ?? `timed out after ${options.timeoutMs / 1000}s`),
+    options.timeoutMs,
+  );
   const { code, signal } = await child.closed.finally(() => clearTimeout(timer));
   const message = Buffer.concat(stderr).toString('utf8').trim();
   if (failure || code !== 0) {
@@ -205,4 +241,3 @@ async function runGit(cwd: string, args: string[], options: RunOptions): Promise
   }
   return Buffer.concat(stdout).toString('utf8');
 }
-

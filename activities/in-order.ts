@@ -3,7 +3,9 @@
 // argument order that failed decides the error, whichever failed first in time.
 
 /** Awaits every promise; returns their values, or throws the rejection of the first (in order) that failed. */
-export async function inOrder<T extends readonly unknown[]>(reads: { readonly [K in keyof T]: Promise<T[K]> }): Promise<T> {
+export async function inOrder<T extends readonly unknown[]>(reads: {
+  readonly [K in keyof T]: Promise<T[K]>;
+}): Promise<T> {
   const settled = await Promise.allSettled(reads as readonly Promise<unknown>[]);
   for (const result of settled) if (result.status === 'rejected') throw result.reason;
   return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T;

@@ -1,13 +1,24 @@
 import { backtrack, type BacktrackInput } from './backtrack';
 import { freezeContract, type FreezeContractInput } from './contract';
-import { authorizeDecision, recordRefusedDecision, type AuthorizeDecisionInput, type RefusedDecisionInput } from './decision-authorization';
+import {
+  authorizeDecision,
+  recordRefusedDecision,
+  type AuthorizeDecisionInput,
+  type RefusedDecisionInput,
+} from './decision-authorization';
 import type { ActivityDeps } from './deps';
 import { deliver, type DeliverInput, type DeliverOutput } from './delivery';
 import { whileHeartbeating } from './heartbeat';
 import { inOrder } from './in-order';
 import { runMaker, type CheckpointInspection, type MakerInput } from './maker';
 import { recordProgress, type ProgressInput } from './progress';
-import { recordContractApproval, recordDecision, recordEscalation, recordVerdict, type EscalationInput } from './records';
+import {
+  recordContractApproval,
+  recordDecision,
+  recordEscalation,
+  recordVerdict,
+  type EscalationInput,
+} from './records';
 import { runReview, type ReviewInput } from './review/run-review';
 import { withSanitisedFailures } from './sanitised-failures';
 import { runWorkspaceSetup, type WorkspaceSetupInput } from './setup/workspace-setup';
@@ -20,23 +31,32 @@ import { prepareWorkspace, type PrepareWorkspaceInput } from './workspace';
  */
 export function createActivities(deps: ActivityDeps) {
   return withSanitisedFailures({
-    prepareWorkspace: (input: InPhase<PrepareWorkspaceInput>) => whileHeartbeating(inPhase(deps, input, () => prepareWorkspace(deps, input)), 'prepare workspace'),
+    prepareWorkspace: (input: InPhase<PrepareWorkspaceInput>) =>
+      whileHeartbeating(
+        inPhase(deps, input, () => prepareWorkspace(deps, input)),
+        'prepare workspace',
+      ),
     // The first version is frozen on entering CONTRACT; later ones (after a decision) outside any phase entry.
     freezeContract: (input: FreezeContractInput & { progress?: ProgressInput }) =>
-      input.progress ? inPhase(deps, { ...input, progress: input.progress }, () => freezeContract(deps, input)) : freezeContract(deps, input),
+      input.progress
+        ? inPhase(deps, { ...input, progress: input.progress }, () => freezeContract(deps, input))
+        : freezeContract(deps, input),
     recordProgress: (input: ProgressInput) => recordProgress(deps, input),
     runWorkspaceSetup: (input: WorkspaceSetupInput) => runWorkspaceSetup(deps, input),
     runMaker: (input: InPhase<MakerInput & CheckpointInspection>) => inPhase(deps, input, () => runMaker(deps, input)),
     runVerification: (input: InPhase<VerificationInput>) => inPhase(deps, input, () => runVerification(deps, input)),
     runReview: (input: InPhase<ReviewInput>) => inPhase(deps, input, () => runReview(deps, input)),
     backtrack: (input: BacktrackInput) => whileHeartbeating(backtrack(deps, input), 'backtrack'),
-    recordVerdict: (input: InPhase<Parameters<typeof recordVerdict>[1]>) => inPhase(deps, input, () => recordVerdict(deps, input)),
+    recordVerdict: (input: InPhase<Parameters<typeof recordVerdict>[1]>) =>
+      inPhase(deps, input, () => recordVerdict(deps, input)),
     recordEscalation: (input: EscalationInput) => recordEscalation(deps, input),
-    recordContractApproval: (input: Parameters<typeof recordContractApproval>[1]) => recordContractApproval(deps, input),
+    recordContractApproval: (input: Parameters<typeof recordContractApproval>[1]) =>
+      recordContractApproval(deps, input),
     authorizeDecision: (input: AuthorizeDecisionInput) => authorizeDecision(deps, input),
     recordDecision: (input: Parameters<typeof recordDecision>[1]) => recordDecision(deps, input),
     recordRefusedDecision: (input: RefusedDecisionInput) => recordRefusedDecision(deps, input),
-    deliver: (input: DeliverInput & { ended: ProgressInput }) => whileHeartbeating(deliverAndEnd(deps, input), 'deliver'),
+    deliver: (input: DeliverInput & { ended: ProgressInput }) =>
+      whileHeartbeating(deliverAndEnd(deps, input), 'deliver'),
   });
 }
 
@@ -58,7 +78,10 @@ async function inPhase<T>(deps: ActivityDeps, input: InPhase<unknown>, work: () 
 }
 
 /** Delivers, then records the loop's end that the workflow handed over: no write of its own. */
-async function deliverAndEnd(deps: ActivityDeps, input: DeliverInput & { ended: ProgressInput }): Promise<DeliverOutput> {
+async function deliverAndEnd(
+  deps: ActivityDeps,
+  input: DeliverInput & { ended: ProgressInput },
+): Promise<DeliverOutput> {
   const delivered = await deliver(deps, input);
   await recordProgress(deps, input.ended);
   return delivered;

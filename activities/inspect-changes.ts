@@ -81,10 +81,19 @@ export async function examineCheckpoint(at: InspectedCheckpoint): Promise<Examin
 }
 
 /** Stores what the check found with the iteration's inspected mark (one transaction); returns its findings. */
-export async function recordInspection(deps: ActivityDeps, at: InspectedCheckpoint, found: Examination): Promise<FindingSummary[]> {
+export async function recordInspection(
+  deps: ActivityDeps,
+  at: InspectedCheckpoint,
+  found: Examination,
+): Promise<FindingSummary[]> {
   await inTransaction(deps.prisma, [
-    insertFindings(deps.prisma, found.tampering.map((t, i) => systemFindingRow(t, { ...at, findingId: `TMP-${String(i + 1).padStart(3, '0')}` }))),
-    ...(found.leftBehind.length > 0 ? [insertFindings(deps.prisma, [leftBehindFinding(at.loopId, at.iterationId, found.leftBehind)])] : []),
+    insertFindings(
+      deps.prisma,
+      found.tampering.map((t, i) => systemFindingRow(t, { ...at, findingId: `TMP-${String(i + 1).padStart(3, '0')}` })),
+    ),
+    ...(found.leftBehind.length > 0
+      ? [insertFindings(deps.prisma, [leftBehindFinding(at.loopId, at.iterationId, found.leftBehind)])]
+      : []),
     markInspected(deps.prisma, at.iterationId),
   ]);
   return inspectionFindings(deps, at.iterationId);
@@ -92,7 +101,9 @@ export async function recordInspection(deps: ActivityDeps, at: InspectedCheckpoi
 
 /** The check's stored findings (verification's own, VER-…, come later, in its result). */
 async function inspectionFindings(deps: ActivityDeps, iterationId: string): Promise<FindingSummary[]> {
-  return (await storedSystemFindings(deps, iterationId)).filter((f) => !f.findingId.startsWith(VERIFICATION_FINDING_PREFIX));
+  return (await storedSystemFindings(deps, iterationId)).filter(
+    (f) => !f.findingId.startsWith(VERIFICATION_FINDING_PREFIX),
+  );
 }
 
 /**
@@ -116,7 +127,8 @@ function leftBehindFinding(loopId: string, iterationId: string, files: string[])
     location: { file: files[0]!, startLine: 1, endLine: 1 },
     acceptanceCriteria: ['GENERAL_REGRESSION'],
     evidence: sanitise(`git ls-files --others --ignored --exclude-standard lists:\n${files.join('\n')}`),
-    failureScenario: 'Had gates run on the working tree, these files would have changed what they checked; they run on a clean checkout, so they did not.',
+    failureScenario:
+      'Had gates run on the working tree, these files would have changed what they checked; they run on a clean checkout, so they did not.',
     reproduction: 'git ls-files --others --ignored --exclude-standard --directory',
     concreteAlternativeDiff: 'Delete these files, or commit them if the change needs them.',
   };

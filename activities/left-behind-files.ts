@@ -7,9 +7,30 @@ import { ignoredPaths } from './git';
 // What tools produce on their own (dependencies, caches, build output) is not listed.
 
 const TOOL_OUTPUT = new Set([
-  'node_modules', '.npm', '.pnpm-store', '.yarn', '__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.tox',
-  '.venv', 'venv', '.cache', 'target', 'dist', 'build', 'out', 'coverage', '.coverage', '.nyc_output', '.next',
-  '.gradle', '.idea', '.vscode', '.DS_Store',
+  'node_modules',
+  '.npm',
+  '.pnpm-store',
+  '.yarn',
+  '__pycache__',
+  '.pytest_cache',
+  '.mypy_cache',
+  '.ruff_cache',
+  '.tox',
+  '.venv',
+  'venv',
+  '.cache',
+  'target',
+  'dist',
+  'build',
+  'out',
+  'coverage',
+  '.coverage',
+  '.nyc_output',
+  '.next',
+  '.gradle',
+  '.idea',
+  '.vscode',
+  '.DS_Store',
 ]);
 
 const MAX_LISTED = 50;

@@ -59,7 +59,10 @@ export interface MakerResult {
  * sequence): a finished iteration returns its stored result; an interrupted one is reset to its start
  * commit and run again.
  */
-export async function runMaker(deps: ActivityDeps, input: MakerInput & CheckpointInspection): Promise<MakerResult & { inspected: FindingSummary[] }> {
+export async function runMaker(
+  deps: ActivityDeps,
+  input: MakerInput & CheckpointInspection,
+): Promise<MakerResult & { inspected: FindingSummary[] }> {
   const { loop, existing, head } = await readIteration(deps, input);
   if (existing?.makerFinishedAt && existing.checkpointCommit) return finishedIteration(deps, input, existing);
   // The previous verification's checkout is of no more use: removed while the maker works (it can be large).
@@ -73,7 +76,15 @@ export async function runMaker(deps: ActivityDeps, input: MakerInput & Checkpoin
   const committed = await commitCheckpoint(input, loop, attempt, result);
   const { checkpointCommit } = committed;
   // The tamper and scope check reads git while the maker's result is stored; its findings are stored after it.
-  const inspection = { loopId: input.loopId, iterationId: attempt.iterationId, workspace: loop.workspacePath, baseCommit: loop.baseCommit, checkpointCommit, contract: frozen.contract, gates: input.inspect.gates };
+  const inspection = {
+    loopId: input.loopId,
+    iterationId: attempt.iterationId,
+    workspace: loop.workspacePath,
+    baseCommit: loop.baseCommit,
+    checkpointCommit,
+    contract: frozen.contract,
+    gates: input.inspect.gates,
+  };
   const examined = early(inspecting(examineCheckpoint(inspection)));
   const made = await recordIteration(deps, input, loop, attempt, result, committed);
   // Nothing of this attempt outlives it.
@@ -87,10 +98,7 @@ async function readIteration(deps: ActivityDeps, input: MakerInput) {
   const prepared = early(preparedLoop(deps, input.loopId));
   // A first attempt starts from HEAD, read beside the rows (a retry, rarer, starts where the first did).
   const head = early(prepared.then((loop) => headCommit(loop.workspacePath)));
-  const [loop, existing] = await inOrder([
-    prepared,
-    findIteration(deps.prisma, input.loopId, input.sequence),
-  ]);
+  const [loop, existing] = await inOrder([prepared, findIteration(deps.prisma, input.loopId, input.sequence)]);
   return { loop, existing, head };
 }
 
@@ -101,7 +109,17 @@ async function finishedIteration(
   existing: IterationResultRow,
 ): Promise<MakerResult & { inspected: FindingSummary[] }> {
   const made = await storedResult(deps, input, existing, existing.diffHash === EMPTY_DIFF_HASH);
-  return { ...made, inspected: await inspecting(inspectChanges(deps, { loopId: input.loopId, sequence: input.sequence, contractVersion: input.contractVersion, gates: input.inspect.gates })) };
+  return {
+    ...made,
+    inspected: await inspecting(
+      inspectChanges(deps, {
+        loopId: input.loopId,
+        sequence: input.sequence,
+        contractVersion: input.contractVersion,
+        gates: input.inspect.gates,
+      }),
+    ),
+  };
 }
 
 /** This attempt's start: its iteration row, start commit and fresh control directory. */
@@ -127,7 +145,10 @@ async function prepareWorkspace(
   // The service's own files live outside the workspace: the maker reads the prompt and may write only
   // its report, and neither can become part of a checkpoint.
   const control = controlFiles(deps, input.loopId, input.sequence);
-  const freshControlDir = () => early(fs.rm(control.dir, { recursive: true, force: true }).then(() => fs.mkdir(control.reportDir, { recursive: true })));
+  const freshControlDir = () =>
+    early(
+      fs.rm(control.dir, { recursive: true, force: true }).then(() => fs.mkdir(control.reportDir, { recursive: true })),
+    );
   let startCommit: string;
   let iterationId: string;
   let controlDir: Promise<unknown>;
@@ -159,17 +180,32 @@ async function prepareWorkspace(
 }
 
 /** The prompt, from the frozen contract and the findings left open, written where the agent reads it. */
-async function writePrompt(deps: ActivityDeps, input: MakerInput, { control, controlDir }: Attempt, frozenContract: Promise<FrozenContract>, findings: Promise<OpenFinding[]>) {
+async function writePrompt(
+  deps: ActivityDeps,
+  input: MakerInput,
+  { control, controlDir }: Attempt,
+  frozenContract: Promise<FrozenContract>,
+  findings: Promise<OpenFinding[]>,
+) {
   const frozen = await frozenContract;
   // The prompt goes to a model (and to a file the agent reads): no secret goes with it.
-  const prompt = sanitise(buildMakerPrompt(frozen, { directives: input.directives, openFindings: await findings }, input));
+  const prompt = sanitise(
+    buildMakerPrompt(frozen, { directives: input.directives, openFindings: await findings }, input),
+  );
   await controlDir;
   await fs.writeFile(control.promptFile, prompt, { mode: 0o644 });
   await handOverNewDirs(deps.sandbox, control.reportDir);
   return { frozen, prompt };
 }
 
-function runAgentInWorkspace(deps: ActivityDeps, input: MakerInput, loop: PreparedLoop, { control }: Attempt, prompt: string, cacheDir: string): Promise<AgentOutcome> {
+function runAgentInWorkspace(
+  deps: ActivityDeps,
+  input: MakerInput,
+  loop: PreparedLoop,
+  { control }: Attempt,
+  prompt: string,
+  cacheDir: string,
+): Promise<AgentOutcome> {
   return runAgent(deps, {
     loopId: input.loopId,
     sequence: input.sequence,
@@ -195,15 +231,26 @@ interface Committed {
 }
 
 /** Commits what the agent changed; the cumulative diff is read as soon as the checkpoint is HEAD, beside the reading of its ids. */
-async function commitCheckpoint(input: MakerInput, loop: PreparedLoop, { startCommit }: Attempt, result: AgentOutcome): Promise<Committed> {
+async function commitCheckpoint(
+  input: MakerInput,
+  loop: PreparedLoop,
+  { startCommit }: Attempt,
+  result: AgentOutcome,
+): Promise<Committed> {
   const workspace = loop.workspacePath;
   const baseCommit = loop.baseCommit;
   const [, committed] = await inOrder([
     result.recorded,
-    commitAllThen(workspace, `engineering-loop: iteration ${input.sequence} checkpoint`, () => diffText(workspace, baseCommit, 'HEAD')),
+    commitAllThen(workspace, `engineering-loop: iteration ${input.sequence} checkpoint`, () =>
+      diffText(workspace, baseCommit, 'HEAD'),
+    ),
   ]);
   const checkpoint = committed?.checkpoint ?? null;
-  return { checkpoint, checkpointCommit: checkpoint?.commit ?? startCommit, cumulativeDiff: committed ? committed.after : null };
+  return {
+    checkpoint,
+    checkpointCommit: checkpoint?.commit ?? startCommit,
+    cumulativeDiff: committed ? committed.after : null,
+  };
 }
 
 /** Stores what the iteration made: its checkpoint, diff hash, changed files and how the agent ended. */
@@ -271,7 +318,15 @@ async function storedResult(
   };
 }
 
-type IterationResultRow = { sequence: number; checkpointCommit: string | null; diffHash: string | null; changedFiles: unknown; noChange: boolean | null; makerExitCode: number | null; makerTimeoutStatus: string | null };
+type IterationResultRow = {
+  sequence: number;
+  checkpointCommit: string | null;
+  diffHash: string | null;
+  changedFiles: unknown;
+  noChange: boolean | null;
+  makerExitCode: number | null;
+  makerTimeoutStatus: string | null;
+};
 
 /** The blocking findings (reviewer's and the system's) the previous iteration left open. */
 async function openFindings(deps: ActivityDeps, input: MakerInput): Promise<OpenFinding[]> {
@@ -305,7 +360,10 @@ async function readAgentReport(file: string): Promise<AgentReport | null> {
     const report = agentReportSchema.parse(JSON.parse(text));
     return { ...report, reason: sanitise(report.reason) };
   } catch {
-    return { kind: 'IRREPRODUCIBLE_FAILURE', reason: `the agent wrote an unreadable report: ${sanitise(text.slice(0, 500))}` };
+    return {
+      kind: 'IRREPRODUCIBLE_FAILURE',
+      reason: `the agent wrote an unreadable report: ${sanitise(text.slice(0, 500))}`,
+    };
   }
 }
 
@@ -313,7 +371,11 @@ async function readAgentReport(file: string): Promise<AgentReport | null> {
 const EMPTY_DIFF_HASH = sha256('');
 
 /** What this iteration changed (start → checkpoint): the commit's own files when it was made on the start commit. */
-async function iterationFiles(workspace: string, startCommit: string, checkpoint: Checkpoint | null): Promise<string[]> {
+async function iterationFiles(
+  workspace: string,
+  startCommit: string,
+  checkpoint: Checkpoint | null,
+): Promise<string[]> {
   if (!checkpoint) return [];
   // Only an unconfined maker (SANDBOX=none) could have moved HEAD since the iteration started.
   if (checkpoint.parents.length === 1 && checkpoint.parents[0] === startCommit) return checkpoint.changedFiles;
@@ -325,7 +387,9 @@ async function iterationFiles(workspace: string, startCommit: string, checkpoint
  * the service read (and quote) a file the agent itself cannot see.
  */
 async function readOwnFile(file: string, maxBytes: number): Promise<string | null> {
-  const handle = await fs.open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK).catch(() => null);
+  const handle = await fs
+    .open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK)
+    .catch(() => null);
   if (!handle) return null;
   try {
     const stat = await handle.stat();

@@ -28,10 +28,16 @@ async function readPreparedLoop(deps: ActivityDeps, loopId: string): Promise<Pre
   const loop = await preparedLoopColumns(deps.prisma, loopId);
   // Not prepared yet: an error, and nothing kept.
   if (!loop.workspacePath || !loop.baseCommit) throw new Error(`loop ${loopId} has no prepared workspace`);
-  return { workspacePath: loop.workspacePath, baseCommit: loop.baseCommit, repoUrl: loop.repoUrl, gatePlan: loop.gatePlan as unknown as GatePlan | null };
+  return {
+    workspacePath: loop.workspacePath,
+    baseCommit: loop.baseCommit,
+    repoUrl: loop.repoUrl,
+    gatePlan: loop.gatePlan as unknown as GatePlan | null,
+  };
 }
 
 /** A checkpoint given in an activity's input started work before the iteration's row was read: they must agree. */
 export function assertGivenCheckpoint(loopId: string, sequence: number, given: string, stored: string | null): void {
-  if (given !== stored) throw new Error(`iteration ${sequence} of loop ${loopId} has checkpoint ${stored}, not ${given}`);
+  if (given !== stored)
+    throw new Error(`iteration ${sequence} of loop ${loopId} has checkpoint ${stored}, not ${given}`);
 }

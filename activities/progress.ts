@@ -21,7 +21,11 @@ export interface ProgressInput extends LoopState {
  * new activity id. Outside an activity (unit tests, scripts) each call gets its own key unless the caller
  * names one.
  */
-export async function recordProgress(deps: ActivityDeps, input: ProgressInput, eventKey: string | null = activityEventKey(input.move)): Promise<void> {
+export async function recordProgress(
+  deps: ActivityDeps,
+  input: ProgressInput,
+  eventKey: string | null = activityEventKey(input.move),
+): Promise<void> {
   // When the move happened: the phase's work may run beside this write, and its rows come after the move.
   const at = new Date().toISOString();
   const moved = await moveLoop(deps.prisma, {

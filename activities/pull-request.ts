@@ -40,15 +40,28 @@ async function openGitHub(call: PullRequestCall): Promise<string> {
     'x-github-api-version': '2022-11-28',
     'user-agent': 'engineering-loop',
   };
-  const created = await send(call, `${repoPath}/pulls`, 'POST', headers, { title: call.title, head: call.head, base: call.base, body: call.body, draft: call.draft });
+  const created = await send(call, `${repoPath}/pulls`, 'POST', headers, {
+    title: call.title,
+    head: call.head,
+    base: call.base,
+    body: call.body,
+    draft: call.draft,
+  });
   if (created.status === 201) return urlOf(created.json, 'html_url');
   if (created.status === 422) {
     // "A pull request already exists for owner:branch": find the open one.
-    const existing = await send(call, `${repoPath}/pulls?state=open&head=${encodeURIComponent(`${owner}:${call.head}`)}`, 'GET', headers);
+    const existing = await send(
+      call,
+      `${repoPath}/pulls?state=open&head=${encodeURIComponent(`${owner}:${call.head}`)}`,
+      'GET',
+      headers,
+    );
     const first = Array.isArray(existing.json) ? (existing.json[0] as unknown) : undefined;
     if (existing.status === 200 && first) return urlOf(first, 'html_url');
   }
-  throw new PullRequestError(`GitHub answered ${created.status} to POST ${repoPath}/pulls: ${created.text.slice(0, 500)}`);
+  throw new PullRequestError(
+    `GitHub answered ${created.status} to POST ${repoPath}/pulls: ${created.text.slice(0, 500)}`,
+  );
 }
 
 async function openGitLab(call: PullRequestCall): Promise<string> {
@@ -64,11 +77,18 @@ async function openGitLab(call: PullRequestCall): Promise<string> {
   });
   if (created.status === 201) return urlOf(created.json, 'web_url');
   if (created.status === 409) {
-    const existing = await send(call, `${projectPath}/merge_requests?state=opened&source_branch=${encodeURIComponent(call.head)}`, 'GET', headers);
+    const existing = await send(
+      call,
+      `${projectPath}/merge_requests?state=opened&source_branch=${encodeURIComponent(call.head)}`,
+      'GET',
+      headers,
+    );
     const first = Array.isArray(existing.json) ? (existing.json[0] as unknown) : undefined;
     if (existing.status === 200 && first) return urlOf(first, 'web_url');
   }
-  throw new PullRequestError(`GitLab answered ${created.status} to POST ${projectPath}/merge_requests: ${created.text.slice(0, 500)}`);
+  throw new PullRequestError(
+    `GitLab answered ${created.status} to POST ${projectPath}/merge_requests: ${created.text.slice(0, 500)}`,
+  );
 }
 
 async function send(
@@ -110,6 +130,7 @@ function urlOf(value: unknown, key: 'html_url' | 'web_url'): string {
   const url = (value as Record<string, unknown> | null)?.[key];
   if (typeof url !== 'string') throw new PullRequestError(`the answer has no ${key}`);
   const parsed = URL.canParse(url) ? new URL(url) : null;
-  if (parsed?.protocol !== 'https:' && parsed?.protocol !== 'http:') throw new PullRequestError(`the answer's ${key} is not an http(s) URL`);
+  if (parsed?.protocol !== 'https:' && parsed?.protocol !== 'http:')
+    throw new PullRequestError(`the answer's ${key} is not an http(s) URL`);
   return parsed.href;
 }

@@ -14,11 +14,23 @@ import { upsertVerdict } from '../store/verdicts';
 // Audit-trail writes for verdicts, escalations and decisions. Each is idempotent on its natural key.
 
 /** `warnings`: the gate plan's, for the report. */
-export async function recordVerdict(deps: ActivityDeps, input: { loopId: string; sequence: number; report: JudgeReport; warnings: string[] }): Promise<void> {
+export async function recordVerdict(
+  deps: ActivityDeps,
+  input: { loopId: string; sequence: number; report: JudgeReport; warnings: string[] },
+): Promise<void> {
   const { verdict, trigger, directives } = input.report;
   const markdown = renderJudgeReport(input.report, input.warnings);
-  const written = await upsertVerdict(deps.prisma, { loopId: input.loopId, sequence: input.sequence, verdict, trigger, directives, report: input.report, markdown });
-  if (!written) throw new Error(`loop ${input.loopId} has no iteration ${input.sequence}: its verdict cannot be recorded`);
+  const written = await upsertVerdict(deps.prisma, {
+    loopId: input.loopId,
+    sequence: input.sequence,
+    verdict,
+    trigger,
+    directives,
+    report: input.report,
+    markdown,
+  });
+  if (!written)
+    throw new Error(`loop ${input.loopId} has no iteration ${input.sequence}: its verdict cannot be recorded`);
   // Counted once per iteration: only by the write that created the verdict.
   if (written.created) observeVerdict(verdict, trigger);
 }
@@ -31,7 +43,10 @@ export interface EscalationInput {
 }
 
 /** Stores the six-part escalation report (docs/design.md §7.1) and opens the escalation. */
-export async function recordEscalation(deps: ActivityDeps, input: EscalationInput): Promise<{ escalationId: string; reportId: string }> {
+export async function recordEscalation(
+  deps: ActivityDeps,
+  input: EscalationInput,
+): Promise<{ escalationId: string; reportId: string }> {
   const loop = await loopWithAttempts(deps.prisma, input.loopId);
   // No iteration yet when the maker's workspace could not be set up (ENVIRONMENT before the first maker).
   const current = loop.iterations.find((i) => i.sequence === input.sequence) ?? null;
@@ -50,14 +65,32 @@ export async function recordEscalation(deps: ActivityDeps, input: EscalationInpu
       reasons: ((i.verdict?.report as { reasons?: string[] } | undefined)?.reasons ?? []).slice(0, 5),
     })),
     coreBlocker: [input.report.reasons.join('; '), ...input.report.directives].join('\n'),
-    openFindings: blocking.map((f) => ({ findingId: f.findingId, title: f.title, severity: f.severity, location: locationOf(f.location) })),
+    openFindings: blocking.map((f) => ({
+      findingId: f.findingId,
+      title: f.title,
+      severity: f.severity,
+      location: locationOf(f.location),
+    })),
     gaming: gamingGroups(blocking),
     options: [
-      { decision: 'retry', description: 'send the maker back with guidance that resolves the core blocker (becomes a contract constraint; the iteration count restarts)' },
+      {
+        decision: 'retry',
+        description:
+          'send the maker back with guidance that resolves the core blocker (becomes a contract constraint; the iteration count restarts)',
+      },
       input.report.gateAudit.length === 0 && input.report.trigger === 'ENVIRONMENT'
-        ? { decision: 'approve', description: 'go on without a working set-up (the maker starts; gates may fail for the same reason)' }
-        : { decision: 'approve', description: `accept checkpoint ${checkpoint.slice(0, 12)} as it is, recorded as a human override` },
-      { decision: 'amend', description: 'change the contract (a new version) and send the maker back; the iteration count restarts' },
+        ? {
+            decision: 'approve',
+            description: 'go on without a working set-up (the maker starts; gates may fail for the same reason)',
+          }
+        : {
+            decision: 'approve',
+            description: `accept checkpoint ${checkpoint.slice(0, 12)} as it is, recorded as a human override`,
+          },
+      {
+        decision: 'amend',
+        description: 'change the contract (a new version) and send the maker back; the iteration count restarts',
+      },
       { decision: 'reject', description: 'stop the loop; the branch is kept for inspection' },
     ],
     workspace: {
@@ -76,12 +109,18 @@ function locationOf(location: unknown): string {
 }
 
 /** Blocking system findings by rule, in the order the rules first fired. */
-function gamingGroups(findings: Array<{ source: string; rule: string | null; findingId: string; location: unknown }>): EscalationReport['gaming'] {
+function gamingGroups(
+  findings: Array<{ source: string; rule: string | null; findingId: string; location: unknown }>,
+): EscalationReport['gaming'] {
   const groups = new Map<string, NonNullable<EscalationReport['gaming']>[number]['findings']>();
   for (const f of findings) {
     if (f.source !== 'SYSTEM' || !f.rule || !(f.rule in RULE_HIDES)) continue;
     const group = groups.get(f.rule) ?? [];
-    group.push({ findingId: f.findingId, location: locationOf(f.location), hides: RULE_HIDES[f.rule as keyof typeof RULE_HIDES] });
+    group.push({
+      findingId: f.findingId,
+      location: locationOf(f.location),
+      hides: RULE_HIDES[f.rule as keyof typeof RULE_HIDES],
+    });
     groups.set(f.rule, group);
   }
   return [...groups].map(([rule, list]) => ({ rule, findings: list }));
@@ -102,7 +141,9 @@ export async function recordContractApproval(
     coreBlocker: [
       `Contract v${version} (hash ${hash}) must be approved before the maker starts.`,
       `Objective: ${contract.objective}`,
-      ...contract.acceptanceCriteria.map((ac) => `${ac.id}: ${ac.statement} — proven by ${describeProof(ac.verification)}`),
+      ...contract.acceptanceCriteria.map(
+        (ac) => `${ac.id}: ${ac.statement} — proven by ${describeProof(ac.verification)}`,
+      ),
     ].join('\n'),
     openFindings: [],
     options: [
@@ -116,8 +157,17 @@ export async function recordContractApproval(
   return storeEscalation(deps, input.loopId, input.escalationSequence, report);
 }
 
-function storeEscalation(deps: ActivityDeps, loopId: string, sequence: number, report: EscalationReport): Promise<{ escalationId: string; reportId: string }> {
-  return openEscalation(deps.prisma, { loopId, sequence, trigger: report.trigger }, { body: report as object, markdown: renderEscalationReport(report) });
+function storeEscalation(
+  deps: ActivityDeps,
+  loopId: string,
+  sequence: number,
+  report: EscalationReport,
+): Promise<{ escalationId: string; reportId: string }> {
+  return openEscalation(
+    deps.prisma,
+    { loopId, sequence, trigger: report.trigger },
+    { body: report as object, markdown: renderEscalationReport(report) },
+  );
 }
 
 /** Records who decided what on an escalation, and closes it. */

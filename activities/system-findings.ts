@@ -15,7 +15,9 @@ export interface SystemFinding extends Omit<TamperFinding, 'rule'> {
 }
 
 /** Rules a contract flag turns from a blocker into a change shown to the reviewer and a person. */
-const ALLOWED_BY: Partial<Record<SystemFinding['rule'], keyof Pick<GoalContract, 'allowTestChanges' | 'allowGateConfigChanges'>>> = {
+const ALLOWED_BY: Partial<
+  Record<SystemFinding['rule'], keyof Pick<GoalContract, 'allowTestChanges' | 'allowGateConfigChanges'>>
+> = {
   TESTS_WEAKENED: 'allowTestChanges',
   TESTS_DELETED: 'allowTestChanges',
   TEST_WEAKENED: 'allowTestChanges',
@@ -26,7 +28,14 @@ const ALLOWED_BY: Partial<Record<SystemFinding['rule'], keyof Pick<GoalContract,
 /** The Finding row for a system finding of one iteration. */
 export function systemFindingRow(
   f: SystemFinding,
-  at: { loopId: string; iterationId: string; findingId: string; baseCommit: string; checkpointCommit: string; contract: GoalContract },
+  at: {
+    loopId: string;
+    iterationId: string;
+    findingId: string;
+    baseCommit: string;
+    checkpointCommit: string;
+    contract: GoalContract;
+  },
 ) {
   const allowed = ALLOWED_BY[f.rule] && at.contract[ALLOWED_BY[f.rule]!] === true;
   return {
@@ -44,7 +53,9 @@ export function systemFindingRow(
     disposition: 'STRONG',
     location: f.location,
     acceptanceCriteria: ['GENERAL_REGRESSION'],
-    evidence: sanitise(allowed ? `Allowed by the contract (${ALLOWED_BY[f.rule]}), shown for review.\n${f.evidence}` : f.evidence),
+    evidence: sanitise(
+      allowed ? `Allowed by the contract (${ALLOWED_BY[f.rule]}), shown for review.\n${f.evidence}` : f.evidence,
+    ),
     failureScenario: `Had this gone unnoticed, ${RULE_HIDES[f.rule]}.`,
     reproduction: `git diff ${at.baseCommit}..${at.checkpointCommit} -- ${f.location.file}`,
     concreteAlternativeDiff: `Revert the change to ${f.location.file} and meet the contract without it.`,
@@ -60,13 +71,22 @@ export const VERIFICATION_FINDING_PREFIX = 'VER-';
  */
 export async function storeSystemFindings(
   deps: ActivityDeps,
-  at: { loopId: string; iterationId: string; baseCommit: string; checkpointCommit: string; contract: GoalContract; findings: SystemFinding[] },
+  at: {
+    loopId: string;
+    iterationId: string;
+    baseCommit: string;
+    checkpointCommit: string;
+    contract: GoalContract;
+    findings: SystemFinding[];
+  },
   alongside: PendingWrite[] = [],
 ): Promise<FindingSummary[]> {
   await inTransaction(deps.prisma, [
     insertFindings(
       deps.prisma,
-      at.findings.map((f, i) => systemFindingRow(f, { ...at, findingId: `${VERIFICATION_FINDING_PREFIX}${String(i + 1).padStart(3, '0')}` })),
+      at.findings.map((f, i) =>
+        systemFindingRow(f, { ...at, findingId: `${VERIFICATION_FINDING_PREFIX}${String(i + 1).padStart(3, '0')}` }),
+      ),
     ),
     ...alongside,
   ]);
@@ -74,7 +94,11 @@ export async function storeSystemFindings(
 }
 
 /** An iteration's stored system findings whose ids start with `prefix`, as the workflow keeps them. */
-export async function storedSystemFindings(deps: ActivityDeps, iterationId: string, prefix = ''): Promise<FindingSummary[]> {
+export async function storedSystemFindings(
+  deps: ActivityDeps,
+  iterationId: string,
+  prefix = '',
+): Promise<FindingSummary[]> {
   const stored = await systemFindings(deps.prisma, iterationId, prefix);
   return stored.map((f) => ({
     findingId: f.findingId,

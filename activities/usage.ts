@@ -4,7 +4,12 @@ import type { ActivityDeps } from './deps';
 import { spendingOf } from '../store/execution-records';
 
 /** USD for a model call from the configured price table; null when the model has no price. */
-export function modelCallCost(config: Readonly<ServiceConfig>, model: string, promptTokens: number | null, completionTokens: number | null): number | null {
+export function modelCallCost(
+  config: Readonly<ServiceConfig>,
+  model: string,
+  promptTokens: number | null,
+  completionTokens: number | null,
+): number | null {
   const price = config.prices[model];
   if (!price) return null;
   return ((promptTokens ?? 0) * price.input + (completionTokens ?? 0) * price.output) / 1_000_000;
@@ -14,7 +19,12 @@ export function modelCallCost(config: Readonly<ServiceConfig>, model: string, pr
  * What one phase of one iteration spent, summed from its execution records — so a retried activity
  * reports the same usage as the attempt that did the work.
  */
-export async function recordedUsage(deps: ActivityDeps, loopId: string, sequence: number, roles: string[]): Promise<Usage> {
+export async function recordedUsage(
+  deps: ActivityDeps,
+  loopId: string,
+  sequence: number,
+  roles: string[],
+): Promise<Usage> {
   const records = await spendingOf(deps.prisma, loopId, sequence, roles);
   return records.reduce<Usage>(
     (sum, r) => ({

@@ -45,7 +45,12 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
   const workspacePath = workspacePathFor(deps, input.loopId);
   const branch = loopBranch(input.loopId);
   if (loop.baseCommit && loop.workspacePath && loop.gatePlan && (await exists(path.join(loop.workspacePath, '.git')))) {
-    return { workspacePath: loop.workspacePath, baseCommit: loop.baseCommit, branch, gatePlan: loop.gatePlan as unknown as GatePlan };
+    return {
+      workspacePath: loop.workspacePath,
+      baseCommit: loop.baseCommit,
+      branch,
+      gatePlan: loop.gatePlan as unknown as GatePlan,
+    };
   }
 
   // A half-finished clone from an earlier attempt is discarded and redone.
@@ -53,7 +58,12 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
   await fs.mkdir(path.dirname(workspacePath), { recursive: true });
   let baseCommit: string;
   try {
-    const remote = await remoteAccessFor(deps.config, input.repository.url, input.repository.credential, 'repository url');
+    const remote = await remoteAccessFor(
+      deps.config,
+      input.repository.url,
+      input.repository.credential,
+      'repository url',
+    );
     const mirror = mirrorPathFor(deps, input.repository.url, input.repository.credential);
     await fs.mkdir(path.dirname(mirror), { recursive: true });
     await oneAtATime(mirror, () => updateMirror(deps.config.workspacesDir, input.repository.url, mirror, remote));
@@ -68,10 +78,20 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
     throw err;
   }
   // The plans only read the base files: worked out while the workspace changes owner.
-  const [, setup, discovered] = await inOrder([handOver(deps.sandbox, workspacePath), resolveSetup(workspacePath, loop.input), resolveGatePlan(workspacePath, input.contractGates)]);
+  const [, setup, discovered] = await inOrder([
+    handOver(deps.sandbox, workspacePath),
+    resolveSetup(workspacePath, loop.input),
+    resolveGatePlan(workspacePath, input.contractGates),
+  ]);
   const gatePlan: GatePlan = { ...withRequestedNetwork(discovered, loop.input), setup };
   await excludeFromCheckpoints(workspacePath, [...SERVICE_EXCLUDES, ...setup.outputs]);
-  await recordPreparedWorkspace(deps.prisma, input.loopId, { workspacePath, baseCommit, branch, gatePlan: gatePlan as object, sandbox: deps.sandbox.mode });
+  await recordPreparedWorkspace(deps.prisma, input.loopId, {
+    workspacePath,
+    baseCommit,
+    branch,
+    gatePlan: gatePlan as object,
+    sandbox: deps.sandbox.mode,
+  });
   return { workspacePath, baseCommit, branch, gatePlan };
 }
 
@@ -100,7 +120,13 @@ async function failOnConfigError<T>(resolving: Promise<T>): Promise<T> {
 /** A branch name resolves through the clone's remote; a tag or commit id resolves as it is. */
 async function resolveBaseRef(workspacePath: string, ref: string): Promise<string> {
   for (const candidate of [`origin/${ref}`, ref]) {
-    const commit = await git(workspacePath, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${candidate}^{commit}`]).catch(() => '');
+    const commit = await git(workspacePath, [
+      'rev-parse',
+      '--verify',
+      '--quiet',
+      '--end-of-options',
+      `${candidate}^{commit}`,
+    ]).catch(() => '');
     if (commit.trim()) return commit.trim();
   }
   throw new GitError(`base ref "${ref}" does not exist in the repository`);
@@ -117,7 +143,11 @@ async function exists(p: string): Promise<boolean> {
 function withRequestedNetwork(plan: GatePlan, request: unknown): GatePlan {
   const requested = (request as { gateNetwork?: boolean } | null)?.gateNetwork === true;
   if (!requested || plan.network) return plan;
-  return { ...plan, network: true, notes: [...plan.notes, 'gates may use the network (the request sets gateNetwork: true)'] };
+  return {
+    ...plan,
+    network: true,
+    notes: [...plan.notes, 'gates may use the network (the request sets gateNetwork: true)'],
+  };
 }
 
 /** One bare mirror per repository (and credential): later loops on it fetch what changed instead of cloning. */

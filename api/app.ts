@@ -20,7 +20,11 @@ import { registerHttpTracing } from '../telemetry/http-tracing';
 /** Builds the HTTP API; `service/` decides where it listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: deps.logLevel ?? 'info', redact: [...API_KEY_REDACT_PATHS], hooks: { streamWrite: sanitiseLogLine } },
+    logger: {
+      level: deps.logLevel ?? 'info',
+      redact: [...API_KEY_REDACT_PATHS],
+      hooks: { streamWrite: sanitiseLogLine },
+    },
     genReqId: () => crypto.randomUUID(),
     frameworkErrors: answerFrameworkError,
   });
@@ -33,7 +37,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHttpTracing(app);
   registerHttpMetrics(app);
   // Before any route, so every route is behind it; routes declare who may call them in config.access.
-  await registerAuth(app, { prisma: deps.prisma, rateLimit: deps.rateLimit ?? { max: 600, timeWindowMs: 60_000 }, publicRoutes: [...DEFAULT_PUBLIC_ROUTES, '/inbox'] });
+  await registerAuth(app, {
+    prisma: deps.prisma,
+    rateLimit: deps.rateLimit ?? { max: 600, timeWindowMs: 60_000 },
+    publicRoutes: [...DEFAULT_PUBLIC_ROUTES, '/inbox'],
+  });
   await app.register(fastifySwagger, {
     openapi: {
       info: {
@@ -48,7 +56,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   // Each route group is a plugin registered after auth, swagger and the error handler, so it inherits them.
-  const routeDeps: RouteDeps = { prisma: deps.prisma, temporal: deps.temporal, taskQueue: deps.taskQueue, policy: deps.policy ?? DEFAULT_API_POLICY };
+  const routeDeps: RouteDeps = {
+    prisma: deps.prisma,
+    temporal: deps.temporal,
+    taskQueue: deps.taskQueue,
+    policy: deps.policy ?? DEFAULT_API_POLICY,
+  };
   await app.register(healthRoutes, routeDeps);
   await app.register(loopRoutes, routeDeps);
   await app.register(timelineRoutes, routeDeps);

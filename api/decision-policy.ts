@@ -17,8 +17,15 @@ export function checkDeadlineDefault(policy: ApiPolicy, request: LoopRequest): v
 }
 
 /** Separation of duties: the key that submitted a loop may not decide its escalations. */
-export function checkSeparationOfDuties(policy: ApiPolicy, loop: { id: string; submittedByKeyId: string | null }, principal: Principal): void {
+export function checkSeparationOfDuties(
+  policy: ApiPolicy,
+  loop: { id: string; submittedByKeyId: string | null },
+  principal: Principal,
+): void {
   if (policy.decisions.separationOfDuties && loop.submittedByKeyId === principal.keyId) {
-    throw new ApiError(403, `separation of duties: API key "${principal.name}" submitted loop ${loop.id}, so another approver must decide it`);
+    throw new ApiError(
+      403,
+      `separation of duties: API key "${principal.name}" submitted loop ${loop.id}, so another approver must decide it`,
+    );
   }
 }

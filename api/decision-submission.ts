@@ -19,7 +19,8 @@ export async function sendDecision(
 ): Promise<DecisionReceipt> {
   const escalation = await escalationOfLoop(deps.prisma, loop.id, request.escalationId);
   if (!escalation) throw notFound(`escalation ${request.escalationId} of loop ${loop.id}`);
-  if (escalation.status !== 'OPEN') throw conflict(`loop ${loop.id}: escalation #${escalation.sequence} was already decided and is not the open one`);
+  if (escalation.status !== 'OPEN')
+    throw conflict(`loop ${loop.id}: escalation #${escalation.sequence} was already decided and is not the open one`);
   const { escalationId: _named, ...body } = request;
   const decision: Decision = { ...body, actor, escalationSequence: escalation.sequence };
   const token = await issueDecisionTicket(deps.prisma, escalation, decision);

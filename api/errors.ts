@@ -55,12 +55,19 @@ export function answerFrameworkError(err: FastifyError, request: FastifyRequest,
   const statusCode = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
   if (statusCode === 500) request.log.error({ err }, 'request failed before routing');
   const message = statusCode === 500 ? 'internal error; see the server log for request ' + request.id : err.message;
-  void reply.code(statusCode).send({ statusCode, error: REASONS[statusCode] ?? 'Error', message, requestId: request.id });
+  void reply
+    .code(statusCode)
+    .send({ statusCode, error: REASONS[statusCode] ?? 'Error', message, requestId: request.id });
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `no route ${request.method} ${request.url}`, requestId: request.id });
+    void reply.code(404).send({
+      statusCode: 404,
+      error: 'Not Found',
+      message: `no route ${request.method} ${request.url}`,
+      requestId: request.id,
+    });
   });
   app.setErrorHandler((err: FastifyError, request, reply) => {
     let statusCode = 500;
@@ -71,7 +78,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
       message = err.validation
         .map((v) => {
           const field = `${where}${v.instancePath.replace(/\//g, '.')}`.replace(/\.$/, '');
-          const keys = Array.isArray((v.params as { keys?: unknown }).keys) ? ` ${(v.params as { keys: string[] }).keys.map((k) => `${field}.${k}`).join(', ')}` : '';
+          const keys = Array.isArray((v.params as { keys?: unknown }).keys)
+            ? ` ${(v.params as { keys: string[] }).keys.map((k) => `${field}.${k}`).join(', ')}`
+            : '';
           return `${field}: ${v.message}${keys}`;
         })
         .join('; ');
@@ -85,6 +94,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
     } else {
       request.log.error({ err }, 'request failed');
     }
-    void reply.code(statusCode).send({ statusCode, error: REASONS[statusCode] ?? 'Error', message, requestId: request.id });
+    void reply
+      .code(statusCode)
+      .send({ statusCode, error: REASONS[statusCode] ?? 'Error', message, requestId: request.id });
   });
 }

@@ -1,4 +1,10 @@
-import { explainVerdict, RULE_DESCRIPTIONS, verdictRuleOf, type FindingDetail, type StoredJudgeReport } from '../domain/verdict-explanation';
+import {
+  explainVerdict,
+  RULE_DESCRIPTIONS,
+  verdictRuleOf,
+  type FindingDetail,
+  type StoredJudgeReport,
+} from '../domain/verdict-explanation';
 import type { PrismaClient } from '../store/db';
 import { iterationWithFindings } from '../store/read-model';
 import { notFound } from './errors';
@@ -34,7 +40,10 @@ export async function explainIteration(prisma: PrismaClient, loopId: string, seq
     trigger: iteration.verdict.trigger,
     rule,
     ruleRecorded: recorded,
-    ruleDescription: rule === 'UNKNOWN' ? 'the rule was not recorded and cannot be derived from the stored report' : RULE_DESCRIPTIONS[rule],
+    ruleDescription:
+      rule === 'UNKNOWN'
+        ? 'the rule was not recorded and cannot be derived from the stored report'
+        : RULE_DESCRIPTIONS[rule],
     reasons: report.reasons ?? [],
     directives: (iteration.verdict.directives as string[] | null) ?? [],
     explanation: explainVerdict(report, details),
@@ -47,7 +56,14 @@ export async function explainIteration(prisma: PrismaClient, loopId: string, seq
       }),
       systemFindings: iteration.findings
         .filter((f) => f.source === 'SYSTEM')
-        .map((f) => ({ findingId: f.findingId, rule: f.rule, title: f.title, severity: f.severity, validity: f.validity, location: f.location })),
+        .map((f) => ({
+          findingId: f.findingId,
+          rule: f.rule,
+          title: f.title,
+          severity: f.severity,
+          validity: f.validity,
+          location: f.location,
+        })),
     },
     decidedAt: iteration.verdict.createdAt.toISOString(),
   };

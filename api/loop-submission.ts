@@ -62,8 +62,14 @@ export async function submitLoop(
   return { loop, created: true };
 }
 
-async function replay(deps: SubmissionDeps, loop: LoopRow, requestHash: string, request: LoopRequest): Promise<LoopRow> {
-  if (loop.requestHash !== requestHash) throw conflict('this Idempotency-Key was already used with a different request');
+async function replay(
+  deps: SubmissionDeps,
+  loop: LoopRow,
+  requestHash: string,
+  request: LoopRequest,
+): Promise<LoopRow> {
+  if (loop.requestHash !== requestHash)
+    throw conflict('this Idempotency-Key was already used with a different request');
   if (loop.status === 'QUEUED') await startWorkflow(deps, loop, request);
   return loop;
 }
@@ -73,19 +79,21 @@ async function startWorkflow(deps: SubmissionDeps, loop: LoopRow, request: LoopR
   const notStarted = `the loop was not started; send the same request again (with its Idempotency-Key, if any) in ${TEMPORAL_RETRY_AFTER_SECONDS} s`;
   try {
     // Typed by the workflow function, named by its string: `import type` keeps workflow code out of the API process.
-    await callTemporal(deps.temporal, notStarted, () => deps.temporal.workflow.start<typeof engineeringLoop>('engineeringLoop', {
-      taskQueue: deps.taskQueue,
-      workflowId: loop.workflowId,
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [input],
-      staticSummary: `Loop ${loop.id}: ${request.contract.objective.slice(0, 200)}`,
-      staticDetails: staticDetails(request),
-      typedSearchAttributes: [
-        { key: LoopRepoKey, value: keywordValue(request.repository.url) },
-        { key: LoopStatusKey, value: 'QUEUED' },
-        { key: LoopPhaseKey, value: 'QUEUED' },
-      ],
-    }));
+    await callTemporal(deps.temporal, notStarted, () =>
+      deps.temporal.workflow.start<typeof engineeringLoop>('engineeringLoop', {
+        taskQueue: deps.taskQueue,
+        workflowId: loop.workflowId,
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        args: [input],
+        staticSummary: `Loop ${loop.id}: ${request.contract.objective.slice(0, 200)}`,
+        staticDetails: staticDetails(request),
+        typedSearchAttributes: [
+          { key: LoopRepoKey, value: keywordValue(request.repository.url) },
+          { key: LoopStatusKey, value: 'QUEUED' },
+          { key: LoopPhaseKey, value: 'QUEUED' },
+        ],
+      }),
+    );
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }

@@ -37,16 +37,14 @@ export async function loopTimeline(prisma: PrismaClient, loopId: string): Promis
 
   const events: TimelineEvent[] = [
     ...phaseEvents(phases),
-    ...contracts.map(
-      (c): TimelineEvent => ({
-        at: c.createdAt.toISOString(),
-        kind: 'contract',
-        iteration: null,
-        title: `Contract v${c.version} frozen (${c.reason})`,
-        durationMs: null,
-        detail: { version: c.version, hash: c.hash, reason: c.reason },
-      }),
-    ),
+    ...contracts.map((c): TimelineEvent => ({
+      at: c.createdAt.toISOString(),
+      kind: 'contract',
+      iteration: null,
+      title: `Contract v${c.version} frozen (${c.reason})`,
+      durationMs: null,
+      detail: { version: c.version, hash: c.hash, reason: c.reason },
+    })),
     ...evidence.map((e): TimelineEvent => {
       const counts = e.testCounts as { passed?: number; failed?: number; skipped?: number } | null;
       return {
@@ -106,7 +104,14 @@ export async function loopTimeline(prisma: PrismaClient, loopId: string): Promis
  * (it started before phase events existed) gets no iteration numbers rather than wrong ones.
  */
 function phaseEvents(
-  phases: Array<{ status: string; phase: string; roundIteration: number; lastVerdict: string | null; failureReason: string | null; createdAt: Date }>,
+  phases: Array<{
+    status: string;
+    phase: string;
+    roundIteration: number;
+    lastVerdict: string | null;
+    failureReason: string | null;
+    createdAt: Date;
+  }>,
 ): TimelineEvent[] {
   const complete = phases[0]?.phase === 'PREPARING';
   let makers = 0;
@@ -166,7 +171,10 @@ function executionEvent(x: {
     };
   }
   const what = x.kind === 'MODEL_CALL' ? 'model call' : x.kind === 'AGENT_SESSION' ? 'agent session' : 'agent run';
-  const tokens = x.promptTokens !== null || x.completionTokens !== null ? ` · ${(x.promptTokens ?? 0) + (x.completionTokens ?? 0)} tokens` : '';
+  const tokens =
+    x.promptTokens !== null || x.completionTokens !== null
+      ? ` · ${(x.promptTokens ?? 0) + (x.completionTokens ?? 0)} tokens`
+      : '';
   // Recorded when it ended: it began latencyMs earlier.
   const end = x.createdAt.getTime();
   return {
@@ -209,14 +217,25 @@ function escalationEvents(
     decidedAt: Date | null;
     decisions: Array<{ kind: string; actor: string; comment: string | null; guidance: string | null; createdAt: Date }>;
   }>,
-  verdicts: Array<{ id: string; verdict: string; trigger: string | null; createdAt: Date; iteration: { sequence: number } }>,
+  verdicts: Array<{
+    id: string;
+    verdict: string;
+    trigger: string | null;
+    createdAt: Date;
+    iteration: { sequence: number };
+  }>,
 ): TimelineEvent[] {
   const claimed = new Set<string>();
   return escalations.flatMap((e) => {
     const verdict =
       e.trigger === 'CONTRACT_APPROVAL'
         ? undefined
-        : verdicts.filter((v) => v.verdict === 'ESCALATE' && v.trigger === e.trigger && v.createdAt <= e.createdAt && !claimed.has(v.id)).at(-1);
+        : verdicts
+            .filter(
+              (v) =>
+                v.verdict === 'ESCALATE' && v.trigger === e.trigger && v.createdAt <= e.createdAt && !claimed.has(v.id),
+            )
+            .at(-1);
     if (verdict) claimed.add(verdict.id);
     const iteration = verdict?.iteration.sequence ?? null;
     const decision = e.decisions[0];
@@ -227,7 +246,13 @@ function escalationEvents(
         iteration,
         title: `Escalation #${e.sequence}: ${e.trigger} (${e.status})`,
         durationMs: e.decidedAt ? elapsed(e.createdAt, e.decidedAt) : null,
-        detail: { sequence: e.sequence, trigger: e.trigger, status: e.status, reportId: e.reportId, decidedAt: e.decidedAt?.toISOString() ?? null },
+        detail: {
+          sequence: e.sequence,
+          trigger: e.trigger,
+          status: e.status,
+          reportId: e.reportId,
+          decidedAt: e.decidedAt?.toISOString() ?? null,
+        },
       } satisfies TimelineEvent,
       ...(decision
         ? [
@@ -237,7 +262,13 @@ function escalationEvents(
               iteration,
               title: `Decision: ${decision.kind} by ${decision.actor}`,
               durationMs: null,
-              detail: { escalationSequence: e.sequence, kind: decision.kind, actor: decision.actor, comment: decision.comment, guidance: decision.guidance },
+              detail: {
+                escalationSequence: e.sequence,
+                kind: decision.kind,
+                actor: decision.actor,
+                comment: decision.comment,
+                guidance: decision.guidance,
+              },
             } satisfies TimelineEvent,
           ]
         : []),

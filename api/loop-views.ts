@@ -15,7 +15,11 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
     /** How untrusted commands were confined; "none" means the operator ran this loop unsandboxed. */
     sandbox: loop.sandbox,
     /** Where the branch went: pushed branch, pull/merge request, or why delivery stopped short (the result stands). */
-    delivery: { pushedBranch: loop.pushedBranch, pullRequestUrl: loop.pullRequestUrl, deliveryError: loop.deliveryError },
+    delivery: {
+      pushedBranch: loop.pushedBranch,
+      pullRequestUrl: loop.pullRequestUrl,
+      deliveryError: loop.deliveryError,
+    },
     contractVersions: loop.contractVersions.map((c) => ({
       version: c.version,
       hash: c.hash,
@@ -37,7 +41,9 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
       makerExitCode: i.makerExitCode,
       makerAttempts: i.makerAttempts,
       backtrackedTo: i.backtrackedTo,
-      verdict: i.verdict ? { verdict: i.verdict.verdict, trigger: i.verdict.trigger, directives: i.verdict.directives as string[] } : null,
+      verdict: i.verdict
+        ? { verdict: i.verdict.verdict, trigger: i.verdict.trigger, directives: i.verdict.directives as string[] }
+        : null,
       evidence: i.evidence.map(evidenceView),
       findings: i.findings.map((f) => ({
         findingId: f.findingId,
@@ -62,11 +68,21 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
       reportId: e.reportId,
       createdAt: e.createdAt.toISOString(),
       decision: e.decisions[0]
-        ? { kind: e.decisions[0].kind, actor: e.decisions[0].actor, guidance: e.decisions[0].guidance, comment: e.decisions[0].comment, createdAt: e.decisions[0].createdAt.toISOString() }
+        ? {
+            kind: e.decisions[0].kind,
+            actor: e.decisions[0].actor,
+            guidance: e.decisions[0].guidance,
+            comment: e.decisions[0].comment,
+            createdAt: e.decisions[0].createdAt.toISOString(),
+          }
         : null,
     })),
     // Decisions the workflow refused (no valid API ticket, actor not allowed): the loop kept waiting.
-    refusedDecisions: loop.executions.map((x) => ({ channel: x.provider, reason: x.detail ?? '', createdAt: x.createdAt.toISOString() })),
+    refusedDecisions: loop.executions.map((x) => ({
+      channel: x.provider,
+      reason: x.detail ?? '',
+      createdAt: x.createdAt.toISOString(),
+    })),
   };
 }
 

@@ -17,7 +17,10 @@ export function checkRepositorySource(policy: ApiPolicy, request: LoopRequest): 
   const pushUrl = request.delivery.pushUrl;
   const pushSource = pushUrl === undefined ? null : classifyRepositoryUrl(pushUrl);
   if (pushSource?.ok && pushSource.local && !policy.repositories.allowLocal) {
-    throw new ApiError(400, 'body.delivery.pushUrl: the operator does not allow local repositories (ALLOW_LOCAL_REPOSITORIES is off); use an https:// or ssh URL');
+    throw new ApiError(
+      400,
+      'body.delivery.pushUrl: the operator does not allow local repositories (ALLOW_LOCAL_REPOSITORIES is off); use an https:// or ssh URL',
+    );
   }
   // Names are checked where this process was given the credentials (GIT_CREDENTIALS / GIT_CREDENTIALS_FILE);
   // an API without them leaves the check to the worker, which fails the loop naming the credential.

@@ -9,9 +9,13 @@ import { sanitise, sanitiseTokens } from '../domain/sanitise';
  * answers hand back what users wrote, where `token: …` may be their own text.
  */
 export function sanitiseAnswers(app: FastifyInstance): void {
-  app.addHook('preSerialization', async (_request, _reply, payload: unknown) => mapStrings(payload, (s) => sanitiseTokens(s)));
+  app.addHook('preSerialization', async (_request, _reply, payload: unknown) =>
+    mapStrings(payload, (s) => sanitiseTokens(s)),
+  );
   app.addHook('onSend', async (_request, reply, payload) =>
-    typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/plain') ? sanitiseTokens(payload) : payload,
+    typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/plain')
+      ? sanitiseTokens(payload)
+      : payload,
   );
 }
 
@@ -31,7 +35,8 @@ export function sanitiseLogLine(line: string): string {
 function mapStrings(value: unknown, map: (text: string) => string): unknown {
   if (typeof value === 'string') return map(value);
   if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, map)]));
+  if (isPlainObject(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, map)]));
   return value;
 }
 

@@ -27,7 +27,9 @@ export const loopDetailSchema = z.looseObject({
   failureReason: z.string().nullable(),
   contractVersions: z.array(z.looseObject({ version: z.number().int(), hash: z.string() })),
   iterations: z.array(z.looseObject({ sequence: z.number().int(), roundIteration: z.number().int() })),
-  escalations: z.array(z.looseObject({ id: z.string(), sequence: z.number().int(), trigger: z.string(), status: z.string() })),
+  escalations: z.array(
+    z.looseObject({ id: z.string(), sequence: z.number().int(), trigger: z.string(), status: z.string() }),
+  ),
   refusedDecisions: z.array(z.object({ channel: z.string(), reason: z.string(), createdAt: z.string() })),
 });
 
@@ -58,8 +60,12 @@ export const evidenceSchema = z.looseObject({
   command: z.unknown(),
   stdout: z.string(),
   stderr: z.string(),
-  passedTests: testNamesSchema.describe('Names of the tests the runner reported as passed (first 500, redacted); null unless a tests gate'),
-  failedTests: testNamesSchema.describe('Names of the tests the runner reported as failed (first 500, redacted); null unless a tests gate'),
+  passedTests: testNamesSchema.describe(
+    'Names of the tests the runner reported as passed (first 500, redacted); null unless a tests gate',
+  ),
+  failedTests: testNamesSchema.describe(
+    'Names of the tests the runner reported as failed (first 500, redacted); null unless a tests gate',
+  ),
 });
 
 export const acceptedSchema = z.object({ loopId: z.string(), status: z.string(), message: z.string() });

@@ -13,11 +13,17 @@ const UNAVAILABLE = 14;
  * Runs `call` against Temporal within `deadlineMs`; when Temporal cannot be reached, answers 503 with
  * Retry-After and `whenUnreachable` (what became of the request) instead of an internal error.
  */
-export async function callTemporal<T>(temporal: Client, whenUnreachable: string, call: () => Promise<T>, deadlineMs = TEMPORAL_DEADLINE_MS): Promise<T> {
+export async function callTemporal<T>(
+  temporal: Client,
+  whenUnreachable: string,
+  call: () => Promise<T>,
+  deadlineMs = TEMPORAL_DEADLINE_MS,
+): Promise<T> {
   try {
     return await temporal.withDeadline(Date.now() + deadlineMs, call);
   } catch (err) {
-    if (unreachable(err)) throw unavailable(`Temporal is unavailable: ${whenUnreachable}`, TEMPORAL_RETRY_AFTER_SECONDS);
+    if (unreachable(err))
+      throw unavailable(`Temporal is unavailable: ${whenUnreachable}`, TEMPORAL_RETRY_AFTER_SECONDS);
     throw err;
   }
 }

@@ -59,7 +59,9 @@ async function openLoop(rate, count, send, ok) {
     over500Ms: ms.filter((m) => m > 500).length,
     over1000Ms: ms.filter((m) => m > 1000).length,
     errors: errors.length,
-    errorExamples: [...new Set(errors.map((e) => `${e.status} ${e.error ?? JSON.stringify(e.body).slice(0, 200)}`))].slice(0, 5),
+    errorExamples: [
+      ...new Set(errors.map((e) => `${e.status} ${e.error ?? JSON.stringify(e.body).slice(0, 200)}`)),
+    ].slice(0, 5),
     maxSendLagMs: round(maxLagMs),
   };
 }
@@ -70,14 +72,17 @@ async function waitForStatus(prisma, ids, statuses, limitMs) {
   for (;;) {
     const done = await prisma.loop.count({ where: { id: { in: ids }, status: { in: statuses } } });
     if (done === ids.length) return;
-    if (performance.now() > deadline) throw new Error(`only ${done} of ${ids.length} loops reached ${statuses.join('/')} in ${limitMs / 1000} s`);
+    if (performance.now() > deadline)
+      throw new Error(`only ${done} of ${ids.length} loops reached ${statuses.join('/')} in ${limitMs / 1000} s`);
     await sleep(500);
   }
 }
 
 await cleanup.main(async () => {
   const result = startResult('api-latency');
-  log(`rates ${RATES.join(', ')}/s for ${SECONDS} s each, ${DECISIONS} decisions at ${DECISION_RATE}/s; load ${result.loadAtStart.join(' ')}`);
+  log(
+    `rates ${RATES.join(', ')}/s for ${SECONDS} s each, ${DECISIONS} decisions at ${DECISION_RATE}/s; load ${result.loadAtStart.join(' ')}`,
+  );
   const stack = await startStack('api-latency', cleanup);
   const { call, keys, prisma } = stack;
 
@@ -86,12 +91,20 @@ await cleanup.main(async () => {
   const parkedIds = [];
   for (let i = 0; i < DECISIONS; i++) parkedIds.push(await submitLoop(stack, parkBody, `bench-park-${i}`));
   await waitForStatus(prisma, parkedIds, ['AWAITING_DECISION'], 600_000);
-  const escalations = await prisma.escalation.findMany({ where: { loopId: { in: parkedIds }, status: 'OPEN' }, select: { id: true, loopId: true } });
+  const escalations = await prisma.escalation.findMany({
+    where: { loopId: { in: parkedIds }, status: 'OPEN' },
+    select: { id: true, loopId: true },
+  });
   log(`${parkedIds.length} loops parked; deciding at ${DECISION_RATE}/s`);
   const decisions = await openLoop(
     DECISION_RATE,
     escalations.length,
-    (i) => call('POST', `/v1/loops/${escalations[i].loopId}/decisions`, keys.approver, { kind: 'reject', escalationId: escalations[i].id, comment: 'bench' }),
+    (i) =>
+      call('POST', `/v1/loops/${escalations[i].loopId}/decisions`, keys.approver, {
+        kind: 'reject',
+        escalationId: escalations[i].id,
+        comment: 'bench',
+      }),
     (status) => status === 202,
   );
   await waitForStatus(prisma, parkedIds, ['REJECTED'], 600_000);
@@ -104,7 +117,9 @@ await cleanup.main(async () => {
   const submitted = [];
   let serial = 0;
   const post = async () => {
-    const res = await call('POST', '/v1/loops', keys.submitter, body, { 'idempotency-key': `bench-latency-${serial++}` });
+    const res = await call('POST', '/v1/loops', keys.submitter, body, {
+      'idempotency-key': `bench-latency-${serial++}`,
+    });
     if (res.status === 201) submitted.push(res.body.id);
     return res;
   };
@@ -112,7 +127,11 @@ await cleanup.main(async () => {
   let noopSerial = 0;
   const startAlone = async () => {
     const started = performance.now();
-    await stack.temporal.workflow.start('benchNoop', { taskQueue: 'bench-noop', workflowId: `bench-noop-${noopSerial++}`, args: [] });
+    await stack.temporal.workflow.start('benchNoop', {
+      taskQueue: 'bench-noop',
+      workflowId: `bench-noop-${noopSerial++}`,
+      args: [],
+    });
     return { status: 'started', ms: performance.now() - started };
   };
   // Warm-up, one at a time: the first requests pay for lazy compilation and new connections.
@@ -126,19 +145,25 @@ await cleanup.main(async () => {
     // first, then a short burst at this rate (not counted) opens the connections the rate needs.
     const settled = await settle(stack.tempDir);
     settles.push({ rate, ...settled });
-    log(`settle before ${rate}/s: ${settled.settled ? 'quiet' : 'not quiet'} after ${settled.seconds} s (${settled.dirtyBeforeMiB} MiB dirty at start; last window busy ${settled.lastWindow.busyShare}, iowait ${settled.lastWindow.iowaitShare}, synced write max ${settled.lastWindow.syncedWriteMaxMs} ms)`);
+    log(
+      `settle before ${rate}/s: ${settled.settled ? 'quiet' : 'not quiet'} after ${settled.seconds} s (${settled.dirtyBeforeMiB} MiB dirty at start; last window busy ${settled.lastWindow.busyShare}, iowait ${settled.lastWindow.iowaitShare}, synced write max ${settled.lastWindow.syncedWriteMaxMs} ms)`,
+    );
     await openLoop(rate, rate * WARM_UP_SECONDS, post, (s) => s === 201);
     await openLoop(rate, rate * WARM_UP_SECONDS, get, (s) => s === 200);
     // Each accepted loop is a durable commit: the disk's own latency meanwhile, to read the POSTs against.
     const stopDiskProbe = await startDiskProbe(stack.tempDir);
     const posts = await openLoop(rate, rate * SECONDS, post, (s) => s === 201);
     const disk = await stopDiskProbe();
-    log(`POST at ${rate}/s: p50 ${posts.p50Ms} ms, p95 ${posts.p95Ms} ms, p99 ${posts.p99Ms} ms, ${posts.errors} errors; disk meanwhile: synced 4 KB write p99 ${disk.p99Ms} ms, max ${disk.maxMs} ms`);
+    log(
+      `POST at ${rate}/s: p50 ${posts.p50Ms} ms, p95 ${posts.p95Ms} ms, p99 ${posts.p99Ms} ms, ${posts.errors} errors; disk meanwhile: synced 4 KB write p99 ${disk.p99Ms} ms, max ${disk.maxMs} ms`,
+    );
     const gets = await openLoop(rate, rate * SECONDS, get, (s) => s === 200);
     log(`GET at ${rate}/s: p50 ${gets.p50Ms} ms, p95 ${gets.p95Ms} ms, p99 ${gets.p99Ms} ms, ${gets.errors} errors`);
     // What Temporal alone costs of a POST: the bench's own client starting a workflow nobody runs.
     const starts = await openLoop(rate, rate * SECONDS, startAlone, (s) => s === 'started');
-    log(`Temporal start alone at ${rate}/s: p50 ${starts.p50Ms} ms, p95 ${starts.p95Ms} ms, p99 ${starts.p99Ms} ms, ${starts.errors} errors`);
+    log(
+      `Temporal start alone at ${rate}/s: p50 ${starts.p50Ms} ms, p95 ${starts.p95Ms} ms, p99 ${starts.p99Ms} ms, ${starts.errors} errors`,
+    );
     disks.push({ rate, ...disk });
     rows.push(
       { route: 'POST /v1/loops', ...posts },
@@ -150,7 +175,14 @@ await cleanup.main(async () => {
   rows.push({ route: 'POST /v1/loops/:id/decisions (worker running)', ...decisions });
 
   result.write(
-    { rates: RATES, secondsPerRate: SECONDS, decisions: DECISIONS, decisionRate: DECISION_RATE, sandbox: SANDBOX, workerDuringPostAndGet: 'stopped' },
+    {
+      rates: RATES,
+      secondsPerRate: SECONDS,
+      decisions: DECISIONS,
+      decisionRate: DECISION_RATE,
+      sandbox: SANDBOX,
+      workerDuringPostAndGet: 'stopped',
+    },
     { rows, settles, diskDuringPosts: disks, apiLog: stack.api.problems() },
     [
       `**API latency**, open-loop at fixed rates for ${SECONDS} s each, the API as its own process; POST and GET with the worker stopped ` +
@@ -162,7 +194,19 @@ await cleanup.main(async () => {
       '',
       ...table(
         ['route', 'rate /s', 'requests', 'p50', 'p95', 'p99', 'max', '> 100 ms', '> 1 s', 'errors', 'send lag max'],
-        rows.map((r) => [r.route, r.rate, r.requests, r.p50Ms, r.p95Ms, r.p99Ms, r.maxMs, r.over100Ms, r.over1000Ms, r.errors, r.maxSendLagMs]),
+        rows.map((r) => [
+          r.route,
+          r.rate,
+          r.requests,
+          r.p50Ms,
+          r.p95Ms,
+          r.p99Ms,
+          r.maxMs,
+          r.over100Ms,
+          r.over1000Ms,
+          r.errors,
+          r.maxSendLagMs,
+        ]),
       ),
     ],
   );

@@ -14,7 +14,16 @@ import { fetchLoopHistory, historyTimings } from './lib/history.mjs';
 import { benchLoopBody } from './lib/loop-body.mjs';
 import { startCpuAccount, startMemorySampler } from './lib/proc.mjs';
 import { startResult, table } from './lib/results.mjs';
-import { HEAVY_ROLE, LOOP_ROLE, SANDBOX, startStack, submitLoop, waitForLoop, WORKER_ROLES, WORKERS } from './lib/stack.mjs';
+import {
+  HEAVY_ROLE,
+  LOOP_ROLE,
+  SANDBOX,
+  startStack,
+  submitLoop,
+  waitForLoop,
+  WORKER_ROLES,
+  WORKERS,
+} from './lib/stack.mjs';
 import { logger, percentile, positiveInt, positiveList, round } from './lib/util.mjs';
 
 requireBuilt();
@@ -28,7 +37,10 @@ const cleanup = createCleanup('concurrency');
 async function runSize(n) {
   const stack = await startStack(`concurrency-${n}`, cleanup);
   const sampler = startMemorySampler({
-    single: { api: stack.api.pid, ...Object.fromEntries(WORKER_ROLES.map((role) => [`${role} worker`, stack.workers[role].pid])) },
+    single: {
+      api: stack.api.pid,
+      ...Object.fromEntries(WORKER_ROLES.map((role) => [`${role} worker`, stack.workers[role].pid])),
+    },
     trees: { temporal: stack.pids.temporal, postgres: stack.pids.postgres },
   });
   const body = benchLoopBody(stack.repo, { makerSeconds: MAKER_SECONDS, gateSeconds: GATE_SECONDS, maxIterations: 1 });
@@ -36,15 +48,23 @@ async function runSize(n) {
   const cpu = startCpuAccount();
   const started = performance.now();
   // All at once: N POSTs in flight together.
-  const submitted = await Promise.allSettled(Array.from({ length: n }, (_, i) => submitLoop(stack, body, `bench-concurrency-${i}`)));
+  const submitted = await Promise.allSettled(
+    Array.from({ length: n }, (_, i) => submitLoop(stack, body, `bench-concurrency-${i}`)),
+  );
   const ids = submitted.filter((s) => s.status === 'fulfilled').map((s) => s.value);
-  const submitErrors = submitted.filter((s) => s.status === 'rejected').map((s) => String(s.reason?.message ?? s.reason).slice(0, 300));
+  const submitErrors = submitted
+    .filter((s) => s.status === 'rejected')
+    .map((s) => String(s.reason?.message ?? s.reason).slice(0, 300));
   const submitSeconds = (performance.now() - started) / 1000;
   log(`N=${n}: ${ids.length} submitted in ${round(submitSeconds)} s (${submitErrors.length} refused); waiting`);
 
   let timer;
   const deadline = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), TIMEOUT_MS)));
-  const outcomes = await Promise.all(ids.map((id) => Promise.race([waitForLoop(stack, id), deadline]).then((o) => (o === 'timeout' ? { id, status: 'NOT_DONE' } : o))));
+  const outcomes = await Promise.all(
+    ids.map((id) =>
+      Promise.race([waitForLoop(stack, id), deadline]).then((o) => (o === 'timeout' ? { id, status: 'NOT_DONE' } : o)),
+    ),
+  );
   clearTimeout(timer);
   const seconds = (performance.now() - started) / 1000;
   const memory = sampler.stop();
@@ -66,32 +86,58 @@ async function runSize(n) {
     notPassed: notPassed.length,
     notPassedExamples: notPassed.slice(0, 10),
     submitErrors: submitErrors.slice(0, 10),
-    runMakerScheduleToStartMs: { p50: round(percentile(makerWaitsMs, 50), 0), max: round(Math.max(0, ...makerWaitsMs), 0) },
+    runMakerScheduleToStartMs: {
+      p50: round(percentile(makerWaitsMs, 50), 0),
+      max: round(Math.max(0, ...makerWaitsMs), 0),
+    },
     memoryMiB: memory.processes,
     cpu: { ...used, benchShareOfMachine: round(used.benchCoreSeconds / (used.seconds * os.cpus().length), 2) },
     workerLog: stack.workerProblems(),
   };
-  log(`N=${n}: ${figures.passed} PASSED in ${figures.seconds} s (${figures.loopsPerMinute} loops/min); loop worker peak ${memory.processes[`${LOOP_ROLE} worker`].peak} MiB, heavy-activity worker peak ${memory.processes[`${HEAVY_ROLE} worker`].peak} MiB, runMaker waited up to ${figures.runMakerScheduleToStartMs.max} ms`);
+  log(
+    `N=${n}: ${figures.passed} PASSED in ${figures.seconds} s (${figures.loopsPerMinute} loops/min); loop worker peak ${memory.processes[`${LOOP_ROLE} worker`].peak} MiB, heavy-activity worker peak ${memory.processes[`${HEAVY_ROLE} worker`].peak} MiB, runMaker waited up to ${figures.runMakerScheduleToStartMs.max} ms`,
+  );
   await cleanup.stopAll();
   return figures;
 }
 
 await cleanup.main(async () => {
   const result = startResult('concurrency');
-  log(`sizes ${SIZES.join(', ')}, maker ${MAKER_SECONDS} s, gate ${GATE_SECONDS} s, sandbox ${SANDBOX}; load ${result.loadAtStart.join(' ')}`);
+  log(
+    `sizes ${SIZES.join(', ')}, maker ${MAKER_SECONDS} s, gate ${GATE_SECONDS} s, sandbox ${SANDBOX}; load ${result.loadAtStart.join(' ')}`,
+  );
   const sizes = [];
   for (const n of SIZES) sizes.push(await runSize(n));
   const mem = (s, name) => `${s.memoryMiB[name]?.peak ?? '?'} / ${s.memoryMiB[name]?.final ?? '?'}`;
   result.write(
-    { sizes: SIZES, makerSeconds: MAKER_SECONDS, gateSeconds: GATE_SECONDS, iterations: 1, sandbox: SANDBOX, workers: WORKERS, memorySampledEverySeconds: 1 },
+    {
+      sizes: SIZES,
+      makerSeconds: MAKER_SECONDS,
+      gateSeconds: GATE_SECONDS,
+      iterations: 1,
+      sandbox: SANDBOX,
+      workers: WORKERS,
+      memorySampledEverySeconds: 1,
+    },
     { sizes },
     [
       `**Concurrency**: N one-iteration loops (maker sleeps ${MAKER_SECONDS} s, gate ${GATE_SECONDS} s) submitted at once, a fresh service per N (API and workers as separate processes, workers ${WORKERS}${WORKERS === 'split' ? ': one for loops and record writes, one for makers, gates, reviews and git' : ''}, default activity concurrency, sandbox ${SANDBOX}). ` +
-        'CPU used: the share of all cores the service and its makers and gates took from the first POST to the last loop\'s end (other work on the machine in core-seconds). ' +
+        "CPU used: the share of all cores the service and its makers and gates took from the first POST to the last loop's end (other work on the machine in core-seconds). " +
         'Memory in MiB, peak / final (when the last loop ended): RSS of the API and worker processes, PSS of the Temporal dev server and of PostgreSQL (all its processes).',
       '',
       ...table(
-        ['N', 'total s', 'loops/min', 'not PASSED', 'runMaker schedule-to-start max (p50) s', 'CPU used (other work)', 'API MiB', ...WORKER_ROLES.map((role) => `${role} worker MiB`), 'Temporal MiB', 'PostgreSQL MiB'],
+        [
+          'N',
+          'total s',
+          'loops/min',
+          'not PASSED',
+          'runMaker schedule-to-start max (p50) s',
+          'CPU used (other work)',
+          'API MiB',
+          ...WORKER_ROLES.map((role) => `${role} worker MiB`),
+          'Temporal MiB',
+          'PostgreSQL MiB',
+        ],
         sizes.map((s) => [
           s.n,
           s.seconds,

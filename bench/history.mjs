@@ -20,7 +20,9 @@ const cleanup = createCleanup('history');
 
 await cleanup.main(async () => {
   const result = startResult('history');
-  log(`a ${ITERATIONS}-iteration loop, then the same with a ${LOG_MB} MB gate log; sandbox ${SANDBOX}; load ${result.loadAtStart.join(' ')}`);
+  log(
+    `a ${ITERATIONS}-iteration loop, then the same with a ${LOG_MB} MB gate log; sandbox ${SANDBOX}; load ${result.loadAtStart.join(' ')}`,
+  );
   const stack = await startStack('history', cleanup, { passAt: ITERATIONS });
   const variants = [
     { name: 'overhead loop', gateLogBytes: 0 },
@@ -28,10 +30,14 @@ await cleanup.main(async () => {
   ];
   const loops = [];
   for (const v of variants) {
-    const id = await submitLoop(stack, benchLoopBody(stack.repo, { maxIterations: ITERATIONS, gateLogBytes: v.gateLogBytes }));
+    const id = await submitLoop(
+      stack,
+      benchLoopBody(stack.repo, { maxIterations: ITERATIONS, gateLogBytes: v.gateLogBytes }),
+    );
     const loop = await waitForLoop(stack, id);
     const iterations = await stack.prisma.iteration.count({ where: { loopId: id } });
-    if (loop.status !== 'PASSED') throw new Error(`loop ${id} (${v.name}) ended ${loop.status}: ${loop.failureReason ?? ''}`);
+    if (loop.status !== 'PASSED')
+      throw new Error(`loop ${id} (${v.name}) ended ${loop.status}: ${loop.failureReason ?? ''}`);
     const history = await fetchLoopHistory(stack.temporal, id);
     const size = historySize(history);
     const timings = historyTimings(history);
@@ -41,22 +47,40 @@ await cleanup.main(async () => {
       loopId: id,
       iterations,
       ...size,
-      perIteration: { events: round(size.events / iterations), payloadBytes: Math.round(size.payloadBytes / iterations), encodedBytes: Math.round(size.encodedBytes / iterations) },
+      perIteration: {
+        events: round(size.events / iterations),
+        payloadBytes: Math.round(size.payloadBytes / iterations),
+        encodedBytes: Math.round(size.encodedBytes / iterations),
+      },
       runVerificationMeanMs: round(verifyMs.reduce((a, b) => a + b, 0) / Math.max(1, verifyMs.length), 0),
     });
-    log(`${v.name}: ${size.events} events, ${size.payloadBytes} payload bytes, ${size.encodedBytes} bytes encoded, ${iterations} iterations`);
+    log(
+      `${v.name}: ${size.events} events, ${size.payloadBytes} payload bytes, ${size.encodedBytes} bytes encoded, ${iterations} iterations`,
+    );
   }
-  result.write(
-    { iterations: ITERATIONS, gateLogMB: LOG_MB, sandbox: SANDBOX },
-    { loops },
-    [
-      `**History size** of a ${ITERATIONS}-iteration loop (the overhead bench's), and of the same loop with a gate printing ${LOG_MB} MB; ` +
-        'payload bytes: the data of every payload in the history (inputs, results, search attributes, markers); encoded: the whole history as Temporal stores it.',
-      '',
-      ...table(
-        ['loop', 'iterations', 'events', 'payload bytes', 'encoded bytes', 'per iteration: events / payload bytes', 'runVerification mean ms'],
-        loops.map((l) => [l.variant, l.iterations, l.events, l.payloadBytes, l.encodedBytes, `${l.perIteration.events} / ${l.perIteration.payloadBytes}`, l.runVerificationMeanMs]),
-      ),
-    ],
-  );
+  result.write({ iterations: ITERATIONS, gateLogMB: LOG_MB, sandbox: SANDBOX }, { loops }, [
+    `**History size** of a ${ITERATIONS}-iteration loop (the overhead bench's), and of the same loop with a gate printing ${LOG_MB} MB; ` +
+      'payload bytes: the data of every payload in the history (inputs, results, search attributes, markers); encoded: the whole history as Temporal stores it.',
+    '',
+    ...table(
+      [
+        'loop',
+        'iterations',
+        'events',
+        'payload bytes',
+        'encoded bytes',
+        'per iteration: events / payload bytes',
+        'runVerification mean ms',
+      ],
+      loops.map((l) => [
+        l.variant,
+        l.iterations,
+        l.events,
+        l.payloadBytes,
+        l.encodedBytes,
+        `${l.perIteration.events} / ${l.perIteration.payloadBytes}`,
+        l.runVerificationMeanMs,
+      ]),
+    ),
+  ]);
 });

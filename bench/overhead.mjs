@@ -34,9 +34,15 @@ const cleanup = createCleanup('overhead');
 await cleanup.main(async () => {
   // Another sandbox setting is another measurement: it does not replace the default's result.
   const result = startResult(SANDBOX === 'bwrap' ? 'overhead' : `overhead-sandbox-${SANDBOX}`);
-  log(`${REPETITIONS} repetitions, maker ${MAKER_SECONDS} s, gate ${GATE_SECONDS} s, sandbox ${SANDBOX}; load ${result.loadAtStart.join(' ')}`);
+  log(
+    `${REPETITIONS} repetitions, maker ${MAKER_SECONDS} s, gate ${GATE_SECONDS} s, sandbox ${SANDBOX}; load ${result.loadAtStart.join(' ')}`,
+  );
   const stack = await startStack('overhead', cleanup, { passAt: ITERATIONS });
-  const body = benchLoopBody(stack.repo, { makerSeconds: MAKER_SECONDS, gateSeconds: GATE_SECONDS, maxIterations: ITERATIONS });
+  const body = benchLoopBody(stack.repo, {
+    makerSeconds: MAKER_SECONDS,
+    gateSeconds: GATE_SECONDS,
+    maxIterations: ITERATIONS,
+  });
   const plainDir = path.join(stack.tempDir, 'plain');
   fs.mkdirSync(plainDir);
 
@@ -44,7 +50,8 @@ await cleanup.main(async () => {
   async function quiet(before) {
     const settled = await settle(stack.tempDir);
     settles.push({ before, ...settled });
-    if (!settled.settled) log(`not quiet before the ${before} run after ${settled.seconds} s: ${JSON.stringify(settled.lastWindow)}`);
+    if (!settled.settled)
+      log(`not quiet before the ${before} run after ${settled.seconds} s: ${JSON.stringify(settled.lastWindow)}`);
   }
 
   async function serviceRun() {
@@ -57,7 +64,9 @@ await cleanup.main(async () => {
     const disk = await diskProbe();
     const iterations = await stack.prisma.iteration.count({ where: { loopId: id } });
     if (loop.status !== 'PASSED' || iterations !== ITERATIONS) {
-      throw new Error(`loop ${id} ended ${loop.status} after ${iterations} iteration(s), not PASSED after ${ITERATIONS}: ${loop.failureReason ?? ''}`);
+      throw new Error(
+        `loop ${id} ended ${loop.status} after ${iterations} iteration(s), not PASSED after ${ITERATIONS}: ${loop.failureReason ?? ''}`,
+      );
     }
     const history = await fetchLoopHistory(stack.temporal, id);
     return { id, seconds, disk, timings: historyTimings(history), size: historySize(history) };
@@ -65,7 +74,14 @@ await cleanup.main(async () => {
   async function plainRun() {
     await quiet('plain');
     const started = performance.now();
-    const iterations = await plainLoop({ repo: stack.repo, workDir: plainDir, llmBaseUrl: stack.llm.baseUrl, makerSeconds: MAKER_SECONDS, gateSeconds: GATE_SECONDS, maxIterations: ITERATIONS });
+    const iterations = await plainLoop({
+      repo: stack.repo,
+      workDir: plainDir,
+      llmBaseUrl: stack.llm.baseUrl,
+      makerSeconds: MAKER_SECONDS,
+      gateSeconds: GATE_SECONDS,
+      maxIterations: ITERATIONS,
+    });
     if (iterations !== ITERATIONS) throw new Error(`the plain script took ${iterations} iterations`);
     return { seconds: (performance.now() - started) / 1000 };
   }
@@ -81,25 +97,45 @@ await cleanup.main(async () => {
     const second = serviceFirst ? await plainRun() : await serviceRun();
     const [service, plain] = serviceFirst ? [first, second] : [second, first];
     runs.push({ service, plain, ratio: service.seconds / plain.seconds });
-    log(`repetition ${i + 1}: service ${round(service.seconds, 2)} s, plain ${round(plain.seconds, 2)} s, ratio ${round(service.seconds / plain.seconds, 2)}`);
+    log(
+      `repetition ${i + 1}: service ${round(service.seconds, 2)} s, plain ${round(plain.seconds, 2)} s, ratio ${round(service.seconds / plain.seconds, 2)}`,
+    );
   }
 
   const ratios = runs.map((r) => r.ratio);
   const breakdown = averageBreakdown(runs.map((r) => r.service.timings));
   const figures = {
     warmUp,
-    runs: runs.map((r) => ({ loopId: r.service.id, serviceSeconds: round(r.service.seconds, 2), plainSeconds: round(r.plain.seconds, 2), ratio: round(r.ratio, 3), history: r.service.size, diskDuringService: r.service.disk })),
+    runs: runs.map((r) => ({
+      loopId: r.service.id,
+      serviceSeconds: round(r.service.seconds, 2),
+      plainSeconds: round(r.plain.seconds, 2),
+      ratio: round(r.ratio, 3),
+      history: r.service.size,
+      diskDuringService: r.service.disk,
+    })),
     ratio: { median: round(median(ratios), 3), min: round(Math.min(...ratios), 3), max: round(Math.max(...ratios), 3) },
     serviceSeconds: { median: round(median(runs.map((r) => r.service.seconds)), 2) },
     plainSeconds: { median: round(median(runs.map((r) => r.plain.seconds)), 2) },
     breakdown,
-    settles: { runs: settles.length, notQuiet: settles.filter((s) => !s.settled).length, maxSeconds: Math.max(...settles.map((s) => s.seconds)) },
+    settles: {
+      runs: settles.length,
+      notQuiet: settles.filter((s) => !s.settled).length,
+      maxSeconds: Math.max(...settles.map((s) => s.seconds)),
+    },
     workerLog: stack.workerProblems(),
   };
   const f = figures;
   const known = { runMaker: ITERATIONS * MAKER_SECONDS * 1000, runVerification: ITERATIONS * GATE_SECONDS * 1000 };
   result.write(
-    { repetitions: REPETITIONS, iterations: ITERATIONS, makerSeconds: MAKER_SECONDS, gateSeconds: GATE_SECONDS, sandbox: SANDBOX, plainScriptSandbox: 'none' },
+    {
+      repetitions: REPETITIONS,
+      iterations: ITERATIONS,
+      makerSeconds: MAKER_SECONDS,
+      gateSeconds: GATE_SECONDS,
+      sandbox: SANDBOX,
+      plainScriptSandbox: 'none',
+    },
     figures,
     [
       `**Overhead: ${f.ratio.median}× (${f.ratio.min}–${f.ratio.max})** — a ${ITERATIONS}-iteration loop (maker sleeps ${MAKER_SECONDS} s, one gate sleeps ${GATE_SECONDS} s, reviewer answers at once) ` +
@@ -111,7 +147,13 @@ await cleanup.main(async () => {
       '',
       ...table(
         ['repetition', 'service s', 'plain s', 'ratio', 'disk during the service run: synced write p50 / p99 / max ms'],
-        f.runs.map((r, i) => [i + 1, r.serviceSeconds, r.plainSeconds, r.ratio, `${r.diskDuringService.p50Ms} / ${r.diskDuringService.p99Ms} / ${r.diskDuringService.maxMs}`]),
+        f.runs.map((r, i) => [
+          i + 1,
+          r.serviceSeconds,
+          r.plainSeconds,
+          r.ratio,
+          `${r.diskDuringService.p50Ms} / ${r.diskDuringService.p99Ms} / ${r.diskDuringService.maxMs}`,
+        ]),
       ),
       '',
       `Where the service's time goes (mean per loop, from its history; run ${breakdown.totalMs} ms from start to close): ` +
@@ -119,8 +161,22 @@ await cleanup.main(async () => {
         `${breakdown.localActivities} local activities (inside those tasks); activity dispatch (schedule-to-start) ${breakdown.activityDispatchMs} ms in all.`,
       '',
       ...table(
-        ['activity', 'count', 'schedule-to-start ms', 'running ms', 'of which the fake maker/gate sleeps', 'running besides them ms'],
-        Object.entries(breakdown.activities).map(([name, a]) => [name, a.count, a.scheduleToStartMs, a.runMs, known[name] ?? 0, round(a.runMs - (known[name] ?? 0), 0)]),
+        [
+          'activity',
+          'count',
+          'schedule-to-start ms',
+          'running ms',
+          'of which the fake maker/gate sleeps',
+          'running besides them ms',
+        ],
+        Object.entries(breakdown.activities).map(([name, a]) => [
+          name,
+          a.count,
+          a.scheduleToStartMs,
+          a.runMs,
+          known[name] ?? 0,
+          round(a.runMs - (known[name] ?? 0), 0),
+        ]),
       ),
     ],
   );
@@ -143,7 +199,11 @@ function averageBreakdown(timings) {
   );
   return {
     totalMs: mean((t) => t.totalMs),
-    workflowTasks: { count: mean((t) => t.workflowTasks.count), dispatchMs: mean((t) => t.workflowTasks.dispatchMs), processingMs: mean((t) => t.workflowTasks.processingMs) },
+    workflowTasks: {
+      count: mean((t) => t.workflowTasks.count),
+      dispatchMs: mean((t) => t.workflowTasks.dispatchMs),
+      processingMs: mean((t) => t.workflowTasks.processingMs),
+    },
     localActivities: mean((t) => t.localActivities),
     activityDispatchMs: round(sum(Object.values(activities).map((a) => a.scheduleToStartMs)), 0),
     activities,

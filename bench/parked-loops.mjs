@@ -71,7 +71,9 @@ async function scrape(url) {
  */
 function metric(text, name, { counter = false } = {}) {
   if (!text) return null;
-  const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'gm'))].map((m) => Number(m[1]));
+  const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'gm'))].map((m) =>
+    Number(m[1]),
+  );
   if (values.length === 0) return counter ? 0 : null;
   return values.reduce((a, b) => a + b, 0);
 }
@@ -93,7 +95,9 @@ function spread(values) {
 // ---- the run ----------------------------------------------------------------------------------------------
 async function main() {
   const machineAtStart = { ...machine(), loadavg: loadavg() };
-  log(`N=${N}, ${CONCURRENCY} in flight, worker cache ${CACHE}, sandbox ${SANDBOX}; ${machineAtStart.cpus} cores, load ${machineAtStart.loadavg.join(' ')}`);
+  log(
+    `N=${N}, ${CONCURRENCY} in flight, worker cache ${CACHE}, sandbox ${SANDBOX}; ${machineAtStart.cpus} cores, load ${machineAtStart.loadavg.join(' ')}`,
+  );
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-parked-'));
   cleanup.add('temp dir', async () => fs.rmSync(tempDir, { recursive: true, force: true }));
 
@@ -184,7 +188,9 @@ async function main() {
       label,
       parked: parkedCount,
       elapsedSeconds: elapsed(),
-      worker: workerMemory ? { rssMiB: mib(workerMemory.rss), peakRssMiB: mib(workerMemory.hwm), pssMiB: mib(pssKb(worker.pid)) } : null,
+      worker: workerMemory
+        ? { rssMiB: mib(workerMemory.rss), peakRssMiB: mib(workerMemory.hwm), pssMiB: mib(pssKb(worker.pid)) }
+        : null,
       // The worker's main thread only (prom-client): workflows run in a worker thread whose heap this does not show.
       workerHeapUsedMiB: (() => {
         const v = metric(workerMetrics, 'engineering_loop_nodejs_heap_size_used_bytes');
@@ -227,14 +233,25 @@ async function main() {
     posting += 1;
     try {
       for (let attempt = 1; ; attempt++) {
-        const res = await api('POST', '/v1/loops', keys.submitter, loopBody, { 'idempotency-key': `bench-parked-${index}` }).catch((err) => ({ status: 0, body: String(err?.message ?? err) }));
+        const res = await api('POST', '/v1/loops', keys.submitter, loopBody, {
+          'idempotency-key': `bench-parked-${index}`,
+        }).catch((err) => ({ status: 0, body: String(err?.message ?? err) }));
         if (res.status === 201 || res.status === 200) {
           inflight.set(res.body.id, { index, submittedAt: performance.now() });
           lastSubmittedAt = performance.now();
           return;
         }
-        if (submitErrors.length < 50) submitErrors.push({ index, attempt, status: res.status, body: typeof res.body === 'string' ? res.body.slice(0, 300) : res.body });
-        if (attempt >= 5) throw new Error(`submitting loop ${index} failed 5 times; last: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+        if (submitErrors.length < 50)
+          submitErrors.push({
+            index,
+            attempt,
+            status: res.status,
+            body: typeof res.body === 'string' ? res.body.slice(0, 300) : res.body,
+          });
+        if (attempt >= 5)
+          throw new Error(
+            `submitting loop ${index} failed 5 times; last: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`,
+          );
         await sleep(1000 * attempt);
       }
     } finally {
@@ -245,14 +262,20 @@ async function main() {
   let failure = null;
   while (parked.length + ended.length + stuck.length < N) {
     if (failure) throw failure;
-    if (worker.exit()) throw new Error(`the worker exited (${JSON.stringify(worker.exit())}) with ${parked.length} loops parked:\n${worker.tail().join('\n')}`);
+    if (worker.exit())
+      throw new Error(
+        `the worker exited (${JSON.stringify(worker.exit())}) with ${parked.length} loops parked:\n${worker.tail().join('\n')}`,
+      );
     while (inflight.size + posting < CONCURRENCY && nextIndex < N) {
       const index = nextIndex++;
       submitOne(index).catch((err) => (failure ??= err));
     }
     await sleep(250);
     if (inflight.size === 0) continue;
-    const rows = await prisma.loop.findMany({ where: { id: { in: [...inflight.keys()] } }, select: { id: true, status: true, phase: true, failureReason: true } });
+    const rows = await prisma.loop.findMany({
+      where: { id: { in: [...inflight.keys()] } },
+      select: { id: true, status: true, phase: true, failureReason: true },
+    });
     const now = performance.now();
     for (const row of rows) {
       const entry = inflight.get(row.id);
@@ -261,11 +284,23 @@ async function main() {
         parked.push({ id: row.id, index: entry.index, seconds: (now - entry.submittedAt) / 1000 });
       } else if (TERMINAL.includes(row.status)) {
         inflight.delete(row.id);
-        ended.push({ id: row.id, index: entry.index, status: row.status, phase: row.phase, failureReason: row.failureReason?.slice(0, 500) ?? null });
+        ended.push({
+          id: row.id,
+          index: entry.index,
+          status: row.status,
+          phase: row.phase,
+          failureReason: row.failureReason?.slice(0, 500) ?? null,
+        });
         log(`loop ${row.id} ended ${row.status} in ${row.phase} instead of parking: ${row.failureReason ?? ''}`);
       } else if (now - entry.submittedAt > STUCK_MS) {
         inflight.delete(row.id);
-        stuck.push({ id: row.id, index: entry.index, status: row.status, phase: row.phase, seconds: round((now - entry.submittedAt) / 1000) });
+        stuck.push({
+          id: row.id,
+          index: entry.index,
+          status: row.status,
+          phase: row.phase,
+          seconds: round((now - entry.submittedAt) / 1000),
+        });
         log(`loop ${row.id} has not parked after ${STUCK_MS / 1000} s (${row.status}/${row.phase})`);
       }
     }
@@ -275,13 +310,17 @@ async function main() {
     }
     if (performance.now() - lastProgress > 30_000) {
       lastProgress = performance.now();
-      log(`${parked.length}/${N} parked, ${inflight.size} in flight, ${ended.length} ended, ${stuck.length} stuck; ${round(parked.length / ((performance.now() - submissionStarted) / 1000), 2)} loops/s`);
+      log(
+        `${parked.length}/${N} parked, ${inflight.size} in flight, ${ended.length} ended, ${stuck.length} stuck; ${round(parked.length / ((performance.now() - submissionStarted) / 1000), 2)} loops/s`,
+      );
     }
   }
   const parkSeconds = (performance.now() - submissionStarted) / 1000;
   const submitSeconds = (lastSubmittedAt - submissionStarted) / 1000;
   if (samples.at(-1).parked !== parked.length) await sample(`${parked.length} parked`, parked.length);
-  log(`all ${N} settled in ${round(parkSeconds)} s: ${parked.length} parked, ${ended.length} ended, ${stuck.length} stuck`);
+  log(
+    `all ${N} settled in ${round(parkSeconds)} s: ${parked.length} parked, ${ended.length} ended, ${stuck.length} stuck`,
+  );
 
   // The workflow tasks are done; give the worker a moment (GC, cache) and sample again.
   await sleep(20_000);
@@ -297,19 +336,33 @@ async function main() {
     chosen.map(async ({ id }) => {
       const detail = await api('GET', `/v1/loops/${id}`, keys.approver);
       const open = detail.body?.escalations?.find((e) => e.status === 'OPEN');
-      return open ? { id, escalationId: open.id, escalationTrigger: open.trigger } : { id, error: `no open escalation (status ${detail.status}, loop ${detail.body?.status})` };
+      return open
+        ? { id, escalationId: open.id, escalationTrigger: open.trigger }
+        : { id, error: `no open escalation (status ${detail.status}, loop ${detail.body?.status})` };
     }),
   );
   await Promise.all(
     decided
       .filter((d) => d.escalationId)
       .map(async (d) => {
-        const res = await api('POST', `/v1/loops/${d.id}/decisions`, keys.approver, { kind: 'approve', escalationId: d.escalationId, comment: 'bench: approved to show a parked loop is alive' });
-        Object.assign(d, { decisionStatus: res.status, decidedAt: performance.now(), leftAfterSeconds: null, settledAfterSeconds: null, state: null });
+        const res = await api('POST', `/v1/loops/${d.id}/decisions`, keys.approver, {
+          kind: 'approve',
+          escalationId: d.escalationId,
+          comment: 'bench: approved to show a parked loop is alive',
+        });
+        Object.assign(d, {
+          decisionStatus: res.status,
+          decidedAt: performance.now(),
+          leftAfterSeconds: null,
+          settledAfterSeconds: null,
+          state: null,
+        });
         if (res.status !== 202) d.error = `decision answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`;
       }),
   );
-  log(`approved ${decided.filter((d) => d.decisionStatus === 202).length} of the ${chosen.length} earliest parked loops; waiting for them to move on`);
+  log(
+    `approved ${decided.filter((d) => d.decisionStatus === 202).length} of the ${chosen.length} earliest parked loops; waiting for them to move on`,
+  );
   const decidedDeadline = performance.now() + DECIDED_TIMEOUT_MS;
   for (;;) {
     const waiting = decided.filter((d) => d.decisionStatus === 202 && d.settledAfterSeconds === null);
@@ -317,25 +370,40 @@ async function main() {
     await sleep(250);
     const rows = await prisma.loop.findMany({
       where: { id: { in: waiting.map((d) => d.id) } },
-      select: { id: true, status: true, phase: true, lastVerdict: true, escalations: { select: { trigger: true, status: true, sequence: true }, orderBy: { sequence: 'asc' } } },
+      select: {
+        id: true,
+        status: true,
+        phase: true,
+        lastVerdict: true,
+        escalations: { select: { trigger: true, status: true, sequence: true }, orderBy: { sequence: 'asc' } },
+      },
     });
     const now = performance.now();
     for (const row of rows) {
       const d = waiting.find((w) => w.id === row.id);
       // Left: the workflow was replayed, took the decision and recorded it (the escalation is no longer OPEN).
-      if (d.leftAfterSeconds === null && row.escalations[0] && row.escalations[0].status !== 'OPEN') d.leftAfterSeconds = round((now - d.decidedAt) / 1000);
+      if (d.leftAfterSeconds === null && row.escalations[0] && row.escalations[0].status !== 'OPEN')
+        d.leftAfterSeconds = round((now - d.decidedAt) / 1000);
       const nextEscalation = row.escalations.length > 1 ? row.escalations.at(-1) : null;
       if (TERMINAL.includes(row.status) || (row.status === 'AWAITING_DECISION' && nextEscalation)) {
         d.leftAfterSeconds ??= round((now - d.decidedAt) / 1000);
         d.settledAfterSeconds = round((now - d.decidedAt) / 1000);
-        d.state = { status: row.status, phase: row.phase, lastVerdict: row.lastVerdict ?? null, nextEscalation: nextEscalation?.trigger ?? null };
+        d.state = {
+          status: row.status,
+          phase: row.phase,
+          lastVerdict: row.lastVerdict ?? null,
+          nextEscalation: nextEscalation?.trigger ?? null,
+        };
       } else {
         d.state = { status: row.status, phase: row.phase };
       }
     }
   }
   for (const d of decided) delete d.decidedAt;
-  const afterDecisions = await sample(`after deciding ${chosen.length}`, await prisma.loop.count({ where: { status: 'AWAITING_DECISION' } }));
+  const afterDecisions = await sample(
+    `after deciding ${chosen.length}`,
+    await prisma.loop.count({ where: { status: 'AWAITING_DECISION' } }),
+  );
   const missesAfter = afterDecisions.stickyCache.misses;
 
   const disk = {
@@ -347,8 +415,18 @@ async function main() {
   const parkLatencies = parked.map((p) => p.seconds);
   const result = {
     measuredAt: new Date().toISOString(),
-    machine: (({ loadavg: atStart, ...rest }) => ({ ...rest, loadavgAtStart: atStart, loadavgAtEnd: loadavg() }))(machineAtStart),
-    settings: { n: N, concurrency: CONCURRENCY, workerMaxCachedWorkflows: CACHE, workerNodeOptions: WORKER_NODE_OPTIONS || null, sandbox: SANDBOX, decide: DECIDE, loop: 'requireContractApproval: true, one local fixture repository, maker `true`' },
+    machine: (({ loadavg: atStart, ...rest }) => ({ ...rest, loadavgAtStart: atStart, loadavgAtEnd: loadavg() }))(
+      machineAtStart,
+    ),
+    settings: {
+      n: N,
+      concurrency: CONCURRENCY,
+      workerMaxCachedWorkflows: CACHE,
+      workerNodeOptions: WORKER_NODE_OPTIONS || null,
+      sandbox: SANDBOX,
+      decide: DECIDE,
+      loop: 'requireContractApproval: true, one local fixture repository, maker `true`',
+    },
     submission: {
       submitted: nextIndex,
       parked: parked.length,
@@ -359,7 +437,11 @@ async function main() {
       secondsToParkAll: round(parkSeconds),
       submittedPerSecond: round(nextIndex / Math.max(submitSeconds, 0.001), 2),
       parkedPerSecond: round(parked.length / parkSeconds, 2),
-      submitToParkedSeconds: { p50: round(percentile(parkLatencies, 50) ?? 0), p95: round(percentile(parkLatencies, 95) ?? 0), max: round(Math.max(0, ...parkLatencies)) },
+      submitToParkedSeconds: {
+        p50: round(percentile(parkLatencies, 50) ?? 0),
+        p95: round(percentile(parkLatencies, 95) ?? 0),
+        max: round(Math.max(0, ...parkLatencies)),
+      },
       openInDatabaseAfter: openInDb,
     },
     samples,
@@ -382,8 +464,12 @@ async function main() {
   const row = (s) =>
     `| ${s.label} | ${s.parked} | ${s.worker?.rssMiB ?? '?'} | ${s.workerHeapUsedMiB ?? '?'} | ${s.stickyCache.size ?? '?'} | ${s.temporalDevServer?.rssMiB ?? '?'} | ${s.postgres?.pssMiB ?? '?'} (${s.postgres?.rssMiB ?? '?'}) | ${s.loadavg[0]} |`;
   console.log(`\n## Parked loops: N=${N}, worker cache ${CACHE}\n`);
-  console.log(`Machine: ${machineAtStart.cpus} cores (${machineAtStart.cpu}), ${machineAtStart.memoryGiB} GiB, Node ${process.version}; load average ${result.machine.loadavgAtStart.join(' ')} at start, ${result.machine.loadavgAtEnd.join(' ')} at end.\n`);
-  console.log('| sample | parked | worker RSS MiB | worker main-thread heap MiB | cached workflows | Temporal dev server RSS MiB | PostgreSQL PSS MiB (RSS sum) | load 1 min |');
+  console.log(
+    `Machine: ${machineAtStart.cpus} cores (${machineAtStart.cpu}), ${machineAtStart.memoryGiB} GiB, Node ${process.version}; load average ${result.machine.loadavgAtStart.join(' ')} at start, ${result.machine.loadavgAtEnd.join(' ')} at end.\n`,
+  );
+  console.log(
+    '| sample | parked | worker RSS MiB | worker main-thread heap MiB | cached workflows | Temporal dev server RSS MiB | PostgreSQL PSS MiB (RSS sum) | load 1 min |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const s of samples) console.log(row(s));
   const s = result.submission;
@@ -392,17 +478,24 @@ async function main() {
       `; ${s.endedInstead} ended instead, ${s.stuck} stuck, ${s.submitErrors} submission errors; worker peak RSS ${afterDecisions.worker?.peakRssMiB ?? '?'} MiB.`,
   );
   const d = result.decidedSample;
-  const stateName = (x) => (x.state ? `${x.state.status}${x.state.nextEscalation ? ` (${x.state.nextEscalation})` : ''}` : 'unknown');
+  const stateName = (x) =>
+    x.state ? `${x.state.status}${x.state.nextEscalation ? ` (${x.state.nextEscalation})` : ''}` : 'unknown';
   const counts = new Map();
   for (const x of decided) counts.set(stateName(x), (counts.get(stateName(x)) ?? 0) + 1);
   const states = [...counts].map(([k, v]) => `${v}× ${k}`).join(', ');
   console.log(
     `Decided the ${chosen.length} earliest parked loops: ${d.approved} approvals accepted, ${d.movedOn} left AWAITING_DECISION (median ${d.leftAfterSeconds?.median ?? '?'} s, slowest ${d.leftAfterSeconds?.max ?? '?'} s after its approval), ${d.settled} reached their next state (median ${d.settledAfterSeconds?.median ?? '?'} s): ${states}; sticky-cache misses meanwhile: ${d.stickyCacheMissesDuringDecisions ?? '?'}.`,
   );
-  console.log(`Disk: workspaces ${disk.workspacesMiB} MiB, Temporal SQLite ${disk.temporalSqliteMiB} MiB, PostgreSQL ${disk.postgresMiB} MiB. Worker log lines with error/warn: ${result.problems.workerLogLines.count}.`);
+  console.log(
+    `Disk: workspaces ${disk.workspacesMiB} MiB, Temporal SQLite ${disk.temporalSqliteMiB} MiB, PostgreSQL ${disk.postgresMiB} MiB. Worker log lines with error/warn: ${result.problems.workerLogLines.count}.`,
+  );
   const slow = result.problems.workerLogLines.slowWorkflowTasks;
-  if (slow) console.log(`Workflow tasks over 5 s (Temporal SDK warning TMPRL1104): ${slow.count}, median ${slow.medianMs} ms, max ${slow.maxMs} ms.`);
-  for (const g of result.problems.workerLogLines.kinds) console.log(`  worker log ×${g.count}: ${g.example.slice(0, 240)}`);
+  if (slow)
+    console.log(
+      `Workflow tasks over 5 s (Temporal SDK warning TMPRL1104): ${slow.count}, median ${slow.medianMs} ms, max ${slow.maxMs} ms.`,
+    );
+  for (const g of result.problems.workerLogLines.kinds)
+    console.log(`  worker log ×${g.count}: ${g.example.slice(0, 240)}`);
   console.log(`Written to ${fileURLToPath(RESULT_FILE)}`);
 }
 

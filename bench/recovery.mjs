@@ -38,14 +38,19 @@ async function killAndRecover(stack, role, id, label, afterKill = async () => {}
   await killed.kill();
   await afterKill();
   const next = await stack.startWorker(role);
-  log(`${label}: killed the ${role} worker ${killed.pid}; worker ${next.pid} ready in ${round(next.startSeconds, 2)} s`);
+  log(
+    `${label}: killed the ${role} worker ${killed.pid}; worker ${next.pid} ready in ${round(next.startSeconds, 2)} s`,
+  );
   const loop = await waitForLoop(stack, id);
   const history = await fetchLoopHistory(stack.temporal, id);
   const firstEvent = firstEventOfWorker(history, next.pid, killedAtMs);
   const firstActivity = firstEventOfWorker(history, next.pid, killedAtMs, ['ACTIVITY_TASK_STARTED']);
   const start = eventTimeMs(history.events[0]);
   const after = historyOutline(history).filter(([ms]) => ms >= killedAtMs - start);
-  const retried = after.find(([ms, type]) => type === 'ACTIVITY_TASK_STARTED' && firstActivity && Math.abs(ms - (firstActivity.atMs - start)) < 1);
+  const retried = after.find(
+    ([ms, type]) =>
+      type === 'ACTIVITY_TASK_STARTED' && firstActivity && Math.abs(ms - (firstActivity.atMs - start)) < 1,
+  );
   const interrupted = after.some(([, type]) => type === 'WORKFLOW_TASK_TIMED_OUT')
     ? 'a workflow task (it timed out)'
     : firstActivity?.attempt > 1
@@ -63,7 +68,9 @@ async function killAndRecover(stack, role, id, label, afterKill = async () => {}
     killToFirstActivitySeconds: firstActivity ? round((firstActivity.atMs - killedAtMs) / 1000, 2) : null,
     firstActivityAttempt: firstActivity?.attempt ?? null,
     // What the kill interrupted: the events from just before it on, in ms since the workflow started.
-    eventsAroundKill: historyOutline(history).filter(([ms]) => ms >= killedAtMs - start - 2000).slice(0, 15),
+    eventsAroundKill: historyOutline(history)
+      .filter(([ms]) => ms >= killedAtMs - start - 2000)
+      .slice(0, 15),
     killedAtMsSinceStart: killedAtMs - start,
   };
 }
@@ -78,7 +85,14 @@ await cleanup.main(async () => {
   // (a) Inside the maker: killed 2 s after runMaker started (the heartbeat timeout, 20 s, must notice).
   const a = await submitLoop(stack, benchLoopBody(stack.repo, { makerSeconds: MAKER_SECONDS, maxIterations: 1 }));
   const handle = stack.temporal.workflow.getHandle(`loop-${a}`);
-  await until(async () => (await handle.describe()).raw.pendingActivities?.some((p) => p.activityType?.name === 'runMaker' && p.state === 2), 100, 'runMaker to start');
+  await until(
+    async () =>
+      (await handle.describe()).raw.pendingActivities?.some(
+        (p) => p.activityType?.name === 'runMaker' && p.state === 2,
+      ),
+    100,
+    'runMaker to start',
+  );
   await sleep(2000);
   cases.push(await killAndRecover(stack, HEAVY_ROLE, a, 'a: inside the maker'));
 
@@ -86,18 +100,29 @@ await cleanup.main(async () => {
   // follows the review) is caught in flight — the bench holds a lock on the verdict table, so the write
   // waits — and the worker is killed then. The lock is released at once; the write is retried by the new worker.
   const b = await submitLoop(stack, benchLoopBody(stack.repo, { makerSeconds: 2, maxIterations: 1 }));
-  await until(async () => (await stack.prisma.loop.findUnique({ where: { id: b }, select: { phase: true } }))?.phase === 'MAKER', 50, 'the maker phase');
+  await until(
+    async () => (await stack.prisma.loop.findUnique({ where: { id: b }, select: { phase: true } }))?.phase === 'MAKER',
+    50,
+    'the maker phase',
+  );
   const lock = new pg.Client({ connectionString: stack.databaseUrl });
   await lock.connect();
   cleanup.add('lock connection', () => lock.end());
   await lock.query('BEGIN');
   // Reads pass (and no other step of the loop writes verdicts); the verdict's insert waits.
   await lock.query('LOCK TABLE "Verdict" IN SHARE ROW EXCLUSIVE MODE');
-  const waitingWrite = async () => Number((await lock.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)).rows[0].n) > 0;
+  const waitingWrite = async () =>
+    Number((await lock.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)).rows[0].n) >
+    0;
   await until(waitingWrite, 20, 'the verdict write to wait');
-  cases.push(await killAndRecover(stack, LOOP_ROLE, b, 'b: between phases (in the verdict write)', () => lock.query('ROLLBACK')));
+  cases.push(
+    await killAndRecover(stack, LOOP_ROLE, b, 'b: between phases (in the verdict write)', () => lock.query('ROLLBACK')),
+  );
 
-  for (const c of cases) log(`${c.case}: ${c.status}; kill → first event of the new worker ${c.killToFirstEventSeconds} s (${c.firstEvent}), → first activity ${c.killToFirstActivitySeconds} s`);
+  for (const c of cases)
+    log(
+      `${c.case}: ${c.status}; kill → first event of the new worker ${c.killToFirstEventSeconds} s (${c.firstEvent}), → first activity ${c.killToFirstActivitySeconds} s`,
+    );
   result.write(
     { makerSecondsCaseA: MAKER_SECONDS, sandbox: SANDBOX, heartbeatTimeoutSeconds: 20, workflowTaskTimeoutSeconds: 10 },
     { firstWorkerReadySeconds, cases },
@@ -106,8 +131,22 @@ await cleanup.main(async () => {
         `Times from the kill to the first history event recorded by the new worker, and to the first activity it started.`,
       '',
       ...table(
-        ['case', 'loop ended', 'the kill interrupted', 'new worker spawn → ready s', 'kill → first event of the new worker s', 'kill → its first activity s (attempt)'],
-        cases.map((c) => [c.case, c.status, c.interrupted, c.workerReadySeconds, `${c.killToFirstEventSeconds} (${c.firstEvent})`, `${c.killToFirstActivitySeconds} (${c.firstActivityAttempt})`]),
+        [
+          'case',
+          'loop ended',
+          'the kill interrupted',
+          'new worker spawn → ready s',
+          'kill → first event of the new worker s',
+          'kill → its first activity s (attempt)',
+        ],
+        cases.map((c) => [
+          c.case,
+          c.status,
+          c.interrupted,
+          c.workerReadySeconds,
+          `${c.killToFirstEventSeconds} (${c.firstEvent})`,
+          `${c.killToFirstActivitySeconds} (${c.firstActivityAttempt})`,
+        ]),
       ),
       '',
       `A worker's first start (nothing cached by the OS yet) took ${firstWorkerReadySeconds} s to "worker ready".`,

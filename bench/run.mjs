@@ -27,7 +27,9 @@ requireBuilt();
 const failed = [];
 for (const name of selected.length ? selected : Object.keys(BENCHES)) {
   console.log(`\n=== bench ${name} ===`);
-  const run = spawnSync(process.execPath, [fileURLToPath(new URL(`./${name}.mjs`, import.meta.url))], { stdio: 'inherit' });
+  const run = spawnSync(process.execPath, [fileURLToPath(new URL(`./${name}.mjs`, import.meta.url))], {
+    stdio: 'inherit',
+  });
   if (run.status !== 0) failed.push(name);
 }
 

@@ -12,11 +12,21 @@ if (!fs.existsSync(dist('activities/process/run-command.js'))) {
   process.exit(1);
 }
 // dist is CommonJS: its exports arrive as the default export.
-const { default: { runCommand } } = await import(dist('activities/process/run-command.js').href);
-const { default: { createSandbox } } = await import(dist('activities/sandbox/sandbox.js').href);
-const { default: { handOver } } = await import(dist('activities/sandbox/hand-over.js').href);
-const { default: { childEnvironment } } = await import(dist('activities/process/child-environment.js').href);
-const { default: { loadConfig } } = await import(dist('config/service-config.js').href);
+const {
+  default: { runCommand },
+} = await import(dist('activities/process/run-command.js').href);
+const {
+  default: { createSandbox },
+} = await import(dist('activities/sandbox/sandbox.js').href);
+const {
+  default: { handOver },
+} = await import(dist('activities/sandbox/hand-over.js').href);
+const {
+  default: { childEnvironment },
+} = await import(dist('activities/process/child-environment.js').href);
+const {
+  default: { loadConfig },
+} = await import(dist('config/service-config.js').href);
 
 const RUNS = 30;
 const COMMANDS = {
@@ -31,7 +41,10 @@ function median(values) {
 }
 
 const workDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-sandbox-')));
-const sandboxes = { none: createSandbox(loadConfig({ SANDBOX: 'none' })), bwrap: createSandbox(loadConfig({ SANDBOX: 'bwrap' })) };
+const sandboxes = {
+  none: createSandbox(loadConfig({ SANDBOX: 'none' })),
+  bwrap: createSandbox(loadConfig({ SANDBOX: 'bwrap' })),
+};
 await handOver(sandboxes.bwrap, workDir);
 
 async function timeOne(argv, sandbox) {
@@ -61,13 +74,25 @@ for (const [name, argv] of Object.entries(COMMANDS)) {
   }
   const none = median(times.none);
   const bwrap = median(times.bwrap);
-  rows.push({ command: name, runs: RUNS, unsandboxedMs: Number(none.toFixed(1)), sandboxedMs: Number(bwrap.toFixed(1)), overheadMs: Number((bwrap - none).toFixed(1)) });
+  rows.push({
+    command: name,
+    runs: RUNS,
+    unsandboxedMs: Number(none.toFixed(1)),
+    sandboxedMs: Number(bwrap.toFixed(1)),
+    overheadMs: Number((bwrap - none).toFixed(1)),
+  });
 }
 fs.rmSync(workDir, { recursive: true, force: true });
 
 const result = {
   measuredAt: new Date().toISOString(),
-  machine: { node: process.version, platform: `${process.platform}/${process.arch}`, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, loadavg: os.loadavg().map((l) => Number(l.toFixed(2))) },
+  machine: {
+    node: process.version,
+    platform: `${process.platform}/${process.arch}`,
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    loadavg: os.loadavg().map((l) => Number(l.toFixed(2))),
+  },
   rows,
 };
 fs.mkdirSync(new URL('./results/', import.meta.url), { recursive: true });

@@ -30,7 +30,8 @@ const INPUTS = {
   'assignment a:a:a:': 'a:',
   'assignment password=': 'password=',
   'assignment secretsecret': 'secret',
-  'ordinary test output': 'PASS test/unit/judge.test.ts (12 ms)\n  ✓ escalates when a BLOCKER is open (3 ms)\nexport DB_PASSWORD=hunter2hunter2\n',
+  'ordinary test output':
+    'PASS test/unit/judge.test.ts (12 ms)\n  ✓ escalates when a BLOCKER is open (3 ms)\nexport DB_PASSWORD=hunter2hunter2\n',
 };
 
 function median(values) {
@@ -52,10 +53,22 @@ function measure(fn, input) {
 
 const results = Object.entries(INPUTS).map(([name, unit]) => {
   const input = unit.repeat(Math.ceil(MiB / unit.length)).slice(0, MiB);
-  return { input: name, sanitise: measure(sanitiser.sanitise, input), sanitiseTokens: measure(sanitiser.sanitiseTokens, input) };
+  return {
+    input: name,
+    sanitise: measure(sanitiser.sanitise, input),
+    sanitiseTokens: measure(sanitiser.sanitiseTokens, input),
+  };
 });
 
-const report = { node: process.version, platform: `${process.platform}/${process.arch}`, date: new Date().toISOString(), inputBytes: MiB, runs: RUNS, statistic: 'median', results };
+const report = {
+  node: process.version,
+  platform: `${process.platform}/${process.arch}`,
+  date: new Date().toISOString(),
+  inputBytes: MiB,
+  runs: RUNS,
+  statistic: 'median',
+  results,
+};
 fs.mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 fs.writeFileSync(new URL('./results/sanitiser.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
 
@@ -63,5 +76,7 @@ console.log(`Sanitiser on 1 MiB per input, median of ${RUNS} runs (${report.node
 console.log('| input | sanitise ms | sanitise MiB/s | sanitiseTokens ms | sanitiseTokens MiB/s |');
 console.log('|---|---:|---:|---:|---:|');
 for (const r of results) {
-  console.log(`| ${r.input} | ${r.sanitise.medianMs} | ${r.sanitise.mibPerSecond} | ${r.sanitiseTokens.medianMs} | ${r.sanitiseTokens.mibPerSecond} |`);
+  console.log(
+    `| ${r.input} | ${r.sanitise.medianMs} | ${r.sanitise.mibPerSecond} | ${r.sanitiseTokens.medianMs} | ${r.sanitiseTokens.mibPerSecond} |`,
+  );
 }

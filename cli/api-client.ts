@@ -63,13 +63,18 @@ export class ApiClient {
   /** The address of an API path, e.g. to print the URL of a loop. */
   url(path: string, query: RequestOptions['query'] = {}): string {
     const url = new URL(`${this.baseUrl}${path}`);
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) url.searchParams.set(name, String(value));
     return url.toString();
   }
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer<T>> {
     const url = this.url(path, options.query);
-    const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: 'application/json', ...options.headers };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.apiKey}`,
+      accept: 'application/json',
+      ...options.headers,
+    };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     let text: string;
@@ -89,14 +94,19 @@ export class ApiClient {
     try {
       return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
     } catch {
-      throw new CliError(`the API at ${this.baseUrl} answered ${method} ${path} with something that is not JSON: ${excerpt(text)}`);
+      throw new CliError(
+        `the API at ${this.baseUrl} answered ${method} ${path} with something that is not JSON: ${excerpt(text)}`,
+      );
     }
   }
 
   private connectionError(error: unknown): ConnectionError {
     const hint = `is the service running? Set ${URL_VARIABLE} (or "url" in the config file) to its address`;
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-      return new ConnectionError(`the API at ${this.baseUrl} did not answer within ${Math.round(this.timeoutMs / 1000)} s`, hint);
+      return new ConnectionError(
+        `the API at ${this.baseUrl} did not answer within ${Math.round(this.timeoutMs / 1000)} s`,
+        hint,
+      );
     }
     const code = errorCode(error);
     const why = code ? ` (${CONNECTION_CODES[code] ?? code})` : error instanceof Error ? `: ${error.message}` : '';
@@ -164,7 +174,9 @@ function parseErrorBody(text: string): ErrorBody {
 function formatApiMessage(status: number, reason: string, message: string, requestId: string | null): string {
   const problems = status === 400 ? message.split(/; (?=[\w.[\]-]+: )/) : [message];
   const where = `(HTTP ${status} ${reason}${requestId ? `, request ${requestId}` : ''})`;
-  return problems.length > 1 ? `the API refused the request ${where}:\n${problems.map((p) => `  - ${p}`).join('\n')}` : `${problems[0]} ${where}`;
+  return problems.length > 1
+    ? `the API refused the request ${where}:\n${problems.map((p) => `  - ${p}`).join('\n')}`
+    : `${problems[0]} ${where}`;
 }
 
 function excerpt(text: string): string {

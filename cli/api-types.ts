@@ -74,7 +74,13 @@ export interface EscalationView {
   trigger: string;
   status: string;
   createdAt?: string;
-  decision?: { kind: string; actor: string; guidance?: string | null; comment?: string | null; createdAt: string } | null;
+  decision?: {
+    kind: string;
+    actor: string;
+    guidance?: string | null;
+    comment?: string | null;
+    createdAt: string;
+  } | null;
 }
 
 export interface LoopDetail extends LoopSummary {
@@ -96,7 +102,16 @@ export interface Accepted {
   message: string;
 }
 
-export const TIMELINE_KINDS = ['phase', 'contract', 'command', 'model_call', 'verdict', 'escalation', 'decision', 'refused_decision'] as const;
+export const TIMELINE_KINDS = [
+  'phase',
+  'contract',
+  'command',
+  'model_call',
+  'verdict',
+  'escalation',
+  'decision',
+  'refused_decision',
+] as const;
 
 /** GET /v1/loops/:id/timeline. */
 export interface Timeline {

@@ -18,13 +18,21 @@ export interface ParsedArgs<T> {
 }
 
 /** Parses `args` (everything but the command name) for `command`; throws UsageError with a clear message. */
-export function parseCommandArgs<T>(command: Command<T>, args: string[]): ParsedArgs<T> | { help: true; json: boolean } {
+export function parseCommandArgs<T>(
+  command: Command<T>,
+  args: string[],
+): ParsedArgs<T> | { help: true; json: boolean } {
   const specs = { ...GLOBAL_OPTIONS, ...command.options };
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
       args,
-      options: Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, { type: spec.type, ...(spec.short ? { short: spec.short } : {}) }])),
+      options: Object.fromEntries(
+        Object.entries(specs).map(([name, spec]) => [
+          name,
+          { type: spec.type, ...(spec.short ? { short: spec.short } : {}) },
+        ]),
+      ),
       allowPositionals: true,
       strict: true,
     });
@@ -38,11 +46,17 @@ export function parseCommandArgs<T>(command: Command<T>, args: string[]): Parsed
   const { positionals } = parsed;
   if (positionals.length < command.positionals.length) {
     const missing = command.positionals.slice(positionals.length).map((p) => `<${p}>`);
-    throw new UsageError(`${command.name}: missing ${missing.join(' ')} (usage: engineering-loop ${command.name} ${command.usage})`, command.name);
+    throw new UsageError(
+      `${command.name}: missing ${missing.join(' ')} (usage: engineering-loop ${command.name} ${command.usage})`,
+      command.name,
+    );
   }
   if (positionals.length > command.positionals.length) {
     const extra = positionals.slice(command.positionals.length).map((p) => JSON.stringify(p));
-    throw new UsageError(`${command.name}: unexpected argument${extra.length > 1 ? 's' : ''} ${extra.join(' ')} (usage: engineering-loop ${command.name} ${command.usage})`, command.name);
+    throw new UsageError(
+      `${command.name}: unexpected argument${extra.length > 1 ? 's' : ''} ${extra.join(' ')} (usage: engineering-loop ${command.name} ${command.usage})`,
+      command.name,
+    );
   }
   const raw: Record<string, unknown> = {};
   command.positionals.forEach((name, i) => (raw[name] = positionals[i]));
@@ -60,7 +74,9 @@ function describeIssues(error: z.ZodError, command: Command<unknown>): string {
     const label = typeof key !== 'string' ? command.name : command.positionals.includes(key) ? `<${key}>` : `--${key}`;
     return `${label}: ${issue.message}`;
   });
-  return lines.length === 1 ? `${command.name}: ${lines[0]}` : `${command.name}:\n${lines.map((l) => `  - ${l}`).join('\n')}`;
+  return lines.length === 1
+    ? `${command.name}: ${lines[0]}`
+    : `${command.name}:\n${lines.map((l) => `  - ${l}`).join('\n')}`;
 }
 
 /** parseArgs' messages are written for programmers; these say what to do. */

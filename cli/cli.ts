@@ -64,7 +64,10 @@ async function dispatch(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise
 
 function findCommand(name: string): Command<unknown> {
   const command = COMMANDS.find((c) => c.name === name);
-  if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
+  if (!command)
+    throw new UsageError(
+      `unknown command ${JSON.stringify(name)}; commands: ${COMMANDS.map((c) => c.name).join(', ')}`,
+    );
   return command;
 }
 

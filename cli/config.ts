@@ -81,7 +81,10 @@ function readConfigFile(file: string, readFile: ReadFile): ConfigFile {
   const parsed = configFileSchema.safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'config'}: ${i.message}`);
-    throw new CliError(`the config file ${file} is invalid: ${problems.join('; ')}`, 'it holds { "url": "http://host:port", "apiKey": "elk_…" }, both optional');
+    throw new CliError(
+      `the config file ${file} is invalid: ${problems.join('; ')}`,
+      'it holds { "url": "http://host:port", "apiKey": "elk_…" }, both optional',
+    );
   }
   return parsed.data;
 }
@@ -97,7 +100,8 @@ function normaliseUrl(value: string, where: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new CliError(`${where} must be an http:// or https:// URL (got ${JSON.stringify(value)})`);
   }
-  if (url.search || url.hash) throw new CliError(`${where} must not have a query or fragment (got ${JSON.stringify(value)})`);
+  if (url.search || url.hash)
+    throw new CliError(`${where} must not have a query or fragment (got ${JSON.stringify(value)})`);
   return url.toString().replace(/\/+$/, '');
 }
 

@@ -12,7 +12,14 @@ export function readObjectFile(file: string, what: string): Record<string, unkno
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (error as Error).message;
     throw new CliError(`cannot read ${what} ${file}: ${why}`);
   }
   const format = formatOf(file, text);
@@ -23,7 +30,9 @@ export function readObjectFile(file: string, what: string): Record<string, unkno
     throw new CliError(`${what} ${file} is not valid ${format}: ${firstLine((error as Error).message)}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new CliError(`${what} ${file} must hold an object (a ${format === 'JSON' ? 'JSON object' : 'YAML mapping'}), not ${describe(value)}`);
+    throw new CliError(
+      `${what} ${file} must hold an object (a ${format === 'JSON' ? 'JSON object' : 'YAML mapping'}), not ${describe(value)}`,
+    );
   }
   return value as Record<string, unknown>;
 }

@@ -4,11 +4,14 @@ import { z } from 'zod';
 
 const shown = (input: unknown) => (input === undefined ? 'nothing' : JSON.stringify(input));
 
-export const loopIdArg = z.uuid({ error: (iss) => `must be a loop id (a UUID like 3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f), got ${shown(iss.input)}` });
+export const loopIdArg = z.uuid({
+  error: (iss) => `must be a loop id (a UUID like 3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f), got ${shown(iss.input)}`,
+});
 
 /** A whole number within [min, max], from a string option; undefined when not given. */
 export function intOption(min: number, max: number) {
-  const message = (iss: { input?: unknown }) => `must be a whole number from ${min} to ${max}, got ${shown(iss.input === undefined ? undefined : String(iss.input))}`;
+  const message = (iss: { input?: unknown }) =>
+    `must be a whole number from ${min} to ${max}, got ${shown(iss.input === undefined ? undefined : String(iss.input))}`;
   return z
     .string()
     .regex(/^\s*-?\d+\s*$/, { error: message })
@@ -23,5 +26,10 @@ export function enumArg<const T extends readonly [string, ...string[]]>(values: 
 
 /** A non-empty text option (trimmed); undefined when not given. */
 export function textOption(max: number) {
-  return z.string().trim().min(1, { error: 'must not be empty' }).max(max, { error: `must be at most ${max} characters` }).optional();
+  return z
+    .string()
+    .trim()
+    .min(1, { error: 'must not be empty' })
+    .max(max, { error: `must be at most ${max} characters` })
+    .optional();
 }

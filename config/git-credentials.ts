@@ -21,7 +21,10 @@ export const gitCredentialSchema = z.strictObject({
 });
 export type GitCredential = z.infer<typeof gitCredentialSchema>;
 
-const credentialsSchema = z.record(z.string().regex(CREDENTIAL_NAME, 'is not a valid credential name'), gitCredentialSchema);
+const credentialsSchema = z.record(
+  z.string().regex(CREDENTIAL_NAME, 'is not a valid credential name'),
+  gitCredentialSchema,
+);
 
 export class GitCredentialsError extends Error {}
 
@@ -29,7 +32,10 @@ export class GitCredentialsError extends Error {}
  * The configured credentials by name, or null when this process was given none (no GIT_CREDENTIALS
  * and no GIT_CREDENTIALS_FILE): an API process without them cannot check names, the worker does.
  */
-export function loadGitCredentials(inline: string | undefined, file: string | undefined): Record<string, GitCredential> | null {
+export function loadGitCredentials(
+  inline: string | undefined,
+  file: string | undefined,
+): Record<string, GitCredential> | null {
   if (inline === undefined && file === undefined) return null;
   const merged: Record<string, GitCredential> = {};
   for (const [source, text] of [
@@ -58,7 +64,9 @@ function readFile(file: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new GitCredentialsError(`Invalid configuration: GIT_CREDENTIALS_FILE ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new GitCredentialsError(
+      `Invalid configuration: GIT_CREDENTIALS_FILE ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
 }
 

@@ -7,9 +7,14 @@ import { loadGitCredentials, type GitCredential } from './git-credentials';
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 /** An optional setting where an empty value (docker-compose's `${VAR:-}`) means unset. */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
-const httpUrl = z.string().regex(/^https?:\/\/[^\s/]/, 'must be an http(s) URL').pipe(z.string().url());
+const httpUrl = z
+  .string()
+  .regex(/^https?:\/\/[^\s/]/, 'must be an http(s) URL')
+  .pipe(z.string().url());
 /** `host:port`, as a socket address to listen on. */
-const listenAddress = z.string().regex(/^(?:\[[0-9a-fA-F:]+\]|[^\s:]+):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:9464');
+const listenAddress = z
+  .string()
+  .regex(/^(?:\[[0-9a-fA-F:]+\]|[^\s:]+):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:9464');
 
 // The service's whole configuration: parsed once from the environment at start, frozen, passed down.
 export const envSchema = z.object({
@@ -67,16 +72,34 @@ export const envSchema = z.object({
   /** bwrap: every untrusted command runs under bubblewrap; none: the operator explicitly accepts running unconfined. */
   SANDBOX: z.enum(['bwrap', 'none']).default('bwrap'),
   /** The unprivileged uid/gid untrusted commands run as when the service runs as root. */
-  SANDBOX_UID: z.coerce.number().int().min(1).max(2 ** 31 - 1).default(65534),
-  SANDBOX_GID: z.coerce.number().int().min(1).max(2 ** 31 - 1).default(65534),
+  SANDBOX_UID: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 31 - 1)
+    .default(65534),
+  SANDBOX_GID: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 31 - 1)
+    .default(65534),
   /** Extra host paths visible read-only inside the sandbox (colon-separated), e.g. where agent CLIs live. */
   SANDBOX_READONLY_PATHS: z.string().default(''),
   /** Host paths writable inside every sandbox (colon-separated): shared package caches, say. */
   SANDBOX_WRITABLE_PATHS: z.string().default(''),
   /** Per-sandbox limits: processes (of the sandbox uid), largest file written, writable memory. */
   SANDBOX_MAX_PROCESSES: z.coerce.number().int().min(16).default(1024),
-  SANDBOX_MAX_FILE_BYTES: z.coerce.number().int().min(1024 * 1024).default(4 * 1024 ** 3),
-  SANDBOX_MAX_MEMORY_BYTES: z.coerce.number().int().min(64 * 1024 ** 2).default(8 * 1024 ** 3),
+  SANDBOX_MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .default(4 * 1024 ** 3),
+  SANDBOX_MAX_MEMORY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024 ** 2)
+    .default(8 * 1024 ** 3),
   /**
    * Names of service environment variables handed to agent processes (makers and reviewer agents, never
    * gates), comma-separated: the credentials an agent CLI logs in with, e.g. ANTHROPIC_API_KEY for Claude Code.
@@ -194,8 +217,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       uiUrl: e.TEMPORAL_UI_URL,
       maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
     },
-    worker: { role: e.WORKER_ROLE, activityConcurrency: e.WORKER_ACTIVITY_CONCURRENCY ?? 4 * os.availableParallelism() },
-    api: { host: e.API_HOST, port: e.API_PORT, rateLimit: { max: e.RATE_LIMIT_MAX, timeWindowMs: e.RATE_LIMIT_WINDOW_MS } },
+    worker: {
+      role: e.WORKER_ROLE,
+      activityConcurrency: e.WORKER_ACTIVITY_CONCURRENCY ?? 4 * os.availableParallelism(),
+    },
+    api: {
+      host: e.API_HOST,
+      port: e.API_PORT,
+      rateLimit: { max: e.RATE_LIMIT_MAX, timeWindowMs: e.RATE_LIMIT_WINDOW_MS },
+    },
     llm: {
       baseUrl: e.LLM_BASE_URL,
       apiKey: e.LLM_API_KEY,
@@ -210,8 +240,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       mode: e.SANDBOX,
       uid: e.SANDBOX_UID,
       gid: e.SANDBOX_GID,
-      readOnlyPaths: e.SANDBOX_READONLY_PATHS.split(':').filter(Boolean).map((p) => path.resolve(p)),
-      writablePaths: e.SANDBOX_WRITABLE_PATHS.split(':').filter(Boolean).map((p) => path.resolve(p)),
+      readOnlyPaths: e.SANDBOX_READONLY_PATHS.split(':')
+        .filter(Boolean)
+        .map((p) => path.resolve(p)),
+      writablePaths: e.SANDBOX_WRITABLE_PATHS.split(':')
+        .filter(Boolean)
+        .map((p) => path.resolve(p)),
       maxProcesses: e.SANDBOX_MAX_PROCESSES,
       maxFileBytes: e.SANDBOX_MAX_FILE_BYTES,
       maxMemoryBytes: e.SANDBOX_MAX_MEMORY_BYTES,
@@ -222,7 +256,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
     decisions: {
       allowDeadlineApprove: e.ALLOW_DEADLINE_APPROVE,
       separationOfDuties: e.SEPARATION_OF_DUTIES,
-      signalActors: e.DECISION_SIGNAL_ACTORS.split(',').map((a) => a.trim()).filter(Boolean),
+      signalActors: e.DECISION_SIGNAL_ACTORS.split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
     },
     telemetry: {
       metricsToken: e.METRICS_TOKEN ?? null,
@@ -243,9 +279,13 @@ function tracesUrl(tracesEndpoint: string | undefined, endpoint: string | undefi
 
 function agentCredentials(names: string, env: NodeJS.ProcessEnv): Record<string, string> {
   const credentials: Record<string, string> = {};
-  for (const name of names.split(',').map((n) => n.trim()).filter(Boolean)) {
+  for (const name of names
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)) {
     const value = env[name];
-    if (value === undefined) throw new ConfigError(`Invalid configuration: AGENT_CREDENTIALS names ${name}, which is not set`);
+    if (value === undefined)
+      throw new ConfigError(`Invalid configuration: AGENT_CREDENTIALS names ${name}, which is not set`);
     credentials[name] = value;
   }
   return credentials;

@@ -7,7 +7,12 @@ import { gitCredentialSecrets } from './git-credentials';
  * with its generated password, when the configuration names none.
  */
 export function serviceSecrets(config: Readonly<ServiceConfig>, databaseUrl = config.databaseUrl): string[] {
-  const secrets = [config.llm.apiKey, config.anthropic.apiKey, ...Object.values(config.agentCredentials), ...gitCredentialSecrets(config.gitCredentials)];
+  const secrets = [
+    config.llm.apiKey,
+    config.anthropic.apiKey,
+    ...Object.values(config.agentCredentials),
+    ...gitCredentialSecrets(config.gitCredentials),
+  ];
   if (databaseUrl) {
     try {
       secrets.push(decodeURIComponent(new URL(databaseUrl).password));

@@ -11,7 +11,12 @@ export interface IterationScore {
   changedFiles: string[];
 }
 
-export function scoreOf(report: JudgeReport, sequence: number, checkpointCommit: string, changedFiles: string[]): IterationScore {
+export function scoreOf(
+  report: JudgeReport,
+  sequence: number,
+  checkpointCommit: string,
+  changedFiles: string[],
+): IterationScore {
   return {
     sequence,
     checkpointCommit,

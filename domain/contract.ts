@@ -31,7 +31,10 @@ export const goalContractSchema = z
   .strictObject({
     objective: z.string().trim().min(1, 'objective must not be empty').max(1000),
     outcome: z.string().trim().min(1).max(2000),
-    acceptanceCriteria: z.array(acceptanceCriterionSchema).min(1, 'at least one acceptance criterion is required').max(50),
+    acceptanceCriteria: z
+      .array(acceptanceCriterionSchema)
+      .min(1, 'at least one acceptance criterion is required')
+      .max(50),
     constraints: z.array(z.string().trim().min(1).max(2000)).max(100).default([]),
     outOfScope: z.array(z.string().trim().min(1).max(2000)).max(100).default([]),
     scope: z.array(z.string().trim().min(1).max(500)).max(100).optional(),

@@ -41,7 +41,7 @@ export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
 /**
  * A decision as the workflow receives it (from the API, or by hand from the Temporal CLI/UI): with its
  * actor, optionally the escalation it answers, and — from the API — the ticket that proves the API
- * authenticated it (activities/decision-tickets.ts). Without a ticket only operator-listed actors are honoured.
+ * authenticated it (store/decision-tickets.ts). Without a ticket only operator-listed actors are honoured.
  */
 const workflowFields = {
   actor,
@@ -82,7 +82,11 @@ export function applyDecision(decision: Decision, contract: GoalContract): Decis
     case 'amend': {
       const amended = goalContractSchema.safeParse({ ...contract, ...decision.contract });
       if (!amended.success) {
-        throw new InvalidDecisionError(`the amended contract is invalid: ${describeIssues(amended.error.issues).map((i) => `contract.${i}`).join('; ')}`);
+        throw new InvalidDecisionError(
+          `the amended contract is invalid: ${describeIssues(amended.error.issues)
+            .map((i) => `contract.${i}`)
+            .join('; ')}`,
+        );
       }
       return { action: 'RESUME', contract: amended.data, reason: `amended by ${decision.actor}`, guidance: null };
     }

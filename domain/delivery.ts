@@ -10,7 +10,10 @@ export const CREDENTIAL_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 export const credentialNameSchema = z
   .string()
-  .regex(CREDENTIAL_NAME, 'must be a credential name the operator configured (lowercase letters, digits, ".", "_", "-"; at most 64)');
+  .regex(
+    CREDENTIAL_NAME,
+    'must be a credential name the operator configured (lowercase letters, digits, ".", "_", "-"; at most 64)',
+  );
 
 /** `owner/repo` (GitHub) or `group/subgroup/project` (GitLab). */
 const PROJECT_PATH = /^[A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)+$/;
@@ -22,7 +25,12 @@ export const pullRequestSettingsSchema = z.strictObject({
   /** The branch to merge into; the repository's `baseRef` when left out. */
   base: z.string().trim().min(1).max(255).optional(),
   /** `owner/repo` on the provider; derived from the push URL (or repository URL) when left out. */
-  project: z.string().trim().max(500).regex(PROJECT_PATH, 'must look like owner/repo (or group/subgroup/project)').optional(),
+  project: z
+    .string()
+    .trim()
+    .max(500)
+    .regex(PROJECT_PATH, 'must look like owner/repo (or group/subgroup/project)')
+    .optional(),
 });
 export type PullRequestSettings = z.infer<typeof pullRequestSettingsSchema>;
 

@@ -111,7 +111,9 @@ export interface JudgeReport {
   maxIterations: number;
   /** Why the verdict is what it is, in the order the rules fired. */
   reasons: string[];
-  gateAudit: Array<Pick<GateSummary, 'gate' | 'status' | 'exitCode' | 'timeoutStatus' | 'testCounts' | 'evidenceId' | 'failureReason'>>;
+  gateAudit: Array<
+    Pick<GateSummary, 'gate' | 'status' | 'exitCode' | 'timeoutStatus' | 'testCounts' | 'evidenceId' | 'failureReason'>
+  >;
   acCompliance: Array<{ id: string; statement: string; status: 'PROVEN' | 'NOT_PROVEN'; evidenceIds: string[] }>;
   findingTriage: Array<{
     findingId: string;
@@ -146,7 +148,9 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
   let trigger: EscalationTrigger | null = null;
   let rule: VerdictRule;
 
-  const environment = [input.environmentProblem, ...failedGates.map((g) => g.environmentProblem)].filter((p): p is string => Boolean(p));
+  const environment = [input.environmentProblem, ...failedGates.map((g) => g.environmentProblem)].filter(
+    (p): p is string => Boolean(p),
+  );
   if (environment.length > 0) {
     // Rule 0: dependencies could not be installed, or a gate could not start (a tool is missing). The
     // maker cannot fix the machine: sending it back would only burn iterations.
@@ -219,7 +223,9 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
     verdict = 'ESCALATE';
     trigger = `AGENT_${input.maker.agentReport.kind}`;
     rule = trigger;
-    reasons.push(`the maker reported ${input.maker.agentReport.kind.toLowerCase().replace(/_/g, ' ')}: ${input.maker.agentReport.reason}`);
+    reasons.push(
+      `the maker reported ${input.maker.agentReport.kind.toLowerCase().replace(/_/g, ' ')}: ${input.maker.agentReport.reason}`,
+    );
   }
 
   return {
@@ -303,6 +309,11 @@ function acceptanceCompliance(input: JudgeInput): JudgeReport['acCompliance'] {
         .map((g) => g.evidenceId as string),
       ...input.acceptanceChecks.filter((c) => c.acId === ac.id && c.status === 'PASSED').map((c) => c.evidenceId),
     ];
-    return { id: ac.id, statement: ac.statement, status: evidenceIds.length > 0 ? 'PROVEN' : 'NOT_PROVEN', evidenceIds };
+    return {
+      id: ac.id,
+      statement: ac.statement,
+      status: evidenceIds.length > 0 ? 'PROVEN' : 'NOT_PROVEN',
+      evidenceIds,
+    };
   });
 }

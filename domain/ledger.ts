@@ -53,7 +53,8 @@ export const findingLedgerSchema = z
   .superRefine((ledger, ctx) => {
     const seen = new Set<string>();
     ledger.findings.forEach((f, index) => {
-      if (seen.has(f.id)) ctx.addIssue({ code: 'custom', path: ['findings', index, 'id'], message: `duplicate id ${f.id}` });
+      if (seen.has(f.id))
+        ctx.addIssue({ code: 'custom', path: ['findings', index, 'id'], message: `duplicate id ${f.id}` });
       seen.add(f.id);
     });
   });
@@ -82,7 +83,10 @@ export interface FindingSummary {
  */
 export function signatureMaterial(f: Pick<Finding, 'topic' | 'location' | 'title'>): string {
   const file = f.location.file.trim().replace(/\\/g, '/').replace(/^\.\//, '').toLowerCase();
-  const title = f.title.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+  const title = f.title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
   return `${f.topic}|${file}|${title}`;
 }
 

@@ -65,53 +65,71 @@ export const reviewerSettingsSchema = z.preprocess(
   z.discriminatedUnion('backend', [
     // The default only documents (OpenAPI) that `backend` may be left out; the preprocess above fills it in.
     z.strictObject({ backend: z.literal('llm').default('llm'), model: z.string().trim().min(1).max(200).optional() }),
-    z.strictObject({ backend: z.literal('agent'), agent: z.discriminatedUnion('backend', [commandMakerSettingsSchema, ...presetMakerSettingsSchemas]) }),
+    z.strictObject({
+      backend: z.literal('agent'),
+      agent: z.discriminatedUnion('backend', [commandMakerSettingsSchema, ...presetMakerSettingsSchemas]),
+    }),
   ]),
 );
 export type ReviewerSettings = z.infer<typeof reviewerSettingsSchema>;
 
-
-export const loopRequestSchema = z.strictObject({
-  repository: repositorySchema,
-  contract: goalContractSchema,
-  gates: z
-    .array(gateCommandSchema)
-    .max(4)
-    .default([])
-    .superRefine((gates, ctx) => {
-      const seen = new Set<string>();
-      gates.forEach((g, index) => {
-        if (seen.has(g.gate)) ctx.addIssue({ code: 'custom', path: [index, 'gate'], message: `gate ${g.gate} is listed twice` });
-        seen.add(g.gate);
+export const loopRequestSchema = z
+  .strictObject({
+    repository: repositorySchema,
+    contract: goalContractSchema,
+    gates: z
+      .array(gateCommandSchema)
+      .max(4)
+      .default([])
+      .superRefine((gates, ctx) => {
+        const seen = new Set<string>();
+        gates.forEach((g, index) => {
+          if (seen.has(g.gate))
+            ctx.addIssue({ code: 'custom', path: [index, 'gate'], message: `gate ${g.gate} is listed twice` });
+          seen.add(g.gate);
+        });
+      }),
+    maker: makerSettingsSchema,
+    reviewer: reviewerSettingsSchema.default({ backend: 'llm' }),
+    maxIterations: z.number().int().min(1).max(MAX_ITERATIONS_CEILING).default(3),
+    budget: budgetSchema.default({}),
+    escalation: z
+      .strictObject({
+        /** After this long without a decision, `defaultDecision` applies (durable timer). */
+        decisionDeadlineSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(90 * 24 * 3600)
+          .optional(),
+        defaultDecision: z.enum(['reject', 'approve']).default('reject'),
+      })
+      .default({ defaultDecision: 'reject' }),
+    /** Commands that install dependencies (replace the repository's and inferred ones; [] installs nothing). */
+    setup: z.array(setupCommandSchema).max(20).optional(),
+    /** Network access for gates inside the sandbox (also `network` in the repository's verification.json). */
+    gateNetwork: z.boolean().default(false),
+    /** The maker waits until a human approves the frozen contract. */
+    requireContractApproval: z.boolean().default(false),
+    /** On PASS or approval: push the loop's branch, optionally open a pull/merge request (domain/delivery.ts). */
+    delivery: deliverySettingsSchema.default({ push: true }),
+  })
+  .superRefine((request, ctx) => {
+    if (request.delivery.pullRequest && !request.delivery.push) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['delivery', 'pullRequest'],
+        message: 'a pull request needs the branch pushed (delivery.push: true)',
       });
-    }),
-  maker: makerSettingsSchema,
-  reviewer: reviewerSettingsSchema.default({ backend: 'llm' }),
-  maxIterations: z.number().int().min(1).max(MAX_ITERATIONS_CEILING).default(3),
-  budget: budgetSchema.default({}),
-  escalation: z
-    .strictObject({
-      /** After this long without a decision, `defaultDecision` applies (durable timer). */
-      decisionDeadlineSeconds: z.number().int().min(1).max(90 * 24 * 3600).optional(),
-      defaultDecision: z.enum(['reject', 'approve']).default('reject'),
-    })
-    .default({ defaultDecision: 'reject' }),
-  /** Commands that install dependencies (replace the repository's and inferred ones; [] installs nothing). */
-  setup: z.array(setupCommandSchema).max(20).optional(),
-  /** Network access for gates inside the sandbox (also `network` in the repository's verification.json). */
-  gateNetwork: z.boolean().default(false),
-  /** The maker waits until a human approves the frozen contract. */
-  requireContractApproval: z.boolean().default(false),
-  /** On PASS or approval: push the loop's branch, optionally open a pull/merge request (domain/delivery.ts). */
-  delivery: deliverySettingsSchema.default({ push: true }),
-}).superRefine((request, ctx) => {
-  if (request.delivery.pullRequest && !request.delivery.push) {
-    ctx.addIssue({ code: 'custom', path: ['delivery', 'pullRequest'], message: 'a pull request needs the branch pushed (delivery.push: true)' });
-  }
-  if (request.delivery.pullRequest && !request.repository.credential) {
-    ctx.addIssue({ code: 'custom', path: ['delivery', 'pullRequest'], message: "a pull request needs repository.credential (the provider's API token)" });
-  }
-});
+    }
+    if (request.delivery.pullRequest && !request.repository.credential) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['delivery', 'pullRequest'],
+        message: "a pull request needs repository.credential (the provider's API token)",
+      });
+    }
+  });
 export type LoopRequest = z.infer<typeof loopRequestSchema>;
 /** The body as a client writes it (defaults not yet applied). */
 export type LoopRequestBody = z.input<typeof loopRequestSchema>;

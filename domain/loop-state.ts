@@ -2,7 +2,15 @@ import type { EscalationTrigger, Verdict } from './judge';
 
 // The loop's state as the workflow holds it and the `loopState` query returns it.
 
-export const LOOP_STATUSES = ['RUNNING', 'AWAITING_DECISION', 'PASSED', 'APPROVED', 'REJECTED', 'CANCELLED', 'FAILED'] as const;
+export const LOOP_STATUSES = [
+  'RUNNING',
+  'AWAITING_DECISION',
+  'PASSED',
+  'APPROVED',
+  'REJECTED',
+  'CANCELLED',
+  'FAILED',
+] as const;
 export type LoopStatus = (typeof LOOP_STATUSES)[number] | 'QUEUED';
 export const TERMINAL_STATUSES: readonly LoopStatus[] = ['PASSED', 'APPROVED', 'REJECTED', 'CANCELLED', 'FAILED'];
 

@@ -47,7 +47,11 @@ export function buildMakerPrompt(
     lines.push(
       '',
       ...withinBudget(
-        ['The previous attempt was judged not done. Address these directives, in order:', ...directives, ...(findings.length ? ['', '## Open findings', ...findings] : [])],
+        [
+          'The previous attempt was judged not done. Address these directives, in order:',
+          ...directives,
+          ...(findings.length ? ['', '## Open findings', ...findings] : []),
+        ],
         WORK_SECTION_BUDGET_CHARS,
       ),
     );

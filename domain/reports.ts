@@ -10,7 +10,13 @@ export interface EscalationReport {
   trigger: EscalationKind;
   roundIteration: number;
   maxIterations: number;
-  attempts: Array<{ sequence: number; roundIteration: number; changedFiles: string[]; verdict: string; reasons: string[] }>;
+  attempts: Array<{
+    sequence: number;
+    roundIteration: number;
+    changedFiles: string[];
+    verdict: string;
+    reasons: string[];
+  }>;
   coreBlocker: string;
   openFindings: Array<{ findingId: string; title: string; severity: string; location: string }>;
   /**
@@ -40,13 +46,19 @@ export interface FinalReport {
   /** The gate plan's warnings (GatePlan.warnings), e.g. that there was no tests gate. */
   warnings?: string[];
   /** Where the branch went (push, pull request), when the loop asked for delivery. */
-  delivery?: { pushedBranch: string | null; pushedTo: string | null; pullRequestUrl: string | null; error: string | null };
+  delivery?: {
+    pushedBranch: string | null;
+    pushedTo: string | null;
+    pullRequestUrl: string | null;
+    error: string | null;
+  };
 }
 
 /** Every report says how the loop's commands ran; running unconfined is the operator's explicit choice. */
 export function describeSandbox(mode: string | null): string {
   if (mode === 'bwrap') return 'bubblewrap (own namespaces, read-only system, workspace-only writes, unprivileged uid)';
-  if (mode === 'none') return 'NONE: the operator set SANDBOX=none, so this loop\'s maker, gates and agents ran unsandboxed, with the worker\'s own access';
+  if (mode === 'none')
+    return "NONE: the operator set SANDBOX=none, so this loop's maker, gates and agents ran unsandboxed, with the worker's own access";
   return 'not recorded';
 }
 
@@ -62,7 +74,8 @@ const TRIGGER_TEXT: Record<EscalationReport['trigger'], string> = {
   AGENT_CONTRADICTION: 'the maker reported contradictory requirements',
   AGENT_DESTRUCTIVE_OPERATION: 'the maker reported that the task needs a destructive operation',
   AGENT_IRREPRODUCIBLE_FAILURE: 'the maker reported a failure it cannot reproduce',
-  ENVIRONMENT: 'the environment is not usable: dependencies could not be installed, or a command could not start (fix the machine or the set-up, then retry)',
+  ENVIRONMENT:
+    'the environment is not usable: dependencies could not be installed, or a command could not start (fix the machine or the set-up, then retry)',
   CONTRACT_APPROVAL: 'the contract needs a human approval before the maker starts',
 };
 
@@ -71,7 +84,10 @@ export function describeTrigger(trigger: EscalationReport['trigger']): string {
 }
 
 function table(headers: string[], rows: Array<Array<string | number | null>>): string {
-  const cell = (v: string | number | null) => String(v ?? '—').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const cell = (v: string | number | null) =>
+    String(v ?? '—')
+      .replace(/\|/g, '\\|')
+      .replace(/\n/g, ' ');
   if (rows.length === 0) return '_none_';
   return [
     `| ${headers.join(' | ')} |`,
@@ -82,7 +98,8 @@ function table(headers: string[], rows: Array<Array<string | number | null>>): s
 
 /** A judge report, with the gate plan's warnings (e.g. no tests gate) under its heading. */
 export function renderJudgeReport(r: JudgeReport, warnings: readonly string[] = []): string {
-  const counts = (c: GateSummary['testCounts']) => (c ? `${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped` : null);
+  const counts = (c: GateSummary['testCounts']) =>
+    c ? `${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped` : null;
   return [
     `## Judge report — ${r.verdict}${r.trigger ? ` (${r.trigger})` : ''}, iteration ${r.roundIteration} of ${r.maxIterations}`,
     '',
@@ -96,7 +113,10 @@ export function renderJudgeReport(r: JudgeReport, warnings: readonly string[] = 
     ),
     '',
     '### Acceptance criteria',
-    table(['AC', 'statement', 'status', 'evidence'], r.acCompliance.map((a) => [a.id, a.statement, a.status, a.evidenceIds.join(', ')])),
+    table(
+      ['AC', 'statement', 'status', 'evidence'],
+      r.acCompliance.map((a) => [a.id, a.statement, a.status, a.evidenceIds.join(', ')]),
+    ),
     '',
     '### Findings triage',
     table(
@@ -119,7 +139,13 @@ export function renderEscalationReport(r: EscalationReport): string {
     '## 2. What each iteration tried',
     table(
       ['#', 'K', 'changed files', 'verdict', 'why'],
-      r.attempts.map((a) => [a.sequence, a.roundIteration, a.changedFiles.join(', ') || '(no change)', a.verdict, a.reasons.join('; ')]),
+      r.attempts.map((a) => [
+        a.sequence,
+        a.roundIteration,
+        a.changedFiles.join(', ') || '(no change)',
+        a.verdict,
+        a.reasons.join('; '),
+      ]),
     ),
     '',
     '## 3. Core blocker',
@@ -127,7 +153,10 @@ export function renderEscalationReport(r: EscalationReport): string {
     '',
     '## 4. Open findings',
     ...gamingSection(r.gaming ?? []),
-    table(['finding', 'title', 'severity', 'location'], r.openFindings.map((f) => [f.findingId, f.title, f.severity, f.location])),
+    table(
+      ['finding', 'title', 'severity', 'location'],
+      r.openFindings.map((f) => [f.findingId, f.title, f.severity, f.location]),
+    ),
     '',
     '## 5. Options',
     ...r.options.map((o, i) => `${i + 1}. **${o.decision}** — ${o.description}`),
@@ -188,12 +217,21 @@ export function renderMergeRequestDescription(r: FinalReport): string {
   const dismissed = r.judge.findingTriage.filter((f) => f.outcome === 'DISMISSED');
   return [
     '### Definition of Done',
-    table(['AC', 'statement', 'status', 'evidence'], r.judge.acCompliance.map((a) => [a.id, a.statement, a.status, a.evidenceIds.join(', ')])),
+    table(
+      ['AC', 'statement', 'status', 'evidence'],
+      r.judge.acCompliance.map((a) => [a.id, a.statement, a.status, a.evidenceIds.join(', ')]),
+    ),
     '',
     '### Accepted trade-offs',
-    table(['finding', 'title', 'severity'], accepted.map((f) => [f.findingId, f.title, f.severity])),
+    table(
+      ['finding', 'title', 'severity'],
+      accepted.map((f) => [f.findingId, f.title, f.severity]),
+    ),
     '',
     '### Dismissed findings',
-    table(['finding', 'title', 'severity'], dismissed.map((f) => [f.findingId, f.title, f.severity])),
+    table(
+      ['finding', 'title', 'severity'],
+      dismissed.map((f) => [f.findingId, f.title, f.severity]),
+    ),
   ].join('\n');
 }

@@ -63,7 +63,9 @@ function classifyUrl(scheme: string, rest: string): RepositorySource {
       // Plain http can be rewritten by anyone on the path, so only loopback is accepted (nothing on the
       // path); it reaches the worker's own machine, so it counts as local and obeys the same switch.
       if (userinfo !== null) return fail(CREDENTIALS);
-      return LOOPBACK.test(host) ? { ok: true, transport: 'http', local: true } : fail('plain http:// is not allowed (unencrypted); use https://');
+      return LOOPBACK.test(host)
+        ? { ok: true, transport: 'http', local: true }
+        : fail('plain http:// is not allowed (unencrypted); use https://');
     case 'git':
       return fail('git:// is not allowed (unauthenticated and unencrypted); use https:// or ssh');
     default:
@@ -105,11 +107,14 @@ function fail(problem: string): RepositorySource {
  */
 export function baseRefProblem(ref: string): string | null {
   if (ref.startsWith('-')) return 'must not begin with "-"';
-  if (CONTROL.test(ref) || /[\s~^:?*[\\]/.test(ref)) return 'must not contain whitespace, control characters or any of ~ ^ : ? * [ \\';
+  if (CONTROL.test(ref) || /[\s~^:?*[\\]/.test(ref))
+    return 'must not contain whitespace, control characters or any of ~ ^ : ? * [ \\';
   if (ref.includes('..')) return 'must not contain ".."';
   if (ref.includes('@{') || ref === '@') return 'must not contain "@{" or be "@"';
-  if (ref.startsWith('/') || ref.endsWith('/') || ref.includes('//')) return 'must not begin or end with "/" or contain "//"';
+  if (ref.startsWith('/') || ref.endsWith('/') || ref.includes('//'))
+    return 'must not begin or end with "/" or contain "//"';
   if (ref.endsWith('.')) return 'must not end with "."';
-  if (ref.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'))) return 'no "/"-separated part may begin with "." or end with ".lock"';
+  if (ref.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock')))
+    return 'no "/"-separated part may begin with "." or end with ".lock"';
   return null;
 }

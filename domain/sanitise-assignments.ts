@@ -8,7 +8,8 @@ const NAME_AND_OPERATOR = /(?<![A-Za-z0-9_.-])(?=([A-Za-z0-9_.-]{1,128}))\1["']?
 /** At least 4 characters, and not a call. */
 const VALUE = /(?=([^\s"',;()]{4,}))\1(?!\()/y;
 /** Code, not a credential: `token = await next()`, `password = process.env.DB_PASSWORD`. */
-const CODE_VALUE = /^(?:await|async|new|null|undefined|true|false|none|nil|typeof|function|require)$|^(?:process\.env|os\.environ|this|self)[.[]/i;
+const CODE_VALUE =
+  /^(?:await|async|new|null|undefined|true|false|none|nil|typeof|function|require)$|^(?:process\.env|os\.environ|this|self)[.[]/i;
 /** `tokens` (max_tokens, input_tokens) are counts, not credentials. */
 const SECRET_NAME = /password|passwd|passphrase|pwd|secret|token(?!s)|api[_-]?key|access[_-]?key|private[_-]?key/i;
 

@@ -70,7 +70,9 @@ export const SETUP_INPUT_FILES = [
 export function touchesSetupInputs(changedFiles: readonly string[]): boolean {
   return changedFiles.some((file) => {
     const base = file.split('/').pop() ?? file;
-    return SETUP_INPUT_FILES.includes(file) || SETUP_INPUT_FILES.includes(base) || /^requirements[^/]*\.txt$/.test(base);
+    return (
+      SETUP_INPUT_FILES.includes(file) || SETUP_INPUT_FILES.includes(base) || /^requirements[^/]*\.txt$/.test(base)
+    );
   });
 }
 

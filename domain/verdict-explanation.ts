@@ -5,9 +5,11 @@ import { ESCALATION_TRIGGERS, VERDICT_RULES, type JudgeReport, type VerdictRule 
 
 /** What each rule of the judge means, for people reading an explanation. */
 export const RULE_DESCRIPTIONS: Record<VerdictRule, string> = {
-  ENVIRONMENT: 'dependencies could not be installed or a gate could not start; the machine needs a person, not the maker',
+  ENVIRONMENT:
+    'dependencies could not be installed or a gate could not start; the machine needs a person, not the maker',
   GATES_FAILED: 'a configured gate failed; the maker fixes it (review does not run while a gate fails)',
-  BLOCKING_FINDINGS: 'VALID BLOCKER or HIGH findings (the reviewer’s after triage, or the system’s own tamper/scope rules) must be resolved',
+  BLOCKING_FINDINGS:
+    'VALID BLOCKER or HIGH findings (the reviewer’s after triage, or the system’s own tamper/scope rules) must be resolved',
   REVIEW_UNAVAILABLE: 'no PASS without an independent review, and the review could not be had',
   ACCEPTANCE_UNPROVEN: 'an acceptance criterion has no passing evidence',
   EMPTY_DIFF: 'everything passes but the branch has no change against the base commit: a stall, not a PASS',
@@ -40,7 +42,8 @@ export interface FindingDetail {
  * derived from the verdict, trigger and the report's tables the way computeVerdict decides.
  */
 export function verdictRuleOf(report: StoredJudgeReport): { rule: VerdictRule | 'UNKNOWN'; recorded: boolean } {
-  if (report.rule && (VERDICT_RULES as readonly string[]).includes(report.rule)) return { rule: report.rule, recorded: true };
+  if (report.rule && (VERDICT_RULES as readonly string[]).includes(report.rule))
+    return { rule: report.rule, recorded: true };
   return { rule: derivedRule(report), recorded: false };
 }
 
@@ -48,7 +51,8 @@ function derivedRule(report: StoredJudgeReport): VerdictRule | 'UNKNOWN' {
   if (report.verdict === 'PASS') return 'ALL_CLEAR';
   if (report.verdict === 'ESCALATE') {
     const trigger = report.trigger;
-    if (trigger === 'NO_CHANGE' && (report.reasons ?? []).some((r) => r.includes('no change against the base commit'))) return 'EMPTY_DIFF';
+    if (trigger === 'NO_CHANGE' && (report.reasons ?? []).some((r) => r.includes('no change against the base commit')))
+      return 'EMPTY_DIFF';
     return trigger && (ESCALATION_TRIGGERS as readonly string[]).includes(trigger) ? trigger : 'UNKNOWN';
   }
   if (report.verdict === 'ITERATE') {
@@ -69,7 +73,10 @@ export function explainVerdict(report: StoredJudgeReport, findings: readonly Fin
   const blocking = triage.filter((f) => f.outcome === 'BLOCKING');
   const unproven = criteria.filter((ac) => ac.status === 'NOT_PROVEN');
   const system = findings.filter((f) => f.source === 'SYSTEM');
-  const where = report.roundIteration !== undefined && report.maxIterations !== undefined ? ` at iteration ${report.roundIteration} of ${report.maxIterations}` : '';
+  const where =
+    report.roundIteration !== undefined && report.maxIterations !== undefined
+      ? ` at iteration ${report.roundIteration} of ${report.maxIterations}`
+      : '';
   const verdict = `${report.verdict ?? 'UNKNOWN'}${report.trigger ? ` (${report.trigger})` : ''}`;
   const blockingText = blocking.map(findingText).join('; ');
 
@@ -119,7 +126,9 @@ function findingText(f: NonNullable<JudgeReport['findingTriage']>[number]): stri
 function gateText(g: JudgeReport['gateAudit'][number]): string {
   const facts = [
     g.exitCode !== null && g.exitCode !== undefined ? `exit ${g.exitCode}` : null,
-    g.testCounts ? `${g.testCounts.passed} passed, ${g.testCounts.failed} failed, ${g.testCounts.skipped} skipped` : null,
+    g.testCounts
+      ? `${g.testCounts.passed} passed, ${g.testCounts.failed} failed, ${g.testCounts.skipped} skipped`
+      : null,
     g.timeoutStatus && g.timeoutStatus !== 'COMPLETED' ? g.timeoutStatus : null,
     g.failureReason ?? null,
   ].filter((f): f is string => f !== null);

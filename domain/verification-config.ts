@@ -59,8 +59,7 @@ export interface ConfigProblem {
 }
 
 export type VerificationConfigParse =
-  | { ok: true; config: VerificationConfig }
-  | { ok: false; problems: ConfigProblem[] };
+  { ok: true; config: VerificationConfig } | { ok: false; problems: ConfigProblem[] };
 
 export function parseVerificationConfig(raw: unknown): VerificationConfigParse {
   const result = verificationConfigSchema.safeParse(raw);

@@ -9,7 +9,7 @@ bash scripts/setup.sh
 # Workflow tests run on Temporal's time-skipping test server (Maven Central, pinned; jars and a launcher in .tools/).
 bash scripts/install-temporal-test-server.sh
 echo "== typecheck" && npx --no-install tsc -p tsconfig.json --noEmit
-echo "== lint" && npx --no-install eslint .
+echo "== lint" && npx --no-install eslint . && npx --no-install prettier --check --log-level warn .
 # The fast tiers first: they need no build, database or Temporal server, so a failure shows in minutes.
 if [ "$#" -eq 0 ]; then
   echo "== jest: unit" && npm run --silent test:unit

@@ -1,5 +1,13 @@
 import { parseArgs } from 'node:util';
-import { ApiKeyInputError, createApiKey, listApiKeys, revokeApiKey, roleSchema, ROLES, type ApiKeyDb } from '../api/auth/api-keys';
+import {
+  ApiKeyInputError,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  roleSchema,
+  ROLES,
+  type ApiKeyDb,
+} from '../api/auth/api-keys';
 import { createPrismaClient } from '../prisma/client';
 import { loadConfig } from '../config/service-config';
 
@@ -27,7 +35,12 @@ export async function runAdminCommand(argv: readonly string[], prisma: ApiKeyDb,
   try {
     const { values } = parseArgs({
       args: rest,
-      options: { name: { type: 'string' }, role: { type: 'string' }, id: { type: 'string' }, json: { type: 'boolean', default: false } },
+      options: {
+        name: { type: 'string' },
+        role: { type: 'string' },
+        id: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
       strict: true,
       allowPositionals: false,
     });
@@ -40,7 +53,9 @@ export async function runAdminCommand(argv: readonly string[], prisma: ApiKeyDb,
         if (values.json) {
           io.out(JSON.stringify(created));
         } else {
-          io.out(`Created API key ${created.id} (name ${created.name}, role ${created.role}, prefix ${created.prefix}).`);
+          io.out(
+            `Created API key ${created.id} (name ${created.name}, role ${created.role}, prefix ${created.prefix}).`,
+          );
           io.out('The key is shown only now; store it safely:');
           io.out('');
           io.out(created.key);
@@ -56,9 +71,16 @@ export async function runAdminCommand(argv: readonly string[], prisma: ApiKeyDb,
         } else {
           const iso = (d: Date | null) => d?.toISOString() ?? '-';
           const rows = [['ID', 'NAME', 'ROLE', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED']];
-          for (const k of keys) rows.push([k.id, k.name, k.role, k.prefix, iso(k.createdAt), iso(k.lastUsedAt), iso(k.revokedAt)]);
+          for (const k of keys)
+            rows.push([k.id, k.name, k.role, k.prefix, iso(k.createdAt), iso(k.lastUsedAt), iso(k.revokedAt)]);
           const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-          for (const r of rows) io.out(r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+          for (const r of rows)
+            io.out(
+              r
+                .map((cell, i) => cell.padEnd(widths[i]!))
+                .join('  ')
+                .trimEnd(),
+            );
         }
         return 0;
       }
@@ -69,7 +91,9 @@ export async function runAdminCommand(argv: readonly string[], prisma: ApiKeyDb,
           io.err(`no API key with id ${values.id}`);
           return 1;
         }
-        io.out(`Revoked API key ${revoked.id} (name ${revoked.name}, prefix ${revoked.prefix}) at ${revoked.revokedAt?.toISOString()}.`);
+        io.out(
+          `Revoked API key ${revoked.id} (name ${revoked.name}, prefix ${revoked.prefix}) at ${revoked.revokedAt?.toISOString()}.`,
+        );
         return 0;
       }
       default:

@@ -19,8 +19,18 @@ async function main(): Promise<void> {
   // Before the Temporal client, whose interceptors it decides.
   const tracing = startConfiguredTracing(config, 'engineering-loop-api');
   const prisma = createPrismaClient(required(config.databaseUrl, 'DATABASE_URL'));
-  const temporal = await connectTemporalClient(required(config.temporal.address, 'TEMPORAL_ADDRESS'), config.temporal.namespace);
-  const app = await buildApp({ prisma, temporal, taskQueue: config.temporal.taskQueue, logLevel: config.logLevel, rateLimit: config.api.rateLimit, policy: apiPolicy(config) });
+  const temporal = await connectTemporalClient(
+    required(config.temporal.address, 'TEMPORAL_ADDRESS'),
+    config.temporal.namespace,
+  );
+  const app = await buildApp({
+    prisma,
+    temporal,
+    taskQueue: config.temporal.taskQueue,
+    logLevel: config.logLevel,
+    rateLimit: config.api.rateLimit,
+    policy: apiPolicy(config),
+  });
   await app.listen({ host: config.api.host, port: config.api.port });
   const shutdown = async () => {
     await app.close();

@@ -45,7 +45,9 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
   });
 
   const failure = (step: string, error: unknown) =>
-    new Error(`Embedded PostgreSQL ${step} failed in ${clusterDir} on port ${options.port}: ${error ?? 'process exited'}\n${logs.join('')}`);
+    new Error(
+      `Embedded PostgreSQL ${step} failed in ${clusterDir} on port ${options.port}: ${error ?? 'process exited'}\n${logs.join('')}`,
+    );
 
   if (!(await exists(path.join(clusterDir, 'PG_VERSION')))) {
     await server.initialise().catch((error: unknown) => {

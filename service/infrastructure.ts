@@ -16,7 +16,10 @@ export interface Infrastructure {
  * PostgreSQL and Temporal for the service: the configured ones, or — with DATABASE_URL / TEMPORAL_ADDRESS
  * unset — an embedded PostgreSQL and a Temporal dev server under the data directory. Migrations are applied.
  */
-export async function startInfrastructure(config: Readonly<ServiceConfig>, log: (line: string) => void): Promise<Infrastructure> {
+export async function startInfrastructure(
+  config: Readonly<ServiceConfig>,
+  log: (line: string) => void,
+): Promise<Infrastructure> {
   const stops: Array<() => Promise<void>> = [];
   try {
     let databaseUrl = config.databaseUrl;

@@ -42,16 +42,32 @@ async function main(): Promise<void> {
   if (config.api.port) await assertPortFree(apiPort, 'API', 'API_PORT');
   if (stopping) return;
 
-  const api = supervise('api', 'api-main.js', childEnv(infra, { API_PORT: String(apiPort), WORKER_METRICS_PORT: undefined, TEMPORAL_SDK_METRICS_ADDRESS: undefined }), {
-    probe: () => answers(`${apiUrl(config.api.host, apiPort)}/livez`),
-  });
+  const api = supervise(
+    'api',
+    'api-main.js',
+    childEnv(infra, {
+      API_PORT: String(apiPort),
+      WORKER_METRICS_PORT: undefined,
+      TEMPORAL_SDK_METRICS_ADDRESS: undefined,
+    }),
+    {
+      probe: () => answers(`${apiUrl(config.api.host, apiPort)}/livez`),
+    },
+  );
   started.push({ name: 'API', stop: () => api.stop(API_STOP_MS) });
   // Only one process can bind each metrics port: the workflows worker takes WORKER_METRICS_PORT and the
   // Temporal SDK exporter's address, the activities worker WORKER_METRICS_PORT + 1.
   const metricsPort = config.telemetry.workerMetrics?.port;
   const workflowsEnv = childEnv(infra, { WORKER_ROLE: 'workflows' });
-  const activitiesEnv = childEnv(infra, { WORKER_ROLE: 'activities', WORKER_METRICS_PORT: metricsPort ? String(metricsPort + 1) : undefined, TEMPORAL_SDK_METRICS_ADDRESS: undefined });
-  const workers = [supervise('workflows', 'worker-main.js', workflowsEnv, { line: 'worker ready' }), supervise('activities', 'worker-main.js', activitiesEnv, { line: 'worker ready' })];
+  const activitiesEnv = childEnv(infra, {
+    WORKER_ROLE: 'activities',
+    WORKER_METRICS_PORT: metricsPort ? String(metricsPort + 1) : undefined,
+    TEMPORAL_SDK_METRICS_ADDRESS: undefined,
+  });
+  const workers = [
+    supervise('workflows', 'worker-main.js', workflowsEnv, { line: 'worker ready' }),
+    supervise('activities', 'worker-main.js', activitiesEnv, { line: 'worker ready' }),
+  ];
   started.push({ name: 'workers', stop: () => Promise.all(workers.map((w) => w.stop(WORKERS_STOP_MS))) });
   await Promise.all([api, ...workers].map((child) => child.start()));
 
@@ -104,7 +120,10 @@ function freePort(host: string): Promise<number> {
 }
 
 /** The first admin key when there is no key yet; kept (mode 0600) beside the embedded data so a local user can find it again. */
-async function bootstrapAdminKey(config: Readonly<ServiceConfig>, databaseUrl: string): Promise<{ key: string; file: string } | null> {
+async function bootstrapAdminKey(
+  config: Readonly<ServiceConfig>,
+  databaseUrl: string,
+): Promise<{ key: string; file: string } | null> {
   // This process needs the database only for this, so its client does not outlive it.
   const prisma = createPrismaClient(databaseUrl);
   try {
@@ -126,11 +145,17 @@ function printBanner(config: Readonly<ServiceConfig>, infra: Infrastructure, add
   log(`API          ${address}/v1/loops`);
   log(`OpenAPI docs ${address}/docs`);
   log(`Temporal UI  ${infra.temporalUiUrl ?? '(external Temporal; see its UI)'}`);
-  log(`Temporal     ${infra.temporalAddress} (namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue})`);
+  log(
+    `Temporal     ${infra.temporalAddress} (namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue})`,
+  );
   log(`Inbox        ${address}/inbox`);
-  log(`Metrics      ${address}/metrics${telemetry.metricsToken ? ' (METRICS_TOKEN)' : ''}${workerMetrics}${telemetry.temporalSdkMetricsAddress ? `; Temporal SDK http://${telemetry.temporalSdkMetricsAddress}/metrics` : ''}`);
+  log(
+    `Metrics      ${address}/metrics${telemetry.metricsToken ? ' (METRICS_TOKEN)' : ''}${workerMetrics}${telemetry.temporalSdkMetricsAddress ? `; Temporal SDK http://${telemetry.temporalSdkMetricsAddress}/metrics` : ''}`,
+  );
   if (telemetry.tracesUrl) {
-    log(`Traces       ${telemetry.tracesUrl} (${telemetry.serviceName ? `service ${telemetry.serviceName}` : 'services engineering-loop-api, engineering-loop-worker'})`);
+    log(
+      `Traces       ${telemetry.tracesUrl} (${telemetry.serviceName ? `service ${telemetry.serviceName}` : 'services engineering-loop-api, engineering-loop-worker'})`,
+    );
   }
   // As the activities worker decides it (activities/sandbox/sandbox.ts): it runs with this process's uid.
   log(
@@ -151,7 +176,11 @@ function shutDown(code: number): Promise<void> {
     // At once: a Ctrl-C reaches the children too, and their exits must not be taken for crashes.
     for (const child of children) child.stopRestarting();
     for (const part of started.reverse()) {
-      await part.stop().catch((err: unknown) => log(`stopping the ${part.name} failed: ${err instanceof Error ? err.message : String(err)}`));
+      await part
+        .stop()
+        .catch((err: unknown) =>
+          log(`stopping the ${part.name} failed: ${err instanceof Error ? err.message : String(err)}`),
+        );
     }
     process.exit(code);
   })();

@@ -4,7 +4,8 @@ import { required } from './require-env';
 
 // One-shot migration job (docker-compose `migrate`).
 applyMigrations(required(loadConfig().databaseUrl, 'DATABASE_URL')).then(
-  (outcome) => console.log(outcome === 'applied' ? 'migrations applied' : 'database schema is current; nothing to apply'),
+  (outcome) =>
+    console.log(outcome === 'applied' ? 'migrations applied' : 'database schema is current; nothing to apply'),
   (err: unknown) => {
     console.error(err instanceof Error ? err.message : err);
     process.exit(1);

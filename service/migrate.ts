@@ -30,7 +30,11 @@ export async function applyMigrations(databaseUrl: string): Promise<'applied' | 
       (error, stdout, stderr) => {
         if (!error) return resolve();
         const how = error.killed ? 'timed out' : `exited with ${error.code ?? error.signal}`;
-        reject(new MigrationError(`prisma migrate deploy ${how} (database ${redact(databaseUrl)}):\n${stdout}\n${stderr}`.trim()));
+        reject(
+          new MigrationError(
+            `prisma migrate deploy ${how} (database ${redact(databaseUrl)}):\n${stdout}\n${stderr}`.trim(),
+          ),
+        );
       },
     );
   });
@@ -39,7 +43,9 @@ export async function applyMigrations(databaseUrl: string): Promise<'applied' | 
 
 /** Whether every migration directory is recorded as finished (and none rolled back) in the database. */
 async function migrationsCurrent(databaseUrl: string): Promise<boolean> {
-  const committed = (await fs.readdir(MIGRATIONS_DIR, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+  const committed = (await fs.readdir(MIGRATIONS_DIR, { withFileTypes: true }))
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

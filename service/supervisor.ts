@@ -70,7 +70,10 @@ export class SupervisedChild {
     if (!child) return;
     child.kill('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
-    const inTime = await Promise.race([this.exited.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), limitMs)))]);
+    const inTime = await Promise.race([
+      this.exited.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), limitMs))),
+    ]);
     clearTimeout(timer);
     if (!inTime) {
       this.log(`${this.name} did not stop within ${limitMs / 1000}s; killing it`);
@@ -85,12 +88,15 @@ export class SupervisedChild {
   }
 
   private spawn(): ChildProcess {
-    const child = spawn(process.execPath, [this.spec.script], { env: this.spec.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [this.spec.script], {
+      env: this.spec.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const startedAt = Date.now();
     this.child = child;
     this.readyLineSeen = false;
-    this.forward(child.stdout!, process.stdout);
-    this.forward(child.stderr!, process.stderr);
+    this.forward(child.stdout, process.stdout);
+    this.forward(child.stderr, process.stderr);
     const exited = new Promise<void>((resolve) => {
       const exit = (code: number | null, signal: NodeJS.Signals | null) => {
         this.exitStatus = `code ${code} / signal ${signal}`;

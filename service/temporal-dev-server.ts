@@ -34,7 +34,10 @@ export function resolveTemporalCli(config: { temporal: Pick<ServiceConfig['tempo
   const candidates = [
     config.temporal.cliPath,
     path.join(PROJECT_ROOT, '.tools', 'temporal', 'bin', 'temporal'),
-    ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'temporal')),
+    ...(process.env.PATH ?? '')
+      .split(path.delimiter)
+      .filter(Boolean)
+      .map((dir) => path.join(dir, 'temporal')),
   ];
   if (config.temporal.cliPath && !isExecutable(config.temporal.cliPath)) {
     throw new Error(`TEMPORAL_CLI_PATH=${config.temporal.cliPath} is not an executable file`);
@@ -54,18 +57,27 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   fs.mkdirSync(dbDir, { recursive: true });
   const searchAttributes = options.searchAttributes ?? LOOP_SEARCH_ATTRIBUTES;
   const args = [
-    'server', 'start-dev',
-    '--db-filename', path.join(dbDir, 'temporal.sqlite'),
+    'server',
+    'start-dev',
+    '--db-filename',
+    path.join(dbDir, 'temporal.sqlite'),
     // Write-ahead log, synced at checkpoints: a crash of any process loses nothing committed (only a
     // power cut can take the last transactions back, the database staying consistent). The default
     // rollback journal syncs several times per transaction — per workflow and activity task.
-    '--sqlite-pragma', 'journal_mode=wal',
-    '--sqlite-pragma', 'synchronous=normal',
-    '--ip', '127.0.0.1',
-    '--port', String(options.port),
-    '--ui-port', String(options.uiPort),
-    '--namespace', options.namespace,
-    '--log-level', 'warn',
+    '--sqlite-pragma',
+    'journal_mode=wal',
+    '--sqlite-pragma',
+    'synchronous=normal',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--ui-port',
+    String(options.uiPort),
+    '--namespace',
+    options.namespace,
+    '--log-level',
+    'warn',
     ...Object.entries(searchAttributes).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
   ];
   // detached: own process group, so stop() can take down everything the CLI started.
@@ -96,7 +108,9 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     await waitUntilReady(address, options.namespace, exited);
   } catch (error) {
     await stop();
-    throw new Error(`Temporal dev server (${options.cliPath} ${args.join(' ')}) did not start: ${(error as Error).message}\n${output.join('')}`);
+    throw new Error(
+      `Temporal dev server (${options.cliPath} ${args.join(' ')}) did not start: ${(error as Error).message}\n${output.join('')}`,
+    );
   }
   return { address, uiUrl: `http://127.0.0.1:${options.uiPort}`, stop };
 }

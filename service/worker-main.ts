@@ -16,7 +16,9 @@ async function main(): Promise<void> {
   // Before the worker, whose interceptors and sinks it decides.
   const tracing = startConfiguredTracing(config, 'engineering-loop-worker');
   const { workerMetrics, metricsToken } = config.telemetry;
-  const metrics = workerMetrics ? await startMetricsServer({ ...workerMetrics, registries: [processRegistry], token: metricsToken }) : null;
+  const metrics = workerMetrics
+    ? await startMetricsServer({ ...workerMetrics, registries: [processRegistry], token: metricsToken })
+    : null;
   if (metrics) console.log(`worker metrics on ${metrics.url}`);
   const prisma = createPrismaClient(required(config.databaseUrl, 'DATABASE_URL'));
   const { worker, connection, sandbox } = await createLoopWorker({
@@ -26,7 +28,10 @@ async function main(): Promise<void> {
   });
   const { role, activityConcurrency } = config.worker;
   const sandboxed = `(sandbox: ${sandbox.mode === 'none' ? 'NONE, commands run unsandboxed' : 'bubblewrap'})`;
-  const runs = role === 'workflows' ? 'loops and their record writes, no commands' : `${role === 'all' ? 'loops and ' : ''}up to ${activityConcurrency} activities at once ${sandboxed}`;
+  const runs =
+    role === 'workflows'
+      ? 'loops and their record writes, no commands'
+      : `${role === 'all' ? 'loops and ' : ''}up to ${activityConcurrency} activities at once ${sandboxed}`;
   console.log(`worker ready on task queue ${config.temporal.taskQueue}: ${runs}`);
   // Started by `npm start`: stop (draining) if it was killed.
   stopWhenOrphaned(() => worker.shutdown());

@@ -48,7 +48,10 @@ export async function createLoopWorker(options: {
       maxCachedWorkflows: options.config.temporal.maxCachedWorkflows,
       sinks: workflowTracingSinks(),
     }),
-    interceptors: { workflowModules: code?.workflowModules ?? [], activity: [activityMetricsInterceptor, ...activityTracingInterceptors()] },
+    interceptors: {
+      workflowModules: code?.workflowModules ?? [],
+      activity: [activityMetricsInterceptor, ...activityTracingInterceptors()],
+    },
     // Record writes are local activities: a `workflows` worker needs every activity registered to run them.
     activities: createActivities({ prisma: options.prisma, config: options.config, sandbox }),
     enableNonLocalActivities: role !== 'workflows',
@@ -59,6 +62,7 @@ export async function createLoopWorker(options: {
     maxHeartbeatThrottleInterval: '2s',
   });
   // Workspaces live where the heavy activities run.
-  if (role !== 'workflows') startWorkspaceJanitor(options.prisma, options.config, (line) => console.log(`[worker] ${line}`));
+  if (role !== 'workflows')
+    startWorkspaceJanitor(options.prisma, options.config, (line) => console.log(`[worker] ${line}`));
   return { worker, connection, sandbox };
 }

@@ -52,11 +52,18 @@ export function workflowCode(log: (line: string) => void): WorkflowCode {
   const stale = staleModule();
   // The bundle has its interceptors built in; naming them again only makes the SDK warn.
   if (stale === null) return { workflowBundle: { codePath: BUNDLE_FILE }, workflowModules: [] };
-  if (stale !== 'absent') log(`the prebuilt workflow bundle is older than ${stale}; bundling the workflow code at start (run npm run build)`);
-  return { workflowsPath: WORKFLOWS_PATH, workflowModules: WORKFLOW_INTERCEPTOR_MODULES, bundlerOptions: { preloadModules: WORKFLOW_PRELOAD_MODULES } };
+  if (stale !== 'absent')
+    log(`the prebuilt workflow bundle is older than ${stale}; bundling the workflow code at start (run npm run build)`);
+  return {
+    workflowsPath: WORKFLOWS_PATH,
+    workflowModules: WORKFLOW_INTERCEPTOR_MODULES,
+    bundlerOptions: { preloadModules: WORKFLOW_PRELOAD_MODULES },
+  };
 }
 
-export type WorkflowCode = Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'> & { workflowModules: string[] };
+export type WorkflowCode = Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'> & {
+  workflowModules: string[];
+};
 
 /** webpack's progress is noise in a build log; its warnings and errors are not. */
 const warningsOnly = {
@@ -85,10 +92,17 @@ function staleModule(): string | null {
 export function projectModules(code: string): string[] {
   const ids = code.match(/"\.{1,2}\/[^"\n]+\.(?:js|cjs|ts)"/g) ?? [];
   const files = ids.map((id) => path.relative(PROJECT_ROOT, path.resolve(id.slice(1, -1))));
-  return [...new Set(files)].filter((file) => !file.startsWith('..') && !file.includes('node_modules') && fs.existsSync(path.join(PROJECT_ROOT, file))).sort();
+  return [...new Set(files)]
+    .filter(
+      (file) =>
+        !file.startsWith('..') && !file.includes('node_modules') && fs.existsSync(path.join(PROJECT_ROOT, file)),
+    )
+    .sort();
 }
 
 /** sha256 of a project file (path relative to the project root). */
 export function fileHash(file: string): string {
-  return createHash('sha256').update(fs.readFileSync(path.join(PROJECT_ROOT, file))).digest('hex');
+  return createHash('sha256')
+    .update(fs.readFileSync(path.join(PROJECT_ROOT, file)))
+    .digest('hex');
 }

@@ -11,9 +11,17 @@ import type { ServiceConfig } from '../config/service-config';
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /** Per loop: its workspace, verification checkout and control files; review checkouts are named `<loop>-<n>`. */
-export async function removeExpiredWorkspaces(prisma: PrismaClient, config: Readonly<ServiceConfig>, now = new Date()): Promise<string[]> {
-  const dirs = ['workspaces', 'verification', 'verification-build', 'control', 'review-checkouts'].map((d) => path.join(config.dataDir, d));
-  const entries = (await Promise.all(dirs.map(async (dir) => (await fs.readdir(dir).catch(() => [])).map((name) => ({ dir, name }))))).flat();
+export async function removeExpiredWorkspaces(
+  prisma: PrismaClient,
+  config: Readonly<ServiceConfig>,
+  now = new Date(),
+): Promise<string[]> {
+  const dirs = ['workspaces', 'verification', 'verification-build', 'control', 'review-checkouts'].map((d) =>
+    path.join(config.dataDir, d),
+  );
+  const entries = (
+    await Promise.all(dirs.map(async (dir) => (await fs.readdir(dir).catch(() => [])).map((name) => ({ dir, name }))))
+  ).flat();
   const loopIdOf = (name: string) => name.match(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/)?.[0];
   const ids = [...new Set(entries.map((e) => loopIdOf(e.name)).filter((id): id is string => id !== undefined))];
   if (ids.length === 0) return [];
@@ -28,10 +36,18 @@ export async function removeExpiredWorkspaces(prisma: PrismaClient, config: Read
 }
 
 /** Sweeps now and then every ten minutes; the returned function stops it. */
-export function startWorkspaceJanitor(prisma: PrismaClient, config: Readonly<ServiceConfig>, log: (line: string) => void): () => void {
+export function startWorkspaceJanitor(
+  prisma: PrismaClient,
+  config: Readonly<ServiceConfig>,
+  log: (line: string) => void,
+): () => void {
   const sweep = () =>
     removeExpiredWorkspaces(prisma, config).then(
-      (removed) => removed.length > 0 && log(`removed the workspaces of ${removed.length} loop(s) that ended over ${config.workspaceRetentionHours} h ago`),
+      (removed) =>
+        removed.length > 0 &&
+        log(
+          `removed the workspaces of ${removed.length} loop(s) that ended over ${config.workspaceRetentionHours} h ago`,
+        ),
       (err: unknown) => log(`workspace clean-up failed: ${err instanceof Error ? err.message : String(err)}`),
     );
   void sweep();

@@ -15,7 +15,13 @@ export async function issueDecisionTicket(
 ): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   await db.decisionTicket.create({
-    data: { loopId: escalation.loopId, escalationSequence: escalation.sequence, tokenHash: ticketHash(token, decision), kind: decision.kind, actor: decision.actor },
+    data: {
+      loopId: escalation.loopId,
+      escalationSequence: escalation.sequence,
+      tokenHash: ticketHash(token, decision),
+      kind: decision.kind,
+      actor: decision.actor,
+    },
   });
   return token;
 }
@@ -32,5 +38,7 @@ export async function useTicket(db: PrismaClient, id: string): Promise<void> {
 
 /** sha256 of the token and the decision it was issued for, so a ticket does not fit an altered decision. */
 function ticketHash(token: string, decision: Omit<Decision, 'ticket'>): string {
-  return createHash('sha256').update(`${token}\n${canonicalJson(decision)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${token}\n${canonicalJson(decision)}`)
+    .digest('hex');
 }

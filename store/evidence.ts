@@ -41,7 +41,11 @@ export async function insertSetupEvidence(db: PrismaClient, data: EvidenceData):
  * Discards an interrupted verification's evidence and its own findings (ids starting with `findingPrefix`),
  * in one transaction.
  */
-export async function discardVerificationAttempt(db: PrismaClient, iterationId: string, findingPrefix: string): Promise<void> {
+export async function discardVerificationAttempt(
+  db: PrismaClient,
+  iterationId: string,
+  findingPrefix: string,
+): Promise<void> {
   await db.$transaction([
     db.evidence.deleteMany({ where: { iterationId } }),
     db.finding.deleteMany({ where: { iterationId, findingId: { startsWith: findingPrefix } } }),
@@ -59,7 +63,12 @@ export function evidenceOfLoop(db: PrismaClient, loopId: string, evidenceId: str
 }
 
 /** One stored stream of an evidence record of the loop; null for no such record. */
-export async function evidenceOutput(db: PrismaClient, loopId: string, evidenceId: string, stream: 'stdout' | 'stderr'): Promise<string | null> {
+export async function evidenceOutput(
+  db: PrismaClient,
+  loopId: string,
+  evidenceId: string,
+  stream: 'stdout' | 'stderr',
+): Promise<string | null> {
   const evidence = await db.evidence.findFirst({
     where: { id: evidenceId, loopId },
     select: { stdout: stream === 'stdout', stderr: stream === 'stderr' },

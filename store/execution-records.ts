@@ -3,13 +3,21 @@ import type { PrismaClient } from './db';
 
 // Execution records: every agent process and model call, and every decision the workflow refused.
 
-export async function insertExecutionRecord(db: PrismaClient, data: Prisma.ExecutionRecordUncheckedCreateInput): Promise<string> {
+export async function insertExecutionRecord(
+  db: PrismaClient,
+  data: Prisma.ExecutionRecordUncheckedCreateInput,
+): Promise<string> {
   const row = await db.executionRecord.create({ data, select: { id: true } });
   return row.id;
 }
 
 /** Settles the reviewer's records of an iteration still waiting for their ledger to be checked. */
-export async function settlePendingLedger(db: PrismaClient, loopId: string, sequence: number, settled: { outcome: string; detail: string | null }): Promise<void> {
+export async function settlePendingLedger(
+  db: PrismaClient,
+  loopId: string,
+  sequence: number,
+  settled: { outcome: string; detail: string | null },
+): Promise<void> {
   await db.executionRecord.updateMany({
     where: { loopId, iterationSeq: sequence, role: 'reviewer', outcome: 'PENDING_LEDGER' },
     data: settled,
@@ -17,7 +25,10 @@ export async function settlePendingLedger(db: PrismaClient, loopId: string, sequ
 }
 
 /** Stores a record under an id its writer chose; a retry that finds it there changes nothing. */
-export async function insertRecordOnce(db: PrismaClient, data: Prisma.ExecutionRecordUncheckedCreateInput & { id: string }): Promise<void> {
+export async function insertRecordOnce(
+  db: PrismaClient,
+  data: Prisma.ExecutionRecordUncheckedCreateInput & { id: string },
+): Promise<void> {
   await db.executionRecord.upsert({ where: { id: data.id }, create: data, update: {} });
 }
 

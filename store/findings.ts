@@ -32,6 +32,13 @@ export function blockingFindingsForMaker(db: PrismaClient, loopId: string, seque
   return db.finding.findMany({
     where: { loopId, iteration: { sequence }, validity: 'VALID', severity: { in: ['BLOCKER', 'HIGH'] } },
     orderBy: { findingId: 'asc' },
-    select: { findingId: true, severity: true, title: true, location: true, evidence: true, concreteAlternativeDiff: true },
+    select: {
+      findingId: true,
+      severity: true,
+      title: true,
+      location: true,
+      evidence: true,
+      concreteAlternativeDiff: true,
+    },
   });
 }

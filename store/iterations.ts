@@ -17,7 +17,12 @@ export function findIteration(db: PrismaClient, loopId: string, sequence: number
 export function iterationWithGateResults(db: PrismaClient, loopId: string, sequence: number) {
   return db.iteration.findUniqueOrThrow({
     where: at(loopId, sequence),
-    include: { evidence: { orderBy: { gateOrder: 'asc' }, select: { gate: true, status: true, exitCode: true, testCounts: true } } },
+    include: {
+      evidence: {
+        orderBy: { gateOrder: 'asc' },
+        select: { gate: true, status: true, exitCode: true, testCounts: true },
+      },
+    },
   });
 }
 
@@ -27,7 +32,14 @@ export function iterationWithVerdict(db: PrismaClient, loopId: string, sequence:
 
 export function createIteration(
   db: PrismaClient,
-  row: { loopId: string; sequence: number; roundIteration: number; contractVersion: number; startCommit: string; makerAttempts: number },
+  row: {
+    loopId: string;
+    sequence: number;
+    roundIteration: number;
+    contractVersion: number;
+    startCommit: string;
+    makerAttempts: number;
+  },
 ): Promise<{ id: string }> {
   return db.iteration.create({ data: row, select: { id: true } });
 }
@@ -37,7 +49,12 @@ export async function countMakerAttempt(db: PrismaClient, id: string): Promise<v
 }
 
 /** Which process runs the maker, so a later attempt can stop one a dead worker left running. */
-export function recordMakerProcess(db: PrismaClient, loopId: string, sequence: number, process: { makerPid: number; makerHost: string }) {
+export function recordMakerProcess(
+  db: PrismaClient,
+  loopId: string,
+  sequence: number,
+  process: { makerPid: number; makerHost: string },
+) {
   return db.iteration.update({ where: at(loopId, sequence), data: process, select: { id: true } });
 }
 
@@ -59,7 +76,12 @@ export function recordMakerResult(
   return db.iteration.update({ where: at(loopId, sequence), data: result });
 }
 
-export async function recordBacktrack(db: PrismaClient, loopId: string, sequence: number, toCommit: string): Promise<void> {
+export async function recordBacktrack(
+  db: PrismaClient,
+  loopId: string,
+  sequence: number,
+  toCommit: string,
+): Promise<void> {
   await db.iteration.update({ where: at(loopId, sequence), data: { backtrackedTo: toCommit }, select: { id: true } });
 }
 
@@ -74,5 +96,9 @@ export function markVerified(db: PrismaClient, id: string): PendingWrite {
 }
 
 export function markReviewed(db: PrismaClient, id: string, outcome: object): PendingWrite {
-  return db.iteration.update({ where: { id }, data: { reviewedAt: new Date(), reviewOutcome: outcome }, select: { id: true } });
+  return db.iteration.update({
+    where: { id },
+    data: { reviewedAt: new Date(), reviewOutcome: outcome },
+    select: { id: true },
+  });
 }

@@ -25,7 +25,10 @@ export function loopWithAttempts(db: PrismaClient, id: string) {
 
 /** The columns prepareWorkspace sets once. */
 export function preparedLoopColumns(db: PrismaClient, id: string) {
-  return db.loop.findUniqueOrThrow({ where: { id }, select: { workspacePath: true, baseCommit: true, repoUrl: true, gatePlan: true } });
+  return db.loop.findUniqueOrThrow({
+    where: { id },
+    select: { workspacePath: true, baseCommit: true, repoUrl: true, gatePlan: true },
+  });
 }
 
 export function loopGatePlan(db: PrismaClient, id: string) {
@@ -67,12 +70,18 @@ export function loopByIdempotencyKey(db: PrismaClient, idempotencyKey: string) {
  * Records a submitted loop. When another request with the same Idempotency-Key stored its loop first
  * (two concurrent requests with one key), returns that one instead, not created.
  */
-export async function insertLoop(db: PrismaClient, data: Prisma.LoopUncheckedCreateInput): Promise<{ loop: LoopRow; created: boolean }> {
+export async function insertLoop(
+  db: PrismaClient,
+  data: Prisma.LoopUncheckedCreateInput,
+): Promise<{ loop: LoopRow; created: boolean }> {
   try {
     return { loop: await db.loop.create({ data }), created: true };
   } catch (err) {
     if (data.idempotencyKey && err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
-      return { loop: await db.loop.findUniqueOrThrow({ where: { idempotencyKey: data.idempotencyKey } }), created: false };
+      return {
+        loop: await db.loop.findUniqueOrThrow({ where: { idempotencyKey: data.idempotencyKey } }),
+        created: false,
+      };
     }
     throw err;
   }

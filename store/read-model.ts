@@ -39,7 +39,18 @@ export function iterationWithFindings(db: PrismaClient, loopId: string, sequence
     where: { loopId_sequence: { loopId, sequence } },
     include: {
       verdict: true,
-      findings: { orderBy: { findingId: 'asc' }, select: { findingId: true, source: true, rule: true, location: true, title: true, severity: true, validity: true } },
+      findings: {
+        orderBy: { findingId: 'asc' },
+        select: {
+          findingId: true,
+          source: true,
+          rule: true,
+          location: true,
+          title: true,
+          severity: true,
+          validity: true,
+        },
+      },
     },
   });
 }
@@ -48,7 +59,11 @@ export function iterationWithFindings(db: PrismaClient, loopId: string, sequence
 export function timelineRows(db: PrismaClient, loopId: string) {
   return Promise.all([
     db.loopEvent.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } }),
-    db.contractVersion.findMany({ where: { loopId }, orderBy: { version: 'asc' }, select: { version: true, hash: true, reason: true, createdAt: true } }),
+    db.contractVersion.findMany({
+      where: { loopId },
+      orderBy: { version: 'asc' },
+      select: { version: true, hash: true, reason: true, createdAt: true },
+    }),
     db.evidence.findMany({
       where: { loopId },
       select: {
@@ -70,7 +85,11 @@ export function timelineRows(db: PrismaClient, loopId: string) {
       },
     }),
     db.executionRecord.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } }),
-    db.verdict.findMany({ where: { loopId }, include: { iteration: { select: { sequence: true } } }, orderBy: { createdAt: 'asc' } }),
+    db.verdict.findMany({
+      where: { loopId },
+      include: { iteration: { select: { sequence: true } } },
+      orderBy: { createdAt: 'asc' },
+    }),
     db.escalation.findMany({ where: { loopId }, include: { decisions: true }, orderBy: { sequence: 'asc' } }),
   ]);
 }

@@ -9,7 +9,11 @@ export function finalReport(db: PrismaClient, loopId: string) {
 }
 
 /** Stores the final report unless the loop has one; returns the stored one's id. */
-export async function storeFinalReport(db: PrismaClient, loopId: string, report: { body: object; markdown: string }): Promise<string> {
+export async function storeFinalReport(
+  db: PrismaClient,
+  loopId: string,
+  report: { body: object; markdown: string },
+): Promise<string> {
   const stored = await db.report.upsert({
     where: keyed(loopId, 'final'),
     create: { loopId, kind: 'FINAL', key: 'final', ...report },
@@ -20,7 +24,11 @@ export async function storeFinalReport(db: PrismaClient, loopId: string, report:
 }
 
 /** Stores the loop's patch, replacing an earlier attempt's. */
-export async function storePatchReport(db: PrismaClient, loopId: string, patch: { body: object; markdown: string }): Promise<void> {
+export async function storePatchReport(
+  db: PrismaClient,
+  loopId: string,
+  patch: { body: object; markdown: string },
+): Promise<void> {
   await db.report.upsert({
     where: keyed(loopId, 'patch'),
     create: { loopId, kind: 'PATCH', key: 'patch', ...patch },

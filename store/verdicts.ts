@@ -9,7 +9,15 @@ import type { PrismaClient } from './db';
  */
 export async function upsertVerdict(
   db: PrismaClient,
-  v: { loopId: string; sequence: number; verdict: string; trigger: string | null; directives: unknown; report: unknown; markdown: string },
+  v: {
+    loopId: string;
+    sequence: number;
+    verdict: string;
+    trigger: string | null;
+    directives: unknown;
+    report: unknown;
+    markdown: string;
+  },
 ): Promise<{ created: boolean } | undefined> {
   const id = randomUUID();
   const [written] = await db.$queryRaw<Array<{ id: string }>>`

@@ -13,13 +13,19 @@ export class AsyncLocalStorageContextManager implements ContextManager {
     return this.storage.getStore() ?? ROOT_CONTEXT;
   }
 
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(context: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    context: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
     return this.storage.run(context, () => fn.apply(thisArg, args));
   }
 
   bind<T>(context: Context, target: T): T {
     if (typeof target !== 'function') return target;
-    const run = (self: unknown, args: unknown[]): unknown => this.with(context, () => (target as (...a: unknown[]) => unknown).apply(self, args));
+    const run = (self: unknown, args: unknown[]): unknown =>
+      this.with(context, () => (target as (...a: unknown[]) => unknown).apply(self, args));
     return function (this: unknown, ...args: unknown[]) {
       return run(this, args);
     } as T;

@@ -19,7 +19,11 @@ export function registerHttpTracing(app: FastifyInstance): void {
       route ? `${request.method} ${route}` : request.method,
       {
         kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': request.method, 'url.path': request.url.split('?')[0], ...(route ? { 'http.route': route } : {}) },
+        attributes: {
+          'http.request.method': request.method,
+          'url.path': request.url.split('?')[0],
+          ...(route ? { 'http.route': route } : {}),
+        },
       },
       parent,
     );

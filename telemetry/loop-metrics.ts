@@ -93,7 +93,8 @@ export function observeExecution(e: ExecutionUsage): void {
   const model = { role: e.role, provider: labelValue(e.provider), model: labelValue(e.model) };
   executions.inc({ role: e.role, kind: e.kind, outcome: labelValue(e.outcome) });
   if (e.promptTokens && e.promptTokens > 0) modelTokens.inc({ ...model, type: 'prompt' }, e.promptTokens);
-  if (e.completionTokens && e.completionTokens > 0) modelTokens.inc({ ...model, type: 'completion' }, e.completionTokens);
+  if (e.completionTokens && e.completionTokens > 0)
+    modelTokens.inc({ ...model, type: 'completion' }, e.completionTokens);
   if (e.costUsd && e.costUsd > 0) modelCost.inc(model, e.costUsd);
 }
 

@@ -25,7 +25,10 @@ export function prismaLoopStateQueries(prisma: PrismaClient): LoopStateQueries {
 }
 
 /** A registry with the loop-state gauges of one API instance, answered from `queries`. */
-export function createLoopStateRegistry(queries: LoopStateQueries, options: { timeoutMs?: number; now?: () => number } = {}): Registry {
+export function createLoopStateRegistry(
+  queries: LoopStateQueries,
+  options: { timeoutMs?: number; now?: () => number } = {},
+): Registry {
   const timeoutMs = options.timeoutMs ?? QUERY_TIMEOUT_MS;
   const now = options.now ?? Date.now;
   const registry = new Registry();
@@ -34,9 +37,13 @@ export function createLoopStateRegistry(queries: LoopStateQueries, options: { ti
   // Every metric here collects through this: prom-client collects a registry's metrics concurrently, so
   // they all wait for the same refresh and read values from the same queries.
   const refresh = singleFlight(async () => {
-    const [loopRows, open] = await Promise.allSettled([bounded(loopsQuery(), timeoutMs, 'loops'), bounded(escalationsQuery(), timeoutMs, 'escalations')]);
+    const [loopRows, open] = await Promise.allSettled([
+      bounded(loopsQuery(), timeoutMs, 'loops'),
+      bounded(escalationsQuery(), timeoutMs, 'escalations'),
+    ]);
     loops.reset();
-    if (loopRows.status === 'fulfilled') for (const g of loopRows.value) loops.set({ status: g.status, phase: g.phase }, g.count);
+    if (loopRows.status === 'fulfilled')
+      for (const g of loopRows.value) loops.set({ status: g.status, phase: g.phase }, g.count);
     else failures.inc({ query: 'loops' });
     if (open.status === 'fulfilled') {
       escalationsOpen.set(open.value.count);

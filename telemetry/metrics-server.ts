@@ -10,7 +10,12 @@ export interface MetricsServer {
 }
 
 /** A tiny HTTP server for a process without the API (the worker): GET /metrics, nothing else. */
-export async function startMetricsServer(options: { host: string; port: number; registries: Registry[]; token: string | null }): Promise<MetricsServer> {
+export async function startMetricsServer(options: {
+  host: string;
+  port: number;
+  registries: Registry[];
+  token: string | null;
+}): Promise<MetricsServer> {
   const contentType = options.registries[0]?.contentType ?? 'text/plain; version=0.0.4; charset=utf-8';
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
@@ -19,12 +24,17 @@ export async function startMetricsServer(options: { host: string; port: number; 
       return;
     }
     if (!metricsAuthorized(req.headers.authorization, options.token)) {
-      res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('metrics need Authorization: Bearer <METRICS_TOKEN>\n');
+      res
+        .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' })
+        .end('metrics need Authorization: Bearer <METRICS_TOKEN>\n');
       return;
     }
     exposition(options.registries).then(
       (text) => res.writeHead(200, { 'content-type': contentType }).end(req.method === 'HEAD' ? undefined : text),
-      (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`collecting metrics failed: ${err instanceof Error ? err.message : String(err)}\n`),
+      (err: unknown) =>
+        res
+          .writeHead(500, { 'content-type': 'text/plain' })
+          .end(`collecting metrics failed: ${err instanceof Error ? err.message : String(err)}\n`),
     );
   });
   await new Promise<void>((resolve, reject) => {

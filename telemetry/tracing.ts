@@ -4,7 +4,11 @@ import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
-import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/worker';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry/lib/worker';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import type { ServiceConfig } from '../config/service-config';
@@ -36,7 +40,10 @@ export function startTracing(options: { serviceName: string; url: string; schedu
   if (active) return active;
   const resource = Resource.default().merge(new Resource({ 'service.name': options.serviceName }));
   const exporter = new OTLPTraceExporter({ url: options.url });
-  const processor = new BatchSpanProcessor(exporter, options.scheduledDelayMillis === undefined ? undefined : { scheduledDelayMillis: options.scheduledDelayMillis });
+  const processor = new BatchSpanProcessor(
+    exporter,
+    options.scheduledDelayMillis === undefined ? undefined : { scheduledDelayMillis: options.scheduledDelayMillis },
+  );
   const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
   // W3C trace context (and baggage) propagation, unless OTEL_PROPAGATORS says otherwise.
   provider.register({ contextManager: new AsyncLocalStorageContextManager() });
@@ -72,7 +79,12 @@ export function workflowClientInterceptors(): WorkflowClientInterceptor[] {
 /** For the worker: a RunActivity span per activity, child of the workflow's StartActivity. */
 export function activityTracingInterceptors(): ActivityInterceptorsFactory[] {
   if (!active) return [];
-  return [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })];
+  return [
+    (ctx) => ({
+      inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+      outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+    }),
+  ];
 }
 
 /**

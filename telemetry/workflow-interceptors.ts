@@ -26,7 +26,11 @@ function loadOtel(): Otel {
   // Required here, not imported: loading the module patches the sandbox's globals. Webpack bundles it either way.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const m = require('@temporalio/interceptors-opentelemetry/lib/workflow') as typeof OtelWorkflow;
-  return { inbound: new m.OpenTelemetryInboundInterceptor(), outbound: new m.OpenTelemetryOutboundInterceptor(), internals: new m.OpenTelemetryInternalsInterceptor() };
+  return {
+    inbound: new m.OpenTelemetryInboundInterceptor(),
+    outbound: new m.OpenTelemetryOutboundInterceptor(),
+    internals: new m.OpenTelemetryInternalsInterceptor(),
+  };
 }
 
 export const interceptors: WorkflowInterceptorsFactory = (): WorkflowInterceptors => {
@@ -50,7 +54,8 @@ export const interceptors: WorkflowInterceptorsFactory = (): WorkflowInterceptor
         scheduleActivity: (input, next) => (otel ? otel.outbound.scheduleActivity(input, next) : next(input)),
         scheduleLocalActivity: (input, next) => (otel ? otel.outbound.scheduleLocalActivity(input, next) : next(input)),
         startNexusOperation: (input, next) => (otel ? otel.outbound.startNexusOperation(input, next) : next(input)),
-        startChildWorkflowExecution: (input, next) => (otel ? otel.outbound.startChildWorkflowExecution(input, next) : next(input)),
+        startChildWorkflowExecution: (input, next) =>
+          otel ? otel.outbound.startChildWorkflowExecution(input, next) : next(input),
         continueAsNew: (input, next) => (otel ? otel.outbound.continueAsNew(input, next) : next(input)),
         signalWorkflow: (input, next) => (otel ? otel.outbound.signalWorkflow(input, next) : next(input)),
         getLogAttributes: (input, next) => (otel ? otel.outbound.getLogAttributes(input, next) : next(input)),

@@ -1,5 +1,11 @@
 import { ApplicationFailure, condition, deprecatePatch, log, setHandler, uuid4 } from '@temporalio/workflow';
-import { applyDecision, decisionSchema, InvalidDecisionError, type Decision, type DecisionEffect } from '../domain/decision';
+import {
+  applyDecision,
+  decisionSchema,
+  InvalidDecisionError,
+  type Decision,
+  type DecisionEffect,
+} from '../domain/decision';
 import { describeIssues } from '../domain/ledger';
 import { describeSignal } from './details';
 import { decideUpdate, decisionSignal, INVALID_DECISION, loopStateQuery, NOT_AWAITING_DECISION } from './messages';
@@ -34,7 +40,12 @@ export function handleMessages(run: LoopRun): void {
     }
     log.warn('ignored a decision signal', problem);
     deprecatePatch(RECORD_REFUSED_SIGNALS);
-    await run.recorder().recordRefusedDecision({ loopId: run.loopId, refusalId: uuid4(), channel: 'signal', detail: `${describeSignal(decision)} refused: ${problem.message}` });
+    await run.recorder().recordRefusedDecision({
+      loopId: run.loopId,
+      refusalId: uuid4(),
+      channel: 'signal',
+      detail: `${describeSignal(decision)} refused: ${problem.message}`,
+    });
   });
 }
 
@@ -44,13 +55,19 @@ function decisionProblem(run: LoopRun, raw: unknown): { type: string; message: s
   const decision = decisionSchema.safeParse(raw);
   if (!decision.success) return { type: INVALID_DECISION, message: describeIssues(decision.error.issues).join('; ') };
   if (!state.awaitingDecision || run.pendingDecision) {
-    return { type: NOT_AWAITING_DECISION, message: `loop ${loopId} is not awaiting a decision (status ${state.status})` };
+    return {
+      type: NOT_AWAITING_DECISION,
+      message: `loop ${loopId} is not awaiting a decision (status ${state.status})`,
+    };
   }
   // A decision naming another escalation was made on a stale view of the loop.
   const named = decision.data.escalationSequence;
   const open = state.awaitingDecision.escalationSequence;
   if (named !== undefined && named !== open) {
-    return { type: NOT_AWAITING_DECISION, message: `loop ${loopId} is not awaiting a decision on escalation #${named} (escalation #${open} is open)` };
+    return {
+      type: NOT_AWAITING_DECISION,
+      message: `loop ${loopId} is not awaiting a decision on escalation #${named} (escalation #${open} is open)`,
+    };
   }
   try {
     applyDecision(decision.data, run.contract);
@@ -70,7 +87,10 @@ export interface Escalation {
 }
 
 /** Opens the loop's next escalation, waits for an honoured decision, and says what it does to the loop. */
-export async function escalate(run: LoopRun, escalation: Escalation): Promise<{ decision: Decision; effect: DecisionEffect }> {
+export async function escalate(
+  run: LoopRun,
+  escalation: Escalation,
+): Promise<{ decision: Decision; effect: DecisionEffect }> {
   run.escalations += 1;
   const decision = await awaitDecision(run, run.escalations, escalation);
   return { decision, effect: applyDecision(decision, run.contract) };
@@ -80,7 +100,11 @@ export async function escalate(run: LoopRun, escalation: Escalation): Promise<{ 
  * Opens escalation number `escalationSequence` and waits, durably, for a decision that is honoured — or
  * for the deadline, after which the configured default applies.
  */
-async function awaitDecision(run: LoopRun, escalationSequence: number, { trigger, record, systemBlockers = 0 }: Escalation): Promise<Decision> {
+async function awaitDecision(
+  run: LoopRun,
+  escalationSequence: number,
+  { trigger, record, systemBlockers = 0 }: Escalation,
+): Promise<Decision> {
   // Accept decisions from here on: the API may see the escalation row before `record` returns.
   run.state.awaitingDecision = { escalationSequence, trigger };
   await record(escalationSequence);
@@ -89,13 +113,17 @@ async function awaitDecision(run: LoopRun, escalationSequence: number, { trigger
   const deadlineAt = deadlineSeconds ? Date.now() + deadlineSeconds * 1000 : null;
   let decision: Decision | null = null;
   while (!decision) {
-    decision = (await decisionArrives(run, deadlineAt)) ? await honoured(run, run.pendingDecision!, escalationSequence) : atDeadline(run, deadlineSeconds!, systemBlockers);
+    decision = (await decisionArrives(run, deadlineAt))
+      ? await honoured(run, run.pendingDecision!, escalationSequence)
+      : atDeadline(run, deadlineSeconds!, systemBlockers);
     run.pendingDecision = undefined;
   }
   run.state.awaitingDecision = null;
-  await run.recorder().recordDecision.executeWithOptions(withSummary(`decision: ${decision.kind} by ${decision.actor}`), [
-    { loopId: run.loopId, escalationSequence, decision },
-  ]);
+  await run
+    .recorder()
+    .recordDecision.executeWithOptions(withSummary(`decision: ${decision.kind} by ${decision.actor}`), [
+      { loopId: run.loopId, escalationSequence, decision },
+    ]);
   return decision;
 }
 
@@ -111,13 +139,24 @@ async function decisionArrives(run: LoopRun, deadlineAt: number | null): Promise
  * waiting). The API's ticket ends up in this run's history, which is acceptable: it is single-use and
  * fits only this decision on this escalation. It goes no further (Decision row, summaries, logs).
  */
-async function honoured(run: LoopRun, { decision, channel }: ReceivedDecision, escalationSequence: number): Promise<Decision | null> {
+async function honoured(
+  run: LoopRun,
+  { decision, channel }: ReceivedDecision,
+  escalationSequence: number,
+): Promise<Decision | null> {
   deprecatePatch(AUTHORIZE_DECISIONS);
-  const authorization = await run.recorder().authorizeDecision.executeWithOptions(withSummary(`authorize ${decision.kind} by ${decision.actor}`), [
-    { loopId: run.loopId, escalationSequence, decision, channel, refusalId: uuid4() },
-  ]);
+  const authorization = await run
+    .recorder()
+    .authorizeDecision.executeWithOptions(withSummary(`authorize ${decision.kind} by ${decision.actor}`), [
+      { loopId: run.loopId, escalationSequence, decision, channel, refusalId: uuid4() },
+    ]);
   if (!authorization.honoured) {
-    log.warn('refused a decision', { escalationSequence, channel, actor: decision.actor, reason: authorization.reason });
+    log.warn('refused a decision', {
+      escalationSequence,
+      channel,
+      actor: decision.actor,
+      reason: authorization.reason,
+    });
     return null;
   }
   return { ...decision, ticket: undefined };
@@ -127,7 +166,8 @@ async function honoured(run: LoopRun, { decision, channel }: ReceivedDecision, e
 function atDeadline(run: LoopRun, seconds: number, systemBlockers: number): Decision {
   const comment = `no decision within ${seconds} s`;
   const defaultDecision = run.request.escalation.defaultDecision;
-  if (defaultDecision !== 'approve' || systemBlockers === 0) return { kind: defaultDecision, actor: DEADLINE_ACTOR, comment };
+  if (defaultDecision !== 'approve' || systemBlockers === 0)
+    return { kind: defaultDecision, actor: DEADLINE_ACTOR, comment };
   deprecatePatch(DEADLINE_SPARES_SYSTEM_BLOCKERS);
   return {
     kind: 'reject',

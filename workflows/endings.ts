@@ -1,4 +1,11 @@
-import { allHandlersFinished, condition, deprecatePatch, makeContinueAsNewFunc, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  deprecatePatch,
+  makeContinueAsNewFunc,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { DecisionEffect } from '../domain/decision';
 import type { JudgeReport } from '../domain/judge';
 import type { LoopInput, LoopResume } from '../domain/loop-request';
@@ -24,16 +31,22 @@ export async function endRejected(run: LoopRun): Promise<LoopOutcome> {
 }
 
 /** Delivers the loop's change (patch, push, pull request) and ends the loop PASSED or APPROVED. */
-export async function deliver(run: LoopRun, outcome: 'PASSED' | 'APPROVED_BY_HUMAN', approvedBy: string | null): Promise<LoopOutcome> {
+export async function deliver(
+  run: LoopRun,
+  outcome: 'PASSED' | 'APPROVED_BY_HUMAN',
+  approvedBy: string | null,
+): Promise<LoopOutcome> {
   deprecatePatch(DELIVER_PULL_REQUEST);
   const status = outcome === 'PASSED' ? 'PASSED' : 'APPROVED';
   deprecatePatch(END_IN_DELIVERY);
   // The end as the read model gets it, written by the delivery once it delivered (the state and the Web UI move after it).
   const ended = run.progressRecord(status, 'DONE');
-  const delivered = await gitWork.deliver.executeWithOptions(withSummary(approvedBy ? 'deliver (human override)' : 'deliver', { startToCloseTimeout: '10m' }), [
-    { loopId: run.loopId, sequence: run.state.sequence, outcome, approvedBy, ended },
-  ]);
-  if (delivered.pullRequestUrl) upsertSearchAttributes([{ key: LoopPullRequestKey, value: delivered.pullRequestUrl.slice(0, 1000) }]);
+  const delivered = await gitWork.deliver.executeWithOptions(
+    withSummary(approvedBy ? 'deliver (human override)' : 'deliver', { startToCloseTimeout: '10m' }),
+    [{ loopId: run.loopId, sequence: run.state.sequence, outcome, approvedBy, ended }],
+  );
+  if (delivered.pullRequestUrl)
+    upsertSearchAttributes([{ key: LoopPullRequestKey, value: delivered.pullRequestUrl.slice(0, 1000) }]);
   run.moveTo(status, 'DONE');
   await condition(allHandlersFinished);
   return { status, iterations: run.state.sequence, reportId: delivered.reportId };

@@ -1,4 +1,10 @@
-import { ApplicationFailure, CancellationScope, ContinueAsNew, deprecatePatch, isCancellation } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ContinueAsNew,
+  deprecatePatch,
+  isCancellation,
+} from '@temporalio/workflow';
 import { isWorse, recoveryBrief, scoreOf } from '../domain/backtrack';
 import { describeIssues } from '../domain/ledger';
 import { loopInputSchema, type LoopInput } from '../domain/loop-request';
@@ -45,10 +51,14 @@ export async function engineeringLoop(input: LoopInput): Promise<LoopOutcome> {
       const { decision, effect } = await escalate(run, {
         trigger: report.trigger ?? 'UNKNOWN',
         record: (escalationSequence) =>
-          run.recorder().recordEscalation.executeWithOptions(withSummary(`escalation ${escalationSequence}: ${report.trigger}`), [
-            { loopId: run.loopId, escalationSequence, sequence: run.state.sequence, report },
-          ]),
-        systemBlockers: outcome.systemFindings.filter((f) => f.source === 'SYSTEM' && f.severity === 'BLOCKER' && f.validity === 'VALID').length,
+          run
+            .recorder()
+            .recordEscalation.executeWithOptions(withSummary(`escalation ${escalationSequence}: ${report.trigger}`), [
+              { loopId: run.loopId, escalationSequence, sequence: run.state.sequence, report },
+            ]),
+        systemBlockers: outcome.systemFindings.filter(
+          (f) => f.source === 'SYSTEM' && f.severity === 'BLOCKER' && f.validity === 'VALID',
+        ).length,
       });
       if (effect.action === 'END_REJECTED') return await endRejected(run);
       if (effect.action === 'DELIVER_OVERRIDE') return await deliver(run, 'APPROVED_BY_HUMAN', decision.actor);

@@ -49,64 +49,85 @@ async function runMaker(run: LoopRun): Promise<MakerResult> {
   const { state, request } = run;
   const progress = run.enterPhase('MAKER');
   deprecatePatch(INSPECT_IN_MAKER_ACTIVITY);
-  const maker = await work.runMaker.executeWithOptions(withSummary(run.label('maker'), { startToCloseTimeout: `${request.maker.timeoutSeconds + 120}s` }), [
-    {
-      loopId: run.loopId,
-      sequence: state.sequence,
-      roundIteration: state.roundIteration,
-      maxIterations: state.maxIterations,
-      contractVersion: state.contractVersion,
-      directives: run.directives,
-      maker: request.maker,
-      progress,
-      inspect: { gates: run.gatePlan.gates },
-    },
-  ]);
+  const maker = await work.runMaker.executeWithOptions(
+    withSummary(run.label('maker'), { startToCloseTimeout: `${request.maker.timeoutSeconds + 120}s` }),
+    [
+      {
+        loopId: run.loopId,
+        sequence: state.sequence,
+        roundIteration: state.roundIteration,
+        maxIterations: state.maxIterations,
+        contractVersion: state.contractVersion,
+        directives: run.directives,
+        maker: request.maker,
+        progress,
+        inspect: { gates: run.gatePlan.gates },
+      },
+    ],
+  );
   run.usage = addUsage(run.usage, maker.usage);
   // A changed manifest or lockfile: the maker's workspace is set up again before the next maker.
   run.setupDue = touchesSetupInputs(maker.changedFiles);
   return maker;
 }
 
-async function verify(run: LoopRun, maker: MakerResult): Promise<{ verification: VerificationSummary; systemFindings: FindingSummary[] }> {
+async function verify(
+  run: LoopRun,
+  maker: MakerResult,
+): Promise<{ verification: VerificationSummary; systemFindings: FindingSummary[] }> {
   const { state, gatePlan, contract } = run;
   const progress = run.enterPhase('VERIFY');
-  const timeout = verificationTimeout([...gatePlan.gates, ...(gatePlan.setup?.commands ?? [])], contract.acceptanceCriteria);
-  const verification = await work.runVerification.executeWithOptions(withSummary(run.label('verify'), { startToCloseTimeout: timeout }), [
-    {
-      loopId: run.loopId,
-      sequence: state.sequence,
-      contractVersion: state.contractVersion,
-      gates: gatePlan.gates,
-      checkpointCommit: maker.checkpointCommit,
-      progress,
-    },
-  ]);
+  const timeout = verificationTimeout(
+    [...gatePlan.gates, ...(gatePlan.setup?.commands ?? [])],
+    contract.acceptanceCriteria,
+  );
+  const verification = await work.runVerification.executeWithOptions(
+    withSummary(run.label('verify'), { startToCloseTimeout: timeout }),
+    [
+      {
+        loopId: run.loopId,
+        sequence: state.sequence,
+        contractVersion: state.contractVersion,
+        gates: gatePlan.gates,
+        checkpointCommit: maker.checkpointCommit,
+        progress,
+      },
+    ],
+  );
   // The maker's activity checked the checkpoint for tampering and scope; verification adds what the frozen tests showed.
   return { verification, systemFindings: [...maker.inspected, ...verification.systemFindings] };
 }
 
 /** The review, unless a gate failed, the checkout could not be set up or the budget is spent. */
-async function reviewUnlessSettled(run: LoopRun, maker: MakerResult, verification: VerificationSummary): Promise<ReviewOutcome> {
+async function reviewUnlessSettled(
+  run: LoopRun,
+  maker: MakerResult,
+  verification: VerificationSummary,
+): Promise<ReviewOutcome> {
   const { state, request } = run;
   const overBudget = budgetExhausted(request.budget, run.usage);
-  if (verification.gates.some((g) => g.status === 'FAILED')) return { status: 'SKIPPED', reason: 'a configured gate failed' };
-  if (verification.environmentProblem) return { status: 'SKIPPED', reason: 'the verification checkout could not be set up' };
+  if (verification.gates.some((g) => g.status === 'FAILED'))
+    return { status: 'SKIPPED', reason: 'a configured gate failed' };
+  if (verification.environmentProblem)
+    return { status: 'SKIPPED', reason: 'the verification checkout could not be set up' };
   if (overBudget) return { status: 'SKIPPED', reason: overBudget };
   const progress = run.enterPhase('REVIEW');
   const reviewed = await reviewOrFailure(() =>
-    work.runReview.executeWithOptions(withSummary(run.label('review'), { startToCloseTimeout: `${reviewTimeoutSeconds(request.reviewer)}s` }), [
-      {
-        loopId: run.loopId,
-        sequence: state.sequence,
-        contractVersion: state.contractVersion,
-        reviewer: request.reviewer,
-        profile: run.gatePlan.profile,
-        priorSignatures: [...new Set(run.previous.flatMap((p) => p.blockingSignatures))],
-        checkpointCommit: maker.checkpointCommit,
-        progress,
-      },
-    ]),
+    work.runReview.executeWithOptions(
+      withSummary(run.label('review'), { startToCloseTimeout: `${reviewTimeoutSeconds(request.reviewer)}s` }),
+      [
+        {
+          loopId: run.loopId,
+          sequence: state.sequence,
+          contractVersion: state.contractVersion,
+          reviewer: request.reviewer,
+          profile: run.gatePlan.profile,
+          priorSignatures: [...new Set(run.previous.flatMap((p) => p.blockingSignatures))],
+          checkpointCommit: maker.checkpointCommit,
+          progress,
+        },
+      ],
+    ),
   );
   run.usage = addUsage(run.usage, reviewed.usage);
   return reviewed.outcome;
@@ -116,7 +137,12 @@ async function reviewUnlessSettled(run: LoopRun, maker: MakerResult, verificatio
 async function judge(
   run: LoopRun,
   iteration: IterationState,
-  { maker, verification, review, systemFindings }: { maker: MakerResult; verification: VerificationSummary; review: ReviewOutcome; systemFindings: FindingSummary[] },
+  {
+    maker,
+    verification,
+    review,
+    systemFindings,
+  }: { maker: MakerResult; verification: VerificationSummary; review: ReviewOutcome; systemFindings: FindingSummary[] },
 ): Promise<JudgeReport> {
   const { state, request, contract } = run;
   const progress = run.enterPhase('JUDGE');
@@ -127,7 +153,11 @@ async function judge(
     acceptanceChecks: verification.acceptanceChecks,
     review,
     systemFindings,
-    acceptanceCriteria: contract.acceptanceCriteria.map((ac) => ({ id: ac.id, statement: ac.statement, proof: describeProof(ac.verification) })),
+    acceptanceCriteria: contract.acceptanceCriteria.map((ac) => ({
+      id: ac.id,
+      statement: ac.statement,
+      proof: describeProof(ac.verification),
+    })),
     maker: {
       noChange: maker.noChange,
       diffHash: maker.diffHash,
@@ -142,14 +172,18 @@ async function judge(
   state.lastVerdict = report.verdict;
   iteration.verdict = report.verdict;
   iteration.trigger = report.trigger;
-  await run.recorder().recordVerdict.executeWithOptions(withSummary(run.label(`verdict ${report.verdict}`)), [
-    { loopId: run.loopId, sequence: state.sequence, report, warnings: run.gatePlan.warnings ?? [], progress },
-  ]);
+  await run
+    .recorder()
+    .recordVerdict.executeWithOptions(withSummary(run.label(`verdict ${report.verdict}`)), [
+      { loopId: run.loopId, sequence: state.sequence, report, warnings: run.gatePlan.warnings ?? [], progress },
+    ]);
   return report;
 }
 
 /** A review that cannot be had (provider down, auth refused) escalates; it never crashes the loop. */
-async function reviewOrFailure(review: () => Promise<{ outcome: ReviewOutcome; usage: Usage }>): Promise<{ outcome: ReviewOutcome; usage: Usage }> {
+async function reviewOrFailure(
+  review: () => Promise<{ outcome: ReviewOutcome; usage: Usage }>,
+): Promise<{ outcome: ReviewOutcome; usage: Usage }> {
   try {
     return await review();
   } catch (err) {
@@ -159,7 +193,10 @@ async function reviewOrFailure(review: () => Promise<{ outcome: ReviewOutcome; u
   }
 }
 
-function verificationTimeout(gates: { timeoutSeconds: number }[], criteria: { verification: { type: string; timeoutSeconds?: number } }[]): string {
+function verificationTimeout(
+  gates: { timeoutSeconds: number }[],
+  criteria: { verification: { type: string; timeoutSeconds?: number } }[],
+): string {
   const commandSeconds = criteria.reduce((sum, ac) => sum + (ac.verification.timeoutSeconds ?? 0), 0);
   return `${gates.reduce((sum, g) => sum + g.timeoutSeconds, 0) + commandSeconds + 120}s`;
 }

@@ -111,7 +111,15 @@ export class LoopRun {
   progressRecord(status: LoopStatus, phase: LoopPhase, failureReason?: string): ProgressInput {
     this.moves += 1;
     const { loopId, state } = this;
-    return { loopId, status, phase, roundIteration: state.roundIteration, lastVerdict: state.lastVerdict, failureReason: failureReason ?? null, move: this.moves };
+    return {
+      loopId,
+      status,
+      phase,
+      roundIteration: state.roundIteration,
+      lastVerdict: state.lastVerdict,
+      failureReason: failureReason ?? null,
+      move: this.moves,
+    };
   }
 
   /** Freezes the current contract as `version`; `progress`: the move into CONTRACT, written with it. */

@@ -9,4 +9,11 @@ export const LoopRepoKey = defineSearchAttributeKey('LoopRepo', SearchAttributeT
 /** The pull/merge request delivery opened. */
 export const LoopPullRequestKey = defineSearchAttributeKey('LoopPullRequest', SearchAttributeType.KEYWORD);
 
-export const LOOP_SEARCH_ATTRIBUTE_KEYS = [LoopStatusKey, LoopPhaseKey, LoopIterationKey, LoopVerdictKey, LoopRepoKey, LoopPullRequestKey];
+export const LOOP_SEARCH_ATTRIBUTE_KEYS = [
+  LoopStatusKey,
+  LoopPhaseKey,
+  LoopIterationKey,
+  LoopVerdictKey,
+  LoopRepoKey,
+  LoopPullRequestKey,
+];

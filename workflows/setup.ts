@@ -16,7 +16,9 @@ export async function setUp(run: LoopRun): Promise<LoopOutcome | null> {
   for (;;) {
     await run.transition('RUNNING', 'SETUP');
     const setup = await work.runWorkspaceSetup.executeWithOptions(
-      withSummary(state.sequence ? `set-up after #${state.sequence}` : 'set-up', { startToCloseTimeout: `${MAX_SETUP_TIMEOUT_SECONDS * 2}s` }),
+      withSummary(state.sequence ? `set-up after #${state.sequence}` : 'set-up', {
+        startToCloseTimeout: `${MAX_SETUP_TIMEOUT_SECONDS * 2}s`,
+      }),
       [{ loopId, key: `${state.sequence}.${run.escalations}` }],
     );
     if (setup.problem === null) return null;
@@ -24,9 +26,11 @@ export async function setUp(run: LoopRun): Promise<LoopOutcome | null> {
     const { effect } = await escalate(run, {
       trigger: 'ENVIRONMENT',
       record: (escalationSequence) =>
-        run.recorder().recordEscalation.executeWithOptions(withSummary(`escalation ${escalationSequence}: ENVIRONMENT (set-up)`), [
-          { loopId, escalationSequence, sequence: state.sequence, report },
-        ]),
+        run
+          .recorder()
+          .recordEscalation.executeWithOptions(withSummary(`escalation ${escalationSequence}: ENVIRONMENT (set-up)`), [
+            { loopId, escalationSequence, sequence: state.sequence, report },
+          ]),
     });
     if (effect.action === 'END_REJECTED') return endRejected(run);
     if (effect.action === 'DELIVER_OVERRIDE') return null;

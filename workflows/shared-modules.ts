@@ -14,7 +14,19 @@ import * as setup from '../domain/setup';
 // bundler's preloadModules, service/workflow-bundle.ts). Evaluated per loop instead, the domain's zod
 // schemas cost each cached loop about 4 MB and each new or replayed loop about 17 ms. Sharing is safe
 // because these modules hold no per-loop state: immutable schemas and pure functions.
-export const SHARED_MODULES = { backtrack, budget, contract, decision, gates, judge, ledger, loopRequest, proof, reviewLimits, setup };
+export const SHARED_MODULES = {
+  backtrack,
+  budget,
+  contract,
+  decision,
+  gates,
+  judge,
+  ledger,
+  loopRequest,
+  proof,
+  reviewLimits,
+  setup,
+};
 
 prepareForFreezing(SHARED_MODULES, new WeakSet());
 
@@ -33,12 +45,21 @@ function prepareForFreezing(value: unknown, seen: WeakSet<object>): void {
     const property = Object.getOwnPropertyDescriptor(value, key);
     const configurable = property?.configurable === true;
     if (configurable && key === 'shape' && property.get) {
-      Object.defineProperty(value, key, { value: (value as { shape: unknown }).shape, enumerable: true, configurable: true, writable: true });
+      Object.defineProperty(value, key, {
+        value: (value as { shape: unknown }).shape,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
     }
     const current: unknown = (value as Record<string | symbol, unknown>)[key];
     if (configurable && current instanceof RegExp) {
       const { source, flags } = current;
-      Object.defineProperty(value, key, { get: () => new RegExp(source, flags), enumerable: property.enumerable, configurable: true });
+      Object.defineProperty(value, key, {
+        get: () => new RegExp(source, flags),
+        enumerable: property.enumerable,
+        configurable: true,
+      });
     } else {
       prepareForFreezing(current, seen);
     }

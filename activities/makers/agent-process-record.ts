@@ -10,7 +10,10 @@ export function agentProcessFields(
   backend: string,
   result: CommandResult,
   usage: AgentUsage,
-): Pick<ExecutionRecordInput, 'kind' | 'provider' | 'model' | 'responseId' | 'pid' | 'promptTokens' | 'completionTokens' | 'costUsd' | 'latencyMs'> {
+): Pick<
+  ExecutionRecordInput,
+  'kind' | 'provider' | 'model' | 'responseId' | 'pid' | 'promptTokens' | 'completionTokens' | 'costUsd' | 'latencyMs'
+> {
   return {
     kind: 'AGENT_PROCESS',
     provider: backend,
@@ -20,7 +23,9 @@ export function agentProcessFields(
     promptTokens: usage.promptTokens,
     completionTokens: usage.completionTokens,
     // The agent's own figure when it prints one, else priced from the configured table.
-    costUsd: usage.costUsd ?? (usage.model ? modelCallCost(config, usage.model, usage.promptTokens, usage.completionTokens) : null),
+    costUsd:
+      usage.costUsd ??
+      (usage.model ? modelCallCost(config, usage.model, usage.promptTokens, usage.completionTokens) : null),
     latencyMs: result.endTime.getTime() - result.startTime.getTime(),
   };
 }

@@ -122,7 +122,8 @@ function systemPrompt(allowedCommands: string[][]): string {
 
 function createModel(options: LlmMakerOptions): LanguageModel {
   const baseURL = options.baseUrl.replace(/\/+$/, '');
-  if (options.provider === 'anthropic') return createAnthropic({ baseURL, apiKey: options.apiKey }).messages(options.model);
+  if (options.provider === 'anthropic')
+    return createAnthropic({ baseURL, apiKey: options.apiKey }).messages(options.model);
   // .chat(): Chat Completions. The provider's default model would use the Responses API instead.
   return createOpenAI({ baseURL, apiKey: options.apiKey }).chat(options.model);
 }
@@ -171,7 +172,9 @@ export async function runLlmMaker(options: LlmMakerOptions): Promise<LlmMakerRes
     const results: ToolResultPart[] = [];
     for (const call of turn.toolCalls) {
       options.heartbeat?.();
-      const outcome = call.invalid ? invalidCallOutcome(call) : await executeWorkspaceTool(call.toolName, call.input, ctx);
+      const outcome = call.invalid
+        ? invalidCallOutcome(call)
+        : await executeWorkspaceTool(call.toolName, call.input, ctx);
       toolCalls.push({ tool: call.toolName, ok: outcome.ok, summary: outcome.summary });
       results.push({
         type: 'tool-result',
@@ -269,7 +272,9 @@ function providerCallError(
   const where = `${options.provider} model ${options.model}`;
   if (timedOut) {
     record({ outcome: 'timeout' });
-    return new ProviderCallError(`${where} did not answer within ${options.requestTimeoutMs} ms`, null, true, calls, { cause });
+    return new ProviderCallError(`${where} did not answer within ${options.requestTimeoutMs} ms`, null, true, calls, {
+      cause,
+    });
   }
   if (APICallError.isInstance(cause)) {
     const status = cause.statusCode ?? null;
@@ -281,7 +286,13 @@ function providerCallError(
     if (status >= 200 && status < 300) {
       // A successful status whose body is not a usable completion: the provider's transient fault.
       record({ outcome: 'invalid_response', requestId });
-      return new ProviderCallError(`${where} answered something that is not a usable response: ${cause.message}`, status, true, calls, { cause });
+      return new ProviderCallError(
+        `${where} answered something that is not a usable response: ${cause.message}`,
+        status,
+        true,
+        calls,
+        { cause },
+      );
     }
     record({ outcome: `http_${status}`, requestId });
     const retryable = status === 408 || status === 429 || status >= 500;
@@ -291,7 +302,9 @@ function providerCallError(
   const message = errorMessage(cause);
   if (isNetworkFailure(cause)) {
     record({ outcome: 'network_error' });
-    return new ProviderCallError(`${where} could not be reached: ${deepestMessage(cause)}`, null, true, calls, { cause });
+    return new ProviderCallError(`${where} could not be reached: ${deepestMessage(cause)}`, null, true, calls, {
+      cause,
+    });
   }
   const name = (cause as Error | undefined)?.name ?? '';
   // A body that is not a valid completion is the provider's transient fault, as in the reviewer's client.
@@ -322,10 +335,23 @@ function deepestMessage(error: unknown): string {
 // The SDK wraps fetch failures in APICallError, but recognises them with `instanceof`, which fails for
 // errors from another realm (Jest's sandbox, for one). Duck typing: undici's "fetch failed" TypeError,
 // or a system error code anywhere in the cause chain.
-const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NETWORK_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 function isNetworkFailure(error: unknown): boolean {
   const seen = new Set<unknown>();
-  for (let current = error; current && typeof current === 'object' && !seen.has(current); current = (current as { cause?: unknown }).cause) {
+  for (
+    let current = error;
+    current && typeof current === 'object' && !seen.has(current);
+    current = (current as { cause?: unknown }).cause
+  ) {
     seen.add(current);
     const { name, message, code } = current as { name?: unknown; message?: unknown; code?: unknown };
     if (name === 'TypeError' && message === 'fetch failed') return true;

@@ -45,17 +45,39 @@ export interface PresetInvocation {
  *   Aider still writes its tags cache (`.aider.tags.cache.v4`, a directory) at the repo root: exclude `.aider*` in
  *   the workspace's .git/info/exclude.
  */
-export function buildPresetInvocation(settings: PresetMakerSettings, prompt: string, promptFile: string): PresetInvocation {
+export function buildPresetInvocation(
+  settings: PresetMakerSettings,
+  prompt: string,
+  promptFile: string,
+): PresetInvocation {
   const model = settings.model ? ['--model', settings.model] : [];
   switch (settings.backend) {
     case 'claude-code':
       return {
-        argv: [settings.binaryPath, '-p', '--output-format', 'json', '--permission-mode', 'acceptEdits', ...model, ...settings.extraArgs],
+        argv: [
+          settings.binaryPath,
+          '-p',
+          '--output-format',
+          'json',
+          '--permission-mode',
+          'acceptEdits',
+          ...model,
+          ...settings.extraArgs,
+        ],
         stdin: prompt,
       };
     case 'codex':
       return {
-        argv: [settings.binaryPath, 'exec', '--json', '--sandbox', 'workspace-write', ...model, ...settings.extraArgs, '-'],
+        argv: [
+          settings.binaryPath,
+          'exec',
+          '--json',
+          '--sandbox',
+          'workspace-write',
+          ...model,
+          ...settings.extraArgs,
+          '-',
+        ],
         stdin: prompt,
       };
     case 'aider': {
@@ -255,7 +277,8 @@ function parseCodexUsage(stdout: string): AgentUsage {
 // last "session" cost is the process total.
 
 const AIDER_MODEL = /^(?:Main model|Model): (\S+) with /m;
-const AIDER_TOKENS = /^Tokens: ([\d.]+[kKmM]?) sent(?:, [\d.]+[kKmM]? cache write)?(?:, [\d.]+[kKmM]? cache hit)?, ([\d.]+[kKmM]?) received\./gm;
+const AIDER_TOKENS =
+  /^Tokens: ([\d.]+[kKmM]?) sent(?:, [\d.]+[kKmM]? cache write)?(?:, [\d.]+[kKmM]? cache hit)?, ([\d.]+[kKmM]?) received\./gm;
 const AIDER_SESSION_COST = /Cost: \$([\d.]+) message, \$([\d.]+) session\./g;
 
 function parseAiderUsage(output: string): AgentUsage {

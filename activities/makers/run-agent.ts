@@ -56,7 +56,10 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
   if (run.maker.backend === 'llm') return runBuiltInAgent(deps, run, run.maker);
 
   const ctx = Context.current();
-  const invocation = run.maker.backend === 'command' ? { argv: run.maker.argv, stdin: run.prompt } : buildPresetInvocation(run.maker, run.prompt, run.promptFile);
+  const invocation =
+    run.maker.backend === 'command'
+      ? { argv: run.maker.argv, stdin: run.prompt }
+      : buildPresetInvocation(run.maker, run.prompt, run.promptFile);
   if (run.maker.backend === 'aider') await excludeFromCheckpoints(run.workspace, ['.aider*']);
   const toolchain = await setupEnvironment(deps.config.dataDir, run.workspace, run.setupPlan);
   const result = await runCommand({
@@ -90,23 +93,41 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
     heartbeat: () => ctx.heartbeat({ phase: 'maker', sequence: run.sequence }),
     signal: ctx.cancellationSignal,
     onSpawn: (pid) => {
-      void recordMakerProcess(deps.prisma, run.loopId, run.sequence, { makerPid: pid, makerHost: os.hostname() }).catch(() => undefined);
+      void recordMakerProcess(deps.prisma, run.loopId, run.sequence, { makerPid: pid, makerHost: os.hostname() }).catch(
+        () => undefined,
+      );
     },
   });
   const usage = parseAgentUsage(run.maker.backend, result.stdout, result.stderr);
   const completed = result.timeoutStatus === 'COMPLETED';
-  const recorded = early(recordExecution(deps, {
-    loopId: run.loopId,
-    iterationSeq: run.sequence,
-    role: 'maker',
-    ...agentProcessFields(deps.config, run.maker.backend, result, usage),
-    outcome: result.spawnError ? 'SPAWN_FAILED' : !completed ? result.timeoutStatus : usage.isError ? 'AGENT_ERROR' : `EXIT_${result.exitCode}`,
-    detail: (result.spawnError ?? usage.summary ?? `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`).trim(),
-  }));
+  const recorded = early(
+    recordExecution(deps, {
+      loopId: run.loopId,
+      iterationSeq: run.sequence,
+      role: 'maker',
+      ...agentProcessFields(deps.config, run.maker.backend, result, usage),
+      outcome: result.spawnError
+        ? 'SPAWN_FAILED'
+        : !completed
+          ? result.timeoutStatus
+          : usage.isError
+            ? 'AGENT_ERROR'
+            : `EXIT_${result.exitCode}`,
+      detail: (
+        result.spawnError ??
+        usage.summary ??
+        `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`
+      ).trim(),
+    }),
+  );
   if (result.timeoutStatus === 'CANCELLED' || result.spawnError) await recorded;
   if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure('the loop was cancelled while the maker ran');
   if (result.spawnError) {
-    throw ApplicationFailure.create({ type: 'MakerCommandFailed', message: `the maker could not start: ${result.spawnError}`, nonRetryable: true });
+    throw ApplicationFailure.create({
+      type: 'MakerCommandFailed',
+      message: `the maker could not start: ${result.spawnError}`,
+      nonRetryable: true,
+    });
   }
   return { exitCode: result.exitCode, timeoutStatus: result.timeoutStatus, recorded };
 }
@@ -171,7 +192,11 @@ async function runBuiltInAgent(deps: ActivityDeps, run: AgentRun, settings: LlmM
     await record(result.calls);
     await session(
       result.stopReason === 'completed' ? 'COMPLETED' : 'STEP_LIMIT',
-      [`${result.steps} step(s), ${result.toolCalls.length} tool call(s)`, ...result.toolCalls.slice(-20).map((t) => `${t.ok ? 'ok' : 'refused'} ${t.tool}: ${t.summary}`), result.finalMessage.slice(0, 2000)].join('\n'),
+      [
+        `${result.steps} step(s), ${result.toolCalls.length} tool call(s)`,
+        ...result.toolCalls.slice(-20).map((t) => `${t.ok ? 'ok' : 'refused'} ${t.tool}: ${t.summary}`),
+        result.finalMessage.slice(0, 2000),
+      ].join('\n'),
     );
     return { exitCode: null, timeoutStatus: 'COMPLETED', recorded: Promise.resolve() };
   } catch (err) {

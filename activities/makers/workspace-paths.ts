@@ -35,7 +35,9 @@ export async function confinePath(root: string, requested: string | undefined): 
   const raw = requested === undefined || requested.trim() === '' ? '.' : requested;
   if (raw.includes('\0')) throw new ToolRefusal(`path ${JSON.stringify(raw)} contains a NUL byte`);
   if (raw.split(/[\\/]/).includes('..')) {
-    throw new ToolRefusal(`path "${raw}" contains "..": paths must stay inside the workspace, use paths relative to its root`);
+    throw new ToolRefusal(
+      `path "${raw}" contains "..": paths must stay inside the workspace, use paths relative to its root`,
+    );
   }
   const lexical = path.resolve(root, raw);
   if (!isInside(root, lexical)) {

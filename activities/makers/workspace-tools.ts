@@ -55,7 +55,10 @@ const listFilesInput = z.object({
 const searchFilesInput = z.object({
   pattern: z.string().min(1).describe('Text to search for; a JavaScript regular expression when regex is true.'),
   regex: z.boolean().optional().describe('Treat pattern as a regular expression (default: literal text).'),
-  path: z.string().optional().describe('Directory or file to search, relative to the workspace root; the root when omitted.'),
+  path: z
+    .string()
+    .optional()
+    .describe('Directory or file to search, relative to the workspace root; the root when omitted.'),
 });
 const writeFileInput = z.object({
   path: z.string().describe('File path relative to the workspace root; parent directories are created.'),
@@ -92,7 +95,8 @@ export const WORKSPACE_TOOLS = {
     run: listFilesTool,
   }),
   search_files: defineTool({
-    description: 'Search the text files of the workspace for a literal string or a regular expression; returns path:line: text.',
+    description:
+      'Search the text files of the workspace for a literal string or a regular expression; returns path:line: text.',
     inputSchema: searchFilesInput,
     run: searchFilesTool,
   }),
@@ -107,7 +111,8 @@ export const WORKSPACE_TOOLS = {
     run: replaceInFileTool,
   }),
   run_command: defineTool({
-    description: 'Run a command in the workspace root (no shell). Only commands starting with an allowed prefix may run.',
+    description:
+      'Run a command in the workspace root (no shell). Only commands starting with an allowed prefix may run.',
     inputSchema: runCommandInput,
     run: runCommandTool,
   }),
@@ -143,7 +148,10 @@ export async function executeWorkspaceTool(name: string, input: unknown, ctx: To
   const definition = WORKSPACE_TOOLS[name] as ToolDefinition<z.ZodType>;
   const parsed = definition.inputSchema.safeParse(input);
   if (!parsed.success) {
-    return failure(`the arguments of ${name} do not match its schema: ${z.prettifyError(parsed.error)}`, `${name}: invalid arguments`);
+    return failure(
+      `the arguments of ${name} do not match its schema: ${z.prettifyError(parsed.error)}`,
+      `${name}: invalid arguments`,
+    );
   }
   try {
     return await definition.run(parsed.data, ctx);
@@ -172,7 +180,8 @@ async function readFileTool(input: z.infer<typeof readFileInput>, ctx: ToolConte
   const target = await confinePath(ctx.root, input.path);
   const info = await stat(target.absolute);
   if (info.isDirectory()) throw new ToolRefusal(`"${input.path}" is a directory; use list_files`);
-  if (info.size > READ_SIZE_LIMIT) throw new ToolRefusal(`"${input.path}" is ${info.size} bytes, more than read_file handles`);
+  if (info.size > READ_SIZE_LIMIT)
+    throw new ToolRefusal(`"${input.path}" is ${info.size} bytes, more than read_file handles`);
   const buffer = await readFile(target.absolute);
   if (isBinary(buffer)) throw new ToolRefusal(`"${input.path}" looks like a binary file`);
   const lines = splitLines(buffer.toString('utf8'));
@@ -191,7 +200,11 @@ async function readFileTool(input: z.infer<typeof readFileInput>, ctx: ToolConte
   }
   const range = lines.length === 0 ? 'empty file' : `lines ${start}-${last} of ${lines.length}`;
   const more = last < end ? `\n[output truncated at line ${last}; read on with startLine ${last + 1}]` : '';
-  return { ok: true, output: `${target.relative} (${range}):\n${text}${more}`, summary: `read ${target.relative} (${range})` };
+  return {
+    ok: true,
+    output: `${target.relative} (${range}):\n${text}${more}`,
+    summary: `read ${target.relative} (${range})`,
+  };
 }
 
 /** Lines with their terminators kept, so a range is returned byte-exact. */
@@ -295,7 +308,8 @@ async function searchFilesTool(input: z.infer<typeof searchFilesInput>, ctx: Too
       }
     } else {
       found = [];
-      for (let i = 0; i < lines.length && found.length < limit; i++) if (lines[i]!.includes(input.pattern)) found.push(i);
+      for (let i = 0; i < lines.length && found.length < limit; i++)
+        if (lines[i]!.includes(input.pattern)) found.push(i);
     }
     const relative = path.relative(ctx.root, file).split(path.sep).join('/');
     for (const index of found) {
@@ -304,9 +318,16 @@ async function searchFilesTool(input: z.infer<typeof searchFilesInput>, ctx: Too
       matches.push(`${relative}:${index + 1}: ${shown}`);
     }
   }
-  const note = matches.length >= SEARCH_MATCH_LIMIT ? `\n[results truncated at ${SEARCH_MATCH_LIMIT} matches; narrow the search]` : '';
+  const note =
+    matches.length >= SEARCH_MATCH_LIMIT
+      ? `\n[results truncated at ${SEARCH_MATCH_LIMIT} matches; narrow the search]`
+      : '';
   const body = matches.length ? matches.join('\n') : 'no matches';
-  return { ok: true, output: `${body}${note}`, summary: `searched ${target.relative} for ${JSON.stringify(input.pattern)} (${matches.length} matches)` };
+  return {
+    ok: true,
+    output: `${body}${note}`,
+    summary: `searched ${target.relative} for ${JSON.stringify(input.pattern)} (${matches.length} matches)`,
+  };
 }
 
 async function writeFileTool(input: z.infer<typeof writeFileInput>, ctx: ToolContext): Promise<ToolOutcome> {
@@ -316,7 +337,11 @@ async function writeFileTool(input: z.infer<typeof writeFileInput>, ctx: ToolCon
   await mkdir(path.dirname(target.absolute), { recursive: true });
   await writeNoFollow(target.absolute, input.content);
   const verb = target.exists ? 'overwrote' : 'created';
-  return { ok: true, output: `${verb} ${target.relative} (${bytes} bytes)`, summary: `${verb} ${target.relative} (${bytes} bytes)` };
+  return {
+    ok: true,
+    output: `${verb} ${target.relative} (${bytes} bytes)`,
+    summary: `${verb} ${target.relative} (${bytes} bytes)`,
+  };
 }
 
 async function replaceInFileTool(input: z.infer<typeof replaceInFileInput>, ctx: ToolContext): Promise<ToolOutcome> {
@@ -327,18 +352,32 @@ async function replaceInFileTool(input: z.infer<typeof replaceInFileInput>, ctx:
   const text = await readFile(target.absolute, 'utf8');
   const first = text.indexOf(input.old);
   if (first === -1) {
-    throw new ToolRefusal(`the old text was not found in "${input.path}"; read the file and copy the text exactly, whitespace included`);
+    throw new ToolRefusal(
+      `the old text was not found in "${input.path}"; read the file and copy the text exactly, whitespace included`,
+    );
   }
   let count = 1;
-  for (let at = text.indexOf(input.old, first + input.old.length); at !== -1; at = text.indexOf(input.old, at + input.old.length)) {
+  for (
+    let at = text.indexOf(input.old, first + input.old.length);
+    at !== -1;
+    at = text.indexOf(input.old, at + input.old.length)
+  ) {
     count++;
   }
-  if (count > 1) throw new ToolRefusal(`the old text occurs ${count} times in "${input.path}"; include more surrounding text so it is unique`);
+  if (count > 1)
+    throw new ToolRefusal(
+      `the old text occurs ${count} times in "${input.path}"; include more surrounding text so it is unique`,
+    );
   const updated = text.slice(0, first) + input.new + text.slice(first + input.old.length);
-  if (Buffer.byteLength(updated) > WRITE_SIZE_LIMIT) throw new ToolRefusal('the edited file would be larger than the workspace tools accept');
+  if (Buffer.byteLength(updated) > WRITE_SIZE_LIMIT)
+    throw new ToolRefusal('the edited file would be larger than the workspace tools accept');
   await writeNoFollow(target.absolute, updated);
   const line = text.slice(0, first).split('\n').length;
-  return { ok: true, output: `replaced 1 occurrence in ${target.relative} at line ${line}`, summary: `edited ${target.relative} (line ${line})` };
+  return {
+    ok: true,
+    output: `replaced 1 occurrence in ${target.relative} at line ${line}`,
+    summary: `edited ${target.relative} (line ${line})`,
+  };
 }
 
 async function writableTarget(root: string, requested: string): Promise<ConfinedPath> {
@@ -350,7 +389,11 @@ async function writableTarget(root: string, requested: string): Promise<Confined
 
 // `absolute` is already resolved; O_NOFOLLOW refuses a symlink swapped in since the check.
 async function writeNoFollow(absolute: string, content: string): Promise<void> {
-  const handle = await open(absolute, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+  const handle = await open(
+    absolute,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+    0o644,
+  );
   try {
     await handle.writeFile(content, 'utf8');
   } finally {
@@ -362,10 +405,13 @@ async function runCommandTool(input: z.infer<typeof runCommandInput>, ctx: ToolC
   const shown = input.argv.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg))).join(' ');
   if (input.argv.some((arg) => arg.includes('\0'))) throw new ToolRefusal('an argument contains a NUL byte');
   const allowed = ctx.allowedCommands.some(
-    (prefix) => prefix.length > 0 && prefix.length <= input.argv.length && prefix.every((part, i) => input.argv[i] === part),
+    (prefix) =>
+      prefix.length > 0 && prefix.length <= input.argv.length && prefix.every((part, i) => input.argv[i] === part),
   );
   if (!allowed) {
-    const list = ctx.allowedCommands.length ? ctx.allowedCommands.map((prefix) => JSON.stringify(prefix)).join(', ') : 'none';
+    const list = ctx.allowedCommands.length
+      ? ctx.allowedCommands.map((prefix) => JSON.stringify(prefix)).join(', ')
+      : 'none';
     throw new ToolRefusal(`command "${shown}" is not allowed; allowed argv prefixes: ${list}`);
   }
   const result = await runCommand({
@@ -382,7 +428,9 @@ async function runCommandTool(input: z.infer<typeof runCommandInput>, ctx: ToolC
   });
   ctx.signal?.throwIfAborted();
   if (result.spawnError !== null) {
-    const reason = result.spawnError.startsWith('refused: ') ? result.spawnError : `could not start: ${result.spawnError}`;
+    const reason = result.spawnError.startsWith('refused: ')
+      ? result.spawnError
+      : `could not start: ${result.spawnError}`;
     return failure(`${shown}: ${reason}`, `run ${shown}: ${reason}`);
   }
   const status =

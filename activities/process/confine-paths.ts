@@ -12,8 +12,16 @@ function isInside(root: string, target: string): boolean {
 }
 
 /** The first argument (after the program) that escapes the workspace and `writable`, with why; null when all stay inside. */
-export async function findEscapingArgument(argv: string[], cwd: string, workspaceRoot: string, writable: string[] = []): Promise<string | null> {
-  const roots = [await realpath(workspaceRoot), ...(await Promise.all(writable.map((dir) => realpath(dir).catch(() => null))))];
+export async function findEscapingArgument(
+  argv: string[],
+  cwd: string,
+  workspaceRoot: string,
+  writable: string[] = [],
+): Promise<string | null> {
+  const roots = [
+    await realpath(workspaceRoot),
+    ...(await Promise.all(writable.map((dir) => realpath(dir).catch(() => null)))),
+  ];
   const allowed = (target: string) => roots.some((root) => root !== null && isInside(root, target));
   for (const arg of argv.slice(1)) {
     // `--config=../x` carries its path after the `=`.

@@ -93,7 +93,10 @@ class LaunchHelper {
       // attempt fails and is retried) rather than pass the kill off as the command's own outcome.
       for (const [id, run] of this.inFlight) {
         this.inFlight.delete(id);
-        if (run.pid === null) run.started(this.handle(id, null, Object.assign(new Error('the process launcher exited'), { code: 'ELAUNCHER' })));
+        if (run.pid === null)
+          run.started(
+            this.handle(id, null, Object.assign(new Error('the process launcher exited'), { code: 'ELAUNCHER' })),
+          );
         else killGroup(run.pid);
         run.lost(new Error(`the process launcher exited while ${run.spec.command} ran (it was killed)`));
       }
@@ -119,7 +122,15 @@ class LaunchHelper {
     });
     this.busy();
     // A plain copy of the environment: process.env itself cannot be cloned into a message.
-    this.process.send({ type: 'spawn', id, command: spec.command, args: spec.args, cwd: spec.cwd, env: { ...spec.env }, stdin: spec.stdin });
+    this.process.send({
+      type: 'spawn',
+      id,
+      command: spec.command,
+      args: spec.args,
+      cwd: spec.cwd,
+      env: { ...spec.env },
+      stdin: spec.stdin,
+    });
     return launched;
   }
 
@@ -148,7 +159,11 @@ class LaunchHelper {
         run.started(this.handle(message.id, message.pid, null));
         return;
       case 'error':
-        this.finish(message.id, { code: null, signal: null }, Object.assign(new Error(message.message), { code: message.code }));
+        this.finish(
+          message.id,
+          { code: null, signal: null },
+          Object.assign(new Error(message.message), { code: message.code }),
+        );
         return;
       case 'stdout':
         run.spec.onStdout(Buffer.from(message.data.buffer, message.data.byteOffset, message.data.byteLength));
@@ -236,39 +251,55 @@ function helperMain(): void {
   const childProcess = require('node:child_process') as typeof import('node:child_process');
   const children = new Map<number, import('node:child_process').ChildProcess>();
   const send = (message: object) => process.send?.(message);
-  process.on('message', (m: { type: string; id: number; command: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv; stdin?: string }) => {
-    if (m.type === 'close-output') {
-      children.get(m.id)?.stdout?.destroy();
-      children.get(m.id)?.stderr?.destroy();
-      return;
-    }
-    const stdin = m.stdin === undefined ? 'ignore' : 'pipe';
-    let child: import('node:child_process').ChildProcess;
-    try {
-      child = childProcess.spawn(m.command, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: [stdin, 'pipe', 'pipe'] });
-    } catch (err) {
-      send({ type: 'error', id: m.id, code: (err as NodeJS.ErrnoException).code, message: (err as Error).message });
-      return;
-    }
-    child.on('error', (err: NodeJS.ErrnoException) => {
-      if (child.pid === undefined) send({ type: 'error', id: m.id, code: err.code, message: err.message });
-    });
-    if (child.pid === undefined) return;
-    children.set(m.id, child);
-    send({ type: 'spawned', id: m.id, pid: child.pid });
-    if (child.stdin) {
-      // A command may exit without reading its input (EPIPE): its business.
-      child.stdin.on('error', () => undefined);
-      child.stdin.end(m.stdin);
-    }
-    child.stdout?.on('data', (data: Buffer) => send({ type: 'stdout', id: m.id, data }));
-    child.stderr?.on('data', (data: Buffer) => send({ type: 'stderr', id: m.id, data }));
-    child.on('exit', (code, signal) => send({ type: 'exit', id: m.id, code, signal }));
-    child.on('close', (code, signal) => {
-      children.delete(m.id);
-      send({ type: 'close', id: m.id, code, signal });
-    });
-  });
+  process.on(
+    'message',
+    (m: {
+      type: string;
+      id: number;
+      command: string;
+      args: string[];
+      cwd: string;
+      env: NodeJS.ProcessEnv;
+      stdin?: string;
+    }) => {
+      if (m.type === 'close-output') {
+        children.get(m.id)?.stdout?.destroy();
+        children.get(m.id)?.stderr?.destroy();
+        return;
+      }
+      const stdin = m.stdin === undefined ? 'ignore' : 'pipe';
+      let child: import('node:child_process').ChildProcess;
+      try {
+        child = childProcess.spawn(m.command, m.args, {
+          cwd: m.cwd,
+          env: m.env,
+          detached: true,
+          stdio: [stdin, 'pipe', 'pipe'],
+        });
+      } catch (err) {
+        send({ type: 'error', id: m.id, code: (err as NodeJS.ErrnoException).code, message: (err as Error).message });
+        return;
+      }
+      child.on('error', (err: NodeJS.ErrnoException) => {
+        if (child.pid === undefined) send({ type: 'error', id: m.id, code: err.code, message: err.message });
+      });
+      if (child.pid === undefined) return;
+      children.set(m.id, child);
+      send({ type: 'spawned', id: m.id, pid: child.pid });
+      if (child.stdin) {
+        // A command may exit without reading its input (EPIPE): its business.
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(m.stdin);
+      }
+      child.stdout?.on('data', (data: Buffer) => send({ type: 'stdout', id: m.id, data }));
+      child.stderr?.on('data', (data: Buffer) => send({ type: 'stderr', id: m.id, data }));
+      child.on('exit', (code, signal) => send({ type: 'exit', id: m.id, code, signal }));
+      child.on('close', (code, signal) => {
+        children.delete(m.id);
+        send({ type: 'close', id: m.id, code, signal });
+      });
+    },
+  );
   // The worker is gone: nothing it started may go on running unwatched.
   process.on('disconnect', () => {
     for (const child of children.values()) {

@@ -86,7 +86,9 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
   const cwd = await confinedCwd(spec.cwd, spec.workspaceRoot);
   const { sandbox, policy } = spec.sandbox;
   const [launcher, ...args] = sandbox.wrap(spec.argv, policy, cwd) as [string, ...string[]];
-  const escaping = spec.confinePathArguments ? await findEscapingArgument(spec.argv, cwd, spec.workspaceRoot, policy.writable) : null;
+  const escaping = spec.confinePathArguments
+    ? await findEscapingArgument(spec.argv, cwd, spec.workspaceRoot, policy.writable)
+    : null;
   if (escaping) return refused(spec.argv, `refused: ${escaping}`);
 
   const executionId = randomUUID();
@@ -111,7 +113,8 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
   const pid = child.pid;
   if (pid !== null) spec.onSpawn?.(pid);
   const failedSpawn = child.spawnError;
-  let spawnError = failedSpawn && (failedSpawn.code === 'ENOENT' ? `ENOENT: command not found: ${command}` : failedSpawn.message);
+  let spawnError =
+    failedSpawn && (failedSpawn.code === 'ENOENT' ? `ENOENT: command not found: ${command}` : failedSpawn.message);
 
   const terminate = (status: TimeoutStatus) => {
     if (pid === null || timeoutStatus !== 'COMPLETED') return;
@@ -121,7 +124,8 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
   };
   const onAbort = () => terminate('CANCELLED');
   const timeoutTimer = setTimeout(() => terminate('TIMED_OUT'), spec.timeoutMs);
-  const heartbeatTimer = spec.heartbeat && setInterval(spec.heartbeat, spec.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS);
+  const heartbeatTimer =
+    spec.heartbeat && setInterval(spec.heartbeat, spec.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS);
   spec.signal?.addEventListener('abort', onAbort, { once: true });
   if (spec.signal?.aborted) onAbort();
 
@@ -205,8 +209,7 @@ async function confinedCwd(cwd: string, workspaceRoot: string): Promise<string> 
   const resolved = await realpathOrThrow(path.resolve(root, cwd), cwd, workspaceRoot);
   const relative = path.relative(root, resolved);
   const inside =
-    relative === '' ||
-    (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+    relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
   if (!inside) throw new WorkspaceEscapeError(cwd, workspaceRoot, `it resolves to ${resolved}`);
   return resolved;
 }

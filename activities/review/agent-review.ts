@@ -27,7 +27,14 @@ type AgentReviewer = Extract<ReviewerSettings, { backend: 'agent' }>['agent'];
  */
 export async function reviewWithAgent(
   deps: ActivityDeps,
-  input: { loopId: string; sequence: number; workspace: string; checkpointCommit: string; agent: AgentReviewer; messages: ChatMessage[] },
+  input: {
+    loopId: string;
+    sequence: number;
+    workspace: string;
+    checkpointCommit: string;
+    agent: AgentReviewer;
+    messages: ChatMessage[];
+  },
 ): Promise<StructuredAnswer<FindingLedger>> {
   const checkout = path.join(deps.config.dataDir, 'review-checkouts', `${input.loopId}-${input.sequence}`);
   await fs.rm(checkout, { recursive: true, force: true });
@@ -52,7 +59,9 @@ export async function reviewWithAgent(
     }
     return { ok: false, errors };
   } finally {
-    await git(input.workspace, ['worktree', 'remove', '--force', checkout]).catch(() => fs.rm(checkout, { recursive: true, force: true }));
+    await git(input.workspace, ['worktree', 'remove', '--force', checkout]).catch(() =>
+      fs.rm(checkout, { recursive: true, force: true }),
+    );
   }
 }
 
@@ -67,7 +76,10 @@ async function runReviewer(
   const promptFile = path.join(path.dirname(checkout), `${path.basename(checkout)}-prompt-${attempt}.md`);
   await fs.writeFile(promptFile, prompt);
   const agent = input.agent;
-  const invocation = agent.backend === 'command' ? { argv: agent.argv, stdin: prompt } : buildPresetInvocation(agent, prompt, promptFile);
+  const invocation =
+    agent.backend === 'command'
+      ? { argv: agent.argv, stdin: prompt }
+      : buildPresetInvocation(agent, prompt, promptFile);
   const result = await runCommand({
     argv: invocation.argv,
     cwd: checkout,
@@ -76,9 +88,18 @@ async function runReviewer(
     sandbox: {
       sandbox: deps.sandbox,
       // The checkout's git directory lives in the loop's workspace: readable, never writable.
-      policy: { workDir: checkout, readOnly: [path.join(input.workspace, '.git'), promptFile], network: agentNetwork(agent) },
+      policy: {
+        workDir: checkout,
+        readOnly: [path.join(input.workspace, '.git'), promptFile],
+        network: agentNetwork(agent),
+      },
     },
-    env: childEnvironment({ ...deps.config.agentCredentials, LOOP_PROMPT_FILE: promptFile, LOOP_ID: input.loopId, LOOP_SEQUENCE: String(input.sequence) }),
+    env: childEnvironment({
+      ...deps.config.agentCredentials,
+      LOOP_PROMPT_FILE: promptFile,
+      LOOP_ID: input.loopId,
+      LOOP_SEQUENCE: String(input.sequence),
+    }),
     stdin: invocation.stdin,
     outputCapBytes: 1024 * 1024,
     heartbeat: () => ctx.heartbeat({ phase: 'review', sequence: input.sequence }),
@@ -92,7 +113,12 @@ async function runReviewer(
     role: 'reviewer',
     ...agentProcessFields(deps.config, agent.backend, result, usage),
     // Settled to VALID_LEDGER / INVALID_LEDGER once the answer is parsed.
-    outcome: result.timeoutStatus === 'COMPLETED' && result.exitCode === 0 ? 'PENDING_LEDGER' : (result.spawnError ? 'SPAWN_FAILED' : `EXIT_${result.exitCode ?? result.timeoutStatus}`),
+    outcome:
+      result.timeoutStatus === 'COMPLETED' && result.exitCode === 0
+        ? 'PENDING_LEDGER'
+        : result.spawnError
+          ? 'SPAWN_FAILED'
+          : `EXIT_${result.exitCode ?? result.timeoutStatus}`,
     detail: result.spawnError,
   });
   if (result.timeoutStatus === 'CANCELLED') throw new CancelledFailure('the loop was cancelled during review');

@@ -68,13 +68,21 @@ export async function createChatCompletion(req: ChatRequest): Promise<ChatComple
   const text = await response.text();
   if (!response.ok) {
     const retryable = response.status === 408 || response.status === 429 || response.status >= 500;
-    throw new ProviderError(`the model endpoint answered HTTP ${response.status}: ${text.slice(0, 500)}`, response.status, retryable);
+    throw new ProviderError(
+      `the model endpoint answered HTTP ${response.status}: ${text.slice(0, 500)}`,
+      response.status,
+      retryable,
+    );
   }
   let body: z.infer<typeof completionSchema>;
   try {
     body = completionSchema.parse(JSON.parse(text));
   } catch {
-    throw new ProviderError(`the model endpoint answered something that is not a chat completion: ${text.slice(0, 500)}`, response.status, true);
+    throw new ProviderError(
+      `the model endpoint answered something that is not a chat completion: ${text.slice(0, 500)}`,
+      response.status,
+      true,
+    );
   }
   return {
     responseId: body.id ?? null,

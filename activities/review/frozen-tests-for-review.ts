@@ -22,20 +22,39 @@ const MAX_TOTAL_CHARS = 30_000;
  * file the maker changed (by its name without extension); edited ones first. `changes` are the branch's
  * (base → checkpoint).
  */
-export async function frozenTestsForReview(workspace: string, base: string, changes: ChangedPath[], contract: GoalContract): Promise<FrozenTestFile[]> {
+export async function frozenTestsForReview(
+  workspace: string,
+  base: string,
+  changes: ChangedPath[],
+  contract: GoalContract,
+): Promise<FrozenTestFile[]> {
   const changed = changedNames(changes);
-  const testNames = contract.acceptanceCriteria.flatMap((ac) => (ac.verification.type === 'test' ? [ac.verification.name] : []));
-  const sourceStems = changed.filter((file) => !isTestFile(file)).map((file) => path.posix.basename(file).replace(/\.[^.]+$/, '')).filter((stem) => stem.length >= 3);
+  const testNames = contract.acceptanceCriteria.flatMap((ac) =>
+    ac.verification.type === 'test' ? [ac.verification.name] : [],
+  );
+  const sourceStems = changed
+    .filter((file) => !isTestFile(file))
+    .map((file) => path.posix.basename(file).replace(/\.[^.]+$/, ''))
+    .filter((stem) => stem.length >= 3);
   // Changed test paths that have a base version (modified or deleted there): an added file, or a
   // rename's new path, has none, so it is not read.
-  const edited = changes.flatMap((c) => (c.basePath !== null && c.basePath === (c.checkpointPath ?? c.basePath) && isTestFile(c.basePath) ? [c.basePath] : []));
+  const edited = changes.flatMap((c) =>
+    c.basePath !== null && c.basePath === (c.checkpointPath ?? c.basePath) && isTestFile(c.basePath)
+      ? [c.basePath]
+      : [],
+  );
   // One `git grep` over the base tree finds the rest, instead of reading every test file (base is the
   // service's own commit id; patterns go after -e, so neither can be read as an option).
   const patterns = [...testNames, ...sourceStems];
   const grepped = patterns.length
-    ? await git(workspace, ['grep', '-l', '-z', '-F', ...patterns.flatMap((p) => ['-e', p]), base, '--']).catch(() => '') // exit 1: no match
+    ? await git(workspace, ['grep', '-l', '-z', '-F', ...patterns.flatMap((p) => ['-e', p]), base, '--']).catch(
+        () => '',
+      ) // exit 1: no match
     : '';
-  const mentioning = grepped.split('\0').map((hit) => hit.slice(base.length + 1)).filter((file) => file && isTestFile(file));
+  const mentioning = grepped
+    .split('\0')
+    .map((hit) => hit.slice(base.length + 1))
+    .filter((file) => file && isTestFile(file));
   const chosen: FrozenTestFile[] = [];
   let total = 0;
   for (const file of [...new Set([...edited, ...mentioning])]) {

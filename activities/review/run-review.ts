@@ -55,7 +55,11 @@ export async function runReview(deps: ActivityDeps, input: ReviewInput): Promise
   return { outcome, usage: spent };
 }
 
-async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => Promise<Usage>): Promise<[ReviewOutcome, Usage]> {
+async function reviewOnce(
+  deps: ActivityDeps,
+  input: ReviewInput,
+  usage: () => Promise<Usage>,
+): Promise<[ReviewOutcome, Usage]> {
   // Read together (the contract is needed unless a retry finds the review done); given the checkpoint,
   // the diff is read with them.
   const contract = early(loadContract(deps, input.loopId, input.contractVersion));
@@ -68,7 +72,8 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => P
     iterationWithGateResults(deps.prisma, input.loopId, input.sequence),
   ]);
   assertGivenCheckpoint(input.loopId, input.sequence, checkpointCommit, iteration.checkpointCommit);
-  if (iteration.reviewedAt && iteration.reviewOutcome) return inOrder([Promise.resolve(iteration.reviewOutcome as unknown as ReviewOutcome), usage()]);
+  if (iteration.reviewedAt && iteration.reviewOutcome)
+    return inOrder([Promise.resolve(iteration.reviewOutcome as unknown as ReviewOutcome), usage()]);
 
   const frozen = await contract;
   // One git call for the diff text and the files it covers.
@@ -81,7 +86,8 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => P
     diff: fullDiff.slice(0, MAX_DIFF_CHARS),
     diffTruncated: fullDiff.length > MAX_DIFF_CHARS,
     verificationSummary: iteration.evidence.map(
-      (e) => `- ${e.gate}: ${e.status} (exit code ${e.exitCode ?? '—'}${e.testCounts ? `, tests ${JSON.stringify(e.testCounts)}` : ''})`,
+      (e) =>
+        `- ${e.gate}: ${e.status} (exit code ${e.exitCode ?? '—'}${e.testCounts ? `, tests ${JSON.stringify(e.testCounts)}` : ''})`,
     ),
     priorSignatures: input.priorSignatures,
     focusTopics: reviewTopics(input.profile),
@@ -115,30 +121,56 @@ async function reviewOnce(deps: ActivityDeps, input: ReviewInput, usage: () => P
   if (!answer.ok) {
     return finish(deps, iteration.id, usage, {
       status: 'FAILED',
-      reason: sanitise(`the reviewer's ledger was still invalid after ${deps.config.llm.repairAttempts} repair attempt(s): ${answer.errors.slice(0, 5).join('; ')}`),
+      reason: sanitise(
+        `the reviewer's ledger was still invalid after ${deps.config.llm.repairAttempts} repair attempt(s): ${answer.errors.slice(0, 5).join('; ')}`,
+      ),
     });
   }
-  const triaged = await triageFindings(deps, { loopId: input.loopId, sequence: input.sequence, model, workspace: loop.workspacePath, checkpointCommit: checkpointCommit, diff: fullDiff, findings: answer.value.findings });
-  const stored = reviewerFindings(deps, iteration.id, input.loopId, answer.value.findings.map(sanitiseFinding), triaged);
-  return finish(deps, iteration.id, usage, { status: 'COMPLETED', findings: stored.summaries, responseIds: answer.responseIds }, [stored.write]);
+  const triaged = await triageFindings(deps, {
+    loopId: input.loopId,
+    sequence: input.sequence,
+    model,
+    workspace: loop.workspacePath,
+    checkpointCommit: checkpointCommit,
+    diff: fullDiff,
+    findings: answer.value.findings,
+  });
+  const stored = reviewerFindings(
+    deps,
+    iteration.id,
+    input.loopId,
+    answer.value.findings.map(sanitiseFinding),
+    triaged,
+  );
+  return finish(
+    deps,
+    iteration.id,
+    usage,
+    { status: 'COMPLETED', findings: stored.summaries, responseIds: answer.responseIds },
+    [stored.write],
+  );
 }
 
 /** The judge's summaries of the reviewer's findings, and their rows' write (run in finish's transaction). */
-function reviewerFindings(deps: ActivityDeps, iterationId: string, loopId: string, findings: Finding[], triage: TriageResult) {
+function reviewerFindings(
+  deps: ActivityDeps,
+  iterationId: string,
+  loopId: string,
+  findings: Finding[],
+  triage: TriageResult,
+) {
   // The judge sees the triaged validity; the reviewer's claim and the triage reasoning are kept.
-  const summaries = findings.map(
-    (f): FindingSummary => ({
-      findingId: f.id,
-      title: f.title,
-      topic: f.topic,
-      severity: f.severity,
-      validity: triage.get(f.id)?.validity ?? f.validity,
-      location: f.location,
-      acceptanceCriteria: f.acceptanceCriteria,
-      signature: sha256(signatureMaterial(f)).slice(0, 16),
-      source: 'REVIEWER',
-    }),
-  );
+  const summaries = findings.map((f): FindingSummary => ({
+    findingId: f.id,
+    title: f.title,
+    topic: f.topic,
+    severity: f.severity,
+    validity: triage.get(f.id)?.validity ?? f.validity,
+    location: f.location,
+    acceptanceCriteria: f.acceptanceCriteria,
+    signature: sha256(signatureMaterial(f)).slice(0, 16),
+    source: 'REVIEWER',
+  }));
   const write = insertFindings(
     deps.prisma,
     findings.map((f, i) => ({

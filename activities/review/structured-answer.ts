@@ -25,7 +25,10 @@ export type StructuredAnswer<T> = { ok: true; value: T; responseIds: string[] } 
  * validation errors, a bounded number of times. Every call is recorded (docs/design.md §5.3). Provider errors
  * become ApplicationFailures: 429/5xx retryable by the activity policy, 401/403/other 4xx not.
  */
-export async function askForStructuredAnswer<T>(deps: ActivityDeps, req: StructuredRequest<T>): Promise<StructuredAnswer<T>> {
+export async function askForStructuredAnswer<T>(
+  deps: ActivityDeps,
+  req: StructuredRequest<T>,
+): Promise<StructuredAnswer<T>> {
   const messages = [...req.messages];
   const responseIds: string[] = [];
   let errors: string[] = [];

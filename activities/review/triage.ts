@@ -40,14 +40,24 @@ const MAX_FILE_DIFF_CHARS = 20_000;
 
 export async function triageFindings(
   deps: ActivityDeps,
-  input: { loopId: string; sequence: number; model: string; workspace: string; checkpointCommit: string; diff: string; findings: Finding[] },
+  input: {
+    loopId: string;
+    sequence: number;
+    model: string;
+    workspace: string;
+    checkpointCommit: string;
+    diff: string;
+    findings: Finding[];
+  },
 ): Promise<TriageResult> {
   const toCheck = input.findings.filter((f) => isBlocking(f) || f.validity === 'INVALID');
   const result: TriageResult = new Map();
   if (toCheck.length === 0) return result;
 
   // Code excerpts leave the service for a model: sanitised like everything else that does.
-  const sections = await Promise.all(toCheck.map(async (f) => sanitise(await findingSection(input.workspace, input.checkpointCommit, input.diff, f))));
+  const sections = await Promise.all(
+    toCheck.map(async (f) => sanitise(await findingSection(input.workspace, input.checkpointCommit, input.diff, f))),
+  );
   // Best effort: if triage cannot be had at all, the conservative fallback below applies.
   const answer = await askForStructuredAnswer(deps, {
     loopId: input.loopId,
@@ -67,12 +77,19 @@ export async function triageFindings(
     parse: (content) => {
       let json: unknown;
       try {
-        json = JSON.parse(content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, ''));
+        json = JSON.parse(
+          content
+            .trim()
+            .replace(/^```(?:json)?\s*/i, '')
+            .replace(/\s*```$/, ''),
+        );
       } catch (err) {
         return { ok: false, errors: [`the answer is not JSON: ${(err as Error).message}`] };
       }
       const parsed = triageAnswerSchema.safeParse(json);
-      return parsed.success ? { ok: true, value: parsed.data } : { ok: false, errors: describeIssues(parsed.error.issues) };
+      return parsed.success
+        ? { ok: true, value: parsed.data }
+        : { ok: false, errors: describeIssues(parsed.error.issues) };
     },
     outcomes: { valid: 'VALID_TRIAGE', invalid: 'INVALID_TRIAGE' },
   }).catch((err: unknown): { ok: false; errors: string[] } => {
@@ -98,7 +115,11 @@ export async function triageFindings(
     result.set(
       d.findingId,
       d.validity === 'INVALID' && !quoted
-        ? { validity: 'VALID', reasoning: `triage said INVALID, but its counter-evidence quotes nothing from the code it was shown: ${d.reasoning}`, counterEvidence: null }
+        ? {
+            validity: 'VALID',
+            reasoning: `triage said INVALID, but its counter-evidence quotes nothing from the code it was shown: ${d.reasoning}`,
+            counterEvidence: null,
+          }
         : { validity: d.validity, reasoning: d.reasoning, counterEvidence: d.counterEvidence ?? null },
     );
   }
@@ -106,7 +127,12 @@ export async function triageFindings(
   // triage did not answer for stands refuted, so the finding blocks.
   for (const f of toCheck) {
     if (result.has(f.id) || f.validity !== 'INVALID' || !BLOCKING_SEVERITIES.has(f.severity)) continue;
-    result.set(f.id, { validity: 'VALID', reasoning: 'triage returned no decision for this finding, so the reviewer\'s INVALID claim has no confirmed counter-evidence', counterEvidence: null });
+    result.set(f.id, {
+      validity: 'VALID',
+      reasoning:
+        "triage returned no decision for this finding, so the reviewer's INVALID claim has no confirmed counter-evidence",
+      counterEvidence: null,
+    });
   }
   return result;
 }
@@ -120,7 +146,11 @@ const MIN_QUOTED_CHARS = 8;
  * whitespace aside) must appear in the code or diff triage was shown for that finding.
  */
 export function quotesShownCode(counterEvidence: string, shown: string): boolean {
-  const normalise = (line: string) => line.replace(/^\s*(?:\d+:|[+-](?![+-]))\s?/, '').replace(/\s+/g, ' ').trim();
+  const normalise = (line: string) =>
+    line
+      .replace(/^\s*(?:\d+:|[+-](?![+-]))\s?/, '')
+      .replace(/\s+/g, ' ')
+      .trim();
   const haystack = shown.split('\n').map(normalise).join('\n');
   return counterEvidence
     .split('\n')
@@ -139,7 +169,9 @@ async function findingSection(workspace: string, commit: string, diff: string, f
           .slice(from - 1, f.location.endLine + EXCERPT_CONTEXT_LINES)
           .map((line, i) => `${from + i}: ${line}`)
           .join('\n');
-  const fileDiff = diff.split(/^(?=diff --git )/m).find((chunk) => chunk.startsWith(`diff --git a/${f.location.file} `)) ?? '(no change to this file)';
+  const fileDiff =
+    diff.split(/^(?=diff --git )/m).find((chunk) => chunk.startsWith(`diff --git a/${f.location.file} `)) ??
+    '(no change to this file)';
   return [
     `## ${f.id} (${f.severity}, reviewer says ${f.validity}): ${f.title}`,
     `Location: ${f.location.file}:${f.location.startLine}-${f.location.endLine}`,

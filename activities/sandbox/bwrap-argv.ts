@@ -23,7 +23,15 @@ const USR_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
  * terminal injection into the worker's session.
  */
 export function bwrapArgv(settings: BwrapSettings, policy: SandboxPolicy, cwd: string, argv: string[]): string[] {
-  const args = ['bwrap', '--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+  const args = [
+    'bwrap',
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+  ];
   if (!policy.network) args.push('--unshare-net');
   if (settings.asRoot) {
     // setpriv (below) needs these two to become the unprivileged uid; it then drops every capability.
@@ -58,7 +66,15 @@ export function bwrapArgv(settings: BwrapSettings, policy: SandboxPolicy, cwd: s
   const { processes, fileBytes, memoryBytes } = settings.limits;
   args.push('prlimit', `--nproc=${processes}`, `--fsize=${fileBytes}`, `--data=${memoryBytes}`, '--');
   if (settings.asRoot) {
-    args.push('setpriv', `--reuid=${settings.uid}`, `--regid=${settings.gid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--');
+    args.push(
+      'setpriv',
+      `--reuid=${settings.uid}`,
+      `--regid=${settings.gid}`,
+      '--clear-groups',
+      '--inh-caps=-all',
+      '--bounding-set=-all',
+      '--',
+    );
   }
   return [...args, ...argv];
 }
@@ -66,7 +82,8 @@ export function bwrapArgv(settings: BwrapSettings, policy: SandboxPolicy, cwd: s
 // bwrap makes missing parents of a mount point mode 0700, which the unprivileged uid cannot traverse:
 // create them first, world-traversable (they are empty directories of the sandbox's own root).
 function ancestorsToCreate(mounts: string[]): string[] {
-  const covered = (p: string) => ['/usr', '/etc', '/opt', '/proc', '/dev', ...mounts].some((m) => p === m || p.startsWith(`${m}/`));
+  const covered = (p: string) =>
+    ['/usr', '/etc', '/opt', '/proc', '/dev', ...mounts].some((m) => p === m || p.startsWith(`${m}/`));
   const dirs = new Set<string>();
   for (const mount of mounts) {
     const parts = mount.split('/').filter(Boolean);

@@ -26,10 +26,10 @@ export async function handOver(sandbox: Sandbox, ...dirs: string[]): Promise<voi
   const timer = pid === null ? undefined : setTimeout(() => killGroup(pid), CHOWN_LIMIT_MS);
   const exit = chown.spawnError ? null : await chown.closed.finally(() => clearTimeout(timer));
   if (exit?.code === 0) return;
-  const reason = Buffer.concat(stderr).toString('utf8').trim() || chown.spawnError?.message || `exit ${exit?.code ?? exit?.signal}`;
+  const reason =
+    Buffer.concat(stderr).toString('utf8').trim() || chown.spawnError?.message || `exit ${exit?.code ?? exit?.signal}`;
   throw new Error(`could not hand ${dirs.join(', ')} to the sandbox user: ${reason}`);
 }
-
 
 /**
  * Hands over directories the service has just made and nothing has written into yet: each one is a

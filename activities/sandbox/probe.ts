@@ -15,7 +15,10 @@ export async function probeSandbox(sandbox: Sandbox): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     execFile(argv[0]!, argv.slice(1), { timeout: 30_000 }, (err, _stdout, stderr) => {
       if (!err) return resolve();
-      const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'bwrap is not installed (Debian package "bubblewrap")' : stderr.trim() || err.message;
+      const why =
+        (err as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'bwrap is not installed (Debian package "bubblewrap")'
+          : stderr.trim() || err.message;
       reject(
         new SandboxUnavailableError(
           `the sandbox does not work here: ${why}. Install bubblewrap and allow it to create namespaces, ` +

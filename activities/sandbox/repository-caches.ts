@@ -29,7 +29,10 @@ export function repositoryCacheDir(cachesDir: string, repositoryUrl: string): st
 }
 
 /** The loop's repository's cache directory, created on first use. */
-export async function repositoryCaches(deps: { config: { cachesDir: string }; sandbox: Sandbox }, repositoryUrl: string): Promise<string> {
+export async function repositoryCaches(
+  deps: { config: { cachesDir: string }; sandbox: Sandbox },
+  repositoryUrl: string,
+): Promise<string> {
   const dir = repositoryCacheDir(deps.config.cachesDir, repositoryUrl);
   await ensureRepositoryCaches(deps.sandbox, dir);
   return dir;

@@ -12,10 +12,18 @@ import type { Sandbox, SandboxPolicy } from './types';
 /** HOME inside the sandbox: private and empty on every run (it lives in the sandbox's own /tmp). */
 export const SANDBOX_HOME = '/tmp/home';
 
-export function createSandbox(config: Pick<Readonly<ServiceConfig>, 'sandbox'>, env: NodeJS.ProcessEnv = process.env): Sandbox {
+export function createSandbox(
+  config: Pick<Readonly<ServiceConfig>, 'sandbox'>,
+  env: NodeJS.ProcessEnv = process.env,
+): Sandbox {
   const s = config.sandbox;
   if (s.mode === 'none') {
-    return { mode: 'none', wrap: (argv) => argv, environment: (e, policy) => ({ ...e, ...caches(policy) }), owner: null };
+    return {
+      mode: 'none',
+      wrap: (argv) => argv,
+      environment: (e, policy) => ({ ...e, ...caches(policy) }),
+      owner: null,
+    };
   }
   // As root, bwrap drops to an unprivileged uid with setpriv; otherwise a user namespace maps the
   // service's own uid, which is unprivileged already.
@@ -32,7 +40,14 @@ export function createSandbox(config: Pick<Readonly<ServiceConfig>, 'sandbox'>, 
   return {
     mode: 'bwrap',
     wrap: (argv, policy, cwd) => bwrapArgv(settings, policy, cwd, argv),
-    environment: (e, policy) => ({ ...e, ...toolchains.env, HOME: SANDBOX_HOME, TMPDIR: '/tmp', ...caches(policy), ...GIT_TRUSTS_THE_SANDBOX }),
+    environment: (e, policy) => ({
+      ...e,
+      ...toolchains.env,
+      HOME: SANDBOX_HOME,
+      TMPDIR: '/tmp',
+      ...caches(policy),
+      ...GIT_TRUSTS_THE_SANDBOX,
+    }),
     owner: asRoot ? { uid: s.uid, gid: s.gid } : null,
   };
 }

@@ -59,7 +59,16 @@ export async function runSetupCommands(deps: ActivityDeps, run: SetupRun): Promi
       workspaceRoot: run.workDir,
       timeoutMs: command.timeoutSeconds * 1000,
       // Installing needs the registries; the gates after it get no network unless asked for.
-      sandbox: { sandbox: deps.sandbox, policy: { workDir: run.workDir, readOnlyInWorkDir: run.readOnlyInWorkDir, readOnly: [...run.readOnly, ...extra.readOnly], network: true, caches: { dir: cacheDir, access: 'install' } } },
+      sandbox: {
+        sandbox: deps.sandbox,
+        policy: {
+          workDir: run.workDir,
+          readOnlyInWorkDir: run.readOnlyInWorkDir,
+          readOnly: [...run.readOnly, ...extra.readOnly],
+          network: true,
+          caches: { dir: cacheDir, access: 'install' },
+        },
+      },
       env: childEnvironment(extra.env),
       outputCapBytes: STORED_OUTPUT_CAP,
       confinePathArguments: true,
@@ -105,5 +114,8 @@ export async function runSetupCommands(deps: ActivityDeps, run: SetupRun): Promi
 function describeFailure(result: CommandResult, failure: string, detail: string): string {
   const missing = environmentProblem(result);
   const tail = outputTail([result.stdout, result.stderr, result.spawnError ?? ''].filter((t) => t.trim()).join('\n'));
-  return [`set-up command \`${result.argv.join(' ')}\` (${detail}) failed: ${missing ?? failure}`, tail ? `\n\`\`\`\n${tail}\n\`\`\`` : ''].join('\n');
+  return [
+    `set-up command \`${result.argv.join(' ')}\` (${detail}) failed: ${missing ?? failure}`,
+    tail ? `\n\`\`\`\n${tail}\n\`\`\`` : '',
+  ].join('\n');
 }

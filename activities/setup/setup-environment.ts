@@ -13,7 +13,12 @@ import type { SetupPlan } from '../../domain/setup';
  * (NODE_EXTRA_CA_CERTS): corepack and the pnpm/yarn it runs are Node programs with Node's own CA list,
  * which, unlike npm's `cafile` setting, no npmrc can change.
  */
-const COREPACK_PASSED_THROUGH = ['COREPACK_INTEGRITY_KEYS', 'COREPACK_NPM_REGISTRY', 'COREPACK_NPM_TOKEN', 'NODE_EXTRA_CA_CERTS'] as const;
+const COREPACK_PASSED_THROUGH = [
+  'COREPACK_INTEGRITY_KEYS',
+  'COREPACK_NPM_REGISTRY',
+  'COREPACK_NPM_TOKEN',
+  'NODE_EXTRA_CA_CERTS',
+] as const;
 
 export interface SetupEnvironment {
   env: Record<string, string>;

@@ -1,6 +1,11 @@
 import type { ResolvedGate } from '../../domain/gates';
 import type { CommitReader, FileChange } from '../../analysis/tamper/change-set';
-import { entrypointChanges, gateEntrypointsAt, type EntrypointChanges, type EntrypointCommits } from '../../analysis/tamper/entrypoint-changes';
+import {
+  entrypointChanges,
+  gateEntrypointsAt,
+  type EntrypointChanges,
+  type EntrypointCommits,
+} from '../../analysis/tamper/entrypoint-changes';
 import type { GateEntrypoints } from '../../analysis/tamper/gate-entrypoints';
 import { git } from '../git';
 import { KeptPromises } from '../kept-promises';
@@ -20,7 +25,9 @@ export async function baseGateEntrypoints(
   gates: ResolvedGate[],
   readText: CommitReader = cachedReader(workspace),
 ): Promise<GateEntrypoints> {
-  const found = baseEntrypoints.get(JSON.stringify([workspace, baseCommit, gates]), () => readBaseGateEntrypoints(workspace, baseCommit, gates, readText));
+  const found = baseEntrypoints.get(JSON.stringify([workspace, baseCommit, gates]), () =>
+    readBaseGateEntrypoints(workspace, baseCommit, gates, readText),
+  );
   return structuredClone(await found);
 }
 
@@ -28,8 +35,21 @@ export const BASE_ENTRYPOINTS_CACHE_SIZE = 50;
 
 const baseEntrypoints = new KeptPromises<GateEntrypoints>(BASE_ENTRYPOINTS_CACHE_SIZE);
 
-async function readBaseGateEntrypoints(workspace: string, baseCommit: string, gates: ResolvedGate[], readText: CommitReader): Promise<GateEntrypoints> {
-  const listed = await git(workspace, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', '--end-of-options', baseCommit]);
+async function readBaseGateEntrypoints(
+  workspace: string,
+  baseCommit: string,
+  gates: ResolvedGate[],
+  readText: CommitReader,
+): Promise<GateEntrypoints> {
+  const listed = await git(workspace, [
+    'ls-tree',
+    '-r',
+    '-z',
+    '--name-only',
+    '--full-tree',
+    '--end-of-options',
+    baseCommit,
+  ]);
   return gateEntrypointsAt(workspace, gates, listed.split('\0').filter(Boolean), (file) => readText(baseCommit, file));
 }
 

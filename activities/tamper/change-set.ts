@@ -1,4 +1,10 @@
-import { fileChanges, pathsAndPatch, type CommitReader, type FileChange, type PathsAndPatch } from '../../analysis/tamper/change-set';
+import {
+  fileChanges,
+  pathsAndPatch,
+  type CommitReader,
+  type FileChange,
+  type PathsAndPatch,
+} from '../../analysis/tamper/change-set';
 import { git, TEXT_DIFF_OPTIONS } from '../git';
 
 // The maker's changes between two commits, read with real git; analysis/tamper/change-set.ts reads the
@@ -9,7 +15,9 @@ export async function loadChanges(workspace: string, base: string, checkpoint: s
   // --no-textconv: the lines are the file's own, and no driver a repository config names runs.
   return fileChanges(
     await rawDiff(
-      workspace, base, checkpoint,
+      workspace,
+      base,
+      checkpoint,
       ['--unified=0', '--no-color', '--no-ext-diff', '--no-textconv', '-M', '--src-prefix=a/', '--dst-prefix=b/'],
       ['-c', 'core.quotePath=false'],
     ),

@@ -18,14 +18,21 @@ export async function pythonInventories(texts: string[]): Promise<(SyntaxInvento
   if (!texts.length) return [];
   try {
     const inventories: unknown = JSON.parse(await runPython(JSON.stringify(texts)));
-    if (Array.isArray(inventories) && inventories.length === texts.length) return inventories as (SyntaxInventory | null)[];
-    console.warn('tamper: the Python test inventory returned an unexpected shape; Python test files are compared by counting');
+    if (Array.isArray(inventories) && inventories.length === texts.length)
+      return inventories as (SyntaxInventory | null)[];
+    console.warn(
+      'tamper: the Python test inventory returned an unexpected shape; Python test files are compared by counting',
+    );
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-      console.warn(`tamper: reading Python test files failed (${(err as Error).message.split('\n')[0]}); they are compared by counting`);
+      console.warn(
+        `tamper: reading Python test files failed (${(err as Error).message.split('\n')[0]}); they are compared by counting`,
+      );
     } else if (!warnedMissing) {
       warnedMissing = true;
-      console.warn('tamper: python3 is not installed, so Python test files are compared by counting and their mocks are not checked');
+      console.warn(
+        'tamper: python3 is not installed, so Python test files are compared by counting and their mocks are not checked',
+      );
     }
   }
   return texts.map(() => null);
@@ -36,7 +43,13 @@ function runPython(input: string): Promise<string> {
     const child = execFile(
       'python3',
       ['-I', '-S', '-c', PYTHON_INVENTORY_SCRIPT],
-      { cwd: os.tmpdir(), env: { PATH: process.env.PATH ?? '' }, timeout: TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT_BYTES },
+      {
+        cwd: os.tmpdir(),
+        env: { PATH: process.env.PATH ?? '' },
+        timeout: TIMEOUT_MS,
+        killSignal: 'SIGKILL',
+        maxBuffer: MAX_OUTPUT_BYTES,
+      },
       (err, stdout) => (err ? reject(err) : resolve(stdout)),
     );
     // A python3 that is missing or died early closes stdin; the callback reports why.

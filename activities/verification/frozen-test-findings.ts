@@ -19,14 +19,20 @@ const NAMES_QUOTED = 10;
  * `files` are the base test files put back (base paths); `baseText` reads a file at base, to point
  * at the line that declares a failing test.
  */
-export function frozenTestFindings(files: string[], maker: TestsRun, frozen: TestsRun, baseText: (file: string) => string | null): SystemFinding[] {
+export function frozenTestFindings(
+  files: string[],
+  maker: TestsRun,
+  frozen: TestsRun,
+  baseText: (file: string) => string | null,
+): SystemFinding[] {
   if (maker.failureReason || files.length === 0) return [];
   const findings: SystemFinding[] = [];
   if (frozen.failureReason) {
     const failed = frozen.report?.failedTests ?? [];
     const byFile = new Map<string, string[]>();
     for (const name of failed) {
-      const file = files.find((f) => name.includes(f)) ?? files.find((f) => name.includes(path.posix.basename(f))) ?? files[0]!;
+      const file =
+        files.find((f) => name.includes(f)) ?? files.find((f) => name.includes(path.posix.basename(f))) ?? files[0]!;
       byFile.set(file, [...(byFile.get(file) ?? []), name]);
     }
     if (byFile.size === 0) byFile.set(files[0]!, []);
@@ -39,7 +45,10 @@ export function frozenTestFindings(files: string[], maker: TestsRun, frozen: Tes
         location: { file, startLine: line, endLine: line },
         evidence: names.length
           ? `With the base version of ${file} restored, these tests fail against the maker's code (they passed with the maker's version):\n` +
-            names.slice(0, NAMES_QUOTED).map((n) => `- ${n}`).join('\n') +
+            names
+              .slice(0, NAMES_QUOTED)
+              .map((n) => `- ${n}`)
+              .join('\n') +
             (names.length > NAMES_QUOTED ? `\n… and ${names.length - NAMES_QUOTED} more` : '')
           : `With the base versions of ${files.join(', ')} restored, the tests gate fails (${frozen.failureReason}); the runner named no test. Output tail:\n${frozen.outputTail}`,
       });
@@ -64,9 +73,19 @@ export function frozenTestFindings(files: string[], maker: TestsRun, frozen: Tes
 /** The base line that names the test (its title in quotes, or a `def`/`func`), else 1. */
 function declarationLine(text: string | null, name: string | undefined): number {
   if (!text || !name) return 1;
-  const title = name.split(/ > | › |::|\//).pop()!.replace(/\[.*\]$/, '').trim();
+  const title = name
+    .split(/ > | › |::|\//)
+    .pop()!
+    .replace(/\[.*\]$/, '')
+    .trim();
   const lines = text.split('\n');
-  const at = lines.findIndex((line) => line.includes(`'${title}'`) || line.includes(`"${title}"`) || line.includes(`\`${title}\``) || new RegExp(`\\b(?:def|func|fn)\\s+${escapeRegExp(title)}\\b`).test(line));
+  const at = lines.findIndex(
+    (line) =>
+      line.includes(`'${title}'`) ||
+      line.includes(`"${title}"`) ||
+      line.includes(`\`${title}\``) ||
+      new RegExp(`\\b(?:def|func|fn)\\s+${escapeRegExp(title)}\\b`).test(line),
+  );
   return at >= 0 ? at + 1 : 1;
 }
 

@@ -17,7 +17,13 @@ export function editedBaseTestFiles(changes: ChangedPath[]): string[] {
  * back (deleting what the checkpoint does not have), index included, so later gates see the maker's
  * commit again. git writes the files: a symlink the maker left in the way is replaced, never followed.
  */
-export async function withBaseVersions<T>(checkout: string, base: string, checkpoint: string, files: string[], run: () => Promise<T>): Promise<T> {
+export async function withBaseVersions<T>(
+  checkout: string,
+  base: string,
+  checkpoint: string,
+  files: string[],
+  run: () => Promise<T>,
+): Promise<T> {
   await restoreFrom(checkout, base, files);
   try {
     return await run();
@@ -28,5 +34,12 @@ export async function withBaseVersions<T>(checkout: string, base: string, checkp
 }
 
 function restoreFrom(checkout: string, commit: string, files: string[]): Promise<string> {
-  return git(checkout, ['restore', `--source=${commit}`, '--staged', '--worktree', '--', ...files.map((file) => `:(literal)${file}`)]);
+  return git(checkout, [
+    'restore',
+    `--source=${commit}`,
+    '--staged',
+    '--worktree',
+    '--',
+    ...files.map((file) => `:(literal)${file}`),
+  ]);
 }

@@ -27,16 +27,18 @@ export function gateFailureReason(gate: string, run: CommandResult, counts: Test
  * failure hashes the same across iterations.
  */
 export function normaliseOutput(text: string): string {
-  return text
-    .replace(/\x1b\[[0-9;]*m/g, '')
-    .replace(/\b\d+(\.\d+)?\s?(ms|s|sec|seconds)\b/g, '<duration>')
-    .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+Z?/g, '<time>')
-    .replace(/^(Time:|# duration_ms|ℹ duration_ms).*$/gm, '')
-    // jest --json's results line carries start times and per-file timings; its failures are on stderr too.
-    .replace(/^.*\{"numFailedTestSuites":.*$/gm, '<jest results>')
-    // go test -json events carry timestamps and elapsed times.
-    .replace(/"Time":"[^"]*",?|"Elapsed":[\d.]+,?/g, '')
-    .trim();
+  return (
+    text
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .replace(/\b\d+(\.\d+)?\s?(ms|s|sec|seconds)\b/g, '<duration>')
+      .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+Z?/g, '<time>')
+      .replace(/^(Time:|# duration_ms|ℹ duration_ms).*$/gm, '')
+      // jest --json's results line carries start times and per-file timings; its failures are on stderr too.
+      .replace(/^.*\{"numFailedTestSuites":.*$/gm, '<jest results>')
+      // go test -json events carry timestamps and elapsed times.
+      .replace(/"Time":"[^"]*",?|"Elapsed":[\d.]+,?/g, '')
+      .trim()
+  );
 }
 
 /**
@@ -44,12 +46,18 @@ export function normaliseOutput(text: string): string {
  * (ENOENT, or a shell's exit 127 "not found"), or not executable (126). The judge escalates these as
  * ENVIRONMENT instead of sending the maker back to "fix" a missing tool.
  */
-export function environmentProblem(run: Pick<CommandResult, 'argv' | 'exitCode' | 'spawnError' | 'stderr'>): string | null {
-  if (run.spawnError) return /ENOENT|not found/i.test(run.spawnError) ? `\`${run.argv.join(' ')}\` could not start: ${run.spawnError}` : null;
+export function environmentProblem(
+  run: Pick<CommandResult, 'argv' | 'exitCode' | 'spawnError' | 'stderr'>,
+): string | null {
+  if (run.spawnError)
+    return /ENOENT|not found/i.test(run.spawnError)
+      ? `\`${run.argv.join(' ')}\` could not start: ${run.spawnError}`
+      : null;
   const lastLines = run.stderr.trimEnd().split('\n').slice(-3).join('\n');
   if (run.exitCode === 127 && /not found|No such file or directory/i.test(run.stderr)) {
     return `\`${run.argv.join(' ')}\` exited with code 127, a command it needs was not found: ${lastLines}`;
   }
-  if (run.exitCode === 126) return `\`${run.argv.join(' ')}\` exited with code 126, a command it needs could not be executed: ${lastLines}`;
+  if (run.exitCode === 126)
+    return `\`${run.argv.join(' ')}\` exited with code 126, a command it needs could not be executed: ${lastLines}`;
   return null;
 }

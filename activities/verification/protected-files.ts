@@ -6,7 +6,12 @@ import { git } from '../git';
 import type { FileChange } from '../../analysis/tamper/change-set';
 import { loadChanges } from '../tamper/change-set';
 import { isObject, packageKeyPath, parseJson, sectionText, withSectionText } from '../../analysis/tamper/config-text';
-import type { EntrypointChanges, EntrypointCommits, EntrypointKey, EntrypointSection } from '../../analysis/tamper/entrypoint-changes';
+import type {
+  EntrypointChanges,
+  EntrypointCommits,
+  EntrypointKey,
+  EntrypointSection,
+} from '../../analysis/tamper/entrypoint-changes';
 import { changedEntrypoints } from '../tamper/base-entrypoints';
 import { INSTALL_DIRS } from './verification-checkout';
 
@@ -14,7 +19,6 @@ import { INSTALL_DIRS } from './verification-checkout';
 // fresh checkout of the checkpoint, every gate entrypoint the maker changed, deleted or added goes back
 // to its base state. Which files those are comes from the same computation as the
 // GATE_ENTRYPOINT_CHANGED finding (analysis/tamper/gate-entrypoint-changed.ts), which still tells the reviewer.
-
 
 /**
  * Puts the base versions of the gates' entrypoints into `checkout`, a fresh worktree of `checkpointCommit`
@@ -31,26 +35,40 @@ export async function restoreGateEntrypoints(
   gates: ResolvedGate[],
 ): Promise<string[]> {
   const changes = await loadChanges(workspace, baseCommit, checkpointCommit);
-  return restoreInCheckout(checkout, baseCommit, await entrypointsToRestore({ workspace, baseCommit, checkpointCommit, gates }, changes));
+  return restoreInCheckout(
+    checkout,
+    baseCommit,
+    await entrypointsToRestore({ workspace, baseCommit, checkpointCommit, gates }, changes),
+  );
 }
 
 /**
  * The gate entrypoints `changes` (base → checkpoint) touched; null when nothing changed. Read from the
  * workspace alone, so it can be worked out while the checkout is being made.
  */
-export async function entrypointsToRestore(commits: EntrypointCommits, changes: FileChange[]): Promise<EntrypointChanges | null> {
+export async function entrypointsToRestore(
+  commits: EntrypointCommits,
+  changes: FileChange[],
+): Promise<EntrypointChanges | null> {
   return changes.length ? changedEntrypoints(commits, changes) : null;
 }
 
 /** restoreGateEntrypoints' second half: puts back in `checkout` what entrypointsToRestore found. */
-export async function restoreInCheckout(checkout: string, baseCommit: string, changed: EntrypointChanges | null): Promise<string[]> {
+export async function restoreInCheckout(
+  checkout: string,
+  baseCommit: string,
+  changed: EntrypointChanges | null,
+): Promise<string[]> {
   if (!changed) return [];
   // freshVerificationCheckout removes install dirs wholesale; restoring a base file inside would revive part of one.
-  const whole = new Set(changed.files.map((file) => file.path).filter((file) => !file.split('/').some((part) => INSTALL_DIRS.has(part))));
+  const whole = new Set(
+    changed.files.map((file) => file.path).filter((file) => !file.split('/').some((part) => INSTALL_DIRS.has(part))),
+  );
   const restored: string[] = [];
 
   if (changed.packageKeys.length) {
-    if (await restorePackageKeys(checkout, changed.packageKeys)) restored.push(...changed.packageKeys.map(({ key }) => `package.json#${key}`));
+    if (await restorePackageKeys(checkout, changed.packageKeys))
+      restored.push(...changed.packageKeys.map(({ key }) => `package.json#${key}`));
     else whole.add('package.json');
   }
   for (const file of new Set(changed.sections.map((entry) => entry.file))) {
@@ -65,7 +83,13 @@ export async function restoreInCheckout(checkout: string, baseCommit: string, ch
     // git writes the base version (or removes a file base lacks), replacing a symlink or directory the
     // maker left at the path, or on the way to it, instead of writing through it.
     const paths = [...whole].sort();
-    await git(checkout, ['restore', `--source=${baseCommit}`, '--worktree', '--', ...paths.map((file) => `:(literal)${file}`)]);
+    await git(checkout, [
+      'restore',
+      `--source=${baseCommit}`,
+      '--worktree',
+      '--',
+      ...paths.map((file) => `:(literal)${file}`),
+    ]);
     for (const file of paths) await adoptOwnership(checkout, file);
     restored.unshift(...paths);
   }
@@ -86,7 +110,11 @@ async function restorePackageKeys(checkout: string, keys: EntrypointKey[]): Prom
     }
   }
   const indent = /^([ \t]+)"/m.exec(text)?.[1] ?? 2;
-  await writeOwnFile(checkout, 'package.json', `${JSON.stringify(json, null, indent)}${text.endsWith('\n') ? '\n' : ''}`);
+  await writeOwnFile(
+    checkout,
+    'package.json',
+    `${JSON.stringify(json, null, indent)}${text.endsWith('\n') ? '\n' : ''}`,
+  );
   return true;
 }
 
@@ -102,7 +130,11 @@ function setOrDelete(object: Record<string, unknown>, key: string, value: unknow
  * Keys set outside the section headers (TOML dotted keys under `[tool]`, inline tables) are neither
  * seen nor restored. A path that is not a plain file is restored whole.
  */
-async function restoreSections(checkout: string, file: string, sections: EntrypointSection[]): Promise<'restored' | 'left' | 'not a file'> {
+async function restoreSections(
+  checkout: string,
+  file: string,
+  sections: EntrypointSection[],
+): Promise<'restored' | 'left' | 'not a file'> {
   const text = await readOwnFile(checkout, file);
   if (text === null) return 'not a file';
   const next = sections.reduce((current, { section, before }) => withSectionText(current, section, before.text), text);
@@ -127,7 +159,10 @@ async function readOwnFile(checkout: string, file: string): Promise<string | nul
 
 /** Rewrites a file readOwnFile just read, in place (same inode, so same owner), never through a symlink. */
 async function writeOwnFile(checkout: string, file: string, text: string): Promise<void> {
-  const handle = await fs.open(path.join(checkout, file), constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW);
+  const handle = await fs.open(
+    path.join(checkout, file),
+    constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW,
+  );
   try {
     await handle.writeFile(text);
   } finally {

@@ -10,7 +10,12 @@ import { loadContract } from '../contract';
 import { assertGivenCheckpoint, preparedLoop, type PreparedLoop } from '../prepared-workspace';
 import { early, inOrder } from '../in-order';
 import type { ActivityDeps } from '../deps';
-import { discardVerificationAttempt, gateEvidenceOf, insertGateEvidence, type GateEvidence } from '../../store/evidence';
+import {
+  discardVerificationAttempt,
+  gateEvidenceOf,
+  insertGateEvidence,
+  type GateEvidence,
+} from '../../store/evidence';
 import { iterationAt, markVerified } from '../../store/iterations';
 import { sha256 } from '../git';
 import type { CommandResult } from '../process/run-command';
@@ -22,7 +27,13 @@ import type { SandboxPolicy } from '../sandbox/types';
 import { storedTestNames } from './stored-test-names';
 import { freshBuildDir } from './verification-build-dir';
 import { freshVerificationCheckout } from './verification-checkout';
-import { outputTail, stopIfCancelled, verificationRunner, type TestsGateRun, type VerificationRunner } from './verification-runner';
+import {
+  outputTail,
+  stopIfCancelled,
+  verificationRunner,
+  type TestsGateRun,
+  type VerificationRunner,
+} from './verification-runner';
 import { entrypointsToRestore, restoreInCheckout } from './protected-files';
 import { frozenTestFindings, type TestsRun } from './frozen-test-findings';
 import { editedBaseTestFiles, withBaseVersions } from './frozen-tests';
@@ -95,7 +106,9 @@ interface PreparedCheckout {
 async function readIteration(deps: ActivityDeps, input: VerificationInput) {
   const prepared = early(preparedLoop(deps, input.loopId));
   const { checkpointCommit } = input;
-  const earlyCheckout = early(prepared.then((loop) => freshVerificationCheckout(deps, input.loopId, loop.workspacePath, checkpointCommit)));
+  const earlyCheckout = early(
+    prepared.then((loop) => freshVerificationCheckout(deps, input.loopId, loop.workspacePath, checkpointCommit)),
+  );
   const [loop, iteration, { contract }] = await inOrder([
     prepared,
     iterationAt(deps.prisma, input.loopId, input.sequence),
@@ -107,7 +120,10 @@ async function readIteration(deps: ActivityDeps, input: VerificationInput) {
 }
 
 /** Discards an interrupted attempt's evidence and puts the base versions of the gates' entrypoints back in the checkout. */
-async function prepareCheckout({ deps, input, loop, iteration, contract }: Verifying, earlyCheckout: Promise<string>): Promise<PreparedCheckout> {
+async function prepareCheckout(
+  { deps, input, loop, iteration, contract }: Verifying,
+  earlyCheckout: Promise<string>,
+): Promise<PreparedCheckout> {
   const { checkpointCommit } = input;
   const buildDir = early(freshBuildDir(deps, input.loopId));
   let changes: Promise<FileChange[]> | undefined;
@@ -116,8 +132,15 @@ async function prepareCheckout({ deps, input, loop, iteration, contract }: Verif
   // Read while the checkout is made, when either use below needs them.
   if (!contract.allowGateConfigChanges || (testsGate && !contract.allowTestChanges)) void branchChanges();
   const cacheDir = early(repositoryCaches(deps, loop.repoUrl));
-  const commits = { workspace: loop.workspacePath, baseCommit: loop.baseCommit, checkpointCommit: checkpointCommit, gates: input.gates };
-  const toRestore = contract.allowGateConfigChanges ? null : early(branchChanges().then((changed) => entrypointsToRestore(commits, changed)));
+  const commits = {
+    workspace: loop.workspacePath,
+    baseCommit: loop.baseCommit,
+    checkpointCommit: checkpointCommit,
+    gates: input.gates,
+  };
+  const toRestore = contract.allowGateConfigChanges
+    ? null
+    : early(branchChanges().then((changed) => entrypointsToRestore(commits, changed)));
   // Evidence of an interrupted attempt is discarded (before any is stored): this attempt re-runs every gate.
   const [, checkout] = await inOrder([
     discardVerificationAttempt(deps.prisma, iteration.id, VERIFICATION_FINDING_PREFIX),
@@ -140,10 +163,22 @@ async function prepareCheckout({ deps, input, loop, iteration, contract }: Verif
  * Dependencies are installed in the fresh checkout from the checkpoint's own manifests, with network,
  * before any gate: nothing the maker installed in its workspace can reach a gate.
  */
-async function installDependencies({ deps, input, loop, iteration }: Verifying, { dir: checkout, policy }: PreparedCheckout) {
+async function installDependencies(
+  { deps, input, loop, iteration }: Verifying,
+  { dir: checkout, policy }: PreparedCheckout,
+) {
   const setupPlan = setupPlanOf(loop.gatePlan);
   const setup = setupPlan
-    ? await runSetupCommands(deps, { loopId: input.loopId, iterationId: iteration.id, prefix: 'setup', workDir: checkout, readOnly: policy.readOnly ?? [], plan: setupPlan, repoUrl: loop.repoUrl, phase: 'verify' })
+    ? await runSetupCommands(deps, {
+        loopId: input.loopId,
+        iterationId: iteration.id,
+        prefix: 'setup',
+        workDir: checkout,
+        readOnly: policy.readOnly ?? [],
+        plan: setupPlan,
+        repoUrl: loop.repoUrl,
+        phase: 'verify',
+      })
     : { problem: null, evidenceIds: [] };
   return { plan: setupPlan, problem: setup.problem };
 }
@@ -151,11 +186,22 @@ async function installDependencies({ deps, input, loop, iteration }: Verifying, 
 /** A failed set-up ends the verification: no gate ran. */
 async function setupFailed({ deps, input, iteration }: Verifying, problem: string): Promise<VerificationResult> {
   await markVerified(deps.prisma, iteration.id);
-  return { gates: GATE_ORDER.map((gate) => summary(gate, input.gates.some((g) => g.gate === gate) ? 'NOT_RUN' : 'NOT_CONFIGURED')), acceptanceChecks: [], environmentProblem: problem, systemFindings: [] };
+  return {
+    gates: GATE_ORDER.map((gate) =>
+      summary(gate, input.gates.some((g) => g.gate === gate) ? 'NOT_RUN' : 'NOT_CONFIGURED'),
+    ),
+    acceptanceChecks: [],
+    environmentProblem: problem,
+    systemFindings: [],
+  };
 }
 
 /** The venv's bin first on PATH (gates run `python -m pytest`), pnpm/yarn through corepack. */
-async function sandboxedRunner({ deps }: Verifying, { dir: checkout, policy, buildDir }: PreparedCheckout, setupPlan: SetupPlan | undefined): Promise<VerificationRunner> {
+async function sandboxedRunner(
+  { deps }: Verifying,
+  { dir: checkout, policy, buildDir }: PreparedCheckout,
+  setupPlan: SetupPlan | undefined,
+): Promise<VerificationRunner> {
   const toolchain = await setupEnvironment(deps.config.dataDir, checkout, setupPlan);
   policy.readOnly = [...(policy.readOnly ?? []), ...toolchain.readOnly];
   const build = await buildDir;
@@ -164,11 +210,18 @@ async function sandboxedRunner({ deps }: Verifying, { dir: checkout, policy, bui
 }
 
 /** The tests gate with the base versions of the test files the maker edited put back on the maker's code, when the contract forbids editing tests. */
-async function runFrozenTests(verifying: Verifying, prepared: PreparedCheckout, runner: VerificationRunner): Promise<FrozenRun | null> {
+async function runFrozenTests(
+  verifying: Verifying,
+  prepared: PreparedCheckout,
+  runner: VerificationRunner,
+): Promise<FrozenRun | null> {
   const { input, contract } = verifying;
   const testsGate = input.gates.find((g) => g.gate === 'tests');
-  const frozenFiles = testsGate && !contract.allowTestChanges ? editedBaseTestFiles(await prepared.branchChanges()) : [];
-  return testsGate && frozenFiles.length > 0 ? { files: frozenFiles, run: await frozenTestsRun(verifying, prepared.dir, runner, testsGate, frozenFiles) } : null;
+  const frozenFiles =
+    testsGate && !contract.allowTestChanges ? editedBaseTestFiles(await prepared.branchChanges()) : [];
+  return testsGate && frozenFiles.length > 0
+    ? { files: frozenFiles, run: await frozenTestsRun(verifying, prepared.dir, runner, testsGate, frozenFiles) }
+    : null;
 }
 
 interface FrozenRun {
@@ -178,21 +231,36 @@ interface FrozenRun {
 }
 
 /** The tests gate with the base versions of `files` put back on the maker's code, stored as its own evidence. */
-async function frozenTestsRun({ deps, input, loop, iteration }: Verifying, checkout: string, runner: VerificationRunner, configured: ResolvedGate, files: string[]): Promise<TestsRun> {
+async function frozenTestsRun(
+  { deps, input, loop, iteration }: Verifying,
+  checkout: string,
+  runner: VerificationRunner,
+  configured: ResolvedGate,
+  files: string[],
+): Promise<TestsRun> {
   const { checkpointCommit } = input;
   let ran: TestsGateRun;
   try {
-    ran = await withBaseVersions(checkout, loop.baseCommit, checkpointCommit, files, () => runner.runTests(configured, 'frozen-tests'));
+    ran = await withBaseVersions(checkout, loop.baseCommit, checkpointCommit, files, () =>
+      runner.runTests(configured, 'frozen-tests'),
+    );
   } catch (err) {
     if (err instanceof CancelledFailure) throw err;
     // A path the maker turned into a symlink or directory can stop git; the base tests then did not run.
-    return { failureReason: `the base versions could not be put back: ${(err as Error).message}`, report: null, outputTail: '' };
+    return {
+      failureReason: `the base versions could not be put back: ${(err as Error).message}`,
+      report: null,
+      outputTail: '',
+    };
   }
   await storeEvidence(deps, {
     loopId: input.loopId,
     iterationId: iteration.id,
     gate: FROZEN_TESTS_GATE,
-    source: { source: configured.source, detail: `the tests gate with the base versions of ${files.join(', ')} restored` },
+    source: {
+      source: configured.source,
+      detail: `the tests gate with the base versions of ${files.join(', ')} restored`,
+    },
     gateOrder: FROZEN_TESTS_ORDER,
     result: ran.result,
     testCounts: ran.counts,
@@ -213,7 +281,10 @@ interface GateRuns {
 }
 
 /** Each configured gate in order, stopping at the first failure; every run stored as evidence. */
-async function runGates({ deps, input, iteration, contract }: Verifying, runner: VerificationRunner): Promise<GateRuns> {
+async function runGates(
+  { deps, input, iteration, contract }: Verifying,
+  runner: VerificationRunner,
+): Promise<GateRuns> {
   const gates: GateSummary[] = [];
   let failed = false;
   let makerTests: TestsRun | null = null;
@@ -251,7 +322,10 @@ async function runGates({ deps, input, iteration, contract }: Verifying, runner:
 }
 
 /** Each acceptance criterion's own command, once every gate passed. */
-async function runAcceptanceChecks({ deps, input, iteration, contract }: Verifying, runner: VerificationRunner): Promise<AcceptanceCheckSummary[]> {
+async function runAcceptanceChecks(
+  { deps, input, iteration, contract }: Verifying,
+  runner: VerificationRunner,
+): Promise<AcceptanceCheckSummary[]> {
   const acceptanceChecks: AcceptanceCheckSummary[] = [];
   for (const [index, ac] of contract.acceptanceCriteria.entries()) {
     if (ac.verification.type !== 'command') continue;
@@ -290,7 +364,11 @@ async function recordVerified(
     return { gates, acceptanceChecks, systemFindings: [] };
   }
   const frozenFiles = frozen.files;
-  const baseTexts = new Map(await Promise.all(frozenFiles.map(async (file) => [file, await readAt(loop.workspacePath, loop.baseCommit, file)] as const)));
+  const baseTexts = new Map(
+    await Promise.all(
+      frozenFiles.map(async (file) => [file, await readAt(loop.workspacePath, loop.baseCommit, file)] as const),
+    ),
+  );
   // The findings and the verified mark are written together: a retry finds both or neither.
   const systemFindings = await storeSystemFindings(
     deps,
@@ -378,10 +456,19 @@ async function storeEvidence(deps: ActivityDeps, e: EvidenceInput): Promise<Gate
 }
 
 function gateSummary(row: GateEvidence): GateSummary {
-  const couldNotStart = row.failureReason?.startsWith(COULD_NOT_START) ? row.failureReason.slice(COULD_NOT_START.length) : null;
+  const couldNotStart = row.failureReason?.startsWith(COULD_NOT_START)
+    ? row.failureReason.slice(COULD_NOT_START.length)
+    : null;
   return {
     environmentProblem:
-      row.status === 'FAILED' ? environmentProblem({ argv: row.command as string[], exitCode: row.exitCode, spawnError: couldNotStart, stderr: row.stderr }) : null,
+      row.status === 'FAILED'
+        ? environmentProblem({
+            argv: row.command as string[],
+            exitCode: row.exitCode,
+            spawnError: couldNotStart,
+            stderr: row.stderr,
+          })
+        : null,
     gate: row.gate as GateName,
     status: row.status as 'PASSED' | 'FAILED',
     evidenceId: row.id,
@@ -395,7 +482,12 @@ function gateSummary(row: GateEvidence): GateSummary {
 }
 
 /** Rebuilds the result of an iteration that was already verified (the activity retried after it finished). */
-async function storedVerification(deps: ActivityDeps, iterationId: string, input: VerificationInput, criteria: AcceptanceCriterion[]): Promise<VerificationResult> {
+async function storedVerification(
+  deps: ActivityDeps,
+  iterationId: string,
+  input: VerificationInput,
+  criteria: AcceptanceCriterion[],
+): Promise<VerificationResult> {
   const systemFindings = await storedSystemFindings(deps, iterationId, VERIFICATION_FINDING_PREFIX);
   const rows = await gateEvidenceOf(deps.prisma, iterationId);
   const gates = GATE_ORDER.map((gate): GateSummary => {
@@ -404,7 +496,8 @@ async function storedVerification(deps: ActivityDeps, iterationId: string, input
     return summary(gate, input.gates.some((g) => g.gate === gate) ? 'NOT_RUN' : 'NOT_CONFIGURED');
   });
   const setupFailure = rows.find((r) => r.gate.startsWith('setup:') && r.status === 'FAILED');
-  if (setupFailure) return { gates, acceptanceChecks: [], environmentProblem: setupFailure.failureReason, systemFindings: [] };
+  if (setupFailure)
+    return { gates, acceptanceChecks: [], environmentProblem: setupFailure.failureReason, systemFindings: [] };
   const acceptanceChecks = criteria.flatMap((ac) => {
     const row = rows.find((r) => r.gate === `acceptance:${ac.id}`);
     return row ? [{ acId: ac.id, status: row.status as 'PASSED' | 'FAILED', evidenceId: row.id }] : [];

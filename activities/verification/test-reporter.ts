@@ -34,7 +34,11 @@ interface Reporter {
   report?: { file: string; parse: (text: string) => TestReport | null };
 }
 
-export async function instrumentTestsGate(gate: ResolvedGate, checkout: string, reportDir: string): Promise<InstrumentedTestsGate> {
+export async function instrumentTestsGate(
+  gate: ResolvedGate,
+  checkout: string,
+  reportDir: string,
+): Promise<InstrumentedTestsGate> {
   if (gate.junitReport) {
     // A report file that exists before the run (committed by the maker, say) proves nothing about it.
     await removeStaleReport(checkout, gate.junitReport);
@@ -75,26 +79,45 @@ function reporterFor(command: RunnerCommand, argv: string[], dir: string, checko
       const shown = hasFlag(words, '--reporter') ? [] : ['--reporter=default'];
       return {
         argv: command.withArgs([...shown, '--reporter=junit', `--outputFile.junit=${path.join(dir, 'junit.xml')}`]),
-        report: { file: 'junit.xml', parse: (text) => parseJUnitXml(text, { runner: 'vitest', name: vitestJUnitName }) },
+        report: {
+          file: 'junit.xml',
+          parse: (text) => parseJUnitXml(text, { runner: 'vitest', name: vitestJUnitName }),
+        },
       };
     }
     case 'node:test': {
       // Reporters and destinations pair up in order; the spec reporter keeps the output readable.
       if (hasFlag(words, '--test-reporter', '--test-reporter-destination') || !nodeHasJUnitReporter()) return null;
-      const flags = ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=junit', `--test-reporter-destination=${path.join(dir, 'junit.xml')}`];
+      const flags = [
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=junit',
+        `--test-reporter-destination=${path.join(dir, 'junit.xml')}`,
+      ];
       return {
         argv: command.withArgs(flags, words.indexOf('--test') + 1),
-        report: { file: 'junit.xml', parse: (text) => parseJUnitXml(text, { runner: 'node:test', name: nodeTestJUnitName }) },
+        report: {
+          file: 'junit.xml',
+          parse: (text) => parseJUnitXml(text, { runner: 'node:test', name: nodeTestJUnitName }),
+        },
       };
     }
     case 'pytest': {
       // PYTEST_ADDOPTS reaches pytest however it is started; xunit1 names each testcase's file.
-      if (command.assigned.includes('PYTEST_ADDOPTS') || hasFlag(words, '--junitxml', '--junit-xml') || words.includes('no:junitxml')) return null;
+      if (
+        command.assigned.includes('PYTEST_ADDOPTS') ||
+        hasFlag(words, '--junitxml', '--junit-xml') ||
+        words.includes('no:junitxml')
+      )
+        return null;
       const file = path.join(dir, 'junit.xml');
       return {
         argv,
         env: { PYTEST_ADDOPTS: `-rA --junitxml=${quoted(file)} -o junit_family=xunit1` },
-        report: { file: 'junit.xml', parse: (text) => parseJUnitXml(text, { runner: 'pytest', name: pytestJUnitName }) },
+        report: {
+          file: 'junit.xml',
+          parse: (text) => parseJUnitXml(text, { runner: 'pytest', name: pytestJUnitName }),
+        },
       };
     }
     case 'go':
@@ -105,7 +128,9 @@ function reporterFor(command: RunnerCommand, argv: string[], dir: string, checko
 }
 
 function hasFlag(words: string[], ...flags: string[]): boolean {
-  return words.some((word) => flags.some((flag) => word === flag || word.startsWith(`${flag}=`) || word.startsWith(`${flag}.`)));
+  return words.some((word) =>
+    flags.some((flag) => word === flag || word.startsWith(`${flag}=`) || word.startsWith(`${flag}.`)),
+  );
 }
 
 // A gate's node is taken to be the service's own (same host, same PATH); junit came with Node 20.8.

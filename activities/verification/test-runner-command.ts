@@ -36,7 +36,8 @@ export function runnerCommand(argv: string[], scripts: Record<string, unknown>):
   const { start, assigned } = prefixOf(argv);
   const command = argv.slice(start);
   const manager = path.posix.basename(command[0] ?? '');
-  if (manager === 'npm' || manager === 'pnpm' || manager === 'yarn') return scriptCommand(argv, manager, command.slice(1), scripts, assigned);
+  if (manager === 'npm' || manager === 'pnpm' || manager === 'yarn')
+    return scriptCommand(argv, manager, command.slice(1), scripts, assigned);
   const runner = runnerOf(command);
   if (!runner) return null;
   return {
@@ -44,7 +45,9 @@ export function runnerCommand(argv: string[], scripts: Record<string, unknown>):
     words: command,
     assigned,
     withArgs: (args, index = command.length) =>
-      command.slice(0, index).includes('--') ? null : [...argv.slice(0, start), ...command.slice(0, index), ...args, ...command.slice(index)],
+      command.slice(0, index).includes('--')
+        ? null
+        : [...argv.slice(0, start), ...command.slice(0, index), ...args, ...command.slice(index)],
   };
 }
 
@@ -96,7 +99,13 @@ function nodeFlags(args: string[]): string[] {
  * `test` (both strip it), and as they are after `pnpm run <script>` and yarn's script commands (which
  * would hand a `--` on to the script). bun, and flags before the script name, are left alone.
  */
-function scriptCommand(argv: string[], manager: string, args: string[], scripts: Record<string, unknown>, assigned: string[]): RunnerCommand | null {
+function scriptCommand(
+  argv: string[],
+  manager: string,
+  args: string[],
+  scripts: Record<string, unknown>,
+  assigned: string[],
+): RunnerCommand | null {
   const call = scriptCall(manager, args);
   if (!call) return null;
   const { script, rest, stripsDashes } = call;
@@ -107,8 +116,17 @@ function scriptCommand(argv: string[], manager: string, args: string[], scripts:
   }
   const body = scripts[script];
   // npm and yarn 1 run `pre<script>` and `post<script>` around it, which could run the runner too.
-  if (typeof body !== 'string' || SHELL_SYNTAX.test(body) || scripts[`pre${script}`] !== undefined || scripts[`post${script}`] !== undefined) return null;
-  const bodyWords = body.trim().split(/\s+/).map((word) => word.replace(/^(['"])(.*)\1$/, '$2'));
+  if (
+    typeof body !== 'string' ||
+    SHELL_SYNTAX.test(body) ||
+    scripts[`pre${script}`] !== undefined ||
+    scripts[`post${script}`] !== undefined
+  )
+    return null;
+  const bodyWords = body
+    .trim()
+    .split(/\s+/)
+    .map((word) => word.replace(/^(['"])(.*)\1$/, '$2'));
   const prefix = prefixOf(bodyWords);
   const words = [...bodyWords.slice(prefix.start), ...passed];
   const runner = runnerOf(words);
@@ -124,10 +142,14 @@ function scriptCommand(argv: string[], manager: string, args: string[], scripts:
 
 function scriptCall(manager: string, args: string[]): { script: string; rest: string[]; stripsDashes: boolean } | null {
   const [first, second] = args;
-  if (manager === 'npm' && (first === 'test' || first === 't' || first === 'tst')) return { script: 'test', rest: args.slice(1), stripsDashes: true };
-  if (manager === 'npm' && (first === 'run' || first === 'run-script') && second) return { script: second, rest: args.slice(2), stripsDashes: true };
+  if (manager === 'npm' && (first === 'test' || first === 't' || first === 'tst'))
+    return { script: 'test', rest: args.slice(1), stripsDashes: true };
+  if (manager === 'npm' && (first === 'run' || first === 'run-script') && second)
+    return { script: second, rest: args.slice(2), stripsDashes: true };
   if (manager === 'pnpm' && first === 'test') return { script: 'test', rest: args.slice(1), stripsDashes: true };
-  if ((manager === 'pnpm' || manager === 'yarn') && first === 'run' && second) return { script: second, rest: args.slice(2), stripsDashes: false };
-  if (manager === 'yarn' && first && !first.startsWith('-')) return { script: first, rest: args.slice(1), stripsDashes: false };
+  if ((manager === 'pnpm' || manager === 'yarn') && first === 'run' && second)
+    return { script: second, rest: args.slice(2), stripsDashes: false };
+  if (manager === 'yarn' && first && !first.startsWith('-'))
+    return { script: first, rest: args.slice(1), stripsDashes: false };
   return null;
 }

@@ -8,7 +8,10 @@ import { handOverNewDirs } from '../sandbox/hand-over';
 // named by `.cargo/config.toml`, a `target/` let in by a `.gitignore` negation) is never what a gate
 // runs. The variables outrank the repository's own configuration.
 
-export async function freshBuildDir(deps: ActivityDeps, loopId: string): Promise<{ dir: string; env: Record<string, string> }> {
+export async function freshBuildDir(
+  deps: ActivityDeps,
+  loopId: string,
+): Promise<{ dir: string; env: Record<string, string> }> {
   const dir = path.join(deps.config.dataDir, 'verification-build', loopId);
   await fs.rm(dir, { recursive: true, force: true });
   await fs.mkdir(dir, { recursive: true });

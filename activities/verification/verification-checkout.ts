@@ -12,7 +12,12 @@ import { listFiles } from '../tamper/change-set';
  * previous gate run wrote survives. A detached worktree of the loop's repository: no clone, and tools
  * that ask git questions still can (its .git is mounted read-only into the gate's sandbox).
  */
-export async function freshVerificationCheckout(deps: ActivityDeps, loopId: string, workspace: string, commit: string): Promise<string> {
+export async function freshVerificationCheckout(
+  deps: ActivityDeps,
+  loopId: string,
+  workspace: string,
+  commit: string,
+): Promise<string> {
   const dir = checkoutDir(deps, loopId);
   // The commit's file list (what the checkout's index will hold) is read beside the checkout itself.
   const tracked = early(listFiles(workspace, commit));

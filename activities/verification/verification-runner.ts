@@ -41,7 +41,12 @@ export function verificationRunner(
   build: { dir: string; env: Record<string, string> },
 ): VerificationRunner {
   const ctx = Context.current();
-  const run = async (argv: string[], timeoutSeconds: number, label: string, env: Record<string, string> = {}): Promise<CommandResult> => {
+  const run = async (
+    argv: string[],
+    timeoutSeconds: number,
+    label: string,
+    env: Record<string, string> = {},
+  ): Promise<CommandResult> => {
     const result = await runCommand({
       argv,
       cwd: checkout,
@@ -58,7 +63,13 @@ export function verificationRunner(
   };
   const runOther = async (configured: ResolvedGate): Promise<TestsGateRun> => {
     const result = await run(configured.argv, configured.timeoutSeconds, `gate ${configured.gate}`);
-    return { result, output: `${result.stdout}\n${result.stderr}`, report: null, counts: null, failureReason: gateFailureReason(configured.gate, result, null) };
+    return {
+      result,
+      output: `${result.stdout}\n${result.stderr}`,
+      report: null,
+      counts: null,
+      failureReason: gateFailureReason(configured.gate, result, null),
+    };
   };
   const runTests = async (configured: ResolvedGate, name: string): Promise<TestsGateRun> => {
     const tests = await instrumentTestsGate(configured, checkout, await freshReportDir(deps, build.dir, name));

@@ -41,7 +41,10 @@ export function cargoInference(cargo: CargoFacts): Layer {
   // ran it often has warnings that `-D warnings` would turn into a failure the change did not cause.
   const clippy = cargo.clippyConfig ?? (clippyLintsTable(cargo.doc) ? 'Cargo.toml [lints.clippy]' : undefined);
   if (clippy) {
-    layer.lint = { argv: ['cargo', 'clippy', ...ws, '--', '-D', 'warnings'], detail: `${scope}, clippy configured in ${clippy}` };
+    layer.lint = {
+      argv: ['cargo', 'clippy', ...ws, '--', '-D', 'warnings'],
+      detail: `${scope}, clippy configured in ${clippy}`,
+    };
   }
   return layer;
 }

@@ -34,7 +34,9 @@ export async function readVerificationConfig(files: WorkspaceFiles): Promise<Ver
     case 'absent':
       // The spec also allows a verification.md; it is prose for people, so say it was not used.
       if (await files.isFile('.ai-engineering-loop/verification.md')) {
-        files.notes.push('.ai-engineering-loop/verification.md is for people and is not read; gates come from verification.json');
+        files.notes.push(
+          '.ai-engineering-loop/verification.md is for people and is not read; gates come from verification.json',
+        );
       }
       return null;
     case 'outside':

@@ -24,7 +24,10 @@ export function goRequires(mod: string, modulePath: string): boolean {
 export function goInference(go: GoFacts): Layer {
   const layer: Layer = {
     // -json: one event per test and subtest, so passes are counted and named (plain `go test` prints neither).
-    tests: { argv: ['go', 'test', '-json', './...'], detail: 'go.mod: go test -json over every package (a result per test)' },
+    tests: {
+      argv: ['go', 'test', '-json', './...'],
+      detail: 'go.mod: go test -json over every package (a result per test)',
+    },
     typecheck: { argv: ['go', 'vet', './...'], detail: 'go.mod: go vet (type-checks and vets every package)' },
     build: { argv: ['go', 'build', './...'], detail: 'go.mod: go build over every package' },
   };

@@ -22,7 +22,12 @@ export function manifestInference(repo: RepoFacts, notes: string[]): Layer {
     if (!defining[0]) continue;
     layer[gate] = defining[0][1][gate];
     if (defining.length > 1) {
-      notes.push(`${gate}: inferred from ${defining[0][0]}; ${defining.slice(1).map(([m]) => m).join(', ')} would also define it`);
+      notes.push(
+        `${gate}: inferred from ${defining[0][0]}; ${defining
+          .slice(1)
+          .map(([m]) => m)
+          .join(', ')} would also define it`,
+      );
     }
   }
   return layer;

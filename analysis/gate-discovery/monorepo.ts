@@ -8,14 +8,19 @@ import type { WorkspaceFiles } from './workspace-files';
 // pnpm-workspace.yaml may hold only settings, an nx.json or turbo.json configure a single project,
 // a go.work may use one module, and a Cargo `[workspace]` may have no members.
 
-export async function monorepoEvidence(files: WorkspaceFiles, node: NodeFacts | undefined, cargo: CargoFacts | undefined): Promise<string | undefined> {
+export async function monorepoEvidence(
+  files: WorkspaceFiles,
+  node: NodeFacts | undefined,
+  cargo: CargoFacts | undefined,
+): Promise<string | undefined> {
   if (node?.pkg.workspaces?.length) return 'package.json workspaces';
   const pnpm = await pnpmWorkspacePackages(files);
   if (pnpm?.length) return 'pnpm-workspace.yaml packages';
   if (pnpm) files.notes.push('pnpm-workspace.yaml lists no packages (settings only); not a monorepo');
   const lerna = await lernaPackages(files);
   if (lerna) return lerna;
-  if ((await files.isFile('nx.json')) && (await nxProject(files))) return `nx.json with projects (${await nxProject(files)})`;
+  if ((await files.isFile('nx.json')) && (await nxProject(files)))
+    return `nx.json with projects (${await nxProject(files)})`;
   const modules = await goWorkModules(files);
   if (modules.length > 1) return `go.work uses ${modules.length} modules`;
   const members = cargoMembers(cargo);
@@ -35,7 +40,9 @@ async function pnpmWorkspacePackages(files: WorkspaceFiles): Promise<string[] | 
     return [];
   }
   const packages = isRecord(doc) ? doc.packages : undefined;
-  return Array.isArray(packages) ? packages.filter((p): p is string => typeof p === 'string' && !p.startsWith('!')) : [];
+  return Array.isArray(packages)
+    ? packages.filter((p): p is string => typeof p === 'string' && !p.startsWith('!'))
+    : [];
 }
 
 /** lerna.json with `packages`, or without them lerna's default `packages/*` holding a package. */

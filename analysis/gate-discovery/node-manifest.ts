@@ -92,7 +92,9 @@ export function isNpmPlaceholderTest(script: string | undefined): boolean {
 }
 
 export function scriptFor(gate: GateName, pkg: PackageJson): string | undefined {
-  return GATE_SCRIPTS[gate].find((name) => pkg.scripts[name] !== undefined && !(name === 'test' && isNpmPlaceholderTest(pkg.scripts[name])));
+  return GATE_SCRIPTS[gate].find(
+    (name) => pkg.scripts[name] !== undefined && !(name === 'test' && isNpmPlaceholderTest(pkg.scripts[name])),
+  );
 }
 
 function runScriptArgv(pm: PackageManager, script: string): string[] {
@@ -108,7 +110,10 @@ export function nodeInference(node: NodeFacts, notes: string[]): Layer {
   for (const gate of GATE_ORDER) {
     const script = scriptFor(gate, node.pkg);
     if (!script) continue;
-    layer[gate] = { argv: runScriptArgv(node.pm, script), detail: `package.json scripts.${script}, run with ${node.pm} (${node.pmEvidence})` };
+    layer[gate] = {
+      argv: runScriptArgv(node.pm, script),
+      detail: `package.json scripts.${script}, run with ${node.pm} (${node.pmEvidence})`,
+    };
   }
   return layer;
 }

@@ -60,10 +60,15 @@ function npmWorkspaceDefaults(node: NodeFacts, members: Member[], notes: string[
     if (!script) continue;
     const placeholders = members.filter((m) => gate === 'tests' && isNpmPlaceholderTest(m.pkg.scripts.test));
     if (placeholders.length) {
-      notes.push(`tests: npm's placeholder test script in ${placeholders.map((m) => m.dir).join(', ')} will fail the workspace run`);
+      notes.push(
+        `tests: npm's placeholder test script in ${placeholders.map((m) => m.dir).join(', ')} will fail the workspace run`,
+      );
     }
     layer[gate] = {
-      argv: script === 'test' ? ['npm', 'test', '--workspaces', '--if-present'] : ['npm', 'run', script, '--workspaces', '--if-present'],
+      argv:
+        script === 'test'
+          ? ['npm', 'test', '--workspaces', '--if-present']
+          : ['npm', 'run', script, '--workspaces', '--if-present'],
       detail: `monorepo profile default: npm workspaces, scripts.${script} in ${having.length} of ${members.length} workspaces (${having.map((m) => m.dir).join(', ')})`,
     };
   }

@@ -6,7 +6,17 @@ import { pick } from './util';
 
 // Profile detection: the first profile whose evidence is present, in this order.
 
-const WEB_APP_PACKAGES = ['react', 'vue', 'svelte', 'next', 'nuxt', 'vite', '@angular/core', '@sveltejs/kit', 'solid-js'];
+const WEB_APP_PACKAGES = [
+  'react',
+  'vue',
+  'svelte',
+  'next',
+  'nuxt',
+  'vite',
+  '@angular/core',
+  '@sveltejs/kit',
+  'solid-js',
+];
 const BACKEND_PACKAGES = ['express', 'fastify', 'koa', '@nestjs/core', '@hapi/hapi', 'hapi'];
 const GO_HTTP_MODULES = [
   'github.com/gin-gonic/gin',
@@ -24,14 +34,32 @@ export function detectProfile(repo: RepoFacts): { profile: ProjectProfile; evide
   const web = WEB_APP_PACKAGES.find((d) => deps?.has(d));
   if (web) return { profile: 'web-app', evidence: `package.json depends on ${web}` };
   const backend =
-    pick(BACKEND_PACKAGES, (d) => deps?.has(d), (d) => `package.json depends on ${d}`) ??
-    pick(GO_HTTP_MODULES, (m) => repo.go !== undefined && goRequires(repo.go.mod, m), (m) => `go.mod requires ${m}`) ??
-    pick(PYTHON_WEB_PACKAGES, (d) => repo.python?.dependencies.has(d), (d) => `pyproject.toml depends on ${d}`) ??
-    pick(RUST_HTTP_CRATES, (c) => cargoDependsOn(repo.cargo, c), (c) => `Cargo.toml depends on ${c}`);
+    pick(
+      BACKEND_PACKAGES,
+      (d) => deps?.has(d),
+      (d) => `package.json depends on ${d}`,
+    ) ??
+    pick(
+      GO_HTTP_MODULES,
+      (m) => repo.go !== undefined && goRequires(repo.go.mod, m),
+      (m) => `go.mod requires ${m}`,
+    ) ??
+    pick(
+      PYTHON_WEB_PACKAGES,
+      (d) => repo.python?.dependencies.has(d),
+      (d) => `pyproject.toml depends on ${d}`,
+    ) ??
+    pick(
+      RUST_HTTP_CRATES,
+      (c) => cargoDependsOn(repo.cargo, c),
+      (c) => `Cargo.toml depends on ${c}`,
+    );
   if (backend) return { profile: 'backend-api', evidence: backend };
-  const manifest = [repo.node && 'package.json', repo.go && 'go.mod', repo.cargo && 'Cargo.toml', repo.python?.manifest].find(
-    Boolean,
-  );
+  const manifest = [
+    repo.node && 'package.json',
+    repo.go && 'go.mod',
+    repo.cargo && 'Cargo.toml',
+    repo.python?.manifest,
+  ].find(Boolean);
   return manifest ? { profile: 'library', evidence: `${manifest} with no app or server framework` } : null;
 }
-

@@ -24,7 +24,8 @@ const PYTEST_TEST_FILE = /^(test_.*|.*_test)\.py$/;
 
 export async function readPythonFacts(files: WorkspaceFiles): Promise<PythonFacts | undefined> {
   const pyproject = await readToml(files, 'pyproject.toml');
-  const testFile = (await files.findFile('tests', PYTEST_TEST_FILE, 3)) ?? (await files.findFile('test', PYTEST_TEST_FILE, 3));
+  const testFile =
+    (await files.findFile('tests', PYTEST_TEST_FILE, 3)) ?? (await files.findFile('test', PYTEST_TEST_FILE, 3));
   const manifest = (await files.firstFile(PYTHON_MARKERS)) ?? testFile;
   if (manifest === undefined) return undefined;
   const lock = await files.firstFile(['uv.lock', 'poetry.lock', 'pdm.lock']);
@@ -86,7 +87,9 @@ function pythonDependencies(doc: TomlTable | undefined): Set<string> {
   }
   // Poetry declares dependencies as keys: `pytest = "^8"`.
   const poetry = tableAt(doc, 'tool.poetry');
-  const groups = Object.values(tableAt(poetry, 'group') ?? {}).map((g) => (isRecord(g) ? tableAt(g, 'dependencies') : undefined));
+  const groups = Object.values(tableAt(poetry, 'group') ?? {}).map((g) =>
+    isRecord(g) ? tableAt(g, 'dependencies') : undefined,
+  );
   for (const table of [tableAt(poetry, 'dependencies'), tableAt(poetry, 'dev-dependencies'), ...groups]) {
     specs.push(...Object.keys(table ?? {}));
   }
@@ -100,7 +103,8 @@ export function pythonInference(py: PythonFacts): Layer {
   const how = `run with ${py.runner.evidence}`;
   // -rA: a `PASSED <node id>` line per passed test, whatever verbosity addopts set, so acceptance
   // criteria naming a test can be proven.
-  if (py.pytest) layer.tests = { argv: run('pytest', '-rA'), detail: `pytest: ${py.pytest}, ${how}; -rA lists every passed test` };
+  if (py.pytest)
+    layer.tests = { argv: run('pytest', '-rA'), detail: `pytest: ${py.pytest}, ${how}; -rA lists every passed test` };
 
   const mypyTable = tableAt(py.pyproject, 'tool.mypy');
   if (mypyTable !== undefined || py.dependencies.has('mypy')) {
@@ -111,7 +115,10 @@ export function pythonInference(py: PythonFacts): Layer {
       detail: `pyproject.toml: ${mypyTable !== undefined ? '[tool.mypy]' : 'a mypy dependency'}, ${how}`,
     };
   }
-  const ruff = (tableAt(py.pyproject, 'tool.ruff') && '[tool.ruff]') || py.ruffConfig || (py.dependencies.has('ruff') && 'a ruff dependency');
+  const ruff =
+    (tableAt(py.pyproject, 'tool.ruff') && '[tool.ruff]') ||
+    py.ruffConfig ||
+    (py.dependencies.has('ruff') && 'a ruff dependency');
   if (ruff) layer.lint = { argv: run('ruff', 'check', '.'), detail: `pyproject.toml: ${ruff}, ${how}` };
   // No build gate: building a wheel needs the `build` package and says little about correctness.
   return layer;

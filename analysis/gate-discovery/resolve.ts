@@ -1,4 +1,10 @@
-import { GATE_ORDER, GATE_SOURCES, MAX_COMMAND_TIMEOUT_SECONDS, type GateSource, type ResolvedGate } from '../../domain/gates';
+import {
+  GATE_ORDER,
+  GATE_SOURCES,
+  MAX_COMMAND_TIMEOUT_SECONDS,
+  type GateSource,
+  type ResolvedGate,
+} from '../../domain/gates';
 import { DEFAULT_GATE_TIMEOUT_SECONDS } from '../../domain/verification-config';
 import type { Layer } from './layer';
 
@@ -14,7 +20,9 @@ export function resolveByPrecedence(layers: Record<GateSource, Layer>, notes: st
     // The ceiling is global (docs/design.md §3.2): clamp rather than fail, and say so.
     const timeoutSeconds = Math.min(requested, MAX_COMMAND_TIMEOUT_SECONDS);
     if (timeoutSeconds < requested) {
-      notes.push(`${gate}: timeout ${requested}s from ${source} clamped to the ${MAX_COMMAND_TIMEOUT_SECONDS}s ceiling`);
+      notes.push(
+        `${gate}: timeout ${requested}s from ${source} clamped to the ${MAX_COMMAND_TIMEOUT_SECONDS}s ceiling`,
+      );
     }
     gates.push({
       gate,

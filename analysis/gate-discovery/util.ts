@@ -8,7 +8,11 @@ export async function asyncFilter<T>(items: readonly T[], keep: (item: T) => Pro
   return kept;
 }
 
-export function pick<T>(items: readonly T[], has: (item: T) => boolean | undefined, describe: (item: T) => string): string | undefined {
+export function pick<T>(
+  items: readonly T[],
+  has: (item: T) => boolean | undefined,
+  describe: (item: T) => string,
+): string | undefined {
   const found = items.find((item) => has(item));
   return found === undefined ? undefined : describe(found);
 }

@@ -2,10 +2,7 @@
 // (activities/verification/gate-discovery/workspace-directory.ts), tests hand in texts.
 
 export type FileRead =
-  | { kind: 'absent' }
-  | { kind: 'outside' }
-  | { kind: 'unreadable'; reason: string }
-  | { kind: 'file'; text: string };
+  { kind: 'absent' } | { kind: 'outside' } | { kind: 'unreadable'; reason: string } | { kind: 'file'; text: string };
 
 export abstract class WorkspaceFiles {
   constructor(readonly notes: string[]) {}

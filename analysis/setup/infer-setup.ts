@@ -1,4 +1,9 @@
-import { DEFAULT_SETUP_TIMEOUT_SECONDS, type ResolvedSetupCommand, type SetupCommand, type SetupPlan } from '../../domain/setup';
+import {
+  DEFAULT_SETUP_TIMEOUT_SECONDS,
+  type ResolvedSetupCommand,
+  type SetupCommand,
+  type SetupPlan,
+} from '../../domain/setup';
 import { VERIFICATION_CONFIG_PATH } from '../../domain/verification-config';
 import { readVerificationConfig } from '../gate-discovery/explicit-layers';
 import type { WorkspaceFiles } from '../gate-discovery/workspace-files';
@@ -11,11 +16,19 @@ import type { WorkspaceFiles } from '../gate-discovery/workspace-files';
 export type Installed = (tool: string) => boolean;
 
 /** The set-up plan of the workspace `files` reads; `requested` is the request's `setup` (an empty list installs nothing). */
-export async function setupPlan(files: WorkspaceFiles, requested: SetupCommand[] | undefined, installed: Installed): Promise<SetupPlan> {
+export async function setupPlan(
+  files: WorkspaceFiles,
+  requested: SetupCommand[] | undefined,
+  installed: Installed,
+): Promise<SetupPlan> {
   const { notes } = files;
   const inferred = await inferSetup(files, installed);
   if (requested) {
-    return { ...inferred, commands: requested.map((c) => explicit(c, 'contract', 'loop request setup')), notes: [...notes, ...inferred.notes] };
+    return {
+      ...inferred,
+      commands: requested.map((c) => explicit(c, 'contract', 'loop request setup')),
+      notes: [...notes, ...inferred.notes],
+    };
   }
   const config = await readVerificationConfig(files);
   if (config?.setup) {
@@ -28,7 +41,11 @@ export async function setupPlan(files: WorkspaceFiles, requested: SetupCommand[]
   return { ...inferred, notes: [...notes, ...inferred.notes] };
 }
 
-function explicit(c: { argv: string[]; timeoutSeconds?: number }, source: 'contract' | 'repository-config', detail: string): ResolvedSetupCommand {
+function explicit(
+  c: { argv: string[]; timeoutSeconds?: number },
+  source: 'contract' | 'repository-config',
+  detail: string,
+): ResolvedSetupCommand {
   return { argv: c.argv, timeoutSeconds: c.timeoutSeconds ?? DEFAULT_SETUP_TIMEOUT_SECONDS, source, detail };
 }
 
@@ -59,43 +76,90 @@ async function inferNode(files: WorkspaceFiles, plan: SetupPlan, installed: Inst
     plan.notes.push('package.json is not valid JSON; no Node dependencies installed');
     return;
   }
-  const hasDeps = ['dependencies', 'devDependencies', 'optionalDependencies'].some((k) => Object.keys(asRecord(pkg[k])).length > 0) || pkg.workspaces !== undefined;
+  const hasDeps =
+    ['dependencies', 'devDependencies', 'optionalDependencies'].some((k) => Object.keys(asRecord(pkg[k])).length > 0) ||
+    pkg.workspaces !== undefined;
   if (!hasDeps) return;
   plan.outputs.push('node_modules/');
-  const declared = typeof pkg.packageManager === 'string' ? /^(npm|pnpm|yarn|bun)@(\d+)/.exec(pkg.packageManager) : null;
-  const lockfile = await files.firstFile(['pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb', 'package-lock.json', 'npm-shrinkwrap.json']);
-  const byLock = lockfile?.startsWith('pnpm') ? 'pnpm' : lockfile === 'yarn.lock' ? 'yarn' : lockfile?.startsWith('bun') ? 'bun' : lockfile ? 'npm' : undefined;
+  const declared =
+    typeof pkg.packageManager === 'string' ? /^(npm|pnpm|yarn|bun)@(\d+)/.exec(pkg.packageManager) : null;
+  const lockfile = await files.firstFile([
+    'pnpm-lock.yaml',
+    'yarn.lock',
+    'bun.lock',
+    'bun.lockb',
+    'package-lock.json',
+    'npm-shrinkwrap.json',
+  ]);
+  const byLock = lockfile?.startsWith('pnpm')
+    ? 'pnpm'
+    : lockfile === 'yarn.lock'
+      ? 'yarn'
+      : lockfile?.startsWith('bun')
+        ? 'bun'
+        : lockfile
+          ? 'npm'
+          : undefined;
   const manager = declared?.[1] ?? byLock ?? 'npm';
-  const why = declared ? `packageManager ${String(pkg.packageManager)}` : lockfile ?? 'package.json without a lockfile';
+  const why = declared
+    ? `packageManager ${String(pkg.packageManager)}`
+    : (lockfile ?? 'package.json without a lockfile');
   const locked = lockfile !== undefined && byLock === manager;
   switch (manager) {
     case 'pnpm':
       plan.corepack.push('pnpm');
-      add(plan, ['corepack', 'pnpm', 'install', locked ? '--frozen-lockfile' : '--no-lockfile'], `${why} (pnpm through corepack)`);
+      add(
+        plan,
+        ['corepack', 'pnpm', 'install', locked ? '--frozen-lockfile' : '--no-lockfile'],
+        `${why} (pnpm through corepack)`,
+      );
       return;
     case 'yarn': {
       plan.corepack.push('yarn');
       const berry = (declared !== null && Number(declared[2]) >= 2) || (await files.isFile('.yarnrc.yml'));
       if (berry) {
         plan.outputs.push('.pnp.cjs', '.pnp.loader.mjs', '.yarn/install-state.gz');
-        add(plan, ['corepack', 'yarn', 'install', ...(locked ? ['--immutable'] : [])], `${why} (yarn berry through corepack)`);
+        add(
+          plan,
+          ['corepack', 'yarn', 'install', ...(locked ? ['--immutable'] : [])],
+          `${why} (yarn berry through corepack)`,
+        );
       } else {
-        add(plan, ['corepack', 'yarn', 'install', locked ? '--frozen-lockfile' : '--no-lockfile', '--non-interactive'], `${why} (yarn classic through corepack)`);
+        add(
+          plan,
+          ['corepack', 'yarn', 'install', locked ? '--frozen-lockfile' : '--no-lockfile', '--non-interactive'],
+          `${why} (yarn classic through corepack)`,
+        );
       }
       return;
     }
     case 'bun':
-      if (!installed('bun')) plan.notes.push('bun is not installed on the worker: set-up will fail and escalate ENVIRONMENT');
+      if (!installed('bun'))
+        plan.notes.push('bun is not installed on the worker: set-up will fail and escalate ENVIRONMENT');
       add(plan, ['bun', 'install', ...(locked ? ['--frozen-lockfile'] : [])], `${why} (bun)`);
       return;
     default:
       // Without a lockfile, npm must not write one: it would become part of the maker's checkpoint.
-      add(plan, locked ? ['npm', 'ci', '--no-audit', '--no-fund'] : ['npm', 'install', '--no-audit', '--no-fund', '--no-package-lock'], `${why} (npm)`);
+      add(
+        plan,
+        locked
+          ? ['npm', 'ci', '--no-audit', '--no-fund']
+          : ['npm', 'install', '--no-audit', '--no-fund', '--no-package-lock'],
+        `${why} (npm)`,
+      );
   }
 }
 
 const TEST_EXTRAS = ['test', 'tests', 'testing', 'dev'];
-const REQUIREMENTS = ['requirements.txt', 'requirements-dev.txt', 'requirements-test.txt', 'requirements_dev.txt', 'requirements_test.txt', 'dev-requirements.txt', 'test-requirements.txt'];
+const REQUIREMENTS = [
+  'requirements.txt',
+  'requirements-dev.txt',
+  'requirements-test.txt',
+  'requirements_dev.txt',
+  'requirements_test.txt',
+  'dev-requirements.txt',
+  'test-requirements.txt',
+];
 
 async function inferPython(files: WorkspaceFiles, plan: SetupPlan, installed: Installed): Promise<void> {
   const pyproject = await files.manifest('pyproject.toml');
@@ -116,8 +180,17 @@ async function inferPython(files: WorkspaceFiles, plan: SetupPlan, installed: In
   const poetry = (await files.isFile('poetry.lock')) || tables.has('tool.poetry');
   add(plan, ['python3', '-m', 'venv', '.venv'], 'a virtual environment for this work dir (.venv)');
   if (poetry) {
-    if (!installed('poetry')) add(plan, [python, '-m', 'pip', 'install', '--quiet', 'poetry'], 'poetry into .venv (not installed on the worker)');
-    add(plan, [installed('poetry') ? 'poetry' : '.venv/bin/poetry', 'install', '--no-interaction'], 'poetry.lock / [tool.poetry] (poetry install into .venv)');
+    if (!installed('poetry'))
+      add(
+        plan,
+        [python, '-m', 'pip', 'install', '--quiet', 'poetry'],
+        'poetry into .venv (not installed on the worker)',
+      );
+    add(
+      plan,
+      [installed('poetry') ? 'poetry' : '.venv/bin/poetry', 'install', '--no-interaction'],
+      'poetry.lock / [tool.poetry] (poetry install into .venv)',
+    );
     return;
   }
   if (pyproject !== undefined && (tables.has('project') || tables.has('build-system'))) {
@@ -125,8 +198,11 @@ async function inferPython(files: WorkspaceFiles, plan: SetupPlan, installed: In
     const extras = TEST_EXTRAS.filter((e) => new RegExp(`^\\s*"?${e}"?\\s*=`, 'm').test(extrasTable));
     const target = extras.length ? `.[${extras.join(',')}]` : '.';
     add(plan, [python, '-m', 'pip', 'install', '-e', target], `pyproject.toml (pip install -e ${target})`);
-    const groups = TEST_EXTRAS.filter((g) => new RegExp(`^\\s*"?${g}"?\\s*=`, 'm').test(tables.get('dependency-groups') ?? ''));
-    for (const g of groups) add(plan, [python, '-m', 'pip', 'install', '--group', g], `pyproject.toml [dependency-groups] ${g}`);
+    const groups = TEST_EXTRAS.filter((g) =>
+      new RegExp(`^\\s*"?${g}"?\\s*=`, 'm').test(tables.get('dependency-groups') ?? ''),
+    );
+    for (const g of groups)
+      add(plan, [python, '-m', 'pip', 'install', '--group', g], `pyproject.toml [dependency-groups] ${g}`);
   } else if (setupPy) {
     add(plan, [python, '-m', 'pip', 'install', '-e', '.'], 'setup.py / setup.cfg (pip install -e .)');
   }

@@ -9,7 +9,8 @@ export type Weakening =
   | { kind: 'test removed'; test: TestCase }
   | { kind: 'assertion removed'; before: Assertion }
   | {
-      kind: 'assertion weakened' | 'expected value changed' | 'assertion made unreachable' | 'assertion failure swallowed';
+      kind:
+        'assertion weakened' | 'expected value changed' | 'assertion made unreachable' | 'assertion failure swallowed';
       before: Assertion;
       after: Assertion;
     };
@@ -29,7 +30,12 @@ export interface WeakenedTest {
 /** A test new in another changed test file, by name: where one missing from its own file may have moved. */
 export type MovedTest = (name: string) => PlacedTest | undefined;
 
-export function weakenedTests(file: string, before: SyntaxInventory, after: SyntaxInventory, movedTo: MovedTest): WeakenedTest[] {
+export function weakenedTests(
+  file: string,
+  before: SyntaxInventory,
+  after: SyntaxInventory,
+  movedTo: MovedTest,
+): WeakenedTest[] {
   const remaining = [...after.tests];
   const baseNames = new Set(before.tests.map((t) => t.name));
   const added = after.tests.filter((t) => !baseNames.has(t.name));
@@ -89,7 +95,8 @@ function judge(before: Assertion, after: Assertion | undefined): Weakening[] {
   if (after.unreachable) return [{ kind: 'assertion made unreachable', before, after }];
   if (after.swallowed && !before.swallowed) return [{ kind: 'assertion failure swallowed', before, after }];
   if (strengthOf(after) < strengthOf(before)) return [{ kind: 'assertion weakened', before, after }];
-  if (after.matcher === before.matcher && after.expected !== before.expected) return [{ kind: 'expected value changed', before, after }];
+  if (after.matcher === before.matcher && after.expected !== before.expected)
+    return [{ kind: 'expected value changed', before, after }];
   return [];
 }
 

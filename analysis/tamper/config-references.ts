@@ -31,8 +31,21 @@ const JS_CONFIGS: Record<string, ReferencingConfig> = {
     configs: ['**/jest.config.*'],
     packageKey: 'jest',
     keys: [
-      'setupFiles', 'setupFilesAfterEnv', 'globalSetup', 'globalTeardown', 'testEnvironment', 'testRunner', 'testSequencer',
-      'snapshotResolver', 'snapshotSerializers', 'resolver', 'runner', 'reporters', 'transform', 'preset', 'dependencyExtractor',
+      'setupFiles',
+      'setupFilesAfterEnv',
+      'globalSetup',
+      'globalTeardown',
+      'testEnvironment',
+      'testRunner',
+      'testSequencer',
+      'snapshotResolver',
+      'snapshotSerializers',
+      'resolver',
+      'runner',
+      'reporters',
+      'transform',
+      'preset',
+      'dependencyExtractor',
     ],
   },
   vitest: {
@@ -71,7 +84,9 @@ export async function addConfigReferences(entrypoints: GateEntrypoints, base: Ba
     const inPackage = config.packageKey && valueAt(base.packageJson, [config.packageKey]);
     if (inPackage) {
       const named = keyedStrings(JSON.stringify(inPackage, null, 1), config.keys);
-      named.forEach((ref) => add(referenceGlobs(ref, '.', atBase), `${reason}, through package.json ${config.packageKey}`));
+      named.forEach((ref) =>
+        add(referenceGlobs(ref, '.', atBase), `${reason}, through package.json ${config.packageKey}`),
+      );
     }
   }
   const pytest = entrypoints.tools.get('pytest');
@@ -96,7 +111,14 @@ function keyedStrings(text: string, keys: string[]): string[] {
   for (const match of text.matchAll(key)) {
     const value = valueExtent(text, match.index + match[0].length);
     const quoted = [...value.matchAll(/(["'`])((?:\\.|(?!\1)[^\\\n])*)\1/g)].map((m) => m[2]!);
-    found.push(...(quoted.length ? quoted : value.split(/[\s,[\]{}]+/).map((word) => word.replace(/^-$/, '')).filter(Boolean)));
+    found.push(
+      ...(quoted.length
+        ? quoted
+        : value
+            .split(/[\s,[\]{}]+/)
+            .map((word) => word.replace(/^-$/, ''))
+            .filter(Boolean)),
+    );
   }
   return found;
 }
@@ -125,7 +147,9 @@ function valueExtent(text: string, start: number): string {
 
 /** `require('./x')`, `import x from '../y'`, `import('./z')`: a config's own modules are config too. */
 function relativeImports(text: string): string[] {
-  return [...text.matchAll(/(?:\brequire\s*\(|\bimport\s*\(|\bfrom|\bimport)\s*(["'`])(\.\.?\/[^"'`\n]+)\1/g)].map((m) => m[2]!);
+  return [...text.matchAll(/(?:\brequire\s*\(|\bimport\s*\(|\bfrom|\bimport)\s*(["'`])(\.\.?\/[^"'`\n]+)\1/g)].map(
+    (m) => m[2]!,
+  );
 }
 
 /**
@@ -140,14 +164,18 @@ function referenceGlobs(ref: string, dir: string, atBase: Set<string>): string[]
   if (file === '.' || file.startsWith('../')) return [];
   // A vite config reading its version from package.json does not make the whole file an entrypoint:
   // package.json is protected key by key (gate-entrypoints.ts packageKeys), so dependencies stay the maker's.
-  const candidates = [file, ...JS_EXTENSIONS.map((extension) => `${file}${extension}`)].filter((f) => path.posix.basename(f) !== 'package.json');
+  const candidates = [file, ...JS_EXTENSIONS.map((extension) => `${file}${extension}`)].filter(
+    (f) => path.posix.basename(f) !== 'package.json',
+  );
   const explicit = rooted !== ref || /^\.\.?\//.test(ref);
   return (explicit ? candidates : candidates.filter((candidate) => atBase.has(candidate))).map(literalGlob);
 }
 
 /** `-p name` in pytest options; `-p no:name` disables a plugin and loads nothing. */
 function pluginOptions(options: string): string[] {
-  return [...options.matchAll(/(?:^|[\s"'[,=])-p\s*=?\s*["']?([\w.:]+)/g)].map((m) => m[1]!).filter((name) => PYTHON_MODULE.test(name));
+  return [...options.matchAll(/(?:^|[\s"'[,=])-p\s*=?\s*["']?([\w.:]+)/g)]
+    .map((m) => m[1]!)
+    .filter((name) => PYTHON_MODULE.test(name));
 }
 
 /** Module names in a conftest's `pytest_plugins = [...]` (or a single string). */

@@ -50,7 +50,12 @@ export interface EntrypointChanges {
 }
 
 /** Everything the gates read, as the base commit with these `files` defines it. */
-export async function gateEntrypointsAt(workspace: string, gates: ResolvedGate[], files: string[], readBase: (file: string) => Promise<string | null>): Promise<GateEntrypoints> {
+export async function gateEntrypointsAt(
+  workspace: string,
+  gates: ResolvedGate[],
+  files: string[],
+  readBase: (file: string) => Promise<string | null>,
+): Promise<GateEntrypoints> {
   const atBase = new Set(files);
   // Every config read is of a file the listing holds; a path it lacks (absent, or a directory) has no text to read.
   const read = async (file: string) => (atBase.has(file) ? readBase(file) : null);
@@ -77,7 +82,8 @@ export async function entrypointChanges(
     const baseReason = change.basePath && entrypointReason(change.basePath);
     if (baseReason) found.files.push({ change, path: change.basePath!, added: false, reason: baseReason });
     // A file renamed or added onto an entrypoint path is new there: no gate read it at base.
-    const addedReason = change.checkpointPath !== change.basePath && change.checkpointPath && entrypointReason(change.checkpointPath);
+    const addedReason =
+      change.checkpointPath !== change.basePath && change.checkpointPath && entrypointReason(change.checkpointPath);
     if (addedReason) found.files.push({ change, path: change.checkpointPath!, added: true, reason: addedReason });
   }
 

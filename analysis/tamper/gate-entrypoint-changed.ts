@@ -1,6 +1,12 @@
 import { firstChangedLine, quoteLines, type FileChange } from './change-set';
 import { jsonKeyLine, packageKeyPath } from './config-text';
-import { entrypointChanges, touches, type EntrypointFile, type EntrypointKey, type EntrypointSection } from './entrypoint-changes';
+import {
+  entrypointChanges,
+  touches,
+  type EntrypointFile,
+  type EntrypointKey,
+  type EntrypointSection,
+} from './entrypoint-changes';
 import type { TamperCheck, TamperFinding } from './types';
 
 // docs/design.md §3.4: the maker must not change what a gate runs — its script, the package.json script it
@@ -45,7 +51,10 @@ function fileHit({ change, path, added, reason }: EntrypointFile): Hit {
 
 function changeShown(change: FileChange): string {
   if (!change.checkpointPath) return 'deleted';
-  return [quoteLines('-', change.removed), quoteLines('+', change.added)].filter(Boolean).join('\n') || `renamed to ${change.checkpointPath}`;
+  return (
+    [quoteLines('-', change.removed), quoteLines('+', change.added)].filter(Boolean).join('\n') ||
+    `renamed to ${change.checkpointPath}`
+  );
 }
 
 function packageHit({ key, reason, before, after }: EntrypointKey, text: string | null): Hit {
@@ -56,7 +65,10 @@ function packageHit({ key, reason, before, after }: EntrypointKey, text: string 
 }
 
 function sectionHit({ file, section, reason, after }: EntrypointSection): Hit {
-  return { line: after.line ?? 1, evidence: `[${section}] in ${file}, read by the ${reason}, changed to:\n${after.text.slice(0, 1000) || '(removed)'}` };
+  return {
+    line: after.line ?? 1,
+    evidence: `[${section}] in ${file}, read by the ${reason}, changed to:\n${after.text.slice(0, 1000) || '(removed)'}`,
+  };
 }
 
 function shown(value: unknown): string {

@@ -20,14 +20,30 @@ export interface GateEntrypoints {
   tools: Map<string, string>;
 }
 
-type ToolConfig = { files?: string[]; packageKeys?: string[]; sections?: [file: string, section: string][]; modules?: string[] };
+type ToolConfig = {
+  files?: string[];
+  packageKeys?: string[];
+  sections?: [file: string, section: string][];
+  modules?: string[];
+};
 
 const TSC: ToolConfig = { files: ['**/tsconfig*.json'] };
 /** jest and mocha compile tests through babel when it is configured (@swc/jest through swc). */
 const TRANSPILERS = ['**/babel.config.*', '**/.babelrc', '**/.babelrc.*', '**/.swcrc'];
 const TOOL_CONFIGS: Record<string, ToolConfig> = {
-  jest: { files: ['**/jest.config.*', '**/jest.setup.*', '**/jest-setup.*', ...TRANSPILERS], packageKeys: ['jest', 'babel'] },
-  vitest: { files: ['**/vitest.config.*', '**/vitest.workspace.*', '**/vite.config.*', '**/vitest.setup.*', '**/vitest-setup.*'] },
+  jest: {
+    files: ['**/jest.config.*', '**/jest.setup.*', '**/jest-setup.*', ...TRANSPILERS],
+    packageKeys: ['jest', 'babel'],
+  },
+  vitest: {
+    files: [
+      '**/vitest.config.*',
+      '**/vitest.workspace.*',
+      '**/vite.config.*',
+      '**/vitest.setup.*',
+      '**/vitest-setup.*',
+    ],
+  },
   mocha: { files: ['**/.mocharc*', ...TRANSPILERS], packageKeys: ['mocha', 'babel'] },
   tsc: TSC,
   'vue-tsc': TSC,
@@ -35,13 +51,38 @@ const TOOL_CONFIGS: Record<string, ToolConfig> = {
   pytest: {
     // pytest collects conftest.py files (fixtures, hooks, plugins) from every directory it visits.
     files: ['**/pytest.ini', '**/.pytest.ini', '**/conftest.py'],
-    sections: [['pyproject.toml', 'tool.pytest'], ['setup.cfg', 'tool:pytest'], ['tox.ini', 'pytest']],
+    sections: [
+      ['pyproject.toml', 'tool.pytest'],
+      ['setup.cfg', 'tool:pytest'],
+      ['tox.ini', 'pytest'],
+    ],
     modules: ['pytest', '_pytest', 'pluggy', 'unittest'],
   },
-  mypy: { files: ['**/mypy.ini', '**/.mypy.ini'], sections: [['pyproject.toml', 'tool.mypy'], ['setup.cfg', 'mypy']], modules: ['mypy'] },
+  mypy: {
+    files: ['**/mypy.ini', '**/.mypy.ini'],
+    sections: [
+      ['pyproject.toml', 'tool.mypy'],
+      ['setup.cfg', 'mypy'],
+    ],
+    modules: ['mypy'],
+  },
   ruff: { files: ['**/ruff.toml', '**/.ruff.toml'], sections: [['pyproject.toml', 'tool.ruff']], modules: ['ruff'] },
-  flake8: { files: ['**/.flake8'], sections: [['setup.cfg', 'flake8'], ['tox.ini', 'flake8']], modules: ['flake8'] },
-  tox: { files: ['tox.ini'], sections: [['pyproject.toml', 'tool.tox'], ['setup.cfg', 'tox:tox']], modules: ['tox'] },
+  flake8: {
+    files: ['**/.flake8'],
+    sections: [
+      ['setup.cfg', 'flake8'],
+      ['tox.ini', 'flake8'],
+    ],
+    modules: ['flake8'],
+  },
+  tox: {
+    files: ['tox.ini'],
+    sections: [
+      ['pyproject.toml', 'tool.tox'],
+      ['setup.cfg', 'tox:tox'],
+    ],
+    modules: ['tox'],
+  },
   'golangci-lint': { files: ['**/.golangci.*'] },
   clippy: { files: ['**/clippy.toml', '**/.clippy.toml'], sections: [['Cargo.toml', 'lints']] },
   // Cargo's config can swap the test runner, the compiler wrapper or the target dir for the gate.
@@ -55,7 +96,10 @@ const TOOL_CONFIGS: Record<string, ToolConfig> = {
 const ALWAYS: [glob: string, reason: string][] = [
   // docs/design.md §3.2: the repository's own gate configuration steers every gate.
   ['.ai-engineering-loop/**', 'repository gate configuration'],
-  ...['**/.npmrc', '**/.yarnrc', '**/.yarnrc.yml', '**/pip.conf', '**/pip.ini'].map((glob): [string, string] => [glob, 'package manager of every gate and set-up command']),
+  ...['**/.npmrc', '**/.yarnrc', '**/.yarnrc.yml', '**/pip.conf', '**/pip.ini'].map((glob): [string, string] => [
+    glob,
+    'package manager of every gate and set-up command',
+  ]),
   // npm puts every node_modules/.bin up the tree first on a script's PATH; set-up puts the venv's bin first.
   ['**/node_modules/.bin/**', "shell, as a directory on the gates' PATH"],
   ['.venv/bin/**', "shell, as a directory on the gates' PATH"],
@@ -81,19 +125,25 @@ const VALUE_FLAGS = new Set(['-r', '--require', '--import', '--loader']);
 /** Flags naming a config file: `eslint -c x`, `tsc -p tsconfig.build.json`, `jest --config=x`. */
 const CONFIG_FLAG = /^(?:-c|-p|--config|--project|--config-file|--rcfile)(?:=(.+))?$/;
 /** Flags naming a file the runner loads first: `mocha --require ./test/setup.js`, `jest --setupFiles x`. */
-const PRELOAD_FLAG = /^(?:-r|--require|--import|--loader|--file|--setupFiles|--setupFilesAfterEnv|--globalSetup|--globalTeardown|--testEnvironment)(?:=(.+))?$/;
+const PRELOAD_FLAG =
+  /^(?:-r|--require|--import|--loader|--file|--setupFiles|--setupFilesAfterEnv|--globalSetup|--globalTeardown|--testEnvironment)(?:=(.+))?$/;
 /** A flag value that names a file rather than a package (`ts-node/register`) or an option (`-rA`). */
 const FILE_LIKE = /^\.\.?\/|\.(?:[cm]?[jt]sx?|py)$/;
 const MAKEFILES = ['Makefile', 'makefile', 'GNUmakefile'];
 
-export function gateEntrypoints(workspace: string, gates: ResolvedGate[], scripts: Record<string, unknown>): GateEntrypoints {
+export function gateEntrypoints(
+  workspace: string,
+  gates: ResolvedGate[],
+  scripts: Record<string, unknown>,
+): GateEntrypoints {
   const found: GateEntrypoints = { files: new Map(), packageKeys: new Map(), sections: new Map(), tools: new Map() };
   const add = (map: Map<string, string>, key: string, reason: string) => {
     if (!map.has(key)) map.set(key, reason);
   };
   const addFile = (file: string | undefined, reason: string) => {
     const relative = file && path.posix.normalize(path.isAbsolute(file) ? path.relative(workspace, file) : file);
-    if (relative && !relative.startsWith('..') && !path.isAbsolute(relative)) add(found.files, literalGlob(relative), reason);
+    if (relative && !relative.startsWith('..') && !path.isAbsolute(relative))
+      add(found.files, literalGlob(relative), reason);
   };
   const addShadows = (module: string | undefined, reason: string) => {
     if (module && PYTHON_MODULE.test(module)) shadowGlobs(module).forEach((glob) => add(found.files, glob, reason));
@@ -206,7 +256,8 @@ function scriptName(manager: string, args: string[], scripts: Record<string, unk
   const [first, second] = args.filter((a) => !a.startsWith('-'));
   if (!first) return null;
   if (first === 'run' || first === 'run-script') return second ?? null;
-  if (manager === 'npm') return ['test', 't', 'tst'].includes(first) ? 'test' : ['start', 'stop', 'restart'].includes(first) ? first : null;
+  if (manager === 'npm')
+    return ['test', 't', 'tst'].includes(first) ? 'test' : ['start', 'stop', 'restart'].includes(first) ? first : null;
   // `bun test` is bun's own runner; pnpm and yarn run scripts by bare name (`pnpm lint`).
   if (manager === 'bun' && first === 'test') return null;
   return first === 'test' || Object.hasOwn(scripts, first) ? first : null;
@@ -216,6 +267,12 @@ function scriptName(manager: string, args: string[], scripts: Record<string, unk
 function shellCommands(script: string): string[][] {
   return script
     .split(/&&|\|\||[;|&]/)
-    .map((part) => part.trim().split(/\s+/).filter(Boolean).map((word) => word.replace(/^(['"])(.*)\1$/, '$2')))
+    .map((part) =>
+      part
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((word) => word.replace(/^(['"])(.*)\1$/, '$2')),
+    )
     .filter((words) => words.length > 0);
 }

@@ -14,7 +14,8 @@ export class JsCanonicalText {
   addConstants(list: ts.VariableDeclarationList, literalOnly: boolean): void {
     if (!(list.flags & ts.NodeFlags.Const)) return;
     for (const { name, initializer } of list.declarations) {
-      if (ts.isIdentifier(name) && initializer && (!literalOnly || this.isLiteral(initializer))) this.values.set(name.text, initializer);
+      if (ts.isIdentifier(name) && initializer && (!literalOnly || this.isLiteral(initializer)))
+        this.values.set(name.text, initializer);
     }
   }
 
@@ -49,7 +50,8 @@ export class JsCanonicalText {
   isLiteral(node: ts.Expression): boolean {
     const e = this.resolve(node);
     if (ts.isArrayLiteralExpression(e)) return e.elements.every((element) => this.isLiteral(element));
-    if (ts.isObjectLiteralExpression(e)) return e.properties.every((p) => ts.isPropertyAssignment(p) && this.isLiteral(p.initializer));
+    if (ts.isObjectLiteralExpression(e))
+      return e.properties.every((p) => ts.isPropertyAssignment(p) && this.isLiteral(p.initializer));
     if (ts.isPrefixUnaryExpression(e)) return ts.isNumericLiteral(e.operand);
     return ts.isLiteralExpression(e) || this.constant(e) !== null;
   }
@@ -71,7 +73,7 @@ export class JsCanonicalText {
 
   private resolve(node: ts.Expression): ts.Expression {
     const seen = new Set<string>();
-    for (let e = node; ; ) {
+    for (let e = node; ;) {
       if (ts.isParenthesizedExpression(e)) e = e.expression;
       else if (ts.isIdentifier(e) && !seen.has(e.text) && this.values.has(e.text)) {
         seen.add(e.text);

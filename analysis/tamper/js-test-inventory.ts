@@ -1,15 +1,28 @@
 import path from 'node:path';
 import ts from 'typescript';
 import { JsCanonicalText } from './js-canonical-text';
-import { OUTSIDE_TESTS, type Assertion, type MockCall, type Quoted, type SyntaxInventory, type TestCase } from './test-inventory';
+import {
+  OUTSIDE_TESTS,
+  type Assertion,
+  type MockCall,
+  type Quoted,
+  type SyntaxInventory,
+  type TestCase,
+} from './test-inventory';
 
 // JS/TS test files read with the TypeScript compiler's parser (syntax only, nothing type-checked or
 // run): describe/it/test blocks (jest, vitest, mocha, node:test, playwright), expect(…) and assert(…)
 // assertions, whether each still runs, and the jest/vi/node:test mocks the file installs.
 
 const SCRIPT_KINDS: Record<string, ts.ScriptKind> = {
-  '.js': ts.ScriptKind.JS, '.cjs': ts.ScriptKind.JS, '.mjs': ts.ScriptKind.JS, '.jsx': ts.ScriptKind.JSX,
-  '.ts': ts.ScriptKind.TS, '.cts': ts.ScriptKind.TS, '.mts': ts.ScriptKind.TS, '.tsx': ts.ScriptKind.TSX,
+  '.js': ts.ScriptKind.JS,
+  '.cjs': ts.ScriptKind.JS,
+  '.mjs': ts.ScriptKind.JS,
+  '.jsx': ts.ScriptKind.JSX,
+  '.ts': ts.ScriptKind.TS,
+  '.cts': ts.ScriptKind.TS,
+  '.mts': ts.ScriptKind.TS,
+  '.tsx': ts.ScriptKind.TSX,
 };
 
 const SUITES = new Set(['describe', 'context', 'suite', 'fdescribe', 'xdescribe']);
@@ -18,9 +31,35 @@ const TESTS = new Set(['it', 'test', 'specify', 'fit', 'xit', 'xtest']);
 const NOT_TESTS = new Set(['beforeEach', 'afterEach', 'beforeAll', 'afterAll', 'step', 'use', 'extend']);
 const EXPECT_CALLEES = new Set(['expect', 'expect.soft', 'expect.poll']);
 /** Chai's readability words: `expect(x).to.be.equal(1)` and `expect(x).equal(1)` are the same matcher. */
-const CHAI_WORDS = new Set(['to', 'be', 'been', 'is', 'that', 'which', 'and', 'has', 'have', 'with', 'at', 'of', 'same', 'but', 'does', 'still', 'also']);
+const CHAI_WORDS = new Set([
+  'to',
+  'be',
+  'been',
+  'is',
+  'that',
+  'which',
+  'and',
+  'has',
+  'have',
+  'with',
+  'at',
+  'of',
+  'same',
+  'but',
+  'does',
+  'still',
+  'also',
+]);
 const ONE_ARGUMENT_ASSERTS = new Set(['assert', 'assert.ok', 'assert.ifError']);
-const MODULE_MOCKS = new Set(['jest.mock', 'vi.mock', 'jest.doMock', 'vi.doMock', 'jest.unstable_mockModule', 'jest.setMock', 'mock.module']);
+const MODULE_MOCKS = new Set([
+  'jest.mock',
+  'vi.mock',
+  'jest.doMock',
+  'vi.doMock',
+  'jest.unstable_mockModule',
+  'jest.setMock',
+  'mock.module',
+]);
 const SPIES = new Set(['jest.spyOn', 'vi.spyOn']);
 /** node:test's `mock.method(object, name, implementation)`. */
 const METHOD_MOCK = 'mock.method';
@@ -68,16 +107,22 @@ class TestFileReader {
   private scanModule(): void {
     for (const statement of this.source.statements) {
       if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
-        for (const name of importedNames(statement.importClause)) this.imports.set(name, statement.moduleSpecifier.text);
+        for (const name of importedNames(statement.importClause))
+          this.imports.set(name, statement.moduleSpecifier.text);
       } else if (ts.isVariableStatement(statement)) {
         this.text.addConstants(statement.declarationList, true);
       }
     }
     const see = (node: ts.Node): void => {
       const required = ts.isVariableDeclaration(node) && node.initializer && requiredModule(node.initializer);
-      if (required) for (const name of boundNames((node as ts.VariableDeclaration).name)) this.imports.set(name, required);
+      if (required) for (const name of boundNames(node.name)) this.imports.set(name, required);
       const callee = ts.isCallExpression(node) ? node.expression : null;
-      if (callee && ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.name.text.startsWith('mock')) {
+      if (
+        callee &&
+        ts.isPropertyAccessExpression(callee) &&
+        ts.isIdentifier(callee.expression) &&
+        callee.name.text.startsWith('mock')
+      ) {
         this.mockedSpies.add(callee.expression.text);
       }
       ts.forEachChild(node, see);
@@ -86,7 +131,13 @@ class TestFileReader {
   }
 
   private visit(node: ts.Node, flow: Flow): void {
-    if (ts.isBlock(node) || ts.isSourceFile(node) || ts.isCaseClause(node) || ts.isDefaultClause(node) || ts.isModuleBlock(node)) {
+    if (
+      ts.isBlock(node) ||
+      ts.isSourceFile(node) ||
+      ts.isCaseClause(node) ||
+      ts.isDefaultClause(node) ||
+      ts.isModuleBlock(node)
+    ) {
       this.visitSequence(node.statements, flow);
     } else if (ts.isIfStatement(node)) {
       this.visitIf(node, flow);
@@ -166,7 +217,10 @@ class TestFileReader {
   }
 
   private visitAssertion(node: ts.Node, flow: Flow): boolean {
-    const found = ts.isCallExpression(node) || ts.isPropertyAccessExpression(node) ? (this.expectChain(node) ?? this.assertCall(node)) : null;
+    const found =
+      ts.isCallExpression(node) || ts.isPropertyAccessExpression(node)
+        ? (this.expectChain(node) ?? this.assertCall(node))
+        : null;
     if (!found) return false;
     const { calls, ...assertion } = found;
     this.bucketFor(node).assertions.push({
@@ -185,7 +239,7 @@ class TestFileReader {
   private expectChain(node: ts.CallExpression | ts.PropertyAccessExpression): Found | null {
     const names: string[] = [];
     const calls: ts.CallExpression[] = [];
-    for (let e: ts.Expression = node; ; ) {
+    for (let e: ts.Expression = node; ;) {
       if (ts.isCallExpression(e)) {
         calls.push(e);
         if (EXPECT_CALLEES.has(dottedName(e.expression) ?? '')) {
@@ -228,7 +282,8 @@ class TestFileReader {
 
   private noteModuleMock(node: ts.CallExpression): void {
     const target = node.arguments[0];
-    if (target && ts.isStringLiteralLike(target)) this.mocks.push({ ...this.quoteWhole(node), target: target.text, member: '' });
+    if (target && ts.isStringLiteralLike(target))
+      this.mocks.push({ ...this.quoteWhole(node), target: target.text, member: '' });
   }
 
   /**
@@ -240,10 +295,17 @@ class TestFileReader {
     const target = object && (requiredModule(object) ?? this.imports.get(dottedName(object)?.split('.')[0] ?? ''));
     if (!target) return;
     const chained = ts.isPropertyAccessExpression(node.parent) && node.parent.name.text.startsWith('mock');
-    const held = ts.isVariableDeclaration(node.parent) && ts.isIdentifier(node.parent.name) && this.mockedSpies.has(node.parent.name.text);
+    const held =
+      ts.isVariableDeclaration(node.parent) &&
+      ts.isIdentifier(node.parent.name) &&
+      this.mockedSpies.has(node.parent.name.text);
     if (methodMock ? !implementation : !chained && !held) return;
     const shown = chained && ts.isCallExpression(node.parent.parent) ? node.parent.parent : node;
-    this.mocks.push({ ...this.quoteWhole(shown), target, member: member && ts.isStringLiteralLike(member) ? member.text : '' });
+    this.mocks.push({
+      ...this.quoteWhole(shown),
+      target,
+      member: member && ts.isStringLiteralLike(member) ? member.text : '',
+    });
   }
 
   /** Where an assertion outside any test is kept: one bucket per describe block. */
@@ -281,7 +343,7 @@ function roleOf(node: ts.CallExpression): 'suite' | 'test' | null {
 /** Names along a callee, through calls and tagged templates: `it.each([...])` and it.each`…` give [it, each]. */
 function calleeNames(expr: ts.Expression): string[] | null {
   const names: string[] = [];
-  for (let e = expr; ; ) {
+  for (let e = expr; ;) {
     if (ts.isIdentifier(e)) return [e.text, ...names];
     if (ts.isPropertyAccessExpression(e)) {
       names.unshift(e.name.text);
@@ -303,7 +365,11 @@ function dottedName(expr: ts.Expression): string | null {
 function importedNames(clause: ts.ImportClause | undefined): string[] {
   if (!clause) return [];
   const bindings = clause.namedBindings;
-  const named = !bindings ? [] : ts.isNamespaceImport(bindings) ? [bindings.name.text] : bindings.elements.map((e) => e.name.text);
+  const named = !bindings
+    ? []
+    : ts.isNamespaceImport(bindings)
+      ? [bindings.name.text]
+      : bindings.elements.map((e) => e.name.text);
   return clause.name ? [clause.name.text, ...named] : named;
 }
 
@@ -324,7 +390,11 @@ function boundNames(name: ts.BindingName): string[] {
 function failsAgain(block: ts.Block): boolean {
   let fails = false;
   const see = (node: ts.Node): void => {
-    if (ts.isThrowStatement(node) || (ts.isCallExpression(node) && FAILING_CALLS.has(dottedName(node.expression) ?? ''))) fails = true;
+    if (
+      ts.isThrowStatement(node) ||
+      (ts.isCallExpression(node) && FAILING_CALLS.has(dottedName(node.expression) ?? ''))
+    )
+      fails = true;
     else ts.forEachChild(node, see);
   };
   see(block);

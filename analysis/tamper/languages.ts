@@ -5,10 +5,19 @@ import path from 'node:path';
 export type Language = 'javascript' | 'python' | 'go' | 'rust';
 
 const EXTENSIONS: Record<string, Language> = {
-  '.js': 'javascript', '.jsx': 'javascript', '.mjs': 'javascript', '.cjs': 'javascript',
-  '.ts': 'javascript', '.tsx': 'javascript', '.mts': 'javascript', '.cts': 'javascript',
-  '.vue': 'javascript', '.svelte': 'javascript', '.astro': 'javascript',
-  '.py': 'python', '.pyi': 'python',
+  '.js': 'javascript',
+  '.jsx': 'javascript',
+  '.mjs': 'javascript',
+  '.cjs': 'javascript',
+  '.ts': 'javascript',
+  '.tsx': 'javascript',
+  '.mts': 'javascript',
+  '.cts': 'javascript',
+  '.vue': 'javascript',
+  '.svelte': 'javascript',
+  '.astro': 'javascript',
+  '.py': 'python',
+  '.pyi': 'python',
   '.go': 'go',
   '.rs': 'rust',
 };

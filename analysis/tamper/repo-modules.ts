@@ -17,7 +17,11 @@ function javascriptModule(specifier: string, testFile: string, files: ReadonlySe
   if (resolved === '..' || resolved.startsWith('../')) return null;
   // node16 imports name the compiled `.js` of a `.ts` file.
   const stem = resolved.replace(/\.[cm]?jsx?$/, '');
-  const candidates = [resolved, ...JS_EXTENSIONS.map((e) => stem + e), ...JS_EXTENSIONS.map((e) => `${resolved}/index${e}`)];
+  const candidates = [
+    resolved,
+    ...JS_EXTENSIONS.map((e) => stem + e),
+    ...JS_EXTENSIONS.map((e) => `${resolved}/index${e}`),
+  ];
   return candidates.find((c) => files.has(c)) ?? null;
 }
 

@@ -6,7 +6,9 @@ import type { TamperCheck } from './types';
 
 const SUPPRESSIONS: MarkerTable = {
   javascript: [{ pattern: /@ts-(?:ignore|expect-error|nocheck)\b|eslint-disable/ }],
-  python: [{ pattern: /#\s*type:\s*ignore|#\s*noqa\b|#\s*(?:pylint|pyright):\s*(?:disable|ignore)|#\s*mypy:\s*ignore-errors/ }],
+  python: [
+    { pattern: /#\s*type:\s*ignore|#\s*noqa\b|#\s*(?:pylint|pyright):\s*(?:disable|ignore)|#\s*mypy:\s*ignore-errors/ },
+  ],
   go: [{ pattern: /\/\/\s*nolint\b/ }],
   rust: [{ pattern: /#!?\[allow\(/ }],
 };

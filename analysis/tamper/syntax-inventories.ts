@@ -15,7 +15,12 @@ const MAX_PARSED_CHARS = 512 * 1024;
 /** One inventory per text, in order; null for a text that does not parse. */
 export type PythonParser = (texts: string[]) => Promise<(SyntaxInventory | null)[]>;
 
-export function inventoryReader(input: TamperInput, changes: FileChange[], read: TamperContext['read'], parsePython: PythonParser): TamperContext['inventory'] {
+export function inventoryReader(
+  input: TamperInput,
+  changes: FileChange[],
+  read: TamperContext['read'],
+  parsePython: PythonParser,
+): TamperContext['inventory'] {
   let loading: Promise<Map<string, SyntaxInventory | null>> | undefined;
   return async (commit, file) => {
     loading ??= loadAll(input, changes, read, parsePython);
@@ -23,11 +28,19 @@ export function inventoryReader(input: TamperInput, changes: FileChange[], read:
   };
 }
 
-async function loadAll(input: TamperInput, changes: FileChange[], read: TamperContext['read'], parsePython: PythonParser): Promise<Map<string, SyntaxInventory | null>> {
+async function loadAll(
+  input: TamperInput,
+  changes: FileChange[],
+  read: TamperContext['read'],
+  parsePython: PythonParser,
+): Promise<Map<string, SyntaxInventory | null>> {
   const inventories = new Map<string, SyntaxInventory | null>();
   const python: { at: string; text: string }[] = [];
   for (const change of changes) {
-    for (const [commit, file] of [[input.baseCommit, change.basePath], [input.checkpointCommit, change.checkpointPath]] as const) {
+    for (const [commit, file] of [
+      [input.baseCommit, change.basePath],
+      [input.checkpointCommit, change.checkpointPath],
+    ] as const) {
       if (!file || !isTestFile(file)) continue;
       const text = await read(commit, file);
       if (text === null || text.length > MAX_PARSED_CHARS) continue;

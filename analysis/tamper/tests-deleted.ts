@@ -9,7 +9,9 @@ export const testsDeleted: TamperCheck = async ({ input, changes, read }) => {
     const file = change.basePath;
     if (!file || !isTestFile(file) || (change.checkpointPath && isTestFile(change.checkpointPath))) continue;
     const inventory = countTests(file, (await read(input.baseCommit, file)) ?? '');
-    const had = inventory ? ` It had ${inventory.cases} test case(s) and ${inventory.assertions} assertion(s) at base.` : '';
+    const had = inventory
+      ? ` It had ${inventory.cases} test case(s) and ${inventory.assertions} assertion(s) at base.`
+      : '';
     const how = change.checkpointPath ? `renamed to ${change.checkpointPath}, which is not a test path` : 'deleted';
     findings.push({
       rule: 'TESTS_DELETED',

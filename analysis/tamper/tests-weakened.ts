@@ -73,7 +73,8 @@ function locate(weakened: WeakenedTest, change: FileChange, baseLines: string[])
 
 function evidence(weakened: WeakenedTest): string {
   const shown = weakened.weakenings.slice(0, SHOWN_WEAKENINGS).map(describe);
-  if (weakened.weakenings.length > SHOWN_WEAKENINGS) shown.push(`… and ${weakened.weakenings.length - SHOWN_WEAKENINGS} more`);
+  if (weakened.weakenings.length > SHOWN_WEAKENINGS)
+    shown.push(`… and ${weakened.weakenings.length - SHOWN_WEAKENINGS} more`);
   return [`Test "${weakened.name}" checks less than at the base commit:`, ...shown].join('\n');
 }
 
@@ -117,7 +118,8 @@ async function countedWeakening({ input, read }: TamperContext, change: FileChan
       location: { file: checkpointPath, startLine: line, endLine: line },
       evidence:
         `Test cases ${before.cases} → ${after.cases}, assertions ${before.assertions} → ${after.assertions} ` +
-        `(comments not counted).` + (removed.length ? `\n${quoteLines('-', removed)}` : ''),
+        `(comments not counted).` +
+        (removed.length ? `\n${quoteLines('-', removed)}` : ''),
     },
   ];
 }

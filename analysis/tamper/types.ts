@@ -20,15 +20,18 @@ export type VerificationRule = 'TEST_WEAKENED' | 'FEWER_TESTS_RUN';
 
 /** What each rule's violation would have hidden had nobody caught it: one line, for people (docs/design.md §3.4). */
 export const RULE_HIDES: Record<TamperRule | VerificationRule, string> = {
-  GATE_ENTRYPOINT_CHANGED: 'the gate would have run what the maker chose instead of the repository\'s own check, so green would prove nothing',
+  GATE_ENTRYPOINT_CHANGED:
+    "the gate would have run what the maker chose instead of the repository's own check, so green would prove nothing",
   TESTS_DELETED: 'the deleted tests would no longer run, so whatever they checked could break unseen',
   TESTS_WEAKENED: 'the test would still pass with the behaviour it used to check broken',
-  MOCKED_MODULE_UNDER_TEST: 'the test would exercise a stand-in instead of the code under test, so it passes whatever the code does',
+  MOCKED_MODULE_UNDER_TEST:
+    'the test would exercise a stand-in instead of the code under test, so it passes whatever the code does',
   SKIP_OR_ONLY_ADDED: 'the skipped or excluded tests would not run, so their failures would not show',
   SUPPRESSION_ADDED: 'the type or lint error the suppression silences would still be there, unreported',
   OUT_OF_SCOPE_CHANGE: 'a change outside what the contract allows would ship without anyone asking for it',
-  TEST_WEAKENED: 'with the maker\'s edit to the test the gate was green, but the unedited test fails against the same code',
-  FEWER_TESTS_RUN: 'fewer tests ran than the repository\'s own test files hold, so some checks silently stopped running',
+  TEST_WEAKENED:
+    "with the maker's edit to the test the gate was green, but the unedited test fails against the same code",
+  FEWER_TESTS_RUN: "fewer tests ran than the repository's own test files hold, so some checks silently stopped running",
 };
 
 export interface TamperFinding {

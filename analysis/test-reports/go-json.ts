@@ -25,7 +25,11 @@ const RESULTS = new Set(['pass', 'fail', 'skip']);
 export function parseGoTestJson(text: string): Detection {
   const events = text.split('\n').flatMap(eventOf);
   // test2json output always has package-level events; anything else is not go test -json.
-  if (!events.some((e) => e.Package !== undefined && e.Test === undefined && (e.Action === 'start' || RESULTS.has(e.Action)))) {
+  if (
+    !events.some(
+      (e) => e.Package !== undefined && e.Test === undefined && (e.Action === 'start' || RESULTS.has(e.Action)),
+    )
+  ) {
     return null;
   }
   const report = emptyReport('go');

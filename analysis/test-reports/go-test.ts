@@ -26,8 +26,7 @@ export function parseGoTest(text: string): Detection {
     } else if (outcome === 'FAIL') {
       report.failed++;
       report.failedTests.push(name ?? '');
-    }
-    else report.skipped++;
+    } else report.skipped++;
   }
   if (PACKAGE_FAILED.test(text) && report.failed === 0) return 'untrusted';
   return report;

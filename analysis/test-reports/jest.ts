@@ -20,7 +20,10 @@ export function parseJest(text: string): Detection {
   const json = parseJestJson(text);
   if (json !== null) return json;
   const summaries = [...text.matchAll(TESTS_LINE)].map(counts);
-  return combine('jest', summaries, { passed: namesMatching(text, PASSED_TEST), failed: namesMatching(text, FAILED_TEST) });
+  return combine('jest', summaries, {
+    passed: namesMatching(text, PASSED_TEST),
+    failed: namesMatching(text, FAILED_TEST),
+  });
 }
 
 function counts(match: RegExpMatchArray): Counts | null {
@@ -83,14 +86,16 @@ function jestJsonReport(line: string, checkout: string | null): TestReport | 'un
   } catch {
     return null;
   }
-  if (typeof doc !== 'object' || doc === null || !Array.isArray((doc as { testResults?: unknown }).testResults)) return null;
+  if (typeof doc !== 'object' || doc === null || !Array.isArray((doc as { testResults?: unknown }).testResults))
+    return null;
   const { testResults, numTotalTests } = doc as { testResults: JestFileResult[]; numTotalTests?: unknown };
   const report = emptyReport('jest');
   let total = 0;
   for (const file of testResults) {
     if (!Array.isArray(file?.assertionResults)) return 'untrusted';
     const fileName = checkout !== null && typeof file.name === 'string' ? relativeTo(checkout, file.name) : null;
-    const qualified = (a: JestAssertion) => [...(fileName ? [fileName] : []), ...(a.ancestorTitles ?? []), a.title].join(' > ');
+    const qualified = (a: JestAssertion) =>
+      [...(fileName ? [fileName] : []), ...(a.ancestorTitles ?? []), a.title].join(' > ');
     const assertions = file.assertionResults as JestAssertion[];
     for (const a of assertions) {
       total++;
@@ -104,7 +109,8 @@ function jestJsonReport(line: string, checkout: string | null): TestReport | 'un
       // pending (skip), todo, disabled: did not run
       else report.skipped++;
     }
-    if (fileName && file.status === 'failed' && !assertions.some((a) => a.status === 'failed')) report.failedTests.push(fileName);
+    if (fileName && file.status === 'failed' && !assertions.some((a) => a.status === 'failed'))
+      report.failedTests.push(fileName);
   }
   return total === numTotalTests ? report : 'untrusted';
 }

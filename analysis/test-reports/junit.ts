@@ -93,7 +93,12 @@ function walk(node: OrderedNode, at: Walk): number | null {
     at.report[outcome]++;
     const { name: testName, classname, file } = attributes(node);
     if (testName && outcome !== 'skipped') {
-      const testcase: JUnitTestcase = { name: testName, ...(classname ? { classname } : {}), ...(file ? { file } : {}), suites: at.suites };
+      const testcase: JUnitTestcase = {
+        name: testName,
+        ...(classname ? { classname } : {}),
+        ...(file ? { file } : {}),
+        suites: at.suites,
+      };
       (outcome === 'passed' ? at.report.passedTests : at.report.failedTests).push(at.reading.name(testcase));
     }
     return 1;

@@ -14,24 +14,26 @@ const PART = /^(\d+) ([a-z]+(?: [a-z]+)?)$/;
 // by pytest as failed. Deselected tests did not run; warnings and reruns are not test outcomes.
 // pytest 9's subtests count as failures when they fail and are otherwise left out, since their
 // test is counted on its own.
-const CATEGORIES = new Map<string, keyof Counts | 'ignored'>(Object.entries({
-  passed: 'passed',
-  xpassed: 'passed',
-  failed: 'failed',
-  error: 'failed',
-  errors: 'failed',
-  skipped: 'skipped',
-  xfailed: 'skipped',
-  deselected: 'ignored',
-  warning: 'ignored',
-  warnings: 'ignored',
-  rerun: 'ignored',
-  'subtests passed': 'ignored',
-  'subtests skipped': 'ignored',
-  'subtests xfailed': 'ignored',
-  'subtests xpassed': 'ignored',
-  'subtests failed': 'failed',
-} as const));
+const CATEGORIES = new Map<string, keyof Counts | 'ignored'>(
+  Object.entries({
+    passed: 'passed',
+    xpassed: 'passed',
+    failed: 'failed',
+    error: 'failed',
+    errors: 'failed',
+    skipped: 'skipped',
+    xfailed: 'skipped',
+    deselected: 'ignored',
+    warning: 'ignored',
+    warnings: 'ignored',
+    rerun: 'ignored',
+    'subtests passed': 'ignored',
+    'subtests skipped': 'ignored',
+    'subtests xfailed': 'ignored',
+    'subtests xpassed': 'ignored',
+    'subtests failed': 'failed',
+  } as const),
+);
 
 // -v lists each test as `test_x.py::TestK::test_y[param] PASSED   [ 50%]` (XPASS for an xpassed one,
 // followed by its reason).

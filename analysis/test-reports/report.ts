@@ -1,16 +1,7 @@
 // Shared shapes and helpers for reading test counts from a runner's own output. Counts are
 // evidence only when the runner printed them, so every parser returns null rather than a guess.
 
-export type RunnerName =
-  | 'jest'
-  | 'vitest'
-  | 'mocha'
-  | 'node:test'
-  | 'tap'
-  | 'pytest'
-  | 'go'
-  | 'cargo'
-  | 'junit';
+export type RunnerName = 'jest' | 'vitest' | 'mocha' | 'node:test' | 'tap' | 'pytest' | 'go' | 'cargo' | 'junit';
 
 /** The counts a gate records (docs/design.md §3.3); `domain/gates` TestCounts plus the runner that printed them. */
 export interface TestCounts {
@@ -60,7 +51,11 @@ export function combine(
   names: { passed?: string[]; failed?: string[] } = {},
 ): Detection {
   if (summaries.length === 0) return null;
-  const report: TestReport = { ...emptyReport(runner), passedTests: names.passed ?? [], failedTests: names.failed ?? [] };
+  const report: TestReport = {
+    ...emptyReport(runner),
+    passedTests: names.passed ?? [],
+    failedTests: names.failed ?? [],
+  };
   for (const summary of summaries) {
     if (summary === null) return 'untrusted';
     report.passed += summary.passed;

@@ -16,7 +16,10 @@ const FAILED_TEST = /^ FAIL {2}(\S.* > .+)$/gm;
 
 export function parseVitest(text: string): Detection {
   const summaries = [...text.matchAll(TESTS_LINE)].map(counts);
-  return combine('vitest', summaries, { passed: namesMatching(text, PASSED_TEST), failed: namesMatching(text, FAILED_TEST) });
+  return combine('vitest', summaries, {
+    passed: namesMatching(text, PASSED_TEST),
+    failed: namesMatching(text, FAILED_TEST),
+  });
 }
 
 /** A vitest JUnit testcase: its classname is the test file, its name the describe blocks and title. */

@@ -1,7 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError, bodyErrorResponses, errorResponseSchema, notFound } from '../errors';
-import { ApiKeyInputError, createApiKey, listApiKeys, revokeApiKey, roleSchema, type ApiKeyDb, type ApiKeyInfo } from './api-keys';
+import {
+  ApiKeyInputError,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  roleSchema,
+  type ApiKeyDb,
+  type ApiKeyInfo,
+} from './api-keys';
 import { authErrorResponses } from './auth-plugin';
 
 // Key management over HTTP (admin only). The same operations exist offline in service/admin-main.ts.
@@ -15,7 +23,9 @@ const apiKeySchema = z.object({
   lastUsedAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
 });
-const createdApiKeySchema = apiKeySchema.extend({ key: z.string().describe('The API key. Shown only in this response; store it now.') });
+const createdApiKeySchema = apiKeySchema.extend({
+  key: z.string().describe('The API key. Shown only in this response; store it now.'),
+});
 const createApiKeyBodySchema = z.strictObject({ name: z.string().trim().min(1).max(100), role: roleSchema });
 
 function view(key: ApiKeyInfo): z.infer<typeof apiKeySchema> {

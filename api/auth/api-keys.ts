@@ -1,7 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { unstorableCharacter } from '../../domain/storable-text';
-import { apiKeyByHash, apiKeysOldestFirst, insertApiKey, recordKeyUse, revokeApiKeyRow, whenNoApiKeys, type ApiKeyDb } from '../../store/api-keys';
+import {
+  apiKeyByHash,
+  apiKeysOldestFirst,
+  insertApiKey,
+  recordKeyUse,
+  revokeApiKeyRow,
+  whenNoApiKeys,
+  type ApiKeyDb,
+} from '../../store/api-keys';
 import type { PrismaClient } from '../../store/db';
 
 // API keys: `elk_` + 32 random bytes (base64url, 43 chars). Only sha256(key) is stored. A slow password
@@ -59,7 +67,15 @@ export function generateApiKey(): string {
   return KEY_TOKEN_PREFIX + randomBytes(KEY_RANDOM_BYTES).toString('base64url');
 }
 
-function toInfo(row: { id: string; name: string; role: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }): ApiKeyInfo {
+function toInfo(row: {
+  id: string;
+  name: string;
+  role: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}): ApiKeyInfo {
   return {
     id: row.id,
     name: row.name,
@@ -87,9 +103,15 @@ export async function createApiKey(prisma: ApiKeyDb, input: { name: string; role
   const name = nameSchema.safeParse(input.name);
   if (!name.success) throw new ApiKeyInputError(name.error.issues.map((i) => i.message).join('; '));
   const role = roleSchema.safeParse(input.role);
-  if (!role.success) throw new ApiKeyInputError(`role must be one of ${ROLES.join(', ')} (got ${JSON.stringify(input.role)})`);
+  if (!role.success)
+    throw new ApiKeyInputError(`role must be one of ${ROLES.join(', ')} (got ${JSON.stringify(input.role)})`);
   const key = generateApiKey();
-  const row = await insertApiKey(prisma, { name: name.data, role: role.data, prefix: key.slice(0, DISPLAY_PREFIX_LENGTH), keyHash: hashApiKey(key) });
+  const row = await insertApiKey(prisma, {
+    name: name.data,
+    role: role.data,
+    prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+    keyHash: hashApiKey(key),
+  });
   return { ...toInfo(row), key };
 }
 

@@ -51,7 +51,11 @@ export const API_KEY_REDACT_PATHS: readonly string[] = [
 ];
 
 /** Error responses an authenticated route can answer with; spread into a route's `schema.response`. */
-export const authErrorResponses = { 401: errorResponseSchema, 403: errorResponseSchema, 429: errorResponseSchema } as const;
+export const authErrorResponses = {
+  401: errorResponseSchema,
+  403: errorResponseSchema,
+  429: errorResponseSchema,
+} as const;
 
 const REASONS = { 401: 'Unauthorized', 403: 'Forbidden', 429: 'Too Many Requests' } as const;
 
@@ -59,7 +63,8 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
   const publicRoutes = options.publicRoutes ?? DEFAULT_PUBLIC_ROUTES;
   const { max, timeWindowMs } = options.rateLimit;
   if (!Number.isInteger(max) || max < 1) throw new Error(`rateLimit.max must be a positive integer (got ${max})`);
-  if (!Number.isInteger(timeWindowMs) || timeWindowMs < 1) throw new Error(`rateLimit.timeWindowMs must be a positive integer (got ${timeWindowMs})`);
+  if (!Number.isInteger(timeWindowMs) || timeWindowMs < 1)
+    throw new Error(`rateLimit.timeWindowMs must be a positive integer (got ${timeWindowMs})`);
 
   // global: false — the plugin adds no hooks of its own; the hook below calls the limiter once it
   // knows who is calling. A route may still add its own extra limit with `config: { rateLimit: {...} }`.
@@ -84,14 +89,24 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
       if (rate.isExceeded) {
         void reply.header('x-ratelimit-remaining', 0).header('retry-after', rate.ttlInSeconds);
         request.log.warn({ keyId: principal?.keyId }, 'rate limit exceeded');
-        return sendError(request, reply, 429, `rate limit exceeded: at most ${rate.max} requests per ${timeWindowMs / 1000}s; retry in ${rate.ttlInSeconds}s`);
+        return sendError(
+          request,
+          reply,
+          429,
+          `rate limit exceeded: at most ${rate.max} requests per ${timeWindowMs / 1000}s; retry in ${rate.ttlInSeconds}s`,
+        );
       }
       void reply.header('x-ratelimit-remaining', rate.remaining);
     }
 
     if (!principal) {
       // Never log the presented value: it may be some other secret pasted by mistake.
-      const message = presented === null ? 'missing API key: send Authorization: Bearer <key> (or x-api-key: <key>)' : typeof presented === 'object' ? presented.problem : 'invalid API key (unknown or revoked)';
+      const message =
+        presented === null
+          ? 'missing API key: send Authorization: Bearer <key> (or x-api-key: <key>)'
+          : typeof presented === 'object'
+            ? presented.problem
+            : 'invalid API key (unknown or revoked)';
       request.log.info({ reason: message }, 'request not authenticated');
       void reply.header('www-authenticate', 'Bearer');
       return sendError(request, reply, 401, message);
@@ -99,14 +114,22 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     if (!isAllowed(principal.role, access)) {
       const needed = access === 'authenticated' ? 'any role' : `role ${roleList(access)} (or admin)`;
       request.log.info({ keyId: principal.keyId, role: principal.role }, 'request forbidden');
-      return sendError(request, reply, 403, `API key "${principal.name}" has role ${principal.role}; this request needs ${needed}`);
+      return sendError(
+        request,
+        reply,
+        403,
+        `API key "${principal.name}" has role ${principal.role}; this request needs ${needed}`,
+      );
     }
   });
 }
 
 /** The caller of an authenticated route. Throws if used on a public route (a wiring mistake). */
 export function requirePrincipal(request: FastifyRequest): Principal {
-  if (!request.principal) throw new Error(`route ${request.method} ${request.routeOptions.url ?? request.url} has no principal: is it public?`);
+  if (!request.principal)
+    throw new Error(
+      `route ${request.method} ${request.routeOptions.url ?? request.url} has no principal: is it public?`,
+    );
   return request.principal;
 }
 
@@ -122,14 +145,23 @@ function roleList(access: Role | readonly Role[]): string {
 function accessFor(request: FastifyRequest, publicRoutes: readonly string[]): Access {
   const configured = request.routeOptions.config.access;
   if (configured !== undefined) {
-    if (typeof configured === 'string' && configured !== 'public' && configured !== 'authenticated' && !ROLES.includes(configured)) {
+    if (
+      typeof configured === 'string' &&
+      configured !== 'public' &&
+      configured !== 'authenticated' &&
+      !ROLES.includes(configured)
+    ) {
       throw new Error(`route ${request.routeOptions.url}: unknown access ${JSON.stringify(configured)}`);
     }
     return configured;
   }
   // Judge by the matched route pattern, not the raw URL (which could be `/docs/../v1/loops`).
   const route = request.routeOptions.url;
-  if (route !== undefined && !request.is404 && publicRoutes.some((p) => route === p || route.startsWith(p.endsWith('/') ? p : `${p}/`))) {
+  if (
+    route !== undefined &&
+    !request.is404 &&
+    publicRoutes.some((p) => route === p || route.startsWith(p.endsWith('/') ? p : `${p}/`))
+  ) {
     return 'public';
   }
   // Unknown URLs need a valid key (then 404): no probing for routes without one.
@@ -154,7 +186,17 @@ function presentedKey(request: FastifyRequest): string | null | { problem: strin
   return bearer ?? (headerKey?.trim() || null);
 }
 
-function sendError(request: FastifyRequest, reply: FastifyReply, statusCode: keyof typeof REASONS, message: string): FastifyReply {
-  const body: z.infer<typeof errorResponseSchema> = { statusCode, error: REASONS[statusCode], message, requestId: request.id };
+function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  statusCode: keyof typeof REASONS,
+  message: string,
+): FastifyReply {
+  const body: z.infer<typeof errorResponseSchema> = {
+    statusCode,
+    error: REASONS[statusCode],
+    message,
+    requestId: request.id,
+  };
   return reply.code(statusCode).send(body);
 }

@@ -26,7 +26,9 @@ export const escalationReportBodySchema = z.looseObject({
     }),
   ),
   coreBlocker: z.string(),
-  openFindings: z.array(z.looseObject({ findingId: z.string(), title: z.string(), severity: z.string(), location: z.string() })),
+  openFindings: z.array(
+    z.looseObject({ findingId: z.string(), title: z.string(), severity: z.string(), location: z.string() }),
+  ),
   options: z.array(z.looseObject({ decision: z.string(), description: z.string() })),
   workspace: z.looseObject({
     branch: z.string(),
@@ -67,7 +69,11 @@ export const escalationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps
       tags: ['decisions'],
       summary: 'Open escalations awaiting a human decision, oldest first, each with its escalation report',
       querystring: listEscalationsQuerySchema,
-      response: { 200: z.object({ escalations: z.array(openEscalationSchema) }), 400: errorResponseSchema, ...authErrorResponses },
+      response: {
+        200: z.object({ escalations: z.array(openEscalationSchema) }),
+        400: errorResponseSchema,
+        ...authErrorResponses,
+      },
     },
     handler: async (request) => {
       const escalations = await openEscalations(deps.prisma, request.query.limit);
@@ -105,10 +111,17 @@ export const escalationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps
 };
 
 /** The structured report, or null (logged) if it drifted from the documented shape: one odd report must not break the inbox. */
-function reportBody(body: unknown, reportId: string, log: FastifyBaseLogger): z.infer<typeof escalationReportBodySchema> | null {
+function reportBody(
+  body: unknown,
+  reportId: string,
+  log: FastifyBaseLogger,
+): z.infer<typeof escalationReportBodySchema> | null {
   const parsed = escalationReportBodySchema.safeParse(body);
   if (parsed.success) return parsed.data;
-  log.warn({ reportId, issues: parsed.error.issues }, 'escalation report body does not match the documented shape; sent as null');
+  log.warn(
+    { reportId, issues: parsed.error.issues },
+    'escalation report body does not match the documented shape; sent as null',
+  );
   return null;
 }
 

@@ -15,7 +15,11 @@ const healthSchema = z.object({
 function sandboxStatus(mode: 'bwrap' | 'none'): z.infer<typeof sandboxSchema> {
   return mode === 'bwrap'
     ? { mode, confined: true, note: 'makers, agents and gates run under bubblewrap' }
-    : { mode, confined: false, note: 'SANDBOX=none: makers, agents and gates run unsandboxed with the worker\'s own access' };
+    : {
+        mode,
+        confined: false,
+        note: "SANDBOX=none: makers, agents and gates run unsandboxed with the worker's own access",
+      };
 }
 
 /** Each dependency gets this long: a health check that hangs during an outage tells nobody anything. */
@@ -40,22 +44,38 @@ export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (typed, deps
   // Public (api/auth/auth-plugin.ts DEFAULT_PUBLIC_ROUTES): `security: []` lifts the document's global bearerAuth.
   // Liveness says only that this process answers: restarting it cannot fix PostgreSQL or Temporal.
   typed.get('/livez', {
-    schema: { tags: ['health'], summary: 'Liveness: this process answers (no dependency is checked)', security: [], response: { 200: z.object({ status: z.literal('ok') }) } },
+    schema: {
+      tags: ['health'],
+      summary: 'Liveness: this process answers (no dependency is checked)',
+      security: [],
+      response: { 200: z.object({ status: z.literal('ok') }) },
+    },
     handler: async () => ({ status: 'ok' as const }),
   });
   // Readiness: whether requests can be served now. /healthz is the same check under its older name.
   for (const url of ['/readyz', '/healthz']) {
     typed.get(url, {
-      schema: { tags: ['health'], summary: 'Readiness: checks PostgreSQL and Temporal, each within 1.5 s', security: [], response: { 200: healthSchema, 503: healthSchema } },
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness: checks PostgreSQL and Temporal, each within 1.5 s',
+        security: [],
+        response: { 200: healthSchema, 503: healthSchema },
+      },
       handler: async (_request, reply) => {
         const [postgres, temporal] = await Promise.all([
           probe(() => ping(deps.prisma)),
           // The gRPC call itself is cut at the deadline too, so probes do not pile up during an outage.
-          probe(() => deps.temporal.connection.withDeadline(Date.now() + PROBE_DEADLINE_MS, () => deps.temporal.workflowService.getSystemInfo({}))),
+          probe(() =>
+            deps.temporal.connection.withDeadline(Date.now() + PROBE_DEADLINE_MS, () =>
+              deps.temporal.workflowService.getSystemInfo({}),
+            ),
+          ),
         ]);
         const ok = postgres.ok && temporal.ok;
         const sandbox = sandboxStatus(deps.policy.sandbox.mode);
-        return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, temporal }, sandbox });
+        return reply
+          .code(ok ? 200 : 503)
+          .send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, temporal }, sandbox });
       },
     });
   }

@@ -25,7 +25,10 @@ interface InboxPage {
 function contentSecurityPolicy(html: string): string {
   const hashes = (tag: string) =>
     [...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))].map(
-      (m) => `'sha256-${createHash('sha256').update(m[1] ?? '', 'utf8').digest('base64')}'`,
+      (m) =>
+        `'sha256-${createHash('sha256')
+          .update(m[1] ?? '', 'utf8')
+          .digest('base64')}'`,
     );
   return [
     "default-src 'none'",
@@ -48,7 +51,10 @@ export const inboxRoutes: FastifyPluginAsync = async (app) => {
       html = await fs.readFile(INBOX_HTML_PATH, 'utf8');
     } catch (err) {
       app.log.error({ err, path: INBOX_HTML_PATH }, 'the escalation inbox page is missing');
-      throw new ApiError(503, `the escalation inbox page is not installed (${path.relative(PROJECT_ROOT, INBOX_HTML_PATH)} is missing)`);
+      throw new ApiError(
+        503,
+        `the escalation inbox page is not installed (${path.relative(PROJECT_ROOT, INBOX_HTML_PATH)} is missing)`,
+      );
     }
     page = { html, contentSecurityPolicy: contentSecurityPolicy(html) };
     return page;

@@ -42,7 +42,13 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
       summary: 'Submit a coding task; starts its engineering loop',
       headers: submitLoopHeadersSchema,
       body: loopRequestSchema,
-      response: { 200: loopSummarySchema, 201: loopSummarySchema, 507: errorResponseSchema, ...temporalErrors, ...bodyErrorResponses },
+      response: {
+        200: loopSummarySchema,
+        201: loopSummarySchema,
+        507: errorResponseSchema,
+        ...temporalErrors,
+        ...bodyErrorResponses,
+      },
     },
     handler: async (request, reply) => {
       checkRepositorySource(policy, request.body);
@@ -63,7 +69,11 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
       tags: ['loops'],
       summary: 'List loops, newest first',
       querystring: listLoopsQuerySchema,
-      response: { 200: z.object({ loops: z.array(loopSummarySchema) }), 400: errorResponseSchema, ...authErrorResponses },
+      response: {
+        200: z.object({ loops: z.array(loopSummarySchema) }),
+        400: errorResponseSchema,
+        ...authErrorResponses,
+      },
     },
     handler: async (request) => {
       const loops = await loopsNewestFirst(deps.prisma, request.query);
@@ -109,7 +119,8 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
   r.get('/v1/loops/:id/patch', {
     schema: {
       tags: ['loops'],
-      summary: "The delivered change as `git format-patch` output (apply with `git am` or `git apply` on the base commit), for anyone without push rights",
+      summary:
+        'The delivered change as `git format-patch` output (apply with `git am` or `git apply` on the base commit), for anyone without push rights',
       params: loopIdParamsSchema,
       response: { 200: { content: { 'text/x-patch': { schema: z.string() } } }, ...errors },
     },
@@ -122,7 +133,10 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
       // Written by the worker at delivery: the API may not see the worker's disk.
       const patch = await patchOf(deps.prisma, id);
       if (!patch) throw notFound(`a patch for loop ${id} (none until the loop is delivered)`);
-      return reply.type('text/x-patch; charset=utf-8').header('content-disposition', `attachment; filename="loop-${id}.patch"`).send(patch.markdown);
+      return reply
+        .type('text/x-patch; charset=utf-8')
+        .header('content-disposition', `attachment; filename="loop-${id}.patch"`)
+        .send(patch.markdown);
     },
   });
 
@@ -150,10 +164,16 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
   r.get('/v1/loops/:id/evidence/:evidenceId/log', {
     schema: {
       tags: ['loops'],
-      summary: "An evidence record's stored output as plain text (capped, secrets redacted; sha256 of the full stream in the record)",
+      summary:
+        "An evidence record's stored output as plain text (capped, secrets redacted; sha256 of the full stream in the record)",
       params: z.object({ id: z.uuid(), evidenceId: z.uuid() }),
       querystring: z.strictObject({ stream: z.enum(['stdout', 'stderr']).default('stdout') }),
-      response: { 200: { content: { 'text/plain': { schema: z.string() } } }, 400: errorResponseSchema, 404: errorResponseSchema, ...authErrorResponses },
+      response: {
+        200: { content: { 'text/plain': { schema: z.string() } } },
+        400: errorResponseSchema,
+        404: errorResponseSchema,
+        ...authErrorResponses,
+      },
     },
     // Plain text out: the log is sent as it is stored, not as a JSON string.
     serializerCompiler:
@@ -161,7 +181,12 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
       (data) =>
         httpStatus === '200' ? String(data) : JSON.stringify(data),
     handler: async (request, reply) => {
-      const output = await evidenceOutput(deps.prisma, request.params.id, request.params.evidenceId, request.query.stream);
+      const output = await evidenceOutput(
+        deps.prisma,
+        request.params.id,
+        request.params.evidenceId,
+        request.query.stream,
+      );
       if (output === null) throw notFound(`evidence ${request.params.evidenceId}`);
       return reply.type('text/plain; charset=utf-8').send(output);
     },
@@ -179,7 +204,8 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
     handler: async (request, reply) => {
       const id = request.params.id;
       const loop = await loadLoop(deps.prisma, id);
-      if (TERMINAL_STATUSES.includes(loop.status as LoopStatus)) throw conflict(`loop ${id} has ended (${loop.status}); there is nothing to decide`);
+      if (TERMINAL_STATUSES.includes(loop.status as LoopStatus))
+        throw conflict(`loop ${id} has ended (${loop.status}); there is nothing to decide`);
       if (loop.status === 'QUEUED') throw conflict(`loop ${id} has not started yet; there is nothing to decide`);
       const principal = requirePrincipal(request);
       checkSeparationOfDuties(policy, loop, principal);
@@ -204,7 +230,8 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
     handler: async (request, reply) => {
       const id = request.params.id;
       const loop = await loadLoop(deps.prisma, id);
-      if (TERMINAL_STATUSES.includes(loop.status as LoopStatus)) throw conflict(`loop ${id} has already ended (${loop.status})`);
+      if (TERMINAL_STATUSES.includes(loop.status as LoopStatus))
+        throw conflict(`loop ${id} has already ended (${loop.status})`);
       await cancelLoop(deps.temporal, loop);
       return reply.code(202).send({ loopId: id, status: 'CANCELLING', message: 'cancellation requested' });
     },

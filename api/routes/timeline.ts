@@ -16,7 +16,8 @@ export const timelineRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) 
   r.get('/v1/loops/:id/timeline', {
     schema: {
       tags: ['loops'],
-      summary: "The loop's timeline: phases with their durations, contract versions, commands, model calls, verdicts, escalations and decisions, in time order",
+      summary:
+        "The loop's timeline: phases with their durations, contract versions, commands, model calls, verdicts, escalations and decisions, in time order",
       params: loopIdParamsSchema,
       response: { 200: timelineSchema, ...errors },
     },
@@ -26,7 +27,8 @@ export const timelineRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) 
   r.get('/v1/loops/:id/iterations/:n/explain', {
     schema: {
       tags: ['loops'],
-      summary: "Why iteration n's verdict was reached: the rule that fired, the judge's reasons in order, and the inputs it used",
+      summary:
+        "Why iteration n's verdict was reached: the rule that fired, the judge's reasons in order, and the inputs it used",
       params: explainParamsSchema,
       response: { 200: explainSchema, ...errors },
     },

@@ -10,7 +10,9 @@ export function createCleanup(name) {
     running = (async () => {
       for (const step of steps.splice(0).reverse()) {
         let timer;
-        const limit = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), STOP_LIMIT_MS)));
+        const limit = new Promise(
+          (_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), STOP_LIMIT_MS)),
+        );
         await Promise.race([step.stop(), limit])
           .catch((err) => console.error(`[bench:${name}] stopping ${step.name} failed: ${err?.message ?? err}`))
           .finally(() => clearTimeout(timer));

@@ -37,7 +37,9 @@ export function answerFor(body, passAt) {
   const messages = body.messages ?? [];
   if (messages[0]?.content?.startsWith('You triage')) {
     const ids = [...(messages[1]?.content ?? '').matchAll(/^## ([A-Z]{3}-\d{3}) /gm)].map((m) => m[1]);
-    return { decisions: ids.map((findingId) => ({ findingId, validity: 'VALID', reasoning: 'confirmed by the bench' })) };
+    return {
+      decisions: ids.map((findingId) => ({ findingId, validity: 'VALID', reasoning: 'confirmed by the bench' })),
+    };
   }
   const mark = benchMark(messages.map((m) => m.content ?? '').join('\n'));
   return mark !== null && mark < passAt ? blockerLedger(mark) : { findings: [] };
@@ -63,7 +65,13 @@ export async function startFakeLlm({ passAt = 1 } = {}) {
           object: 'chat.completion',
           created: 1700000000,
           model: body.model ?? 'bench',
-          choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(answerFor(body, passAt)) }, finish_reason: 'stop' }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: JSON.stringify(answerFor(body, passAt)) },
+              finish_reason: 'stop',
+            },
+          ],
           usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
         }),
       );

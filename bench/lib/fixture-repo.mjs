@@ -8,7 +8,11 @@ function commitAll(dir, files) {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     fs.writeFileSync(path.join(dir, file), content);
   }
-  const git = (...args) => execFileSync('git', ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', ...args], { cwd: dir, stdio: 'pipe' });
+  const git = (...args) =>
+    execFileSync('git', ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', ...args], {
+      cwd: dir,
+      stdio: 'pipe',
+    });
   git('init', '--quiet', '--initial-branch=main');
   git('add', '--all');
   git('commit', '--quiet', '-m', 'fixture: initial');

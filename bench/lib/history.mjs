@@ -24,7 +24,8 @@ function payloadBytes(value, seen = new Set()) {
   if (value instanceof Uint8Array) return 0;
   let total = 0;
   if ('metadata' in value && value.data instanceof Uint8Array) total += value.data.length;
-  for (const child of Object.values(value)) if (child && typeof child === 'object' && !(child instanceof Uint8Array)) total += payloadBytes(child, seen);
+  for (const child of Object.values(value))
+    if (child && typeof child === 'object' && !(child instanceof Uint8Array)) total += payloadBytes(child, seen);
   return total;
 }
 
@@ -61,7 +62,11 @@ export function historyTimings(history) {
     } else if (type === 'MARKER_RECORDED' && a.markerName === 'core_local_activity') {
       // Other markers are patches (patched()).
       localActivities += 1;
-    } else if (['ACTIVITY_TASK_COMPLETED', 'ACTIVITY_TASK_FAILED', 'ACTIVITY_TASK_TIMED_OUT', 'ACTIVITY_TASK_CANCELED'].includes(type)) {
+    } else if (
+      ['ACTIVITY_TASK_COMPLETED', 'ACTIVITY_TASK_FAILED', 'ACTIVITY_TASK_TIMED_OUT', 'ACTIVITY_TASK_CANCELED'].includes(
+        type,
+      )
+    ) {
       const scheduled = byId.get(num(a.scheduledEventId));
       const started = byId.get(num(a.startedEventId));
       const name = attributesOf(scheduled).activityType?.name ?? '?';
@@ -78,7 +83,11 @@ export function historyTimings(history) {
   const last = history.events.at(-1);
   return {
     totalMs: round(timeMs(last) - timeMs(first)),
-    workflowTasks: { ...workflowTasks, dispatchMs: round(workflowTasks.dispatchMs), processingMs: round(workflowTasks.processingMs) },
+    workflowTasks: {
+      ...workflowTasks,
+      dispatchMs: round(workflowTasks.dispatchMs),
+      processingMs: round(workflowTasks.processingMs),
+    },
     localActivities,
     activities,
   };
@@ -89,7 +98,8 @@ export function firstEventOfWorker(history, pid, afterMs, types) {
   for (const event of history.events) {
     const type = typeName(event);
     if (timeMs(event) < afterMs || (types && !types.includes(type))) continue;
-    if (String(attributesOf(event).identity ?? '').startsWith(`${pid}@`)) return { type, atMs: timeMs(event), attempt: attributesOf(event).attempt ?? null };
+    if (String(attributesOf(event).identity ?? '').startsWith(`${pid}@`))
+      return { type, atMs: timeMs(event), attempt: attributesOf(event).attempt ?? null };
   }
   return null;
 }

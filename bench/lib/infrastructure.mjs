@@ -14,7 +14,9 @@ export async function startInfrastructure(tempDir, cleanup) {
   const [pgPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort()]);
   const postgres = await startEmbeddedPostgres({ dataDir: tempDir, port: pgPort });
   cleanup.add('PostgreSQL', () => postgres.stop());
-  const postmasterPid = Number(fs.readFileSync(path.join(tempDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const postmasterPid = Number(
+    fs.readFileSync(path.join(tempDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0],
+  );
   await applyMigrations(postgres.databaseUrl);
 
   const temporal = await startTemporalDevServer({

@@ -8,7 +8,11 @@ import { promisify } from 'node:util';
 import { gateArgv, makerArgv } from './loop-body.mjs';
 
 const run = promisify(execFile);
-const git = (cwd, ...args) => run('git', ['-c', 'user.name=Plain', '-c', 'user.email=plain@example.invalid', ...args], { cwd, maxBuffer: 64 * 1024 ** 2 });
+const git = (cwd, ...args) =>
+  run('git', ['-c', 'user.name=Plain', '-c', 'user.email=plain@example.invalid', ...args], {
+    cwd,
+    maxBuffer: 64 * 1024 ** 2,
+  });
 
 async function chat(llmBaseUrl, messages) {
   const res = await fetch(`${llmBaseUrl}/chat/completions`, {
@@ -21,7 +25,15 @@ async function chat(llmBaseUrl, messages) {
 }
 
 /** Runs up to `maxIterations`; returns how many it took until the review was clean. */
-export async function plainLoop({ repo, workDir, llmBaseUrl, makerSeconds, gateSeconds, gateLogBytes = 0, maxIterations }) {
+export async function plainLoop({
+  repo,
+  workDir,
+  llmBaseUrl,
+  makerSeconds,
+  gateSeconds,
+  gateLogBytes = 0,
+  maxIterations,
+}) {
   const dir = path.join(workDir, 'clone');
   fs.rmSync(dir, { recursive: true, force: true });
   await run('git', ['clone', '--quiet', repo, dir]);

@@ -29,7 +29,11 @@ export function allProcesses() {
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      list.push({ pid: Number(entry), ppid, cmdline: fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ') });
+      list.push({
+        pid: Number(entry),
+        ppid,
+        cmdline: fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '),
+      });
     } catch {
       // Gone meanwhile.
     }
@@ -46,7 +50,9 @@ export function tree(rootPid, processes = allProcesses()) {
 
 /** Memory of a group of processes: sums of RSS (double-counts shared pages), PSS (does not) and peak RSS, in MiB. */
 export function memoryOf(pids) {
-  const one = pids.map((pid) => ({ pid, ...statusKb(pid), pss: pssKb(pid) })).filter((p) => p.rss != null && !Number.isNaN(p.rss));
+  const one = pids
+    .map((pid) => ({ pid, ...statusKb(pid), pss: pssKb(pid) }))
+    .filter((p) => p.rss != null && !Number.isNaN(p.rss));
   if (one.length === 0) return null;
   const sum = (key) => one.reduce((total, p) => total + (Number.isNaN(p[key]) ? 0 : p[key]), 0);
   return { processes: one.length, rssMiB: mib(sum('rss')), pssMiB: mib(sum('pss')), peakRssMiB: mib(sum('hwm')) };
@@ -89,7 +95,13 @@ export function startMemorySampler({ single = {}, trees = {} }, everyMs = 1000) 
       take();
       const names = [...new Set([...Object.keys(single), ...Object.keys(trees)])];
       const unit = (name) => (name in single ? 'RSS MiB' : 'PSS MiB (process tree)');
-      return { samples, everyMs, processes: Object.fromEntries(names.map((n) => [n, { measure: unit(n), peak: peak[n] ?? null, final: last[n] ?? null }])) };
+      return {
+        samples,
+        everyMs,
+        processes: Object.fromEntries(
+          names.map((n) => [n, { measure: unit(n), peak: peak[n] ?? null, final: last[n] ?? null }]),
+        ),
+      };
     },
   };
 }
@@ -117,9 +129,18 @@ function ownCpuSeconds() {
  * idle iowait irq softirq steal): busy (not idle, not waiting for I/O), waiting for I/O, and all of it.
  */
 export function machineCpuSeconds() {
-  const [, user, nice, system, idle, iowait, irq, softirq, steal] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const [, user, nice, system, idle, iowait, irq, softirq, steal] = fs
+    .readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .map(Number);
   const busy = user + nice + system + irq + softirq + steal;
-  return { busy: busy / TICKS_PER_SECOND, iowait: iowait / TICKS_PER_SECOND, all: (busy + idle + iowait) / TICKS_PER_SECOND };
+  return {
+    busy: busy / TICKS_PER_SECOND,
+    iowait: iowait / TICKS_PER_SECOND,
+    all: (busy + idle + iowait) / TICKS_PER_SECOND,
+  };
 }
 
 /**
@@ -135,6 +156,11 @@ export function startCpuAccount() {
     const seconds = (Date.now() - startedAt) / 1000;
     const busy = machineCpuSeconds().busy - machineAtStart;
     const own = ownCpuSeconds() - ownAtStart;
-    return { seconds: round(seconds), machineBusyCoreSeconds: round(busy), benchCoreSeconds: round(own), otherCoreSeconds: round(Math.max(0, busy - own)) };
+    return {
+      seconds: round(seconds),
+      machineBusyCoreSeconds: round(busy),
+      benchCoreSeconds: round(own),
+      otherCoreSeconds: round(Math.max(0, busy - own)),
+    };
   };
 }

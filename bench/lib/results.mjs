@@ -43,5 +43,9 @@ export function startResult(name) {
 
 /** A Markdown table from a header row and rows. */
 export function table(header, rows, align = header.map((_, i) => (i === 0 ? '---' : '---:'))) {
-  return [`| ${header.join(' | ')} |`, `|${align.join('|')}|`, ...rows.map((r) => `| ${r.map((c) => (c == null ? '–' : c)).join(' | ')} |`)];
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${align.join('|')}|`,
+    ...rows.map((r) => `| ${r.map((c) => (c == null ? '–' : c)).join(' | ')} |`),
+  ];
 }

@@ -30,7 +30,11 @@ function spawnService(entry, env) {
     if (/error|fail|warn|exception|out of memory/i.test(line)) {
       const duration = line.match(/workflow_task_duration=(\d+)/);
       if (duration) slowTasksMs.push(Number(duration[1]));
-      const kind = line.replace(/^\S+Z\s+/, '').replace(/[0-9a-f]{8}-[0-9a-f-]{27}[^\s]*/g, '<id>').replace(/\d+/g, '#').slice(0, 160);
+      const kind = line
+        .replace(/^\S+Z\s+/, '')
+        .replace(/[0-9a-f]{8}-[0-9a-f-]{27}[^\s]*/g, '<id>')
+        .replace(/\d+/g, '#')
+        .slice(0, 160);
       const group = problems.get(kind) ?? { count: 0, example: line.slice(0, 600) };
       group.count += 1;
       problems.set(kind, group);
@@ -59,14 +63,17 @@ function spawnService(entry, env) {
       const deadline = performance.now() + START_LIMIT_MS;
       while (!waiter.at) {
         if (exit) throw new Error(`${what} exited during start-up (${JSON.stringify(exit)}):\n${tail.join('\n')}`);
-        if (performance.now() > deadline) throw new Error(`${what} did not get ready in ${START_LIMIT_MS / 1000} s:\n${tail.join('\n')}`);
+        if (performance.now() > deadline)
+          throw new Error(`${what} did not get ready in ${START_LIMIT_MS / 1000} s:\n${tail.join('\n')}`);
         await sleep(20);
       }
       return waiter.at;
     },
     problems: () => ({
       count: [...problems.values()].reduce((total, g) => total + g.count, 0),
-      slowWorkflowTasks: slowTasksMs.length ? { count: slowTasksMs.length, medianMs: percentile(slowTasksMs, 50), maxMs: Math.max(...slowTasksMs) } : null,
+      slowWorkflowTasks: slowTasksMs.length
+        ? { count: slowTasksMs.length, medianMs: percentile(slowTasksMs, 50), maxMs: Math.max(...slowTasksMs) }
+        : null,
       kinds: [...problems.values()].sort((a, b) => b.count - a.count).slice(0, 20),
     }),
     /** SIGKILL: no clean-up at all, like a crashed machine. */
@@ -102,8 +109,12 @@ export async function startApi(env, port) {
   api.baseUrl = `http://127.0.0.1:${port}`;
   const deadline = performance.now() + START_LIMIT_MS;
   for (;;) {
-    if (api.exit()) throw new Error(`the API exited during start-up (${JSON.stringify(api.exit())}):\n${api.tail().join('\n')}`);
-    const ok = await fetch(`${api.baseUrl}/readyz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
+    if (api.exit())
+      throw new Error(`the API exited during start-up (${JSON.stringify(api.exit())}):\n${api.tail().join('\n')}`);
+    const ok = await fetch(`${api.baseUrl}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (performance.now() > deadline) {
       await api.kill();

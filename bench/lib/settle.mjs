@@ -61,7 +61,11 @@ export async function settle(dir, { maxBusy = 0.1, maxIowait = 0.02, maxSyncMs =
     settled: quietWindows === 2,
     seconds: round((Date.now() - started) / 1000),
     dirtyBeforeMiB: round(dirtyBeforeKb / 1024),
-    lastWindow: { busyShare: round(last.busy, 3), iowaitShare: round(last.iowait, 3), syncedWriteMaxMs: round(last.syncMaxMs) },
+    lastWindow: {
+      busyShare: round(last.busy, 3),
+      iowaitShare: round(last.iowait, 3),
+      syncedWriteMaxMs: round(last.syncMaxMs),
+    },
   };
 }
 

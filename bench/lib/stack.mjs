@@ -99,8 +99,15 @@ export const TERMINAL = ['PASSED', 'APPROVED', 'REJECTED', 'CANCELLED', 'FAILED'
 
 /** Submits a loop; its id, or throws with the API's answer. */
 export async function submitLoop(stack, body, idempotencyKey) {
-  const res = await stack.call('POST', '/v1/loops', stack.keys.submitter, body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
-  if (res.status !== 201 && res.status !== 200) throw new Error(`POST /v1/loops answered ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
+  const res = await stack.call(
+    'POST',
+    '/v1/loops',
+    stack.keys.submitter,
+    body,
+    idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
+  );
+  if (res.status !== 201 && res.status !== 200)
+    throw new Error(`POST /v1/loops answered ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
   return res.body.id;
 }
 
@@ -109,8 +116,14 @@ export async function submitLoop(stack, body, idempotencyKey) {
  * `endedAt` (performance.now()) when the client learnt it, before the row was read.
  */
 export async function waitForLoop(stack, id) {
-  await stack.temporal.workflow.getHandle(`loop-${id}`).result().catch(() => undefined);
+  await stack.temporal.workflow
+    .getHandle(`loop-${id}`)
+    .result()
+    .catch(() => undefined);
   const endedAt = performance.now();
-  const row = await stack.prisma.loop.findUniqueOrThrow({ where: { id }, select: { id: true, status: true, phase: true, failureReason: true } });
+  const row = await stack.prisma.loop.findUniqueOrThrow({
+    where: { id },
+    select: { id: true, status: true, phase: true, failureReason: true },
+  });
   return { ...row, endedAt };
 }

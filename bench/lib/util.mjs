@@ -7,7 +7,8 @@ export const round = (n, digits = 1) => (n == null || Number.isNaN(n) ? null : N
 export const mib = (kb) => (kb == null || Number.isNaN(kb) ? null : round(kb / 1024));
 
 /** A logger whose lines name the bench and the time of day. */
-export const logger = (name) => (line) => console.log(`[bench:${name} ${new Date().toISOString().slice(11, 19)}] ${line}`);
+export const logger = (name) => (line) =>
+  console.log(`[bench:${name} ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
 /** The nearest-rank percentile (p in 0–100) of a list of numbers; null for an empty list. */
 export function percentile(values, p) {
@@ -24,7 +25,10 @@ export function positiveInt(value, name) {
   return n;
 }
 /** A comma-separated list of positive integers, e.g. "10,50,200". */
-export const positiveList = (value, name) => String(value).split(',').map((v) => positiveInt(v.trim(), name));
+export const positiveList = (value, name) =>
+  String(value)
+    .split(',')
+    .map((v) => positiveInt(v.trim(), name));
 
 export function freePort() {
   return new Promise((resolve, reject) => {

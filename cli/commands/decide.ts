@@ -24,16 +24,33 @@ const input = z
       .string()
       .trim()
       .regex(/^(\d+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i, {
-        error: (iss) => `must be an escalation number (1, 2, …) or an escalation id (UUID), got ${JSON.stringify(iss.input)}`,
+        error: (iss) =>
+          `must be an escalation number (1, 2, …) or an escalation id (UUID), got ${JSON.stringify(iss.input)}`,
       })
       .optional(),
     contract: z.string().min(1, { error: 'must name a file' }).optional(),
   })
   .superRefine((v, ctx) => {
-    if (v.kind === 'retry' && !v.guidance) ctx.addIssue({ code: 'custom', path: ['guidance'], message: 'a retry needs guidance: what the maker should do differently' });
-    if (v.kind !== 'retry' && v.guidance) ctx.addIssue({ code: 'custom', path: ['guidance'], message: `only a retry takes guidance (this is ${v.kind})` });
-    if (v.kind === 'amend' && !v.contract) ctx.addIssue({ code: 'custom', path: ['contract'], message: 'an amend needs a contract file: JSON or YAML with the contract fields to replace' });
-    if (v.kind !== 'amend' && v.contract) ctx.addIssue({ code: 'custom', path: ['contract'], message: `only an amend takes a contract (this is ${v.kind})` });
+    if (v.kind === 'retry' && !v.guidance)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['guidance'],
+        message: 'a retry needs guidance: what the maker should do differently',
+      });
+    if (v.kind !== 'retry' && v.guidance)
+      ctx.addIssue({ code: 'custom', path: ['guidance'], message: `only a retry takes guidance (this is ${v.kind})` });
+    if (v.kind === 'amend' && !v.contract)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['contract'],
+        message: 'an amend needs a contract file: JSON or YAML with the contract fields to replace',
+      });
+    if (v.kind !== 'amend' && v.contract)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['contract'],
+        message: `only an amend takes a contract (this is ${v.kind})`,
+      });
   });
 
 export const decideCommand = defineCommand({
@@ -48,7 +65,7 @@ export const decideCommand = defineCommand({
     'amend     replace contract fields from --contract FILE (JSON or YAML; any of objective, outcome,',
     '          acceptanceCriteria, constraints, outOfScope, scope) and resume',
     '',
-    'The decision answers the loop\'s open escalation unless --escalation names one (its number, as in',
+    "The decision answers the loop's open escalation unless --escalation names one (its number, as in",
     '"escalation #1", or its id); a decided or stale escalation is refused by the API (409).',
     'Needs an approver (or admin) API key.',
     '',
@@ -89,7 +106,10 @@ export const decideCommand = defineCommand({
 function chooseEscalation(loop: LoopDetail, wanted: string | undefined): EscalationView {
   if (wanted === undefined) {
     const open = openEscalation(loop);
-    if (!open) throw new CliError(`loop ${loop.id} has no open escalation to decide (it is ${loop.status}, phase ${loop.phase})`);
+    if (!open)
+      throw new CliError(
+        `loop ${loop.id} has no open escalation to decide (it is ${loop.status}, phase ${loop.phase})`,
+      );
     return open;
   }
   const found = /^\d+$/.test(wanted)
@@ -97,7 +117,9 @@ function chooseEscalation(loop: LoopDetail, wanted: string | undefined): Escalat
     : loop.escalations.find((e) => e.id.toLowerCase() === wanted.toLowerCase());
   if (!found) {
     const known = loop.escalations.map((e) => `#${e.sequence} ${e.status}`).join(', ') || 'none';
-    throw new CliError(`loop ${loop.id} has no escalation ${/^\d+$/.test(wanted) ? `#${wanted}` : wanted} (escalations: ${known})`);
+    throw new CliError(
+      `loop ${loop.id} has no escalation ${/^\d+$/.test(wanted) ? `#${wanted}` : wanted} (escalations: ${known})`,
+    );
   }
   return found;
 }

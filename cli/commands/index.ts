@@ -8,4 +8,12 @@ import { timelineCommand } from './timeline';
 import { watchCommand } from './watch';
 
 /** Every command, in the order --help lists them. */
-export const COMMANDS: Command<unknown>[] = [submitCommand, watchCommand, listCommand, showCommand, decideCommand, logsCommand, timelineCommand];
+export const COMMANDS: Command<unknown>[] = [
+  submitCommand,
+  watchCommand,
+  listCommand,
+  showCommand,
+  decideCommand,
+  logsCommand,
+  timelineCommand,
+];

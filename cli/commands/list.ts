@@ -22,7 +22,9 @@ export const listCommand = defineCommand({
     limit: intOption(1, 200),
   }),
   run: async (input, ctx) => {
-    const answer = await ctx.api().get<{ loops: LoopSummary[] }>('/v1/loops', { query: { status: input.status, limit: input.limit } });
+    const answer = await ctx
+      .api()
+      .get<{ loops: LoopSummary[] }>('/v1/loops', { query: { status: input.status, limit: input.limit } });
     ctx.io.out(ctx.json ? JSON.stringify(answer.body) : loopTable(answer.body.loops));
     return 0;
   },

@@ -18,7 +18,11 @@ export const logsCommand = defineCommand({
     'With --json, prints each evidence record (GET /v1/loops/:id/evidence/:evidenceId) as one JSON line.',
   ].join('\n'),
   options: {
-    iteration: { type: 'string', value: 'N', description: 'the iteration (its number # as in show, counted across rounds)' },
+    iteration: {
+      type: 'string',
+      value: 'N',
+      description: 'the iteration (its number # as in show, counted across rounds)',
+    },
     gate: { type: 'string', value: 'NAME', description: 'only this gate (tests, typecheck, lint, build, setup, …)' },
     setup: { type: 'boolean', description: "the maker workspace's set-up runs instead of an iteration's gates" },
     tail: { type: 'string', value: 'N', description: 'only the last N lines of each stream' },
@@ -31,7 +35,10 @@ export const logsCommand = defineCommand({
       setup: z.boolean().optional(),
       tail: intOption(1, 1_000_000),
     })
-    .refine((v) => !(v.setup && v.iteration !== undefined), { path: ['setup'], message: 'use either --setup or --iteration, not both' }),
+    .refine((v) => !(v.setup && v.iteration !== undefined), {
+      path: ['setup'],
+      message: 'use either --setup or --iteration, not both',
+    }),
   run: async (input, ctx) => {
     const api = ctx.api();
     const loop = (await api.get<LoopDetail>(`/v1/loops/${input.loopId}`)).body;
@@ -72,14 +79,18 @@ function select(loop: LoopDetail, input: { iteration?: number; gate?: string; se
     selection = { label: 'set-up', evidence: setup };
   } else {
     const latest = [...loop.iterations].reverse().find((i) => i.evidence.length);
-    selection = latest ? { label: `#${latest.sequence}`, evidence: latest.evidence } : { label: 'set-up', evidence: setup };
+    selection = latest
+      ? { label: `#${latest.sequence}`, evidence: latest.evidence }
+      : { label: 'set-up', evidence: setup };
   }
   if (input.gate) {
     const gate = input.gate;
     const matching = selection.evidence.filter((e) => e.gate === gate || e.gate.startsWith(`${gate}:`));
     if (!matching.length) {
       const known = selection.evidence.map((e) => e.gate).join(', ') || 'none yet';
-      throw new CliError(`loop ${loop.id} ${selection.label === 'set-up' ? 'set-up' : `iteration ${selection.label}`} has no gate ${JSON.stringify(gate)} (gates: ${known})`);
+      throw new CliError(
+        `loop ${loop.id} ${selection.label === 'set-up' ? 'set-up' : `iteration ${selection.label}`} has no gate ${JSON.stringify(gate)} (gates: ${known})`,
+      );
     }
     selection = { ...selection, evidence: matching };
   }

@@ -21,7 +21,11 @@ export const submitCommand = defineCommand({
     '  engineering-loop submit task.json --idempotency-key task-1',
   ].join('\n'),
   options: {
-    'idempotency-key': { type: 'string', value: 'K', description: 'the same key returns the same loop instead of starting another' },
+    'idempotency-key': {
+      type: 'string',
+      value: 'K',
+      description: 'the same key returns the same loop instead of starting another',
+    },
     watch: { type: 'boolean', description: 'then follow the loop like `watch` (and exit with its code)' },
     interval: intervalOption,
   },
@@ -41,7 +45,8 @@ export const submitCommand = defineCommand({
     if (ctx.json) {
       ctx.io.out(JSON.stringify(loop));
     } else {
-      const how = answer.status === 201 ? 'submitted' : `already submitted with idempotency key ${JSON.stringify(key)}:`;
+      const how =
+        answer.status === 201 ? 'submitted' : `already submitted with idempotency key ${JSON.stringify(key)}:`;
       ctx.io.out(`${how} loop ${loop.id} (${loop.status})`);
       ctx.io.out(`  ${api.url(`/v1/loops/${loop.id}`)}`);
       if (!input.watch) ctx.io.out(`  follow it: engineering-loop watch ${loop.id}`);

@@ -31,7 +31,8 @@ export const timelineCommand = defineCommand({
   summary: "A loop's events in order: time, kind, iteration, duration, title",
   positionals: ['loopId'],
   usage: '<loopId>',
-  details: 'Kinds: phase, contract, command, model_call, verdict, escalation, decision, refused_decision.\nWith --json, prints GET /v1/loops/:id/timeline as it is (each event has its detail).',
+  details:
+    'Kinds: phase, contract, command, model_call, verdict, escalation, decision, refused_decision.\nWith --json, prints GET /v1/loops/:id/timeline as it is (each event has its detail).',
   options: {},
   input: z.object({ loopId: loopIdArg }),
   run: async (input, ctx) => {
@@ -41,7 +42,10 @@ export const timelineCommand = defineCommand({
       answer = (await api.get<unknown>(`/v1/loops/${input.loopId}/timeline`)).body;
     } catch (error) {
       if (error instanceof ApiError && error.routeNotFound) {
-        throw new CliError(`the server at ${api.baseUrl} is too old for timeline: it has no GET /v1/loops/:id/timeline`, 'upgrade the service, or use: engineering-loop show');
+        throw new CliError(
+          `the server at ${api.baseUrl} is too old for timeline: it has no GET /v1/loops/:id/timeline`,
+          'upgrade the service, or use: engineering-loop show',
+        );
       }
       throw error;
     }
@@ -52,7 +56,10 @@ export const timelineCommand = defineCommand({
     const parsed = timelineSchema.safeParse(answer);
     if (!parsed.success) {
       const where = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || 'answer'}: ${i.message}`);
-      throw new CliError(`the server's timeline answer has an unexpected shape (${where.join('; ')})`, 'engineering-loop timeline --json prints it as it is');
+      throw new CliError(
+        `the server's timeline answer has an unexpected shape (${where.join('; ')})`,
+        'engineering-loop timeline --json prints it as it is',
+      );
     }
     ctx.io.out(timelineText(parsed.data as Timeline));
     return 0;

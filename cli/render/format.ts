@@ -53,9 +53,13 @@ export function truncate(text: string, max: number): string {
 }
 
 /** "3 passed, 1 failed, 0 skipped" from a runner's counts. */
-export function testCounts(counts: { passed?: number; failed?: number; skipped?: number } | null | undefined): string | null {
+export function testCounts(
+  counts: { passed?: number; failed?: number; skipped?: number } | null | undefined,
+): string | null {
   if (!counts) return null;
-  const parts = (['passed', 'failed', 'skipped'] as const).filter((k) => typeof counts[k] === 'number').map((k) => `${counts[k]} ${k}`);
+  const parts = (['passed', 'failed', 'skipped'] as const)
+    .filter((k) => typeof counts[k] === 'number')
+    .map((k) => `${counts[k]} ${k}`);
   return parts.length ? parts.join(', ') : null;
 }
 

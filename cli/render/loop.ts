@@ -78,8 +78,14 @@ export function loopSummaryText(loop: LoopDetail): string {
   const field = (name: string, value: string) => lines.push(`${name.padEnd(12)} ${value}`);
   field('loop', loop.id);
   field('status', `${loop.status} (phase ${loop.phase})`);
-  field('repository', `${loop.repository.url} (${loop.repository.baseRef})${loop.branch ? `, branch ${loop.branch}` : ''}`);
-  field('iteration', `${loop.iteration}/${loop.maxIterations}${loop.lastVerdict ? `, last verdict ${loop.lastVerdict}` : ''}`);
+  field(
+    'repository',
+    `${loop.repository.url} (${loop.repository.baseRef})${loop.branch ? `, branch ${loop.branch}` : ''}`,
+  );
+  field(
+    'iteration',
+    `${loop.iteration}/${loop.maxIterations}${loop.lastVerdict ? `, last verdict ${loop.lastVerdict}` : ''}`,
+  );
   field('created', dateTime(loop.createdAt));
   if (loop.finishedAt) field('finished', dateTime(loop.finishedAt));
   else field('updated', dateTime(loop.updatedAt));
@@ -102,12 +108,19 @@ export function loopSummaryText(loop: LoopDetail): string {
   const latest = loop.iterations.at(-1);
   if (latest) {
     const all = loop.iterations.flatMap((i) => i.findings);
-    lines.push('', `findings     latest iteration #${latest.sequence}: ${findingCounts(latest.findings)}; all iterations: ${findingCounts(all)}`);
+    lines.push(
+      '',
+      `findings     latest iteration #${latest.sequence}: ${findingCounts(latest.findings)}; all iterations: ${findingCounts(all)}`,
+    );
   }
 
   if (loop.escalations.length) lines.push('', 'escalations', ...loop.escalations.map(escalationLine));
   if (loop.refusedDecisions?.length) {
-    lines.push('', 'refused decisions', ...loop.refusedDecisions.map((r) => `  ${dateTime(r.createdAt)} ${r.channel}: ${r.reason}`));
+    lines.push(
+      '',
+      'refused decisions',
+      ...loop.refusedDecisions.map((r) => `  ${dateTime(r.createdAt)} ${r.channel}: ${r.reason}`),
+    );
   }
   const open = openEscalation(loop);
   if (open && loop.status === 'AWAITING_DECISION') lines.push('', decideHint(loop.id, open));
@@ -115,7 +128,10 @@ export function loopSummaryText(loop: LoopDetail): string {
 }
 
 /** What to run to decide the escalation a loop waits on. */
-export function decideHint(loopId: string, escalation: Pick<EscalationView, 'sequence' | 'trigger'> | undefined): string {
+export function decideHint(
+  loopId: string,
+  escalation: Pick<EscalationView, 'sequence' | 'trigger'> | undefined,
+): string {
   const what = escalation ? ` on escalation #${escalation.sequence} (${escalation.trigger})` : '';
   return [
     `loop ${loopId} is waiting for a human decision${what}.`,
@@ -133,4 +149,3 @@ function indent(text: string): string {
     .map((l) => `  ${l}`)
     .join('\n');
 }
-

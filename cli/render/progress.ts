@@ -3,7 +3,10 @@ import { abnormalEnd, between, clock, duration, testCounts, truncate } from './f
 
 // The lines `watch` prints as a loop moves: its state, each gate result, each verdict, each escalation.
 
-export function stateLine(loop: Pick<LoopSummary, 'status' | 'phase' | 'iteration' | 'maxIterations'>, at: Date): string {
+export function stateLine(
+  loop: Pick<LoopSummary, 'status' | 'phase' | 'iteration' | 'maxIterations'>,
+  at: Date,
+): string {
   return `${clock(at)}  ${loop.status.padEnd(17)}  phase ${loop.phase.padEnd(17)}  iteration ${loop.iteration}/${loop.maxIterations}`;
 }
 
@@ -11,7 +14,12 @@ export function stateLine(loop: Pick<LoopSummary, 'status' | 'phase' | 'iteratio
  * `#2 gate tests  FAILED  1.2s  exit 1; 0 passed, 2 failed`. `record` is the full evidence record
  * when it could be read (it has the start and end times), else the loop view's entry.
  */
-export function gateLine(iteration: number | null, evidence: EvidenceView, record: EvidenceRecord | undefined, now: Date): string {
+export function gateLine(
+  iteration: number | null,
+  evidence: EvidenceView,
+  record: EvidenceRecord | undefined,
+  now: Date,
+): string {
   const at = record?.endTime ?? now;
   const took = duration(between(record?.startTime, record?.endTime));
   const notes = [
@@ -19,7 +27,9 @@ export function gateLine(iteration: number | null, evidence: EvidenceView, recor
     abnormalEnd(evidence.timeoutStatus),
     testCounts(evidence.testCounts),
     // Without an exit code the reason is the news (it could not start, …); with one, `logs` has the detail.
-    evidence.failureReason && (evidence.exitCode === null || evidence.exitCode === undefined) ? truncate(evidence.failureReason, 100) : null,
+    evidence.failureReason && (evidence.exitCode === null || evidence.exitCode === undefined)
+      ? truncate(evidence.failureReason, 100)
+      : null,
   ].filter(Boolean);
   const what = iteration === null ? `set-up ${evidence.gate}` : `#${iteration} gate ${evidence.gate}`;
   return `${clock(at)}    ${what}  ${evidence.status}  ${took}${notes.length ? `  ${notes.join('; ')}` : ''}`;

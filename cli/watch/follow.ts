@@ -51,7 +51,9 @@ export async function followLoop(loopId: string, ctx: Context, intervalMs: numbe
         finish(loop, exitCode, ctx);
         return exitCode;
       }
-      live.status(`${loop.status} · ${loop.phase} · iteration ${loop.iteration}/${loop.maxIterations} · ${duration(Date.now() - Date.parse(loop.createdAt))}`);
+      live.status(
+        `${loop.status} · ${loop.phase} · iteration ${loop.iteration}/${loop.maxIterations} · ${duration(Date.now() - Date.parse(loop.createdAt))}`,
+      );
       await sleep(intervalMs);
     }
   } finally {
@@ -80,7 +82,13 @@ function finish(loop: LoopDetail, exitCode: number, ctx: Context): void {
 }
 
 /** Full records of gates not reported yet (for their start and end times); a record that cannot be read is shown without. */
-async function fetchNewRecords(api: ApiClient, loopId: string, tracker: ProgressTracker, loop: LoopDetail, records: Map<string, EvidenceRecord>) {
+async function fetchNewRecords(
+  api: ApiClient,
+  loopId: string,
+  tracker: ProgressTracker,
+  loop: LoopDetail,
+  records: Map<string, EvidenceRecord>,
+) {
   for (const evidence of tracker.unseenEvidence(loop)) {
     try {
       records.set(evidence.id, (await api.get<EvidenceRecord>(`/v1/loops/${loopId}/evidence/${evidence.id}`)).body);

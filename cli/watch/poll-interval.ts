@@ -13,7 +13,9 @@ export function pollInterval(option: number | undefined, env: NodeJS.ProcessEnv)
   if (!raw) return DEFAULT_POLL_MS;
   const ms = Number(raw);
   if (!Number.isInteger(ms) || ms < MIN_POLL_MS || ms > MAX_POLL_MS) {
-    throw new CliError(`${POLL_VARIABLE} must be a whole number of milliseconds from ${MIN_POLL_MS} to ${MAX_POLL_MS}, got ${JSON.stringify(raw)}`);
+    throw new CliError(
+      `${POLL_VARIABLE} must be a whole number of milliseconds from ${MIN_POLL_MS} to ${MAX_POLL_MS}, got ${JSON.stringify(raw)}`,
+    );
   }
   return ms;
 }

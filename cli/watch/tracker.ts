@@ -48,7 +48,13 @@ export class ProgressTracker {
     return lines;
   }
 
-  private gate(lines: string[], iteration: number | null, evidence: EvidenceView, records: ReadonlyMap<string, EvidenceRecord>, now: Date) {
+  private gate(
+    lines: string[],
+    iteration: number | null,
+    evidence: EvidenceView,
+    records: ReadonlyMap<string, EvidenceRecord>,
+    now: Date,
+  ) {
     if (this.seenEvidence.has(evidence.id)) return;
     this.seenEvidence.add(evidence.id);
     lines.push(gateLine(iteration, evidence, records.get(evidence.id), now));

@@ -4,7 +4,13 @@ import path from 'node:path';
 import { cleanLedger } from '../support/fake-llm-server';
 import { scriptedMaker } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
-import { corepackWorkerEnv, REAL_PROJECTS, realProjectRepo, realProjectRequest, type Ecosystem } from '../support/real-projects';
+import {
+  corepackWorkerEnv,
+  REAL_PROJECTS,
+  realProjectRepo,
+  realProjectRequest,
+  type Ecosystem,
+} from '../support/real-projects';
 
 // Set-up time of the first and the second loop on the same repository, per ecosystem (issue 9): the
 // second loop's workspace and checkout are fresh, but its repository's package caches ($CACHE_DIR/<hash>/)
@@ -41,13 +47,15 @@ async function runLoop(ecosystem: Ecosystem, repo: string): Promise<LoopFigures>
   const submitted = await h.request('POST', '/v1/loops', realProjectRequest(repo, project, maker.argv));
   const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION', 'REJECTED'], 600_000);
   const loopMs = Date.now() - started;
-  if (loop.status !== 'PASSED') throw new Error(`${ecosystem}: loop ${loop.id} ended ${loop.status}: ${loop.failureReason ?? ''}`);
+  if (loop.status !== 'PASSED')
+    throw new Error(`${ecosystem}: loop ${loop.id} ended ${loop.status}: ${loop.failureReason ?? ''}`);
   const rows = await h.db.prisma.evidence.findMany({
     where: { loopId: loop.id, OR: [{ iterationId: null }, { gate: { startsWith: 'setup:' } }] },
     orderBy: [{ startTime: 'asc' }],
   });
   const ms = (e: { startTime: Date | null; endTime: Date | null }) => e.endTime!.getTime() - e.startTime!.getTime();
-  const sum = (workspace: boolean) => rows.filter((e) => (e.iterationId === null) === workspace).reduce((t, e) => t + ms(e), 0);
+  const sum = (workspace: boolean) =>
+    rows.filter((e) => (e.iterationId === null) === workspace).reduce((t, e) => t + ms(e), 0);
   return {
     loopMs,
     workspaceSetupMs: sum(true),
@@ -67,7 +75,13 @@ test('set-up time, first and second loop on the same repository, per ecosystem',
   }
   const result = {
     measuredAt: new Date().toISOString(),
-    machine: { node: process.version, platform: `${process.platform}/${process.arch}`, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, loadavg: os.loadavg().map((l) => Number(l.toFixed(2))) },
+    machine: {
+      node: process.version,
+      platform: `${process.platform}/${process.arch}`,
+      cpus: os.cpus().length,
+      cpu: os.cpus()[0]?.model,
+      loadavg: os.loadavg().map((l) => Number(l.toFixed(2))),
+    },
     note: 'set-up = the stored set-up evidence (workspace-setup:* before the maker, setup:* in the verification checkout), end minus start; the second loop has a fresh workspace and checkout and the same repository caches',
     rows,
   };
@@ -80,7 +94,9 @@ test('set-up time, first and second loop on the same repository, per ecosystem',
     ...rows.map(({ ecosystem, first, second }) => {
       const total1 = first.workspaceSetupMs + first.checkoutSetupMs;
       const total2 = second.workspaceSetupMs + second.checkoutSetupMs;
-      const commands = [...new Set(first.commands.filter((c) => c.gate.startsWith('setup:')).map((c) => `\`${c.argv.join(' ')}\``))].join(', ');
+      const commands = [
+        ...new Set(first.commands.filter((c) => c.gate.startsWith('setup:')).map((c) => `\`${c.argv.join(' ')}\``)),
+      ].join(', ');
       return `| ${ecosystem} | ${commands} | ${s(first.workspaceSetupMs)} + ${s(first.checkoutSetupMs)} = ${s(total1)} | ${s(second.workspaceSetupMs)} + ${s(second.checkoutSetupMs)} = ${s(total2)} | ${(total2 / total1).toFixed(2)} | ${s(first.loopMs)} → ${s(second.loopMs)} |`;
     }),
     `(load average ${result.machine.loadavg.join(' ')}; ${RESULTS})`,

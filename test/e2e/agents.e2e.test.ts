@@ -37,7 +37,11 @@ function fakeClaude(script: Record<string, unknown>): string {
   fs.writeFileSync(scriptFile, JSON.stringify(script));
   const wrapper = path.join(dir, 'claude');
   const fake = path.resolve(__dirname, '../fixtures/agents/fake-claude');
-  fs.writeFileSync(wrapper, `#!/bin/sh\nFAKE_AGENT_SCRIPT='${scriptFile}' exec '${process.execPath}' '${fake}' "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(
+    wrapper,
+    `#!/bin/sh\nFAKE_AGENT_SCRIPT='${scriptFile}' exec '${process.execPath}' '${fake}' "$@"\n`,
+    { mode: 0o755 },
+  );
   return wrapper;
 }
 
@@ -57,7 +61,14 @@ test('the Claude Code preset edits the workspace and its own usage and cost are 
   const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
   expect(loop.status).toBe('PASSED');
   const maker = await h.db.prisma.executionRecord.findFirstOrThrow({ where: { loopId: loop.id, role: 'maker' } });
-  expect(maker).toMatchObject({ kind: 'AGENT_PROCESS', provider: 'claude-code', model: 'claude-sonnet-4-5', completionTokens: 300, costUsd: 0.0421, outcome: 'EXIT_0' });
+  expect(maker).toMatchObject({
+    kind: 'AGENT_PROCESS',
+    provider: 'claude-code',
+    model: 'claude-sonnet-4-5',
+    completionTokens: 300,
+    costUsd: 0.0421,
+    outcome: 'EXIT_0',
+  });
   expect(maker.promptTokens).toBeGreaterThanOrEqual(1200);
   expect(maker.responseId).toEqual(expect.any(String));
   expect(maker.pid).toEqual(expect.any(Number));
@@ -78,17 +89,30 @@ test('the built-in agent works through Anthropic tool calls, confined to the wor
     { kind: 'text', text: 'sum() now adds; the tests pass.' },
   );
   h.llm.enqueue({ content: cleanLedger });
-  const body = loopRequest(repo, [], { maker: { backend: 'llm', provider: 'anthropic', model: 'claude-test', maxSteps: 10, timeoutSeconds: 300 } });
+  const body = loopRequest(repo, [], {
+    maker: { backend: 'llm', provider: 'anthropic', model: 'claude-test', maxSteps: 10, timeoutSeconds: 300 },
+  });
   const submitted = await h.request('POST', '/v1/loops', body);
   const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
   expect(loop.status).toBe('PASSED');
   expect(loop.iterations[0].changedFiles).toEqual(['src/sum.js']);
   expect(fs.existsSync(path.join(path.dirname(repo), 'outside.js'))).toBe(false);
 
-  const records = await h.db.prisma.executionRecord.findMany({ where: { loopId: loop.id, role: 'maker' }, orderBy: { createdAt: 'asc' } });
+  const records = await h.db.prisma.executionRecord.findMany({
+    where: { loopId: loop.id, role: 'maker' },
+    orderBy: { createdAt: 'asc' },
+  });
   const calls = records.filter((r) => r.kind === 'MODEL_CALL');
   expect(calls).toHaveLength(5);
-  expect(calls.every((c) => c.provider === 'anthropic' && c.model === 'claude-test' && /^msg_/.test(c.responseId ?? '') && c.promptTokens! > 0)).toBe(true);
+  expect(
+    calls.every(
+      (c) =>
+        c.provider === 'anthropic' &&
+        c.model === 'claude-test' &&
+        /^msg_/.test(c.responseId ?? '') &&
+        c.promptTokens! > 0,
+    ),
+  ).toBe(true);
   const session = records.find((r) => r.kind === 'AGENT_SESSION')!;
   expect(session).toMatchObject({ provider: 'built-in/anthropic', outcome: 'COMPLETED' });
   expect(session.detail).toMatch(/refused write_file/);
@@ -97,7 +121,10 @@ test('the built-in agent works through Anthropic tool calls, confined to the wor
 
 test('the reviewer can be a coding-agent CLI, run on a disposable checkout; the report says so from its record', async () => {
   const repo = createFixtureRepo();
-  const maker = fakeClaude({ write: { 'src/sum.js': CORRECT_SUM }, usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001, model: 'm' } });
+  const maker = fakeClaude({
+    write: { 'src/sum.js': CORRECT_SUM },
+    usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001, model: 'm' },
+  });
   const reviewer = fakeClaude({
     write: { 'REVIEWER_WAS_HERE.txt': 'must not reach the loop' },
     result: cleanLedger,
@@ -114,17 +141,30 @@ test('the reviewer can be a coding-agent CLI, run on a disposable checkout; the 
   expect(h.llm.requests.length).toBe(before);
   expect(loop.iterations[0].changedFiles).toEqual(['src/sum.js']);
   const review = await h.db.prisma.executionRecord.findFirstOrThrow({ where: { loopId: loop.id, role: 'reviewer' } });
-  expect(review).toMatchObject({ kind: 'AGENT_PROCESS', provider: 'claude-code', model: 'claude-reviewer', outcome: 'VALID_LEDGER', costUsd: 0.02 });
+  expect(review).toMatchObject({
+    kind: 'AGENT_PROCESS',
+    provider: 'claude-code',
+    model: 'claude-reviewer',
+    outcome: 'VALID_LEDGER',
+    costUsd: 0.02,
+  });
   const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
   expect(report.body.body.reviewMode).toMatch(/^independent agent review \(claude-code, pid \d+, session /);
 });
 
 test('a reviewer endpoint refusing the key (401) is not retried and escalates with the reason', async () => {
   const repo = createFixtureRepo();
-  const binaryPath = fakeClaude({ write: { 'src/sum.js': CORRECT_SUM }, usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001, model: 'm' } });
+  const binaryPath = fakeClaude({
+    write: { 'src/sum.js': CORRECT_SUM },
+    usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001, model: 'm' },
+  });
   const before = h.llm.requests.length;
   h.llm.enqueue({ status: 401, body: { error: { message: 'invalid api key' } } });
-  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, [], { maker: { backend: 'claude-code', binaryPath } }));
+  const submitted = await h.request(
+    'POST',
+    '/v1/loops',
+    loopRequest(repo, [], { maker: { backend: 'claude-code', binaryPath } }),
+  );
   const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
   expect(loop.escalations[0].trigger).toBe('REVIEW_UNAVAILABLE');
   expect(h.llm.requests.length - before).toBe(1);
@@ -134,18 +174,31 @@ test('a reviewer endpoint refusing the key (401) is not retried and escalates wi
 
 test('a rate-limited reviewer (429) is retried with backoff by the activity and the loop passes', async () => {
   const repo = createFixtureRepo();
-  const binaryPath = fakeClaude({ write: { 'src/sum.js': CORRECT_SUM }, usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001, model: 'm' } });
+  const binaryPath = fakeClaude({
+    write: { 'src/sum.js': CORRECT_SUM },
+    usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001, model: 'm' },
+  });
   h.llm.enqueue({ status: 429, body: { error: { message: 'slow down' } } }, { content: cleanLedger });
-  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, [], { maker: { backend: 'claude-code', binaryPath } }));
+  const submitted = await h.request(
+    'POST',
+    '/v1/loops',
+    loopRequest(repo, [], { maker: { backend: 'claude-code', binaryPath } }),
+  );
   const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
   expect(loop.status).toBe('PASSED');
-  const reviewer = await h.db.prisma.executionRecord.findMany({ where: { loopId: loop.id, role: 'reviewer' }, orderBy: { createdAt: 'asc' } });
+  const reviewer = await h.db.prisma.executionRecord.findMany({
+    where: { loopId: loop.id, role: 'reviewer' },
+    orderBy: { createdAt: 'asc' },
+  });
   expect(reviewer.map((r) => r.outcome)).toEqual(['HTTP_429', 'VALID_LEDGER']);
 });
 
 test('the cost budget, fed by agent-reported cost and priced model calls, escalates when reached', async () => {
   const repo = createFixtureRepo();
-  const binaryPath = fakeClaude({ write: { 'src/sum.js': CORRECT_SUM }, usage: { inputTokens: 100, outputTokens: 50, costUsd: 0.5, model: 'm' } });
+  const binaryPath = fakeClaude({
+    write: { 'src/sum.js': CORRECT_SUM },
+    usage: { inputTokens: 100, outputTokens: 50, costUsd: 0.5, model: 'm' },
+  });
   h.llm.enqueue({ content: blockerLedger() });
   const body = loopRequest(repo, [], { maker: { backend: 'claude-code', binaryPath }, budget: { maxCostUsd: 0.4 } });
   const submitted = await h.request('POST', '/v1/loops', body);

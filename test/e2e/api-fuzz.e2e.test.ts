@@ -61,7 +61,8 @@ let seeded: { loopIds: string[]; evidenceIds: string[]; escalationIds: string[] 
 let workDir: string;
 
 beforeAll(async () => {
-  if (!fs.existsSync(SCHEMATHESIS)) throw new Error(`${SCHEMATHESIS} is missing: run bash scripts/install-schemathesis.sh (npm test's set-up does)`);
+  if (!fs.existsSync(SCHEMATHESIS))
+    throw new Error(`${SCHEMATHESIS} is missing: run bash scripts/install-schemathesis.sh (npm test's set-up does)`);
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'api-fuzz-'));
   h = await startLoopHarness();
 
@@ -70,15 +71,23 @@ beforeAll(async () => {
   const submitted = await Promise.all(
     [0, 1].map(async () => {
       const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
-      return (await h.request('POST', '/v1/loops', loopRequest(createFixtureRepo(), maker.argv, { maxIterations: 1 }))).body.id as string;
+      return (await h.request('POST', '/v1/loops', loopRequest(createFixtureRepo(), maker.argv, { maxIterations: 1 })))
+        .body.id as string;
     }),
   );
-  const [approved, open] = await Promise.all(submitted.map((id) => h.waitForLoop(id, ['AWAITING_DECISION', 'PASSED', 'FAILED'])));
+  const [approved, open] = await Promise.all(
+    submitted.map((id) => h.waitForLoop(id, ['AWAITING_DECISION', 'PASSED', 'FAILED'])),
+  );
   expect([approved.status, open.status]).toEqual(['AWAITING_DECISION', 'AWAITING_DECISION']);
-  const decided = await h.request('POST', `/v1/loops/${approved.id}/decisions`, { kind: 'approve', escalationId: approved.escalations[0].id });
+  const decided = await h.request('POST', `/v1/loops/${approved.id}/decisions`, {
+    kind: 'approve',
+    escalationId: approved.escalations[0].id,
+  });
   expect(decided.status).toBe(202);
   expect((await h.waitForLoop(approved.id, ['APPROVED', 'FAILED'])).status).toBe('APPROVED');
-  const patch = await fetch(`${h.baseUrl}/v1/loops/${approved.id}/patch`, { headers: { authorization: `Bearer ${h.keys.admin}` } });
+  const patch = await fetch(`${h.baseUrl}/v1/loops/${approved.id}/patch`, {
+    headers: { authorization: `Bearer ${h.keys.admin}` },
+  });
   expect([patch.status, (await patch.text()).startsWith('From ')]).toEqual([200, true]);
 
   const evidence = await h.db.prisma.evidence.findMany({ where: { loopId: { in: submitted } }, select: { id: true } });
@@ -164,37 +173,59 @@ function runSchemathesis(args: string[]): Promise<{ code: number | null; output:
   });
 }
 
-test('schemathesis finds no 5xx and no answer outside the OpenAPI document', async () => {
-  const config = path.join(workDir, 'schemathesis.toml');
-  fs.writeFileSync(config, schemathesisConfig());
-  const run = await runSchemathesis([
-    '--config-file', config,
-    'run', `${target.baseUrl}/docs/json`,
-    '--checks', CHECKS.join(','),
-    '--max-examples', String(MAX_EXAMPLES),
-    '--seed', String(SEED),
-    // One worker: CPython before 3.11.8 can raise "AST constructor recursion depth mismatch" when threads
-    // parse source at once (python/cpython#106905), which hypothesis does while describing strategies.
-    '--workers', '1',
-    '--request-timeout', String(REQUEST_TIMEOUT_SECONDS),
-    // Nothing kept between runs (hypothesis would replay earlier failures from a database in the cwd).
-    '--generation-database', 'none',
-    '--no-color',
-  ]);
-  if (run.code !== 0) throw new Error(`schemathesis exited with ${run.code} after ${(run.ms / 1000).toFixed(1)} s:\n${run.output}`);
-  const open = await h.db.prisma.loop.findUniqueOrThrow({ where: { id: seeded.loopIds[1]! }, select: { status: true } });
-  console.log(`[api-fuzz] schemathesis passed in ${(run.ms / 1000).toFixed(1)} s; the open loop is now ${open.status}\n${run.output}`);
+test(
+  'schemathesis finds no 5xx and no answer outside the OpenAPI document',
+  async () => {
+    const config = path.join(workDir, 'schemathesis.toml');
+    fs.writeFileSync(config, schemathesisConfig());
+    const run = await runSchemathesis([
+      '--config-file',
+      config,
+      'run',
+      `${target.baseUrl}/docs/json`,
+      '--checks',
+      CHECKS.join(','),
+      '--max-examples',
+      String(MAX_EXAMPLES),
+      '--seed',
+      String(SEED),
+      // One worker: CPython before 3.11.8 can raise "AST constructor recursion depth mismatch" when threads
+      // parse source at once (python/cpython#106905), which hypothesis does while describing strategies.
+      '--workers',
+      '1',
+      '--request-timeout',
+      String(REQUEST_TIMEOUT_SECONDS),
+      // Nothing kept between runs (hypothesis would replay earlier failures from a database in the cwd).
+      '--generation-database',
+      'none',
+      '--no-color',
+    ]);
+    if (run.code !== 0)
+      throw new Error(`schemathesis exited with ${run.code} after ${(run.ms / 1000).toFixed(1)} s:\n${run.output}`);
+    const open = await h.db.prisma.loop.findUniqueOrThrow({
+      where: { id: seeded.loopIds[1]! },
+      select: { status: true },
+    });
+    console.log(
+      `[api-fuzz] schemathesis passed in ${(run.ms / 1000).toFixed(1)} s; the open loop is now ${open.status}\n${run.output}`,
+    );
 
-  // A run whose key got revoked along the way (POST /v1/api-keys/{id}/revoke) would pass on 401s alone.
-  const key = await h.db.prisma.apiKey.findUniqueOrThrow({ where: { id: target.keyId } });
-  expect(key.revokedAt).toBeNull();
-  expect(run.output).toMatch(/Test cases:\s*\n\s*\d+ generated/);
-}, RUN_TIMEOUT_MS + 30_000);
+    // A run whose key got revoked along the way (POST /v1/api-keys/{id}/revoke) would pass on 401s alone.
+    const key = await h.db.prisma.apiKey.findUniqueOrThrow({ where: { id: target.keyId } });
+    expect(key.revokedAt).toBeNull();
+    expect(run.output).toMatch(/Test cases:\s*\n\s*\d+ generated/);
+  },
+  RUN_TIMEOUT_MS + 30_000,
+);
 
 // What fuzzing this API found beyond what schemathesis generates, pinned with the requests that found it.
 test('a repository URL of multi-byte characters starts its loop; deep nesting is a 400 naming the field; a bad URL gets the error shape', async () => {
   const send = async (method: string, url: string, body: string) => {
-    const res = await fetch(`${target.baseUrl}${url}`, { method, headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' }, body });
+    const res = await fetch(`${target.baseUrl}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },
+      body,
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   // Temporal refuses a keyword search attribute over 2048 bytes: 1,000 × '中' is 3,000.
@@ -210,13 +241,20 @@ test('a repository URL of multi-byte characters starts its loop; deep nesting is
   const deep = `{"kind":"amend","escalationId":${JSON.stringify(seeded.escalationIds[0])},"contract":{"acceptanceCriteria":[${'['.repeat(5_000)}1${']'.repeat(5_000)}]}}`;
   expect(await send('POST', `/v1/loops/${open}/decisions`, deep)).toMatchObject({
     status: 400,
-    body: { message: `body.contract.acceptanceCriteria${'.0'.repeat(MAX_NESTING_DEPTH - 2)}: nested deeper than ${MAX_NESTING_DEPTH} levels` },
+    body: {
+      message: `body.contract.acceptanceCriteria${'.0'.repeat(MAX_NESTING_DEPTH - 2)}: nested deeper than ${MAX_NESTING_DEPTH} levels`,
+    },
   });
 
   // Not a 500, but Fastify's own shape without a requestId: a URL that is not valid percent-encoding.
   const badUrl = await fetch(`${target.baseUrl}/v1/loops/%ZZ`, { headers: { authorization: `Bearer ${target.key}` } });
   expect([badUrl.status, await badUrl.json()]).toEqual([
     400,
-    { statusCode: 400, error: 'Bad Request', message: "'/v1/loops/%ZZ' is not a valid url component", requestId: expect.any(String) },
+    {
+      statusCode: 400,
+      error: 'Bad Request',
+      message: "'/v1/loops/%ZZ' is not a valid url component",
+      requestId: expect.any(String),
+    },
   ]);
 });

@@ -47,7 +47,11 @@ function cli(args: string[], env: Record<string, string>, timeoutMs = 240_000): 
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`engineering-loop ${args.join(' ')} did not end within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(
+        new Error(
+          `engineering-loop ${args.join(' ')} did not end within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      );
     }, timeoutMs);
     child.once('error', reject);
     child.once('close', (code) => {
@@ -74,7 +78,11 @@ describe('against the real API', () => {
   let env: Record<string, string>;
   beforeAll(async () => {
     h = await startLoopHarness();
-    env = { ENGINEERING_LOOP_URL: h.baseUrl, ENGINEERING_LOOP_API_KEY: h.keys.submitter, ENGINEERING_LOOP_POLL_MS: '100' };
+    env = {
+      ENGINEERING_LOOP_URL: h.baseUrl,
+      ENGINEERING_LOOP_API_KEY: h.keys.submitter,
+      ENGINEERING_LOOP_POLL_MS: '100',
+    };
   });
   afterAll(async () => {
     await h?.close();
@@ -82,7 +90,9 @@ describe('against the real API', () => {
 
   test('submit a YAML loop with --watch: progress lines to PASSED, exit 0; then list, show, logs, watch and --json', async () => {
     const repo = createFixtureRepo();
-    const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': WRONG_SUM } }, '2': { write: { 'src/sum.js': CORRECT_SUM } } } });
+    const maker = scriptedMaker({
+      steps: { '1': { write: { 'src/sum.js': WRONG_SUM } }, '2': { write: { 'src/sum.js': CORRECT_SUM } } },
+    });
     h.llm.enqueue({ content: cleanLedger });
     const file = writeFile('task.yaml', YAML.stringify(loopRequest(repo, maker.argv)));
 
@@ -93,8 +103,12 @@ describe('against the real API', () => {
     const out = submitted.stdout;
     expect(out).toContain(`  ${h.baseUrl}/v1/loops/${id}\n`);
     // Gate results with their durations, verdicts, state changes, and the end.
-    expect(out).toMatch(/^\d\d:\d\d:\d\d {4}#1 gate tests {2}FAILED {2}\d+(ms|\.\ds) {2}exit 1; 0 passed, 2 failed, 0 skipped$/m);
-    expect(out).toMatch(/^\d\d:\d\d:\d\d {4}#2 gate tests {2}PASSED {2}\d+(ms|\.\ds) {2}exit 0; 2 passed, 0 failed, 0 skipped$/m);
+    expect(out).toMatch(
+      /^\d\d:\d\d:\d\d {4}#1 gate tests {2}FAILED {2}\d+(ms|\.\ds) {2}exit 1; 0 passed, 2 failed, 0 skipped$/m,
+    );
+    expect(out).toMatch(
+      /^\d\d:\d\d:\d\d {4}#2 gate tests {2}PASSED {2}\d+(ms|\.\ds) {2}exit 0; 2 passed, 0 failed, 0 skipped$/m,
+    );
     expect(out).toMatch(/#1 verdict ITERATE: 1\. Fix the failing tests gate/);
     expect(out).toMatch(/#2 verdict PASS\n/);
     expect(out).toMatch(/RUNNING +phase (PREPARING|CONTRACT|SETUP|MAKER|VERIFY|REVIEW|JUDGE) +iteration 1\/3/);
@@ -115,7 +129,9 @@ describe('against the real API', () => {
     const listed = await cli(['list', '--status', 'passed', '--limit', '10'], env);
     expect(listed.code).toBe(0);
     expect(listed.stdout.split('\n')[0]).toMatch(/^ID +STATUS +PHASE +ITERATION +VERDICT +REPOSITORY +CREATED$/);
-    expect(listed.stdout).toMatch(new RegExp(`^${id} +PASSED +DONE +2/3 +PASS +${repo.replace(/[/.]/g, '\\$&')} \\(main\\)`, 'm'));
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${id} +PASSED +DONE +2/3 +PASS +${repo.replace(/[/.]/g, '\\$&')} \\(main\\)`, 'm'),
+    );
     const listedJson = await cli(['--json', 'list', '--limit', '1'], env);
     expect(jsonLines(listedJson.stdout)).toEqual([{ loops: [expect.objectContaining({ id, status: 'PASSED' })] }]);
 
@@ -133,16 +149,27 @@ describe('against the real API', () => {
     // logs: the failing run's stored output; by default the latest iteration.
     const logs = await cli(['logs', id!, '--iteration', '1', '--gate', 'tests'], env);
     expect(logs.code).toBe(0);
-    expect(logs.stdout).toMatch(/^== #1 tests {2}FAILED {2}\(exit 1, \d+(ms|\.\ds), 0 passed, 2 failed, 0 skipped\)\n\$ node --test --test-reporter=spec/);
+    expect(logs.stdout).toMatch(
+      /^== #1 tests {2}FAILED {2}\(exit 1, \d+(ms|\.\ds), 0 passed, 2 failed, 0 skipped\)\n\$ node --test --test-reporter=spec/,
+    );
     expect(logs.stdout).toContain('--- stdout (');
     expect(logs.stdout).toContain('sum adds two numbers');
     const latest = await cli(['logs', id!, '--tail', '3'], env);
     expect(latest.stdout).toMatch(/^== #2 tests {2}PASSED/);
     expect(latest.stdout).toContain('last 3 lines');
     const logsJson = jsonLines((await cli(['logs', id!, '--iteration', '1', '--json'], env)).stdout);
-    expect(logsJson).toEqual([expect.objectContaining({ gate: 'tests', status: 'FAILED', stdout: expect.stringContaining('sum adds two numbers') })]);
+    expect(logsJson).toEqual([
+      expect.objectContaining({
+        gate: 'tests',
+        status: 'FAILED',
+        stdout: expect.stringContaining('sum adds two numbers'),
+      }),
+    ]);
     const noGate = await cli(['logs', id!, '--gate', 'lint'], env);
-    expect(noGate).toMatchObject({ code: 1, stderr: `error: loop ${id} iteration #2 has no gate "lint" (gates: tests)\n` });
+    expect(noGate).toMatchObject({
+      code: 1,
+      stderr: `error: loop ${id} iteration #2 has no gate "lint" (gates: tests)\n`,
+    });
 
     // watch on a loop that has ended prints its history and exits with its outcome.
     const watched = await cli(['watch', id!], env);
@@ -161,7 +188,9 @@ describe('against the real API', () => {
     expect([...kinds]).toEqual(expect.arrayContaining(['phase', 'contract', 'command', 'model_call', 'verdict']));
     expect(events).toContainEqual(expect.stringMatching(/ command +#1 +\d+(ms|\.\ds) +tests: FAILED/));
     const timelineJson = jsonLines((await cli(['timeline', id!, '--json'], env)).stdout);
-    expect(timelineJson).toEqual([expect.objectContaining({ loopId: id, status: 'PASSED', events: expect.any(Array) })]);
+    expect(timelineJson).toEqual([
+      expect.objectContaining({ loopId: id, status: 'PASSED', events: expect.any(Array) }),
+    ]);
     expect(timelineJson[0].events).toHaveLength(events.length);
   }, 400_000);
 
@@ -189,18 +218,35 @@ describe('against the real API', () => {
     expect(shown.stdout).toMatch(/ {2}#1 [A-Z_]+ OPEN, opened /);
 
     // Refused before anything is sent, and by the API: the wrong decision shape, an unknown escalation, the wrong role.
-    const misuse = await cli(['decide', id, 'approve', '--guidance', 'try harder'], { ...env, ENGINEERING_LOOP_API_KEY: h.keys.approver });
-    expect(misuse).toMatchObject({ code: 1, stderr: expect.stringContaining('decide: --guidance: only a retry takes guidance (this is approve)') });
-    const unknownEscalation = await cli(['decide', id, 'approve', '--escalation', '7'], { ...env, ENGINEERING_LOOP_API_KEY: h.keys.approver });
-    expect(unknownEscalation).toMatchObject({ code: 1, stderr: expect.stringContaining(`loop ${id} has no escalation #7 (escalations: #1 OPEN)`) });
-    const submitterDecides = await cli(['decide', id, 'approve'], env);
-    expect(submitterDecides.code).toBe(1);
-    expect(submitterDecides.stderr).toMatch(/^error: API key "test-submitter" has role submitter; this request needs role approver \(or admin\) \(HTTP 403 Forbidden, request [\w-]+\)\n$/);
-
-    const decided = await cli(['decide', id, 'approve', '--comment', 'the precision finding is out of scope', '--escalation', '1'], {
+    const misuse = await cli(['decide', id, 'approve', '--guidance', 'try harder'], {
       ...env,
       ENGINEERING_LOOP_API_KEY: h.keys.approver,
     });
+    expect(misuse).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('decide: --guidance: only a retry takes guidance (this is approve)'),
+    });
+    const unknownEscalation = await cli(['decide', id, 'approve', '--escalation', '7'], {
+      ...env,
+      ENGINEERING_LOOP_API_KEY: h.keys.approver,
+    });
+    expect(unknownEscalation).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(`loop ${id} has no escalation #7 (escalations: #1 OPEN)`),
+    });
+    const submitterDecides = await cli(['decide', id, 'approve'], env);
+    expect(submitterDecides.code).toBe(1);
+    expect(submitterDecides.stderr).toMatch(
+      /^error: API key "test-submitter" has role submitter; this request needs role approver \(or admin\) \(HTTP 403 Forbidden, request [\w-]+\)\n$/,
+    );
+
+    const decided = await cli(
+      ['decide', id, 'approve', '--comment', 'the precision finding is out of scope', '--escalation', '1'],
+      {
+        ...env,
+        ENGINEERING_LOOP_API_KEY: h.keys.approver,
+      },
+    );
     expect(decided).toMatchObject({ code: 0, stderr: '' });
     expect(decided.stdout).toMatch(/^approve accepted for escalation 1 \(loop [0-9a-f-]+, escalation #1 [A-Z_]+\)\n/);
 
@@ -210,28 +256,77 @@ describe('against the real API', () => {
     expect(done.stdout).toContain(`loop ${id} ended APPROVED`);
     const after = await cli(['show', id], env);
     expect(after.stdout).toContain('status       APPROVED (phase DONE)');
-    expect(after.stdout).toMatch(/#1 [A-Z_]+ DECIDED, opened .*; approve by ana \(key [\w-]+\) at .* \("the precision finding is out of scope"\)/);
+    expect(after.stdout).toMatch(
+      /#1 [A-Z_]+ DECIDED, opened .*; approve by ana \(key [\w-]+\) at .* \("the precision finding is out of scope"\)/,
+    );
     const nothingOpen = await cli(['decide', id, 'reject'], { ...env, ENGINEERING_LOOP_API_KEY: h.keys.approver });
-    expect(nothingOpen).toMatchObject({ code: 1, stderr: `error: loop ${id} has no open escalation to decide (it is APPROVED, phase DONE)\n` });
+    expect(nothingOpen).toMatchObject({
+      code: 1,
+      stderr: `error: loop ${id} has no open escalation to decide (it is APPROVED, phase DONE)\n`,
+    });
   }, 400_000);
 
   test('bad input, a bad key, an unknown loop, an unreachable API: one clear message, exit 1, no stack trace', async () => {
     const cases: Array<[string[], Record<string, string>, string | RegExp]> = [
-      [['submit', path.join(home, 'missing.yaml')], env, `error: cannot read loop file ${path.join(home, 'missing.yaml')}: no such file\n`],
-      [['submit', writeFile('broken.yaml', 'repository: [unclosed\n')], env, /^error: loop file .*broken\.yaml is not valid YAML: /],
-      [['submit', writeFile('list.yaml', '- a\n- b\n')], env, /^error: loop file .*list\.yaml must hold an object \(a YAML mapping\), not a list\n$/],
-      [['submit', writeFile('bad.yaml', 'repository: { url: /tmp/x }\nmaxIterations: 0\n')], env, /^error: the API refused the request \(HTTP 400 Bad Request, request [\w-]+\):\n {2}- body\.\S+: /],
-      [['frobnicate'], env, 'error: unknown command "frobnicate"; commands: submit, watch, list, show, decide, logs, timeline\nhint: see: engineering-loop --help\n'],
-      [['decide', '3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f', 'maybe'], env, 'error: decide: <kind>: the decision must be one of approve, reject, retry, amend, got "maybe"\nhint: see: engineering-loop decide --help\n'],
+      [
+        ['submit', path.join(home, 'missing.yaml')],
+        env,
+        `error: cannot read loop file ${path.join(home, 'missing.yaml')}: no such file\n`,
+      ],
+      [
+        ['submit', writeFile('broken.yaml', 'repository: [unclosed\n')],
+        env,
+        /^error: loop file .*broken\.yaml is not valid YAML: /,
+      ],
+      [
+        ['submit', writeFile('list.yaml', '- a\n- b\n')],
+        env,
+        /^error: loop file .*list\.yaml must hold an object \(a YAML mapping\), not a list\n$/,
+      ],
+      [
+        ['submit', writeFile('bad.yaml', 'repository: { url: /tmp/x }\nmaxIterations: 0\n')],
+        env,
+        /^error: the API refused the request \(HTTP 400 Bad Request, request [\w-]+\):\n {2}- body\.\S+: /,
+      ],
+      [
+        ['frobnicate'],
+        env,
+        'error: unknown command "frobnicate"; commands: submit, watch, list, show, decide, logs, timeline\nhint: see: engineering-loop --help\n',
+      ],
+      [
+        ['decide', '3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f', 'maybe'],
+        env,
+        'error: decide: <kind>: the decision must be one of approve, reject, retry, amend, got "maybe"\nhint: see: engineering-loop decide --help\n',
+      ],
       [['show', 'not-a-loop'], env, /^error: show: <loopId>: must be a loop id \(a UUID/],
-      [['list', '--limit', '0'], env, 'error: list: --limit: must be a whole number from 1 to 200, got "0"\nhint: see: engineering-loop list --help\n'],
+      [
+        ['list', '--limit', '0'],
+        env,
+        'error: list: --limit: must be a whole number from 1 to 200, got "0"\nhint: see: engineering-loop list --help\n',
+      ],
       [['list', '--verbose'], env, 'error: list: unknown option --verbose\nhint: see: engineering-loop list --help\n'],
-      [['list'], { ...env, ENGINEERING_LOOP_API_KEY: 'elk_not_a_real_key' }, /^error: invalid API key \(unknown or revoked\) \(HTTP 401 Unauthorized, request [\w-]+\)\nhint: check the API key \(ENGINEERING_LOOP_API_KEY, or "apiKey" in the config file\)\n$/],
-      [['list'], { ENGINEERING_LOOP_URL: h.baseUrl }, /^error: no API key configured\nhint: set ENGINEERING_LOOP_API_KEY, or "apiKey" in .*\/xdg\/engineering-loop\/config\.json/],
-      [['show', '3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f'], env, /^error: loop 3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f was not found \(HTTP 404 Not Found, request [\w-]+\)\n$/],
+      [
+        ['list'],
+        { ...env, ENGINEERING_LOOP_API_KEY: 'elk_not_a_real_key' },
+        /^error: invalid API key \(unknown or revoked\) \(HTTP 401 Unauthorized, request [\w-]+\)\nhint: check the API key \(ENGINEERING_LOOP_API_KEY, or "apiKey" in the config file\)\n$/,
+      ],
+      [
+        ['list'],
+        { ENGINEERING_LOOP_URL: h.baseUrl },
+        /^error: no API key configured\nhint: set ENGINEERING_LOOP_API_KEY, or "apiKey" in .*\/xdg\/engineering-loop\/config\.json/,
+      ],
+      [
+        ['show', '3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f'],
+        env,
+        /^error: loop 3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f was not found \(HTTP 404 Not Found, request [\w-]+\)\n$/,
+      ],
     ];
     const closedPort = await freePort();
-    cases.push([['list'], { ...env, ENGINEERING_LOOP_URL: `http://127.0.0.1:${closedPort}` }, `error: cannot reach the API at http://127.0.0.1:${closedPort} (connection refused)\nhint: is the service running? Set ENGINEERING_LOOP_URL (or "url" in the config file) to its address\n`]);
+    cases.push([
+      ['list'],
+      { ...env, ENGINEERING_LOOP_URL: `http://127.0.0.1:${closedPort}` },
+      `error: cannot reach the API at http://127.0.0.1:${closedPort} (connection refused)\nhint: is the service running? Set ENGINEERING_LOOP_URL (or "url" in the config file) to its address\n`,
+    ]);
     for (const [args, runEnv, expected] of cases) {
       const run = await cli(args, runEnv);
       expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 1, stdout: '' });
@@ -253,7 +348,10 @@ describe('against the real API', () => {
       expect(envWins.stderr).toMatch(/^error: invalid API key/);
       fs.writeFileSync(file, '{ "url": ');
       const broken = await cli(['list'], {});
-      expect(broken).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: the config file .*config\.json is not valid JSON: /) });
+      expect(broken).toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/^error: the config file .*config\.json is not valid JSON: /),
+      });
     } finally {
       fs.rmSync(file);
     }
@@ -268,10 +366,38 @@ describe('timeline, against a local server answering the documented shape', () =
     status: 'PASSED',
     phase: 'DONE',
     events: [
-      { at: '2025-03-01T10:00:00.000Z', kind: 'phase', iteration: null, title: 'phase CONTRACT', durationMs: null, detail: {} },
-      { at: '2025-03-01T10:00:01.000Z', kind: 'contract', iteration: null, title: 'contract v1 frozen', durationMs: null, detail: { version: 1 } },
-      { at: '2025-03-01T10:00:03.000Z', kind: 'command', iteration: 1, title: 'gate tests PASSED', durationMs: 1500, detail: { exitCode: 0 } },
-      { at: '2025-03-01T10:00:05.000Z', kind: 'model_call', iteration: 1, title: 'review (scripted-reviewer)', durationMs: 820, detail: {} },
+      {
+        at: '2025-03-01T10:00:00.000Z',
+        kind: 'phase',
+        iteration: null,
+        title: 'phase CONTRACT',
+        durationMs: null,
+        detail: {},
+      },
+      {
+        at: '2025-03-01T10:00:01.000Z',
+        kind: 'contract',
+        iteration: null,
+        title: 'contract v1 frozen',
+        durationMs: null,
+        detail: { version: 1 },
+      },
+      {
+        at: '2025-03-01T10:00:03.000Z',
+        kind: 'command',
+        iteration: 1,
+        title: 'gate tests PASSED',
+        durationMs: 1500,
+        detail: { exitCode: 0 },
+      },
+      {
+        at: '2025-03-01T10:00:05.000Z',
+        kind: 'model_call',
+        iteration: 1,
+        title: 'review (scripted-reviewer)',
+        durationMs: 820,
+        detail: {},
+      },
       { at: '2025-03-01T10:00:06.000Z', kind: 'verdict', iteration: 1, title: 'PASS', durationMs: null, detail: {} },
     ],
   };
@@ -288,9 +414,19 @@ describe('timeline, against a local server answering the documented shape', () =
       if (req.url === `/v1/loops/${LOOP}/timeline`) return send(200, timeline);
       if (req.url === `/v1/loops/${OLD_SERVER_LOOP}/timeline`) {
         // What a server without the route answers (api/errors.ts setNotFoundHandler).
-        return send(404, { statusCode: 404, error: 'Not Found', message: `no route GET ${req.url}`, requestId: 'req-1' });
+        return send(404, {
+          statusCode: 404,
+          error: 'Not Found',
+          message: `no route GET ${req.url}`,
+          requestId: 'req-1',
+        });
       }
-      return send(404, { statusCode: 404, error: 'Not Found', message: `loop ${req.url?.split('/')[3]} was not found`, requestId: 'req-2' });
+      return send(404, {
+        statusCode: 404,
+        error: 'Not Found',
+        message: `loop ${req.url?.split('/')[3]} was not found`,
+        requestId: 'req-2',
+      });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -323,6 +459,9 @@ describe('timeline, against a local server answering the documented shape', () =
       stderr: `error: the server at ${url} is too old for timeline: it has no GET /v1/loops/:id/timeline\nhint: upgrade the service, or use: engineering-loop show\n`,
     });
     const unknown = await cli(['timeline', '99999999-2222-4333-8444-555555555555'], env);
-    expect(unknown).toMatchObject({ code: 1, stderr: 'error: loop 99999999-2222-4333-8444-555555555555 was not found (HTTP 404 Not Found, request req-2)\n' });
+    expect(unknown).toMatchObject({
+      code: 1,
+      stderr: 'error: loop 99999999-2222-4333-8444-555555555555 was not found (HTTP 404 Not Found, request req-2)\n',
+    });
   });
 });

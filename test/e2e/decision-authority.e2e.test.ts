@@ -12,7 +12,10 @@ import { loopRequest } from '../support/loop-request';
 let h: LoopHarness;
 beforeAll(async () => {
   h = await startLoopHarness({
-    policy: { ...DEFAULT_API_POLICY, decisions: { allowDeadlineApprove: true, separationOfDuties: true, signalActors: [] } },
+    policy: {
+      ...DEFAULT_API_POLICY,
+      decisions: { allowDeadlineApprove: true, separationOfDuties: true, signalActors: [] },
+    },
     workerEnv: { DECISION_SIGNAL_ACTORS: 'ops@cli' },
   });
 });
@@ -31,31 +34,44 @@ async function until(id: string, done: (loop: any) => boolean): Promise<any> {
     if (done(loop)) return loop;
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`loop ${id} never got there; last state: ${JSON.stringify(loop)}\nworker output:\n${h.worker.output()}`);
+  throw new Error(
+    `loop ${id} never got there; last state: ${JSON.stringify(loop)}\nworker output:\n${h.worker.output()}`,
+  );
 }
 
 test('a deadline that approves by default rejects an escalation carrying system BLOCKER findings', async () => {
   const repo = createFixtureRepo();
   const skipped = SUM_TESTS.replace("test('sum handles negatives'", "test.skip('sum handles negatives'");
-  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM, 'test/sum.test.js': skipped } } } });
+  const maker = scriptedMaker({
+    steps: { '1': { write: { 'src/sum.js': CORRECT_SUM, 'test/sum.test.js': skipped } } },
+  });
   h.llm.enqueue({ content: cleanLedger });
   const submitted = await h.request(
     'POST',
     '/v1/loops',
-    loopRequest(repo, maker.argv, { maxIterations: 1, escalation: { decisionDeadlineSeconds: 1, defaultDecision: 'approve' } }),
+    loopRequest(repo, maker.argv, {
+      maxIterations: 1,
+      escalation: { decisionDeadlineSeconds: 1, defaultDecision: 'approve' },
+    }),
   );
   expect(submitted.status).toBe(201);
   const loop = await h.waitForLoop(submitted.body.id, ['REJECTED', 'APPROVED', 'PASSED', 'FAILED']);
   // The skip also shows in the frozen run: with the base test file, one more test ran.
   expect(loop.iterations[0].findings).toEqual([
     expect.objectContaining({ source: 'SYSTEM', rule: 'SKIP_OR_ONLY_ADDED', severity: 'BLOCKER' }),
-    expect.objectContaining({ source: 'SYSTEM', rule: 'FEWER_TESTS_RUN', severity: 'BLOCKER', location: expect.objectContaining({ file: 'test/sum.test.js' }) }),
+    expect.objectContaining({
+      source: 'SYSTEM',
+      rule: 'FEWER_TESTS_RUN',
+      severity: 'BLOCKER',
+      location: expect.objectContaining({ file: 'test/sum.test.js' }),
+    }),
   ]);
   expect(loop.status).toBe('REJECTED');
   expect(loop.escalations[0].decision).toMatchObject({
     kind: 'reject',
     actor: 'system:decision-deadline',
-    comment: 'no decision within 1 s; the default approve does not apply to 2 system BLOCKER finding(s) (tampering or out-of-scope changes)',
+    comment:
+      'no decision within 1 s; the default approve does not apply to 2 system BLOCKER finding(s) (tampering or out-of-scope changes)',
   });
   recordHistory(loop.workflowId, 'deadline-spares-system-blockers');
 });
@@ -63,7 +79,10 @@ test('a deadline that approves by default rejects an escalation carrying system 
 test('a decision must name the open escalation, come from another key than the submitter, and carry an API ticket or a listed actor', async () => {
   const repo = createFixtureRepo();
   const maker = scriptedMaker({
-    steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } }, '2': { write: { 'src/sum.js': `// retried\n${CORRECT_SUM}` } } },
+    steps: {
+      '1': { write: { 'src/sum.js': CORRECT_SUM } },
+      '2': { write: { 'src/sum.js': `// retried\n${CORRECT_SUM}` } },
+    },
   });
   h.llm.enqueue({ content: blockerLedger() }, { content: blockerLedger() });
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 1 }));
@@ -75,7 +94,12 @@ test('a decision must name the open escalation, come from another key than the s
 
   // Separation of duties: the admin key submitted this loop, so it may not decide it.
   const own = await h.request('POST', `/v1/loops/${id}/decisions`, { kind: 'approve', escalationId: firstEscalation });
-  expect(own).toMatchObject({ status: 403, body: { message: `separation of duties: API key "test-admin" submitted loop ${id}, so another approver must decide it` } });
+  expect(own).toMatchObject({
+    status: 403,
+    body: {
+      message: `separation of duties: API key "test-admin" submitted loop ${id}, so another approver must decide it`,
+    },
+  });
 
   // Whoever reaches Temporal can send the update with any actor; without a ticket it is refused and recorded.
   await handle.executeUpdate(decideUpdate, { args: [{ kind: 'approve', actor: 'mallory' }] });
@@ -83,7 +107,8 @@ test('a decision must name the open escalation, come from another key than the s
   expect(refused.refusedDecisions).toEqual([
     {
       channel: 'temporal-update',
-      reason: 'escalation #1: approve by "mallory" refused: no API ticket, and the actor is not in DECISION_SIGNAL_ACTORS',
+      reason:
+        'escalation #1: approve by "mallory" refused: no API ticket, and the actor is not in DECISION_SIGNAL_ACTORS',
       createdAt: expect.any(String),
     },
   ]);
@@ -95,7 +120,10 @@ test('a decision must name the open escalation, come from another key than the s
   const ignored = await until(id, (loop) => loop.refusedDecisions.length === 3);
   expect(ignored.refusedDecisions.slice(1).map((r: any) => [r.channel, r.reason])).toEqual([
     ['temporal-signal', expect.stringMatching(/^decision signal \(kind "maybe", actor "ops@cli"\) refused: kind: /)],
-    ['temporal-signal', `decision signal (kind "approve", actor "ops@cli") refused: loop ${id} is not awaiting a decision on escalation #7 (escalation #1 is open)`],
+    [
+      'temporal-signal',
+      `decision signal (kind "approve", actor "ops@cli") refused: loop ${id} is not awaiting a decision on escalation #7 (escalation #1 is open)`,
+    ],
   ]);
   expect(ignored).toMatchObject({ status: 'AWAITING_DECISION', escalations: [{ status: 'OPEN', decision: null }] });
   const firstRunId = (await handle.describe()).runId;
@@ -106,21 +134,45 @@ test('a decision must name the open escalation, come from another key than the s
   const second = await until(id, (loop) => loop.status === 'AWAITING_DECISION' && loop.escalations.length === 2);
   expect(second.escalations[0].decision).toMatchObject({ kind: 'retry', actor: expect.stringMatching(/^ana \(key /) });
   const tickets = await h.db.prisma.decisionTicket.findMany({ where: { loopId: id } });
-  expect(tickets).toEqual([expect.objectContaining({ escalationSequence: 1, kind: 'retry', usedAt: expect.any(Date), tokenHash: expect.stringMatching(/^[0-9a-f]{64}$/) })]);
+  expect(tickets).toEqual([
+    expect.objectContaining({
+      escalationSequence: 1,
+      kind: 'retry',
+      usedAt: expect.any(Date),
+      tokenHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    }),
+  ]);
 
   // A stale page still naming the first escalation gets 409, from the API and from the workflow alike.
-  const stale = await h.request('POST', `/v1/loops/${id}/decisions`, { kind: 'approve', escalationId: firstEscalation }, asApprover());
-  expect(stale).toMatchObject({ status: 409, body: { message: `loop ${id}: escalation #1 was already decided and is not the open one` } });
-  const staleUpdate = handle.executeUpdate(decideUpdate, { args: [{ kind: 'approve', actor: 'ops@cli', escalationSequence: 1 }] });
+  const stale = await h.request(
+    'POST',
+    `/v1/loops/${id}/decisions`,
+    { kind: 'approve', escalationId: firstEscalation },
+    asApprover(),
+  );
+  expect(stale).toMatchObject({
+    status: 409,
+    body: { message: `loop ${id}: escalation #1 was already decided and is not the open one` },
+  });
+  const staleUpdate = handle.executeUpdate(decideUpdate, {
+    args: [{ kind: 'approve', actor: 'ops@cli', escalationSequence: 1 }],
+  });
   await expect(staleUpdate).rejects.toMatchObject({
-    cause: { type: NOT_AWAITING_DECISION, message: `loop ${id} is not awaiting a decision on escalation #1 (escalation #2 is open)` },
+    cause: {
+      type: NOT_AWAITING_DECISION,
+      message: `loop ${id} is not awaiting a decision on escalation #1 (escalation #2 is open)`,
+    },
   });
 
   // The signal path (Temporal CLI/UI) is honoured for an actor the operator listed.
   await handle.signal(decisionSignal, { kind: 'reject', actor: 'ops@cli', comment: 'from the Temporal CLI' });
   const done = await h.waitForLoop(id, ['REJECTED', 'APPROVED', 'PASSED']);
   expect(done.status).toBe('REJECTED');
-  expect(done.escalations[1].decision).toMatchObject({ kind: 'reject', actor: 'ops@cli', comment: 'from the Temporal CLI' });
+  expect(done.escalations[1].decision).toMatchObject({
+    kind: 'reject',
+    actor: 'ops@cli',
+    comment: 'from the Temporal CLI',
+  });
   recordHistory(done.workflowId, 'refused-forged-update-then-signal');
   recordHistory(done.workflowId, 'refused-invalid-signals-then-retry', firstRunId);
 });

@@ -25,7 +25,12 @@ beforeAll(async () => {
   h = await startLoopHarness({
     workerEnv: {
       GIT_CREDENTIALS: JSON.stringify({
-        [CREDENTIAL]: { username: 'x-access-token', password: SECRET, hosts: ['github.example'], apiBaseUrl: forge.baseUrl },
+        [CREDENTIAL]: {
+          username: 'x-access-token',
+          password: SECRET,
+          hosts: ['github.example'],
+          apiBaseUrl: forge.baseUrl,
+        },
       }),
     },
     // The API process is given the names (as api-main is when it has the same configuration).
@@ -38,7 +43,11 @@ afterAll(async () => {
 });
 
 function gitIn(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
+  return execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    stdio: 'pipe',
+  });
 }
 
 async function passingLoop(origin: string, overrides: Parameters<typeof loopRequest>[2] = {}) {
@@ -61,10 +70,16 @@ test('PASS pushes the branch to the origin at the checkpoint; the patch applies 
   expect(gitIn(origin, 'rev-parse', `refs/heads/engineering-loop/${id}`).trim()).toBe(checkpoint);
 
   const report = await h.request('GET', `/v1/loops/${id}/report`);
-  expect(report.body.body.delivery).toMatchObject({ pushedBranch: `engineering-loop/${id}`, pushedTo: origin, error: null });
+  expect(report.body.body.delivery).toMatchObject({
+    pushedBranch: `engineering-loop/${id}`,
+    pushedTo: origin,
+    error: null,
+  });
   expect(report.body.markdown).toContain(`- pushed: \`engineering-loop/${id}\` to ${origin}`);
 
-  const res = await fetch(`${h.baseUrl}/v1/loops/${id}/patch`, { headers: { authorization: `Bearer ${h.keys.approver}` } });
+  const res = await fetch(`${h.baseUrl}/v1/loops/${id}/patch`, {
+    headers: { authorization: `Bearer ${h.keys.approver}` },
+  });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/x-patch/);
   const patch = await res.text();
@@ -86,7 +101,11 @@ test('a named credential opens a draft GitHub pull request; the secret reaches n
   const loop = await h.waitForLoop(id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
   expect(loop.status).toBe('PASSED');
   recordHistory(loop.workflowId, 'deliver-pull-request');
-  expect(loop.delivery).toEqual({ pushedBranch: `engineering-loop/${id}`, pullRequestUrl: expect.stringMatching(/^https:\/\/github\.example\/acme\/widgets\/pull\/\d+$/), deliveryError: null });
+  expect(loop.delivery).toEqual({
+    pushedBranch: `engineering-loop/${id}`,
+    pullRequestUrl: expect.stringMatching(/^https:\/\/github\.example\/acme\/widgets\/pull\/\d+$/),
+    deliveryError: null,
+  });
 
   const sent = forge.requests.slice(before);
   expect(sent).toHaveLength(1);
@@ -108,10 +127,16 @@ test('a named credential opens a draft GitHub pull request; the secret reaches n
   // The credential is a name everywhere the service keeps or sends things.
   // Payloads come base64-encoded: decode every one.
   const raw = JSON.stringify(await handle.fetchHistory());
-  const history = [raw, ...[...raw.matchAll(/"data":"([A-Za-z0-9+/=]+)"/g)].map((m) => Buffer.from(m[1]!, 'base64').toString('utf8'))].join('\n');
+  const history = [
+    raw,
+    ...[...raw.matchAll(/"data":"([A-Za-z0-9+/=]+)"/g)].map((m) => Buffer.from(m[1]!, 'base64').toString('utf8')),
+  ].join('\n');
   expect(history).toContain(CREDENTIAL);
   expect(history).not.toContain(SECRET);
-  const row = await h.db.prisma.loop.findUniqueOrThrow({ where: { id }, include: { reports: true, executions: true, evidence: true } });
+  const row = await h.db.prisma.loop.findUniqueOrThrow({
+    where: { id },
+    include: { reports: true, executions: true, evidence: true },
+  });
   expect(JSON.stringify(row)).not.toContain(SECRET);
   expect(JSON.stringify(loop)).not.toContain(SECRET);
   expect(h.worker.output()).not.toContain(SECRET);
@@ -123,20 +148,32 @@ test('a push that fails is recorded; the loop still passes', async () => {
   const id = await passingLoop(origin, { delivery: { pushUrl: missing } });
   const loop = await h.waitForLoop(id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
   expect(loop.status).toBe('PASSED');
-  expect(loop.delivery).toMatchObject({ pushedBranch: null, pullRequestUrl: null, deliveryError: expect.stringMatching(/^push failed: git push/) });
+  expect(loop.delivery).toMatchObject({
+    pushedBranch: null,
+    pullRequestUrl: null,
+    deliveryError: expect.stringMatching(/^push failed: git push/),
+  });
   const report = await h.request('GET', `/v1/loops/${id}/report`);
   expect(report.body.markdown).toContain('- delivery error: push failed');
   // The patch is there for whoever pushes by hand.
-  expect((await fetch(`${h.baseUrl}/v1/loops/${id}/patch`, { headers: { authorization: `Bearer ${h.keys.admin}` } })).status).toBe(200);
+  expect(
+    (await fetch(`${h.baseUrl}/v1/loops/${id}/patch`, { headers: { authorization: `Bearer ${h.keys.admin}` } })).status,
+  ).toBe(200);
 });
 
 test('a credential the operator did not configure, or credentials in a URL, get a 400 naming the field', async () => {
   const origin = createBareOrigin();
-  const body = loopRequest(origin, ['true'], { repository: { url: origin, baseRef: 'main', credential: 'nobody-configured-this' } });
+  const body = loopRequest(origin, ['true'], {
+    repository: { url: origin, baseRef: 'main', credential: 'nobody-configured-this' },
+  });
   const unknown = await h.request('POST', '/v1/loops', body);
   expect(unknown.status).toBe(400);
   expect(unknown.body.message).toContain('body.repository.credential');
-  const embedded = await h.request('POST', '/v1/loops', loopRequest('https://x-access-token:abc@github.com/acme/widgets.git', ['true']));
+  const embedded = await h.request(
+    'POST',
+    '/v1/loops',
+    loopRequest('https://x-access-token:abc@github.com/acme/widgets.git', ['true']),
+  );
   expect(embedded.status).toBe(400);
   expect(embedded.body.message).toContain('repository.url');
 });

@@ -1,5 +1,12 @@
 import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
-import { CORRECT_SUM, WRONG_SUM, createFixtureRepo, makerPrompts, makerRuns, scriptedMaker } from '../support/fixture-repo';
+import {
+  CORRECT_SUM,
+  WRONG_SUM,
+  createFixtureRepo,
+  makerPrompts,
+  makerRuns,
+  scriptedMaker,
+} from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { recordHistory } from '../support/histories';
 import { loopRequest } from '../support/loop-request';
@@ -18,10 +25,17 @@ afterAll(async () => {
 async function escalatedLoop(overrides: Parameters<typeof loopRequest>[2] = {}) {
   const repo = createFixtureRepo();
   const maker = scriptedMaker({
-    steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } }, '2': { write: { 'src/sum.js': `// amended\n${CORRECT_SUM}` } } },
+    steps: {
+      '1': { write: { 'src/sum.js': CORRECT_SUM } },
+      '2': { write: { 'src/sum.js': `// amended\n${CORRECT_SUM}` } },
+    },
   });
   h.llm.enqueue({ content: blockerLedger() });
-  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 1, ...overrides }));
+  const submitted = await h.request(
+    'POST',
+    '/v1/loops',
+    loopRequest(repo, maker.argv, { maxIterations: 1, ...overrides }),
+  );
   const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
   expect(loop.status).toBe('AWAITING_DECISION');
   return { loop, maker };
@@ -30,7 +44,11 @@ async function escalatedLoop(overrides: Parameters<typeof loopRequest>[2] = {}) 
 test('amend: a new contract version, the iteration count restarts, and the loop resumes in a new run', async () => {
   const { loop } = await escalatedLoop();
   const escalationId = loop.escalations[0].id;
-  const invalid = await h.request('POST', `/v1/loops/${loop.id}/decisions`, { kind: 'amend', contract: { acceptanceCriteria: [] }, escalationId });
+  const invalid = await h.request('POST', `/v1/loops/${loop.id}/decisions`, {
+    kind: 'amend',
+    contract: { acceptanceCriteria: [] },
+    escalationId,
+  });
   expect(invalid.status).toBe(422);
   expect(invalid.body.message).toContain('contract.acceptanceCriteria');
 
@@ -53,7 +71,10 @@ test('amend: a new contract version, the iteration count restarts, and the loop 
     [1, 1, 1],
     [2, 1, 2],
   ]);
-  expect(done.escalations[0].decision).toMatchObject({ kind: 'amend', comment: 'the precision finding is out of scope' });
+  expect(done.escalations[0].decision).toMatchObject({
+    kind: 'amend',
+    comment: 'the precision finding is out of scope',
+  });
   // Continue-as-new at the round boundary keeps each run's history bounded.
   const latest = await h.temporal.workflow.getHandle(loop.workflowId).describe();
   expect(latest.runId).not.toBe(firstRun);
@@ -61,17 +82,27 @@ test('amend: a new contract version, the iteration count restarts, and the loop 
   const history = await h.temporal.workflow.getHandle(loop.workflowId, latest.runId).fetchHistory();
   const started = history.events![0]!.workflowExecutionStartedEventAttributes!.searchAttributes!.indexedFields!;
   const attribute = (name: string) => JSON.parse(Buffer.from(started[name]!.data!).toString('utf8'));
-  expect([attribute('LoopStatus'), attribute('LoopPhase'), attribute('LoopIteration')]).toEqual(['RUNNING', 'CONTRACT', 1]);
+  expect([attribute('LoopStatus'), attribute('LoopPhase'), attribute('LoopIteration')]).toEqual([
+    'RUNNING',
+    'CONTRACT',
+    1,
+  ]);
   expect(attribute('LoopRepo')).toEqual(expect.any(String));
   recordHistory(loop.workflowId, 'amend-continue-as-new', firstRun);
   recordHistory(loop.workflowId, 'amend-resumed-run-passes', latest.runId);
 });
 
 test('a decision deadline applies the configured default on a durable timer; approve is not a default the operator allows', async () => {
-  const approving = loopRequest(createFixtureRepo(), ['true'], { escalation: { decisionDeadlineSeconds: 1, defaultDecision: 'approve' } });
+  const approving = loopRequest(createFixtureRepo(), ['true'], {
+    escalation: { decisionDeadlineSeconds: 1, defaultDecision: 'approve' },
+  });
   expect(await h.request('POST', '/v1/loops', approving)).toMatchObject({
     status: 400,
-    body: { message: expect.stringMatching(/^body\.escalation\.defaultDecision: the operator does not allow a decision deadline to approve/) },
+    body: {
+      message: expect.stringMatching(
+        /^body\.escalation\.defaultDecision: the operator does not allow a decision deadline to approve/,
+      ),
+    },
   });
   const { loop } = await escalatedLoop({ escalation: { decisionDeadlineSeconds: 2, defaultDecision: 'reject' } });
   const done = await h.waitForLoop(loop.id, ['REJECTED', 'PASSED', 'APPROVED']);
@@ -83,7 +114,11 @@ test('a decision deadline applies the configured default on a durable timer; app
 test('the contract approval gate: the maker does not start until a human approves the contract', async () => {
   const repo = createFixtureRepo();
   const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
-  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { requireContractApproval: true }));
+  const submitted = await h.request(
+    'POST',
+    '/v1/loops',
+    loopRequest(repo, maker.argv, { requireContractApproval: true }),
+  );
   const waiting = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION']);
   expect(waiting.escalations).toEqual([expect.objectContaining({ trigger: 'CONTRACT_APPROVAL', status: 'OPEN' })]);
   expect(waiting.iterations).toEqual([]);
@@ -92,7 +127,14 @@ test('the contract approval gate: the maker does not start until a human approve
   expect(report.body.markdown).toContain('must be approved before the maker starts');
 
   h.llm.enqueue({ content: cleanLedger });
-  expect((await h.request('POST', `/v1/loops/${waiting.id}/decisions`, { kind: 'approve', escalationId: waiting.escalations[0].id })).status).toBe(202);
+  expect(
+    (
+      await h.request('POST', `/v1/loops/${waiting.id}/decisions`, {
+        kind: 'approve',
+        escalationId: waiting.escalations[0].id,
+      })
+    ).status,
+  ).toBe(202);
   const done = await h.waitForLoop(waiting.id, ['PASSED', 'FAILED', 'REJECTED']);
   expect(done.status).toBe('PASSED');
   expect(makerRuns(maker.stateDir)).toEqual([1]);
@@ -110,7 +152,12 @@ test('reaching the token budget escalates with BUDGET_EXHAUSTED instead of itera
 test('an agent reporting contradictory requirements escalates even though everything passes', async () => {
   const repo = createFixtureRepo();
   const maker = scriptedMaker({
-    steps: { '1': { write: { 'src/sum.js': CORRECT_SUM }, report: { kind: 'CONTRADICTION', reason: 'AC-1 and the constraints disagree' } } },
+    steps: {
+      '1': {
+        write: { 'src/sum.js': CORRECT_SUM },
+        report: { kind: 'CONTRADICTION', reason: 'AC-1 and the constraints disagree' },
+      },
+    },
   });
   h.llm.enqueue({ content: cleanLedger });
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
@@ -139,7 +186,9 @@ test('an iteration worse than the best one is undone: the workspace backtracks a
   expect(second.evidence[0].status).toBe('FAILED');
   expect(second.backtrackedTo).toBe(first.checkpointCommit);
   expect(third.startCommit).toBe(first.checkpointCommit);
-  expect(makerPrompts(maker.stateDir)[2]).toMatch(/Recovery: iteration #2 was worse than #1 \(1 failing gate\(s\) and 0 blocking finding\(s\) against 0 and 1\)/);
+  expect(makerPrompts(maker.stateDir)[2]).toMatch(
+    /Recovery: iteration #2 was worse than #1 \(1 failing gate\(s\) and 0 blocking finding\(s\) against 0 and 1\)/,
+  );
   recordHistory(loop.workflowId, 'backtrack-then-pass');
 });
 

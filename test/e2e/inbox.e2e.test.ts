@@ -25,12 +25,15 @@ const CHROMIUM_ARGS = [
 /** What the API records as the actor of a decision made with the harness's approver key (named "ana"). */
 const ANA = /^ana \(key [0-9a-f-]{36}\)$/;
 /** What the page says when the list request gets a 401 with an empty / a rejected key field. */
-const KEY_NEEDED = "An API key is needed: enter an approver's API key above and press Enter to see and decide escalations.";
-const KEY_REJECTED = "The API key was not accepted (unknown or revoked). Enter an approver's API key above and press Enter.";
+const KEY_NEEDED =
+  "An API key is needed: enter an approver's API key above and press Enter to see and decide escalations.";
+const KEY_REJECTED =
+  "The API key was not accepted (unknown or revoked). Enter an approver's API key above and press Enter.";
 const NOT_APPROVER =
   "This API key lacks the approver role, so it cannot decide escalations. Enter an approver's (or admin's) API key above and try again.";
 /** Chromium logs every non-2xx response as a console error. */
-const consoleHttpError = (status: string) => `console: Failed to load resource: the server responded with a status of ${status}`;
+const consoleHttpError = (status: string) =>
+  `console: Failed to load resource: the server responded with a status of ${status}`;
 /** Screenshots for a human to look at; never committed. */
 const SCREENSHOT_DIR = path.join(os.tmpdir(), 'inbox-e2e');
 /** A finding title that would run script if the page ever inserted report text as HTML. */
@@ -63,7 +66,12 @@ async function openPage(context: BrowserContext): Promise<{ page: Page; requests
   const problems: string[] = [];
   page.on('request', (r) => {
     const url = new URL(r.url());
-    if (url.pathname.startsWith('/v1/')) requests.push({ method: r.method(), path: url.pathname + url.search, authorization: r.headers()['authorization'] });
+    if (url.pathname.startsWith('/v1/'))
+      requests.push({
+        method: r.method(),
+        path: url.pathname + url.search,
+        authorization: r.headers()['authorization'],
+      });
   });
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
   page.on('console', (msg) => {
@@ -74,15 +82,24 @@ async function openPage(context: BrowserContext): Promise<{ page: Page; requests
 }
 
 /** Waits for a locator; on timeout the error says what the page showed and what went wrong in it. */
-async function shown(opened: { page: Page; problems: string[] }, locator: ReturnType<Page['locator']>, timeout = 15_000): Promise<void> {
+async function shown(
+  opened: { page: Page; problems: string[] },
+  locator: ReturnType<Page['locator']>,
+  timeout = 15_000,
+): Promise<void> {
   try {
     await locator.waitFor({ timeout });
   } catch (err) {
     const status = await opened.page
       .locator('#status')
       .innerText({ timeout: 1000 })
-      .catch(async (e: Error) => `(no status line: ${e.message}) at ${opened.page.url()}: ${(await opened.page.content()).slice(0, 2000)}`);
-    throw new Error(`${(err as Error).message}\npage status: ${status}\npage problems: ${JSON.stringify(opened.problems)}`);
+      .catch(
+        async (e: Error) =>
+          `(no status line: ${e.message}) at ${opened.page.url()}: ${(await opened.page.content()).slice(0, 2000)}`,
+      );
+    throw new Error(
+      `${(err as Error).message}\npage status: ${status}\npage problems: ${JSON.stringify(opened.problems)}`,
+    );
   }
 }
 
@@ -108,13 +125,20 @@ test('GET /v1/escalations validates its query; /inbox is an HTML page with a str
   expect(bad.body.message).toContain('querystring.limit');
   expect(await h.request('GET', '/v1/escalations', undefined, { authorization: '' })).toEqual({
     status: 401,
-    body: { statusCode: 401, error: 'Unauthorized', message: expect.stringContaining('missing API key'), requestId: expect.any(String) },
+    body: {
+      statusCode: 401,
+      error: 'Unauthorized',
+      message: expect.stringContaining('missing API key'),
+      requestId: expect.any(String),
+    },
   });
 
   const inbox = await fetch(`${h.baseUrl}/inbox`);
   expect(inbox.status).toBe(200);
   expect(inbox.headers.get('content-type')).toBe('text/html; charset=utf-8');
-  expect(inbox.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'sha256-/);
+  expect(inbox.headers.get('content-security-policy')).toMatch(
+    /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'sha256-/,
+  );
   expect(await inbox.text()).toContain('<title>Escalation inbox</title>');
 
   const docs = (await (await fetch(`${h.baseUrl}/docs/json`)).json()) as { paths: Record<string, unknown> };
@@ -123,7 +147,9 @@ test('GET /v1/escalations validates its query; /inbox is an HTML page with a str
 });
 
 test('the inbox shows an escalation and its report as text; approve from the page is accepted, a stale page gets the 409', async () => {
-  const { loop: escalated, repo } = await escalate(blockerLedger(HOSTILE_TITLE), { '1': { write: { 'src/sum.js': CORRECT_SUM } } });
+  const { loop: escalated, repo } = await escalate(blockerLedger(HOSTILE_TITLE), {
+    '1': { write: { 'src/sum.js': CORRECT_SUM } },
+  });
 
   const listed = await h.request('GET', '/v1/escalations');
   expect(listed.status).toBe(200);
@@ -139,8 +165,12 @@ test('the inbox shows an escalation and its report as text; approve from the pag
     }),
   ]);
   const report = listed.body.escalations[0].report;
-  expect(report.body.openFindings).toEqual([expect.objectContaining({ findingId: 'COR-001', severity: 'BLOCKER', title: HOSTILE_TITLE })]);
-  expect(report.body.options.map((o: any) => o.decision)).toEqual(expect.arrayContaining(['retry', 'approve', 'reject']));
+  expect(report.body.openFindings).toEqual([
+    expect.objectContaining({ findingId: 'COR-001', severity: 'BLOCKER', title: HOSTILE_TITLE }),
+  ]);
+  expect(report.body.options.map((o: any) => o.decision)).toEqual(
+    expect.arrayContaining(['retry', 'approve', 'reject']),
+  );
   expect(report.markdown).toContain('## 6. Workspace');
 
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
@@ -158,7 +188,9 @@ test('the inbox shows an escalation and its report as text; approve from the pag
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'key-needed.png') });
     const authorisedFrom = first.requests.length;
     await page.locator('#api-key').fill(h.keys.approver);
-    const keyed = page.waitForRequest((r) => r.url().endsWith('/v1/escalations') && r.headers()['authorization'] === `Bearer ${h.keys.approver}`);
+    const keyed = page.waitForRequest(
+      (r) => r.url().endsWith('/v1/escalations') && r.headers()['authorization'] === `Bearer ${h.keys.approver}`,
+    );
     await page.locator('#api-key').press('Enter');
     await keyed;
     await shown(first, item);
@@ -178,7 +210,11 @@ test('the inbox shows an escalation and its report as text; approve from the pag
     expect(await item.locator('table th', { hasText: 'severity' }).count()).toBeGreaterThan(0);
     expect(await item.locator('table td', { hasText: 'COR-001' }).count()).toBe(1);
     expect(await item.locator('h4:has-text("5. Options") + ol > li').allInnerTexts()).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^retry — /), expect.stringMatching(/^approve — /), expect.stringMatching(/^reject — /)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^retry — /),
+        expect.stringMatching(/^approve — /),
+        expect.stringMatching(/^reject — /),
+      ]),
     );
 
     fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -192,7 +228,9 @@ test('the inbox shows an escalation and its report as text; approve from the pag
     await item.locator('textarea[name="comment"]').fill('acceptable risk');
     await item.getByRole('button', { name: 'Approve' }).click();
     await shown(first, item.locator('.result.ok'));
-    expect(await item.locator('.result').innerText()).toMatch(/^Decision accepted: .*approve.*\. Refresh to update the inbox\.$/);
+    expect(await item.locator('.result').innerText()).toMatch(
+      /^Decision accepted: .*approve.*\. Refresh to update the inbox\.$/,
+    );
     expect(await item.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
 
     const staleItem = card(stale.page, escalated.id);
@@ -205,7 +243,10 @@ test('the inbox shows an escalation and its report as text; approve from the pag
 
     const loop = await h.waitForLoop(escalated.id, ['APPROVED', 'REJECTED', 'FAILED']);
     expect(loop.status).toBe('APPROVED');
-    expect(loop.escalations[0]).toMatchObject({ status: 'DECIDED', decision: { kind: 'approve', actor: expect.stringMatching(ANA), comment: 'acceptable risk' } });
+    expect(loop.escalations[0]).toMatchObject({
+      status: 'DECIDED',
+      decision: { kind: 'approve', actor: expect.stringMatching(ANA), comment: 'acceptable risk' },
+    });
 
     await page.reload();
     await shown(first, page.locator('.empty'));
@@ -249,7 +290,9 @@ test('open escalations are listed oldest first; retry from the page needs guidan
     const opened = await openPage(context);
     const { page, requests, problems } = opened;
     await shown(opened, card(page, b.loop.id));
-    expect(ours(await page.locator('article.escalation').evaluateAll((els) => els.map((e: any) => e.dataset.loopId)))).toEqual([a.loop.id, b.loop.id]);
+    expect(
+      ours(await page.locator('article.escalation').evaluateAll((els) => els.map((e: any) => e.dataset.loopId))),
+    ).toEqual([a.loop.id, b.loop.id]);
     expect(await page.locator('#status').innerText()).toMatch(/^\d+ open escalations, oldest first — updated /);
 
     const first = card(page, a.loop.id);
@@ -260,7 +303,9 @@ test('open escalations are listed oldest first; retry from the page needs guidan
     await first.locator('textarea[name="guidance"]').fill('Use BigInt so large integers stay exact.');
     await first.getByRole('button', { name: 'Retry with guidance' }).click();
     await shown(opened, first.locator('.result.ok'));
-    expect(await first.locator('.result').innerText()).toMatch(/^Decision accepted: .*retry.*\. Refresh to update the inbox\.$/);
+    expect(await first.locator('.result').innerText()).toMatch(
+      /^Decision accepted: .*retry.*\. Refresh to update the inbox\.$/,
+    );
 
     const second = card(page, b.loop.id);
     await second.locator('textarea[name="comment"]').fill('duplicate of the other task');
@@ -270,16 +315,28 @@ test('open escalations are listed oldest first; retry from the page needs guidan
 
     const retried = await h.waitForLoop(a.loop.id, ['PASSED', 'FAILED', 'REJECTED', 'APPROVED']);
     expect(retried.status).toBe('PASSED');
-    expect(retried.iterations.map((i: any) => [i.sequence, i.roundIteration, i.contractVersion, i.verdict.verdict])).toEqual([
+    expect(
+      retried.iterations.map((i: any) => [i.sequence, i.roundIteration, i.contractVersion, i.verdict.verdict]),
+    ).toEqual([
       [1, 1, 1, 'ESCALATE'],
       [2, 1, 2, 'PASS'],
     ]);
-    expect(retried.contractVersions[1].contract.constraints).toContain('Human guidance: Use BigInt so large integers stay exact.');
-    expect(retried.escalations[0].decision).toMatchObject({ kind: 'retry', actor: expect.stringMatching(ANA), guidance: 'Use BigInt so large integers stay exact.' });
+    expect(retried.contractVersions[1].contract.constraints).toContain(
+      'Human guidance: Use BigInt so large integers stay exact.',
+    );
+    expect(retried.escalations[0].decision).toMatchObject({
+      kind: 'retry',
+      actor: expect.stringMatching(ANA),
+      guidance: 'Use BigInt so large integers stay exact.',
+    });
     expect(makerPrompts(a.maker.stateDir)[1]).toContain('Human guidance: Use BigInt so large integers stay exact.');
 
     const rejected = await h.waitForLoop(b.loop.id, ['REJECTED', 'APPROVED', 'FAILED']);
-    expect(rejected.escalations[0].decision).toMatchObject({ kind: 'reject', actor: expect.stringMatching(ANA), comment: 'duplicate of the other task' });
+    expect(rejected.escalations[0].decision).toMatchObject({
+      kind: 'reject',
+      actor: expect.stringMatching(ANA),
+      comment: 'duplicate of the other task',
+    });
 
     await page.reload();
     await shown(opened, page.locator('#status', { hasText: 'updated' }));
@@ -325,7 +382,10 @@ test("a rejected key gets no data; a submitter's key lists escalations but decid
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'not-approver.png'), fullPage: true });
 
     await page.locator('#api-key').fill(h.keys.approver);
-    const relisted = page.waitForResponse((r) => r.url().endsWith('/v1/escalations') && r.request().headers()['authorization'] === `Bearer ${h.keys.approver}`);
+    const relisted = page.waitForResponse(
+      (r) =>
+        r.url().endsWith('/v1/escalations') && r.request().headers()['authorization'] === `Bearer ${h.keys.approver}`,
+    );
     await page.locator('#api-key').press('Enter');
     expect((await relisted).status()).toBe(200);
     await item.locator('.result:empty').waitFor({ state: 'attached' }); // the list was drawn afresh
@@ -334,7 +394,11 @@ test("a rejected key gets no data; a submitter's key lists escalations but decid
     await shown(opened, item.locator('.result.ok'));
     const rejected = await h.waitForLoop(escalated.id, ['REJECTED', 'APPROVED', 'FAILED']);
     expect(rejected.status).toBe('REJECTED');
-    expect(rejected.escalations[0].decision).toMatchObject({ kind: 'reject', actor: expect.stringMatching(ANA), comment: 'not this sprint' });
+    expect(rejected.escalations[0].decision).toMatchObject({
+      kind: 'reject',
+      actor: expect.stringMatching(ANA),
+      comment: 'not this sprint',
+    });
 
     expect(requests.map((r) => [r.method, r.authorization])).toEqual([
       ['GET', undefined],
@@ -344,14 +408,20 @@ test("a rejected key gets no data; a submitter's key lists escalations but decid
       ['GET', `Bearer ${h.keys.approver}`],
       ['POST', `Bearer ${h.keys.approver}`],
     ]);
-    expect(problems).toEqual([consoleHttpError('401 (Unauthorized)'), consoleHttpError('401 (Unauthorized)'), consoleHttpError('403 (Forbidden)')]);
+    expect(problems).toEqual([
+      consoleHttpError('401 (Unauthorized)'),
+      consoleHttpError('401 (Unauthorized)'),
+      consoleHttpError('403 (Forbidden)'),
+    ]);
   } finally {
     await context.close();
   }
 });
 
 test("a loop's own view: its timeline with durations and the explanation of its verdict, from a card's link or the address", async () => {
-  const { loop: escalated } = await escalate(blockerLedger(HOSTILE_TITLE), { '1': { write: { 'src/sum.js': CORRECT_SUM } } });
+  const { loop: escalated } = await escalate(blockerLedger(HOSTILE_TITLE), {
+    '1': { write: { 'src/sum.js': CORRECT_SUM } },
+  });
 
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   try {
@@ -372,9 +442,13 @@ test("a loop's own view: its timeline with durations and the explanation of its 
 
     // One row per event: time, kind, iteration, title, duration.
     const cells = async (kind: string) =>
-      page.locator(`#loop tr[data-kind="${kind}"]`).evaluateAll((trs) =>
-        trs.map((tr: any) => [...tr.querySelectorAll(':scope > td')].map((td: any) => (td.firstChild?.textContent ?? '').trim())),
-      );
+      page
+        .locator(`#loop tr[data-kind="${kind}"]`)
+        .evaluateAll((trs) =>
+          trs.map((tr: any) =>
+            [...tr.querySelectorAll(':scope > td')].map((td: any) => (td.firstChild?.textContent ?? '').trim()),
+          ),
+        );
     const phases = await cells('phase');
     expect(phases.map((c) => [c[1], c[2], c[3]])).toEqual(
       expect.arrayContaining([
@@ -392,15 +466,21 @@ test("a loop's own view: its timeline with durations and the explanation of its 
     expect(maker[4]).toMatch(/^\d+(\.\d)? (ms|s)$|^\d+ min \d+ s$/);
     expect(phases.at(-1)).toEqual([expect.any(String), 'phase', '#1', 'AWAITING_DECISION', '']);
     expect((await cells('command')).map((c) => c[3])).toContain('tests: PASSED (exit 0) · 2 passed, 0 failed');
-    expect((await cells('model_call')).map((c) => c[3])).toEqual(expect.arrayContaining([expect.stringMatching(/^reviewer model call: .+ → VALID_LEDGER · \d+ tokens$/)]));
-    expect((await cells('verdict')).map((c) => c[3])).toEqual(['Verdict ESCALATE (MAX_ITERATIONS) · rule MAX_ITERATIONS']);
+    expect((await cells('model_call')).map((c) => c[3])).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^reviewer model call: .+ → VALID_LEDGER · \d+ tokens$/)]),
+    );
+    expect((await cells('verdict')).map((c) => c[3])).toEqual([
+      'Verdict ESCALATE (MAX_ITERATIONS) · rule MAX_ITERATIONS',
+    ]);
     expect((await cells('escalation')).map((c) => c[3])).toEqual(['Escalation #1: MAX_ITERATIONS (OPEN)']);
 
     // Why the verdict: the explanation's sentences, naming the blocking finding — as text.
     const explanation = page.locator('#loop article.explain[data-iteration="1"] li');
     await shown(opened, explanation.first());
     const lines = await explanation.allInnerTexts();
-    expect(lines[0]).toBe(`ESCALATE (MAX_ITERATIONS) at iteration 1 of 1: the work is not done and the iteration limit is reached. Still blocking: COR-001 BLOCKER VALID “${HOSTILE_TITLE}”.`);
+    expect(lines[0]).toBe(
+      `ESCALATE (MAX_ITERATIONS) at iteration 1 of 1: the work is not done and the iteration limit is reached. Still blocking: COR-001 BLOCKER VALID “${HOSTILE_TITLE}”.`,
+    );
     expect(lines).toContain('Rule MAX_ITERATIONS: the work is not done and the iteration limit is reached.');
     expect(await page.locator('#loop img').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as any).__xss)).toBeUndefined();
@@ -415,7 +495,9 @@ test("a loop's own view: its timeline with durations and the explanation of its 
     await shown(opened, rows.first());
     await page.goto(`${h.baseUrl}/inbox#loop/00000000-0000-4000-8000-000000000000`);
     await shown(opened, page.locator('#status.error', { hasText: 'Not found' }));
-    expect(await page.locator('#status').innerText()).toBe('Not found: loop 00000000-0000-4000-8000-000000000000 was not found.');
+    expect(await page.locator('#status').innerText()).toBe(
+      'Not found: loop 00000000-0000-4000-8000-000000000000 was not found.',
+    );
 
     const viewed = requests.filter((r) => r.path.includes(escalated.id)).map((r) => r.path);
     expect(viewed).toEqual(
@@ -427,6 +509,13 @@ test("a loop's own view: its timeline with durations and the explanation of its 
     await context.close();
   }
   // Leave no open escalation behind.
-  expect((await h.request('POST', `/v1/loops/${escalated.id}/decisions`, { kind: 'reject', escalationId: escalated.escalations[0].id })).status).toBe(202);
+  expect(
+    (
+      await h.request('POST', `/v1/loops/${escalated.id}/decisions`, {
+        kind: 'reject',
+        escalationId: escalated.escalations[0].id,
+      })
+    ).status,
+  ).toBe(202);
   await h.waitForLoop(escalated.id, ['REJECTED']);
 });

@@ -1,4 +1,11 @@
-import { CORRECT_SUM, WRONG_SUM, createFixtureRepo, makerPrompts, makerRuns, scriptedMaker } from '../support/fixture-repo';
+import {
+  CORRECT_SUM,
+  WRONG_SUM,
+  createFixtureRepo,
+  makerPrompts,
+  makerRuns,
+  scriptedMaker,
+} from '../support/fixture-repo';
 import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
 import { recordHistory } from '../support/histories';
 import { loopStateQuery } from '../../workflows/messages';
@@ -20,7 +27,9 @@ afterAll(async () => {
 
 test('a failing gate is fixed in iteration 2, the review is clean → PASS, with evidence and report through the API', async () => {
   const repo = createFixtureRepo();
-  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': WRONG_SUM } }, '2': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  const maker = scriptedMaker({
+    steps: { '1': { write: { 'src/sum.js': WRONG_SUM } }, '2': { write: { 'src/sum.js': CORRECT_SUM } } },
+  });
   h.llm.enqueue({ content: cleanLedger });
 
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
@@ -35,9 +44,19 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
     [2, 2, 'PASS'],
   ]);
   const [first, second] = loop.iterations;
-  expect(first.evidence[0]).toMatchObject({ gate: 'tests', status: 'FAILED', exitCode: 1, testCounts: { passed: 0, failed: 2 } });
+  expect(first.evidence[0]).toMatchObject({
+    gate: 'tests',
+    status: 'FAILED',
+    exitCode: 1,
+    testCounts: { passed: 0, failed: 2 },
+  });
   expect(first.verdict.directives[0]).toMatch(/^1\. Fix the failing tests gate/);
-  expect(second.evidence[0]).toMatchObject({ gate: 'tests', status: 'PASSED', exitCode: 0, testCounts: { passed: 2, failed: 0, skipped: 0 } });
+  expect(second.evidence[0]).toMatchObject({
+    gate: 'tests',
+    status: 'PASSED',
+    exitCode: 0,
+    testCounts: { passed: 2, failed: 0, skipped: 0 },
+  });
   expect(second.evidence[0].assertionEvidence).toEqual(['AC-1', 'AC-2']);
   expect(second.changedFiles).toEqual(['src/sum.js']);
   // The second maker prompt carries the judge's numbered directives.
@@ -55,7 +74,10 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
     '--test-reporter=junit',
     expect.stringMatching(/^--test-reporter-destination=\/.+\/junit\.xml$/),
   ]);
-  expect(evidence.body).toMatchObject({ passedTests: [], failedTests: ['sum adds two numbers', 'sum handles negatives'] });
+  expect(evidence.body).toMatchObject({
+    passedTests: [],
+    failedTests: ['sum adds two numbers', 'sum handles negatives'],
+  });
   expect(evidence.body.pid).toEqual(expect.any(Number));
   expect(evidence.body.stdoutSha256).toMatch(/^[0-9a-f]{64}$/);
 
@@ -87,9 +109,15 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
   expect(described.typedSearchAttributes.get(LoopIterationKey)).toBe(2);
   expect(await described.staticSummary()).toBe(`Loop ${loop.id}: Make sum() add its two arguments.`);
   expect(await described.staticDetails()).toContain('- AC-1: sum adds two numbers');
-  expect((await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails).toBe('**PASSED** · phase DONE · iteration 2 of 3 · last verdict PASS');
+  expect((await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails).toBe(
+    '**PASSED** · phase DONE · iteration 2 of 3 · last verdict PASS',
+  );
   expect(await activitySummaries(handle)).toEqual(
-    expect.arrayContaining(['maker · iteration 1 of 3 (#1)', 'verify · iteration 2 of 3 (#2)', 'review · iteration 2 of 3 (#2)']),
+    expect.arrayContaining([
+      'maker · iteration 1 of 3 (#1)',
+      'verify · iteration 2 of 3 (#2)',
+      'review · iteration 2 of 3 (#2)',
+    ]),
   );
   recordHistory(loop.workflowId, 'fix-gate-then-pass');
 });
@@ -108,20 +136,33 @@ test('a persistent VALID BLOCKER escalates at max iterations; retry with guidanc
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 2 }));
   const escalated = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
   expect(escalated.status).toBe('AWAITING_DECISION');
-  expect(escalated.escalations).toEqual([expect.objectContaining({ sequence: 1, trigger: 'MAX_ITERATIONS', status: 'OPEN' })]);
+  expect(escalated.escalations).toEqual([
+    expect.objectContaining({ sequence: 1, trigger: 'MAX_ITERATIONS', status: 'OPEN' }),
+  ]);
   expect(escalated.iterations.map((i: any) => i.verdict.verdict)).toEqual(['ITERATE', 'ESCALATE']);
   // The Temporal UI says what a person must do.
-  const metadata = await h.temporal.workflow.getHandle(escalated.workflowId).query<{ currentDetails: string }>('__temporal_workflow_metadata');
-  expect(metadata.currentDetails).toContain(`Waiting for a person: decide escalation #1 (approve, reject, retry or amend) in the inbox or with POST /v1/loops/${escalated.id}/decisions.`);
+  const metadata = await h.temporal.workflow
+    .getHandle(escalated.workflowId)
+    .query<{ currentDetails: string }>('__temporal_workflow_metadata');
+  expect(metadata.currentDetails).toContain(
+    `Waiting for a person: decide escalation #1 (approve, reject, retry or amend) in the inbox or with POST /v1/loops/${escalated.id}/decisions.`,
+  );
 
   const report = await h.request('GET', `/v1/loops/${escalated.id}/report`);
   expect(report.body.kind).toBe('ESCALATION');
-  expect(report.body.body.openFindings).toEqual([expect.objectContaining({ findingId: 'COR-001', severity: 'BLOCKER' })]);
+  expect(report.body.body.openFindings).toEqual([
+    expect.objectContaining({ findingId: 'COR-001', severity: 'BLOCKER' }),
+  ]);
   expect(report.body.body.options.map((o: any) => o.decision)).toEqual(['retry', 'approve', 'amend', 'reject']);
   expect(report.body.markdown).toContain('## 6. Workspace');
 
   const state = await h.temporal.workflow.getHandle(escalated.workflowId).query(loopStateQuery);
-  expect(state).toMatchObject({ status: 'AWAITING_DECISION', roundIteration: 2, maxIterations: 2, awaitingDecision: { trigger: 'MAX_ITERATIONS' } });
+  expect(state).toMatchObject({
+    status: 'AWAITING_DECISION',
+    roundIteration: 2,
+    maxIterations: 2,
+    awaitingDecision: { trigger: 'MAX_ITERATIONS' },
+  });
 
   const decided = await h.request(
     'POST',
@@ -133,15 +174,22 @@ test('a persistent VALID BLOCKER escalates at max iterations; retry with guidanc
 
   const loop = await h.waitForLoop(escalated.id, ['PASSED', 'FAILED', 'REJECTED']);
   expect(loop.status).toBe('PASSED');
-  expect(loop.iterations.map((i: any) => [i.sequence, i.roundIteration, i.contractVersion, i.verdict.verdict])).toEqual([
-    [1, 1, 1, 'ITERATE'],
-    [2, 2, 1, 'ESCALATE'],
-    [3, 1, 2, 'PASS'],
-  ]);
+  expect(loop.iterations.map((i: any) => [i.sequence, i.roundIteration, i.contractVersion, i.verdict.verdict])).toEqual(
+    [
+      [1, 1, 1, 'ITERATE'],
+      [2, 2, 1, 'ESCALATE'],
+      [3, 1, 2, 'PASS'],
+    ],
+  );
   expect(loop.contractVersions).toHaveLength(2);
-  expect(loop.contractVersions[1].contract.constraints).toContain('Human guidance: Use BigInt so large integers stay exact.');
+  expect(loop.contractVersions[1].contract.constraints).toContain(
+    'Human guidance: Use BigInt so large integers stay exact.',
+  );
   expect(loop.contractVersions[1].hash).not.toBe(loop.contractVersions[0].hash);
-  expect(loop.escalations[0].decision).toMatchObject({ kind: 'retry', actor: expect.stringMatching(/^ana \(key [0-9a-f-]{36}\)$/) });
+  expect(loop.escalations[0].decision).toMatchObject({
+    kind: 'retry',
+    actor: expect.stringMatching(/^ana \(key [0-9a-f-]{36}\)$/),
+  });
   expect(makerPrompts(maker.stateDir)[2]).toContain('Human guidance: Use BigInt so large integers stay exact.');
   recordHistory(loop.workflowId, 'escalate-retry-pass');
 });
@@ -158,7 +206,11 @@ test('ESCALATE → approve delivers the checkpoint as a human override', async (
   const loop = await h.waitForLoop(submitted.body.id, ['APPROVED']);
   const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
   expect(report.body.kind).toBe('FINAL');
-  expect(report.body.body).toMatchObject({ outcome: 'APPROVED_BY_HUMAN', approvedBy: expect.stringMatching(/^test-admin \(key /), checkpointCommit: loop.iterations[0].checkpointCommit });
+  expect(report.body.body).toMatchObject({
+    outcome: 'APPROVED_BY_HUMAN',
+    approvedBy: expect.stringMatching(/^test-admin \(key /),
+    checkpointCommit: loop.iterations[0].checkpointCommit,
+  });
   expect(report.body.markdown).toMatch(/approved by test-admin \(key [0-9a-f-]{36}\) \(human override\)/);
   recordHistory(loop.workflowId, 'escalate-approve');
 });
@@ -171,15 +223,24 @@ test('ESCALATE → reject ends the loop REJECTED; a second decision gets 409', a
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 1 }));
   const escalated = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION']);
   const escalationId = escalated.escalations[0].id;
-  const rejected = await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'reject', comment: 'not worth it', escalationId });
+  const rejected = await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, {
+    kind: 'reject',
+    comment: 'not worth it',
+    escalationId,
+  });
   expect(rejected.status).toBe(202);
   const again = await h.request('POST', `/v1/loops/${submitted.body.id}/decisions`, { kind: 'approve', escalationId });
   expect(again.status).toBe(409);
   expect(again.body).toMatchObject({ statusCode: 409, error: 'Conflict', requestId: expect.any(String) });
 
   const loop = await h.waitForLoop(submitted.body.id, ['REJECTED']);
-  expect(loop.escalations[0]).toMatchObject({ status: 'DECIDED', decision: { kind: 'reject', comment: 'not worth it' } });
-  expect((await h.request('POST', `/v1/loops/${loop.id}/decisions`, { kind: 'approve', escalationId })).status).toBe(409);
+  expect(loop.escalations[0]).toMatchObject({
+    status: 'DECIDED',
+    decision: { kind: 'reject', comment: 'not worth it' },
+  });
+  expect((await h.request('POST', `/v1/loops/${loop.id}/decisions`, { kind: 'approve', escalationId })).status).toBe(
+    409,
+  );
   recordHistory(loop.workflowId, 'escalate-reject');
 });
 
@@ -187,7 +248,11 @@ test('an invalid ledger is re-asked with its validation errors; still invalid af
   const repo = createFixtureRepo();
   const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
   const requestsBefore = h.llm.requests.length;
-  h.llm.enqueue({ content: 'Looks great to me!' }, { content: '{"findings": [{"id": "X"}]}' }, { content: '{"findings": "none"}' });
+  h.llm.enqueue(
+    { content: 'Looks great to me!' },
+    { content: '{"findings": [{"id": "X"}]}' },
+    { content: '{"findings": "none"}' },
+  );
 
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
   const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
@@ -198,7 +263,10 @@ test('an invalid ledger is re-asked with its validation errors; still invalid af
   expect(calls).toHaveLength(3);
   expect(calls[1]!.body.messages.at(-1)!.content).toContain('the answer is not JSON');
   expect(calls[2]!.body.messages.at(-1)!.content).toContain('findings.0.id: must look like COR-001');
-  const records = await h.db.prisma.executionRecord.findMany({ where: { loopId: loop.id, role: 'reviewer' }, orderBy: { createdAt: 'asc' } });
+  const records = await h.db.prisma.executionRecord.findMany({
+    where: { loopId: loop.id, role: 'reviewer' },
+    orderBy: { createdAt: 'asc' },
+  });
   expect(records.map((r) => r.outcome)).toEqual(['INVALID_LEDGER', 'INVALID_LEDGER', 'INVALID_LEDGER']);
   expect(records.every((r) => r.responseId?.startsWith('chatcmpl-') && r.promptTokens! > 0)).toBe(true);
   const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
@@ -212,7 +280,10 @@ test('a ledger repaired on the second answer is accepted', async () => {
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
   const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
   expect(loop.status).toBe('PASSED');
-  const records = await h.db.prisma.executionRecord.findMany({ where: { loopId: loop.id }, orderBy: { createdAt: 'asc' } });
+  const records = await h.db.prisma.executionRecord.findMany({
+    where: { loopId: loop.id },
+    orderBy: { createdAt: 'asc' },
+  });
   expect(records.map((r) => [r.role, r.kind, r.outcome])).toEqual([
     ['maker', 'AGENT_PROCESS', 'EXIT_0'],
     ['reviewer', 'MODEL_CALL', 'INVALID_LEDGER'],
@@ -228,7 +299,12 @@ test('triage checks a blocking claim against the repository; a refuted claim is 
   h.llm.enqueueTriage({
     content: JSON.stringify({
       decisions: [
-        { findingId: 'COR-001', validity: 'INVALID', reasoning: 'line 1 adds both arguments', counterEvidence: '1: exports.sum = (a, b) => a + b;' },
+        {
+          findingId: 'COR-001',
+          validity: 'INVALID',
+          reasoning: 'line 1 adds both arguments',
+          counterEvidence: '1: exports.sum = (a, b) => a + b;',
+        },
       ],
     }),
   });
@@ -236,10 +312,18 @@ test('triage checks a blocking claim against the repository; a refuted claim is 
   const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
   expect(loop.status).toBe('PASSED');
   const finding = await h.db.prisma.finding.findFirstOrThrow({ where: { loopId: loop.id, findingId: 'COR-001' } });
-  expect(finding).toMatchObject({ claimedValidity: 'VALID', validity: 'INVALID', triageCounterEvidence: '1: exports.sum = (a, b) => a + b;' });
+  expect(finding).toMatchObject({
+    claimedValidity: 'VALID',
+    validity: 'INVALID',
+    triageCounterEvidence: '1: exports.sum = (a, b) => a + b;',
+  });
   const triageCall = h.llm.requests.find((r) => r.body.messages[0]!.content.startsWith('You triage'))!;
   expect(triageCall.body.messages[1]!.content).toContain('1: exports.sum = (a, b) => a + b;');
-  const roles = await h.db.prisma.executionRecord.findMany({ where: { loopId: loop.id }, orderBy: { createdAt: 'asc' }, select: { role: true, outcome: true } });
+  const roles = await h.db.prisma.executionRecord.findMany({
+    where: { loopId: loop.id },
+    orderBy: { createdAt: 'asc' },
+    select: { role: true, outcome: true },
+  });
   expect(roles).toEqual([
     { role: 'maker', outcome: 'EXIT_0' },
     { role: 'reviewer', outcome: 'VALID_LEDGER' },
@@ -272,7 +356,14 @@ test('a BLOCKER the reviewer calls INVALID stays VALID when triage answers nothi
   expect(silent.finding.triageReasoning).toContain('no decision');
 
   const madeUp = await run({
-    decisions: [{ findingId: 'COR-001', validity: 'INVALID', reasoning: 'it is fine', counterEvidence: 'exports.sum = (a, b) => Number(a) + Number(b);' }],
+    decisions: [
+      {
+        findingId: 'COR-001',
+        validity: 'INVALID',
+        reasoning: 'it is fine',
+        counterEvidence: 'exports.sum = (a, b) => Number(a) + Number(b);',
+      },
+    ],
   });
   expect(madeUp.loop.status).toBe('AWAITING_DECISION');
   expect(madeUp.finding).toMatchObject({ claimedValidity: 'INVALID', validity: 'VALID' });
@@ -306,7 +397,12 @@ test('the same Idempotency-Key returns the same loop; a different body with it i
   const second = await h.request('POST', '/v1/loops', body, { 'idempotency-key': 'task-42' });
   expect([first.status, second.status]).toEqual([201, 200]);
   expect(second.body.id).toBe(first.body.id);
-  const conflicting = await h.request('POST', '/v1/loops', { ...body, maxIterations: 1 }, { 'idempotency-key': 'task-42' });
+  const conflicting = await h.request(
+    'POST',
+    '/v1/loops',
+    { ...body, maxIterations: 1 },
+    { 'idempotency-key': 'task-42' },
+  );
   expect(conflicting.status).toBe(409);
   await h.waitForLoop(first.body.id, ['PASSED']);
 });
@@ -349,7 +445,10 @@ test('access control: no key 401, wrong role 403, right role accepted; health, d
   const body = loopRequest(repo, ['true']);
   const as = (key: string) => ({ authorization: key ? `Bearer ${key}` : '' });
   const noKey = await h.request('POST', '/v1/loops', body, as(''));
-  expect(noKey).toMatchObject({ status: 401, body: { statusCode: 401, error: 'Unauthorized', requestId: expect.any(String) } });
+  expect(noKey).toMatchObject({
+    status: 401,
+    body: { statusCode: 401, error: 'Unauthorized', requestId: expect.any(String) },
+  });
   expect((await h.request('GET', '/v1/loops', undefined, as('elk_not-a-real-key'))).status).toBe(401);
   // An approver may decide but not submit; a submitter may submit but not decide.
   expect((await h.request('POST', '/v1/loops', body, as(h.keys.approver))).status).toBe(403);
@@ -359,25 +458,37 @@ test('access control: no key 401, wrong role 403, right role accepted; health, d
   expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, approve, as(h.keys.approver))).status).toBe(404);
   expect((await h.request('GET', '/v1/loops', undefined, as(h.keys.submitter))).status).toBe(200);
   // A body cannot claim to be someone else: the actor comes from the key.
-  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { ...approve, actor: 'the-boss' }, as(h.keys.approver))).status).toBe(400);
-  for (const open of ['/healthz', '/docs/json', '/inbox']) expect((await fetch(`${h.baseUrl}${open}`)).status).toBe(200);
+  expect(
+    (await h.request('POST', `/v1/loops/${unknown}/decisions`, { ...approve, actor: 'the-boss' }, as(h.keys.approver)))
+      .status,
+  ).toBe(400);
+  for (const open of ['/healthz', '/docs/json', '/inbox'])
+    expect((await fetch(`${h.baseUrl}${open}`)).status).toBe(200);
 });
 
 test('unknown loops are 404 and /healthz checks PostgreSQL and Temporal', async () => {
   const unknown = '00000000-0000-4000-8000-000000000000';
   expect((await h.request('GET', `/v1/loops/${unknown}`)).status).toBe(404);
-  expect((await h.request('POST', `/v1/loops/${unknown}/decisions`, { kind: 'approve', escalationId: unknown })).status).toBe(404);
+  expect(
+    (await h.request('POST', `/v1/loops/${unknown}/decisions`, { kind: 'approve', escalationId: unknown })).status,
+  ).toBe(404);
   const health = await h.request('GET', '/healthz');
   expect(health).toEqual({
     status: 200,
-    body: { status: 'ok', checks: { postgres: { ok: true }, temporal: { ok: true } }, sandbox: { mode: 'bwrap', confined: true, note: expect.any(String) } },
+    body: {
+      status: 'ok',
+      checks: { postgres: { ok: true }, temporal: { ok: true } },
+      sandbox: { mode: 'bwrap', confined: true, note: expect.any(String) },
+    },
   });
   const docs = await fetch(`${h.baseUrl}/docs/json`);
   expect(((await docs.json()) as any).paths).toHaveProperty('/v1/loops/{id}/decisions');
 });
 
 /** The summaries the Web UI shows for each scheduled activity. */
-async function activitySummaries(handle: ReturnType<LoopHarness['temporal']['workflow']['getHandle']>): Promise<string[]> {
+async function activitySummaries(
+  handle: ReturnType<LoopHarness['temporal']['workflow']['getHandle']>,
+): Promise<string[]> {
   const history = await handle.fetchHistory();
   return (history.events ?? [])
     .filter((e) => e.activityTaskScheduledEventAttributes)

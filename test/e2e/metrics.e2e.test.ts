@@ -4,7 +4,11 @@ import zlib from 'node:zlib';
 import { Worker } from '@temporalio/worker';
 import { TEMPORAL_SDK_METRICS } from '../../telemetry/temporal-sdk-metrics';
 import { activeTracing, startTracing, workflowTracingSinks } from '../../telemetry/tracing';
-import { WORKFLOW_BUNDLE_OPTIONS, WORKFLOW_INTERCEPTOR_MODULES, WORKFLOW_PRELOAD_MODULES } from '../../service/workflow-bundle';
+import {
+  WORKFLOW_BUNDLE_OPTIONS,
+  WORKFLOW_INTERCEPTOR_MODULES,
+  WORKFLOW_PRELOAD_MODULES,
+} from '../../service/workflow-bundle';
 import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
 import { CORRECT_SUM, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
 import { freePort } from '../support/free-port';
@@ -26,7 +30,12 @@ interface ReceivedSpan {
 }
 
 /** A local OTLP/HTTP trace receiver (the exporter posts JSON to /v1/traces). */
-async function startOtlpReceiver(): Promise<{ endpoint: string; spans: ReceivedSpan[]; posts: string[]; close(): Promise<void> }> {
+async function startOtlpReceiver(): Promise<{
+  endpoint: string;
+  spans: ReceivedSpan[];
+  posts: string[];
+  close(): Promise<void>;
+}> {
   const spans: ReceivedSpan[] = [];
   const posts: string[] = [];
   const server = http.createServer((req, res) => {
@@ -38,9 +47,17 @@ async function startOtlpReceiver(): Promise<{ endpoint: string; spans: ReceivedS
       posts.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
       try {
         for (const rs of JSON.parse(body.toString('utf8')).resourceSpans ?? []) {
-          const service = (rs.resource?.attributes ?? []).find((a: any) => a.key === 'service.name')?.value?.stringValue ?? '';
+          const service =
+            (rs.resource?.attributes ?? []).find((a: any) => a.key === 'service.name')?.value?.stringValue ?? '';
           for (const ss of rs.scopeSpans ?? []) {
-            for (const s of ss.spans ?? []) spans.push({ service, name: s.name, traceId: hex(s.traceId), spanId: hex(s.spanId), parentSpanId: hex(s.parentSpanId) });
+            for (const s of ss.spans ?? [])
+              spans.push({
+                service,
+                name: s.name,
+                traceId: hex(s.traceId),
+                spanId: hex(s.spanId),
+                parentSpanId: hex(s.parentSpanId),
+              });
           }
         }
       } catch {
@@ -52,7 +69,12 @@ async function startOtlpReceiver(): Promise<{ endpoint: string; spans: ReceivedS
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { endpoint: `http://127.0.0.1:${port}`, spans, posts, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    spans,
+    posts,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** OTLP JSON ids are hex; older exporters sent base64. */
@@ -70,7 +92,12 @@ function samples(text: string): Array<{ series: string; name: string; labels: st
       const i = line.lastIndexOf(' ');
       const series = line.slice(0, i);
       const brace = series.indexOf('{');
-      return { series, name: brace < 0 ? series : series.slice(0, brace), labels: brace < 0 ? '' : series.slice(brace), value: Number(line.slice(i + 1)) };
+      return {
+        series,
+        name: brace < 0 ? series : series.slice(0, brace),
+        labels: brace < 0 ? '' : series.slice(brace),
+        value: Number(line.slice(i + 1)),
+      };
     });
 }
 
@@ -86,7 +113,11 @@ async function scrape(url: string): Promise<string> {
   return res.text();
 }
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -137,23 +168,52 @@ test('the API serves loop state and its request latencies on GET /metrics', asyn
   expect(total(text, 'engineering_loop_loops', 'status="PASSED"')).toBeGreaterThanOrEqual(1);
   expect(total(text, 'engineering_loop_escalations_open')).toBe(0);
   // By route pattern: the loop's id never becomes a label.
-  expect(total(text, 'engineering_loop_http_request_duration_seconds_count', 'method="POST"', 'route="/v1/loops"', 'status_code="201"')).toBe(1);
-  expect(total(text, 'engineering_loop_http_request_duration_seconds_count', 'method="GET"', 'route="/v1/loops/:id"')).toBeGreaterThanOrEqual(1);
+  expect(
+    total(
+      text,
+      'engineering_loop_http_request_duration_seconds_count',
+      'method="POST"',
+      'route="/v1/loops"',
+      'status_code="201"',
+    ),
+  ).toBe(1);
+  expect(
+    total(text, 'engineering_loop_http_request_duration_seconds_count', 'method="GET"', 'route="/v1/loops/:id"'),
+  ).toBeGreaterThanOrEqual(1);
   expect(text).not.toContain(loop.id);
 });
 
 test('the worker process serves its own metrics on WORKER_METRICS_PORT: activities, gates, tokens, verdicts', async () => {
   const text = await scrape(workerMetricsUrl);
-  expect(total(text, 'engineering_loop_activity_duration_seconds_count', 'activity="runMaker"', 'outcome="completed"')).toBeGreaterThanOrEqual(1);
-  expect(total(text, 'engineering_loop_activity_duration_seconds_count', 'activity="runVerification"', 'outcome="completed"')).toBeGreaterThanOrEqual(1);
-  expect(total(text, 'engineering_loop_activity_duration_seconds_count', 'activity="runReview"', 'outcome="completed"')).toBeGreaterThanOrEqual(1);
-  expect(total(text, 'engineering_loop_gate_duration_seconds_count', 'gate="tests"', 'status="PASSED"')).toBeGreaterThanOrEqual(1);
+  expect(
+    total(text, 'engineering_loop_activity_duration_seconds_count', 'activity="runMaker"', 'outcome="completed"'),
+  ).toBeGreaterThanOrEqual(1);
+  expect(
+    total(
+      text,
+      'engineering_loop_activity_duration_seconds_count',
+      'activity="runVerification"',
+      'outcome="completed"',
+    ),
+  ).toBeGreaterThanOrEqual(1);
+  expect(
+    total(text, 'engineering_loop_activity_duration_seconds_count', 'activity="runReview"', 'outcome="completed"'),
+  ).toBeGreaterThanOrEqual(1);
+  expect(
+    total(text, 'engineering_loop_gate_duration_seconds_count', 'gate="tests"', 'status="PASSED"'),
+  ).toBeGreaterThanOrEqual(1);
   expect(total(text, 'engineering_loop_gate_duration_seconds_sum', 'gate="tests"')).toBeGreaterThan(0);
   // The fake reviewer reports usage (prompt 100 + n, completion 20); the model name is the configured one.
-  expect(total(text, 'engineering_loop_model_tokens_total', 'role="reviewer"', 'model="scripted-reviewer"', 'type="prompt"')).toBeGreaterThan(100);
-  expect(total(text, 'engineering_loop_model_tokens_total', 'role="reviewer"', 'type="completion"')).toBeGreaterThanOrEqual(20);
+  expect(
+    total(text, 'engineering_loop_model_tokens_total', 'role="reviewer"', 'model="scripted-reviewer"', 'type="prompt"'),
+  ).toBeGreaterThan(100);
+  expect(
+    total(text, 'engineering_loop_model_tokens_total', 'role="reviewer"', 'type="completion"'),
+  ).toBeGreaterThanOrEqual(20);
   expect(total(text, 'engineering_loop_verdicts_total', 'verdict="PASS"', 'trigger="none"')).toBe(1);
-  expect(total(text, 'engineering_loop_executions_total', 'role="maker"', 'kind="AGENT_PROCESS"', 'outcome="EXIT_0"')).toBe(1);
+  expect(
+    total(text, 'engineering_loop_executions_total', 'role="maker"', 'kind="AGENT_PROCESS"', 'outcome="EXIT_0"'),
+  ).toBe(1);
   // Default process metrics, labelled with the component.
   expect(total(text, 'engineering_loop_process_cpu_user_seconds_total', 'component="worker"')).toBeGreaterThan(0);
   // Loop state is the API's to report (N workers would report it N times).
@@ -166,17 +226,24 @@ test('the Temporal SDK serves its runtime metrics on TEMPORAL_SDK_METRICS_ADDRES
   const names = new Set(samples(text).map((s) => s.name.replace(/_(bucket|sum|count)$/, '')));
   for (const name of TEMPORAL_SDK_METRICS) expect({ name, served: names.has(name) }).toEqual({ name, served: true });
   // The labels the dashboard groups by.
-  expect(text).toMatch(new RegExp(`temporal_workflow_task_schedule_to_start_latency_bucket\\{[^}]*task_queue="${h.taskQueue}"`));
-  expect(text).toMatch(new RegExp(`temporal_activity_schedule_to_start_latency_bucket\\{[^}]*task_queue="${h.taskQueue}"`));
+  expect(text).toMatch(
+    new RegExp(`temporal_workflow_task_schedule_to_start_latency_bucket\\{[^}]*task_queue="${h.taskQueue}"`),
+  );
+  expect(text).toMatch(
+    new RegExp(`temporal_activity_schedule_to_start_latency_bucket\\{[^}]*task_queue="${h.taskQueue}"`),
+  );
   expect(text).toMatch(/temporal_worker_task_slots_available\{[^}]*worker_type="ActivityWorker"/);
 });
 
 test('one trace goes from the API request through StartWorkflow and the workflow to its activities', async () => {
   const find = (predicate: (s: ReceivedSpan) => boolean) => otlp.spans.find(predicate);
-  const request = await until('the POST /v1/loops span', () => find((s) => s.service === 'engineering-loop-api' && s.name === 'POST /v1/loops'));
+  const request = await until('the POST /v1/loops span', () =>
+    find((s) => s.service === 'engineering-loop-api' && s.name === 'POST /v1/loops'),
+  );
   const inTrace = (name: string, service: string) =>
-    until(`${name} from ${service} in trace ${request.traceId} (spans so far: ${otlp.spans.map((s) => `${s.service}/${s.name}`).join(', ')})`, () =>
-      find((s) => s.traceId === request.traceId && s.name === name && s.service === service),
+    until(
+      `${name} from ${service} in trace ${request.traceId} (spans so far: ${otlp.spans.map((s) => `${s.service}/${s.name}`).join(', ')})`,
+      () => find((s) => s.traceId === request.traceId && s.name === name && s.service === service),
     );
   const start = await inTrace('StartWorkflow:engineeringLoop', 'engineering-loop-api');
   expect(start.parentSpanId).toBe(request.spanId);
@@ -194,7 +261,12 @@ test("a traced loop's history replays with the bundled workflow interceptors", a
   const history = await h.temporal.workflow.getHandle(loop.workflowId).fetchHistory();
   await expect(
     Worker.runReplayHistory(
-      { workflowsPath: WORKFLOW_BUNDLE_OPTIONS.workflowsPath, interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }, bundlerOptions: { preloadModules: WORKFLOW_PRELOAD_MODULES }, sinks: workflowTracingSinks() },
+      {
+        workflowsPath: WORKFLOW_BUNDLE_OPTIONS.workflowsPath,
+        interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
+        bundlerOptions: { preloadModules: WORKFLOW_PRELOAD_MODULES },
+        sinks: workflowTracingSinks(),
+      },
       history,
       `replay-traced-${loop.id}`,
     ),
@@ -215,15 +287,31 @@ test('an escalation counts as open until a person decides it, and the decision l
   expect(total(waiting, 'engineering_loop_loops', 'status="AWAITING_DECISION"')).toBe(1);
 
   const decision = { kind: 'approve', escalationId: escalated.escalations[0].id };
-  expect((await h.request('POST', `/v1/loops/${escalated.id}/decisions`, decision, { authorization: `Bearer ${h.keys.approver}` })).status).toBe(202);
+  expect(
+    (
+      await h.request('POST', `/v1/loops/${escalated.id}/decisions`, decision, {
+        authorization: `Bearer ${h.keys.approver}`,
+      })
+    ).status,
+  ).toBe(202);
   await h.waitForLoop(escalated.id, ['APPROVED']);
   const api = await scrape(`${h.baseUrl}/metrics`);
   expect(total(api, 'engineering_loop_escalations_open')).toBe(0);
   expect(total(api, 'engineering_loop_loops', 'status="APPROVED"')).toBe(1);
-  expect(total(api, 'engineering_loop_http_request_duration_seconds_count', 'method="POST"', 'route="/v1/loops/:id/decisions"', 'status_code="202"')).toBe(1);
+  expect(
+    total(
+      api,
+      'engineering_loop_http_request_duration_seconds_count',
+      'method="POST"',
+      'route="/v1/loops/:id/decisions"',
+      'status_code="202"',
+    ),
+  ).toBe(1);
   const worker = await scrape(workerMetricsUrl);
   expect(total(worker, 'engineering_loop_verdicts_total', 'verdict="ESCALATE"', 'trigger="MAX_ITERATIONS"')).toBe(1);
-  expect(total(worker, 'engineering_loop_decision_latency_seconds_count', 'decision="approve"', 'trigger="MAX_ITERATIONS"')).toBe(1);
+  expect(
+    total(worker, 'engineering_loop_decision_latency_seconds_count', 'decision="approve"', 'trigger="MAX_ITERATIONS"'),
+  ).toBe(1);
   expect(total(worker, 'engineering_loop_decision_latency_seconds_sum', 'decision="approve"')).toBeGreaterThan(0);
   // The reviewer's BLOCKER went to triage: its tokens count under its own role.
   expect(total(worker, 'engineering_loop_model_tokens_total', 'role="triage"')).toBeGreaterThan(0);
@@ -232,11 +320,18 @@ test('an escalation counts as open until a person decides it, and the decision l
   const history = await h.temporal.workflow.getHandle(escalated.workflowId).fetchHistory();
   await expect(
     Worker.runReplayHistory(
-      { workflowsPath: WORKFLOW_BUNDLE_OPTIONS.workflowsPath, interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }, bundlerOptions: { preloadModules: WORKFLOW_PRELOAD_MODULES }, sinks: workflowTracingSinks() },
+      {
+        workflowsPath: WORKFLOW_BUNDLE_OPTIONS.workflowsPath,
+        interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
+        bundlerOptions: { preloadModules: WORKFLOW_PRELOAD_MODULES },
+        sinks: workflowTracingSinks(),
+      },
       history,
       `replay-traced-${escalated.id}`,
     ),
   ).resolves.toBeUndefined();
   recordHistory(escalated.workflowId, 'traced-escalate-approve');
-  await until('the HandleUpdate span of the decision', () => otlp.spans.find((s) => s.name === 'HandleUpdate:decide' && s.service === 'engineering-loop-worker'));
+  await until('the HandleUpdate span of the decision', () =>
+    otlp.spans.find((s) => s.name === 'HandleUpdate:decide' && s.service === 'engineering-loop-worker'),
+  );
 });

@@ -1,7 +1,13 @@
 import { cleanLedger } from '../support/fake-llm-server';
 import { scriptedMaker } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
-import { corepackWorkerEnv, REAL_PROJECTS, realProjectRepo, realProjectRequest, type Ecosystem } from '../support/real-projects';
+import {
+  corepackWorkerEnv,
+  REAL_PROJECTS,
+  realProjectRepo,
+  realProjectRequest,
+  type Ecosystem,
+} from '../support/real-projects';
 
 // Issue 9: real projects with real dependencies from their registries — pnpm pinned through
 // `packageManager`, Python with pytest from an extra and its config only in tox.ini, a Go module and a
@@ -29,54 +35,75 @@ const CASES: Array<[Ecosystem, string]> = [
   ['cargo', 'a Cargo crate depending on itoa'],
 ];
 
-test.each(CASES)('%s (%s): failing test → PASS with inferred set-up and gates, the named test proving AC-1', async (ecosystem) => {
-  const project = REAL_PROJECTS[ecosystem]();
-  const repo = realProjectRepo(project);
-  const maker = scriptedMaker({ steps: { '1': { write: project.fix } } });
-  h.llm.enqueue({ content: cleanLedger });
-  const started = Date.now();
-  const submitted = await h.request('POST', '/v1/loops', realProjectRequest(repo, project, maker.argv));
-  expect(submitted.status).toBe(201);
-  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION', 'REJECTED'], 420_000);
-  // Anything but PASS shows why: the failure, or the report that went to a human.
-  const why = loop.status === 'PASSED' ? '' : (loop.failureReason ?? (await h.request('GET', `/v1/loops/${loop.id}/report`)).body?.markdown);
-  expect({ status: loop.status, why }).toEqual({ status: 'PASSED', why: '' });
+test.each(CASES)(
+  '%s (%s): failing test → PASS with inferred set-up and gates, the named test proving AC-1',
+  async (ecosystem) => {
+    const project = REAL_PROJECTS[ecosystem]();
+    const repo = realProjectRepo(project);
+    const maker = scriptedMaker({ steps: { '1': { write: project.fix } } });
+    h.llm.enqueue({ content: cleanLedger });
+    const started = Date.now();
+    const submitted = await h.request('POST', '/v1/loops', realProjectRequest(repo, project, maker.argv));
+    expect(submitted.status).toBe(201);
+    const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION', 'REJECTED'], 420_000);
+    // Anything but PASS shows why: the failure, or the report that went to a human.
+    const why =
+      loop.status === 'PASSED'
+        ? ''
+        : (loop.failureReason ?? (await h.request('GET', `/v1/loops/${loop.id}/report`)).body?.markdown);
+    expect({ status: loop.status, why }).toEqual({ status: 'PASSED', why: '' });
 
-  // Set-up and gates came from the repository alone.
-  expect(loop.gatePlan.setup.commands.map((c: any) => [c.argv, c.source])).toEqual(project.setupArgv.map((argv) => [argv, 'manifest-inference']));
-  const testsGate = loop.gatePlan.gates.find((g: any) => g.gate === 'tests');
-  expect(testsGate).toMatchObject({ argv: project.testsArgv, source: 'manifest-inference', detail: expect.stringContaining(project.testsDetail) });
-  expect(loop.gatePlan.gates.every((g: any) => g.source === 'manifest-inference')).toBe(true);
+    // Set-up and gates came from the repository alone.
+    expect(loop.gatePlan.setup.commands.map((c: any) => [c.argv, c.source])).toEqual(
+      project.setupArgv.map((argv) => [argv, 'manifest-inference']),
+    );
+    const testsGate = loop.gatePlan.gates.find((g: any) => g.gate === 'tests');
+    expect(testsGate).toMatchObject({
+      argv: project.testsArgv,
+      source: 'manifest-inference',
+      detail: expect.stringContaining(project.testsDetail),
+    });
+    expect(loop.gatePlan.gates.every((g: any) => g.source === 'manifest-inference')).toBe(true);
 
-  // The maker's workspace was set up before the maker ran (loop-level evidence) …
-  expect(loop.workspaceSetup.map((e: any) => [e.gate, e.status])).toEqual(project.setupArgv.map((_, i) => [`workspace-setup:0.0:${i + 1}`, 'PASSED']));
-  // … and so was the verification checkout, before every inferred gate passed.
-  const [iteration] = loop.iterations;
-  expect(loop.iterations).toHaveLength(1);
-  const evidence = iteration.evidence;
-  expect(evidence.map((e: any) => [e.gate, e.status])).toEqual([
-    ...project.setupArgv.map((_, i) => [`setup:${i + 1}`, 'PASSED']),
-    ...loop.gatePlan.gates.map((g: any) => [g.gate, 'PASSED']),
-  ]);
-  expect(evidence.filter((e: any) => e.gate.startsWith('setup:')).map((e: any) => e.command)).toEqual(project.setupArgv);
+    // The maker's workspace was set up before the maker ran (loop-level evidence) …
+    expect(loop.workspaceSetup.map((e: any) => [e.gate, e.status])).toEqual(
+      project.setupArgv.map((_, i) => [`workspace-setup:0.0:${i + 1}`, 'PASSED']),
+    );
+    // … and so was the verification checkout, before every inferred gate passed.
+    const [iteration] = loop.iterations;
+    expect(loop.iterations).toHaveLength(1);
+    const evidence = iteration.evidence;
+    expect(evidence.map((e: any) => [e.gate, e.status])).toEqual([
+      ...project.setupArgv.map((_, i) => [`setup:${i + 1}`, 'PASSED']),
+      ...loop.gatePlan.gates.map((g: any) => [g.gate, 'PASSED']),
+    ]);
+    expect(evidence.filter((e: any) => e.gate.startsWith('setup:')).map((e: any) => e.command)).toEqual(
+      project.setupArgv,
+    );
 
-  // AC-1 is proven by the named test, as the runner reported it.
-  const tests = evidence.find((e: any) => e.gate === 'tests');
-  expect(tests.testCounts).toEqual({ passed: project.passedTests, failed: 0, skipped: 0 });
-  // … whichever runner: the API lists every test the tests gate ran, by name (issue 10).
-  expect(tests.passedTests).toHaveLength(project.passedTests);
-  expect(tests.passedTests).toContain(project.reportedTestName);
-  expect(tests.failedTests).toEqual([]);
-  expect(tests.assertionEvidence).toEqual(['AC-1', 'AC-2']);
-  const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
-  expect(report.body.markdown).toContain(`| AC-1 | the test ${project.testName} passes | PROVEN |`);
+    // AC-1 is proven by the named test, as the runner reported it.
+    const tests = evidence.find((e: any) => e.gate === 'tests');
+    expect(tests.testCounts).toEqual({ passed: project.passedTests, failed: 0, skipped: 0 });
+    // … whichever runner: the API lists every test the tests gate ran, by name (issue 10).
+    expect(tests.passedTests).toHaveLength(project.passedTests);
+    expect(tests.passedTests).toContain(project.reportedTestName);
+    expect(tests.failedTests).toEqual([]);
+    expect(tests.assertionEvidence).toEqual(['AC-1', 'AC-2']);
+    const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
+    expect(report.body.markdown).toContain(`| AC-1 | the test ${project.testName} passes | PROVEN |`);
 
-  // The checkpoint is the fix alone: nothing set-up or the gates made (.venv, node_modules, target, caches).
-  expect(iteration.changedFiles).toEqual(Object.keys(project.fix));
+    // The checkpoint is the fix alone: nothing set-up or the gates made (.venv, node_modules, target, caches).
+    expect(iteration.changedFiles).toEqual(Object.keys(project.fix));
 
-  const ms = (e: { startTime: Date | null; endTime: Date | null }) => e.endTime!.getTime() - e.startTime!.getTime();
-  const rows = await h.db.prisma.evidence.findMany({ where: { loopId: loop.id, OR: [{ iterationId: null }, { gate: { startsWith: 'setup:' } }] } });
-  const workspace = rows.filter((e) => e.iterationId === null).reduce((t, e) => t + ms(e), 0);
-  const checkout = rows.filter((e) => e.iterationId !== null).reduce((t, e) => t + ms(e), 0);
-  console.log(`${ecosystem}: set-up ${workspace} ms (workspace), ${checkout} ms (checkout); whole loop ${Date.now() - started} ms`);
-}, 450_000);
+    const ms = (e: { startTime: Date | null; endTime: Date | null }) => e.endTime!.getTime() - e.startTime!.getTime();
+    const rows = await h.db.prisma.evidence.findMany({
+      where: { loopId: loop.id, OR: [{ iterationId: null }, { gate: { startsWith: 'setup:' } }] },
+    });
+    const workspace = rows.filter((e) => e.iterationId === null).reduce((t, e) => t + ms(e), 0);
+    const checkout = rows.filter((e) => e.iterationId !== null).reduce((t, e) => t + ms(e), 0);
+    console.log(
+      `${ecosystem}: set-up ${workspace} ms (workspace), ${checkout} ms (checkout); whole loop ${Date.now() - started} ms`,
+    );
+  },
+  450_000,
+);

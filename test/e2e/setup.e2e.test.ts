@@ -19,8 +19,15 @@ afterAll(async () => {
   await h?.close();
 });
 
-const JEST_PACKAGE = { name: 'jest-project', version: '1.0.0', private: true, scripts: { test: 'jest' }, devDependencies: { jest: '29.7.0' } };
-const JEST_TESTS = "const { sum } = require('../src/sum');\ntest('sum adds two numbers', () => expect(sum(2, 3)).toBe(5));\ntest('sum handles negatives', () => expect(sum(-2, -3)).toBe(-5));\n";
+const JEST_PACKAGE = {
+  name: 'jest-project',
+  version: '1.0.0',
+  private: true,
+  scripts: { test: 'jest' },
+  devDependencies: { jest: '29.7.0' },
+};
+const JEST_TESTS =
+  "const { sum } = require('../src/sum');\ntest('sum adds two numbers', () => expect(sum(2, 3)).toBe(5));\ntest('sum handles negatives', () => expect(sum(-2, -3)).toBe(-5));\n";
 
 /** package-lock.json for JEST_PACKAGE, resolved from the npm registry once and kept for later runs. */
 function jestLockfile(): string {
@@ -29,7 +36,11 @@ function jestLockfile(): string {
   if (!fs.existsSync(lock)) {
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(JEST_PACKAGE, null, 2));
-    execFileSync('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'pipe', timeout: 180_000 });
+    execFileSync('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], {
+      cwd: dir,
+      stdio: 'pipe',
+      timeout: 180_000,
+    });
   }
   return fs.readFileSync(lock, 'utf8');
 }
@@ -41,7 +52,11 @@ function repoWith(files: Record<string, string>): string {
     fs.mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
     fs.writeFileSync(path.join(repo, file), text);
   }
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=F', '-c', 'user.email=f@example.invalid', ...args], { cwd: repo, stdio: 'pipe' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=F', '-c', 'user.email=f@example.invalid', ...args], {
+      cwd: repo,
+      stdio: 'pipe',
+    });
   git('add', '--all');
   git('commit', '--quiet', '-m', 'fixture: project');
   return repo;
@@ -50,19 +65,31 @@ function repoWith(files: Record<string, string>): string {
 const gateOnlyContract = {
   objective: 'Make sum() add its two arguments.',
   outcome: 'Callers of sum() get the arithmetic sum.',
-  acceptanceCriteria: [{ id: 'AC-1', statement: 'the test suite passes', verification: { type: 'gate' as const, gate: 'tests' as const } }],
+  acceptanceCriteria: [
+    { id: 'AC-1', statement: 'the test suite passes', verification: { type: 'gate' as const, gate: 'tests' as const } },
+  ],
 };
 
 test('a real npm project whose jest comes from its lockfile: set up, inferred gates, failing test → PASS; no node_modules in the checkpoint', async () => {
-  const repo = repoWith({ 'package.json': JSON.stringify(JEST_PACKAGE, null, 2), 'package-lock.json': jestLockfile(), 'test/sum.test.js': JEST_TESTS });
+  const repo = repoWith({
+    'package.json': JSON.stringify(JEST_PACKAGE, null, 2),
+    'package-lock.json': jestLockfile(),
+    'test/sum.test.js': JEST_TESTS,
+  });
   const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
   h.llm.enqueue({ content: cleanLedger });
   const started = Date.now();
-  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { gates: [], contract: gateOnlyContract }));
+  const submitted = await h.request(
+    'POST',
+    '/v1/loops',
+    loopRequest(repo, maker.argv, { gates: [], contract: gateOnlyContract }),
+  );
   const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION'], 400_000);
   expect(loop.status).toBe('PASSED');
   recordHistory(loop.workflowId, 'setup-then-pass');
-  expect(loop.gatePlan.setup.commands).toEqual([expect.objectContaining({ argv: ['npm', 'ci', '--no-audit', '--no-fund'], source: 'manifest-inference' })]);
+  expect(loop.gatePlan.setup.commands).toEqual([
+    expect.objectContaining({ argv: ['npm', 'ci', '--no-audit', '--no-fund'], source: 'manifest-inference' }),
+  ]);
   const evidence = loop.iterations[0].evidence.map((e: any) => [e.gate, e.status, e.source]);
   expect(evidence).toEqual([
     ['setup:1', 'PASSED', 'manifest-inference'],
@@ -73,7 +100,10 @@ test('a real npm project whose jest comes from its lockfile: set up, inferred ga
   const workspaceSetup = await h.db.prisma.evidence.findMany({ where: { loopId: loop.id, iterationId: null } });
   expect(workspaceSetup.map((e) => [e.gate, e.status])).toEqual([['workspace-setup:0.0:1', 'PASSED']]);
   expect(loop.iterations[0].changedFiles).toEqual(['src/sum.js']);
-  const times = [...workspaceSetup, ...(await h.db.prisma.evidence.findMany({ where: { loopId: loop.id, gate: 'setup:1' } }))].map((e) => e.endTime!.getTime() - e.startTime!.getTime());
+  const times = [
+    ...workspaceSetup,
+    ...(await h.db.prisma.evidence.findMany({ where: { loopId: loop.id, gate: 'setup:1' } })),
+  ].map((e) => e.endTime!.getTime() - e.startTime!.getTime());
   console.log(`set-up times (workspace, checkout): ${times.join(' ms, ')} ms; whole loop ${Date.now() - started} ms`);
 }, 420_000);
 
@@ -81,7 +111,11 @@ test('a set-up that cannot install escalates ENVIRONMENT before any maker, quoti
   const broken = { ...JEST_PACKAGE, devDependencies: { 'left-pad': '999.999.999' } };
   const repo = repoWith({ 'package.json': JSON.stringify(broken, null, 2) });
   const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
-  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { gates: [], contract: gateOnlyContract }));
+  const submitted = await h.request(
+    'POST',
+    '/v1/loops',
+    loopRequest(repo, maker.argv, { gates: [], contract: gateOnlyContract }),
+  );
   const waiting = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED'], 300_000);
   expect(waiting.status).toBe('AWAITING_DECISION');
   expect(waiting.escalations).toEqual([expect.objectContaining({ trigger: 'ENVIRONMENT', status: 'OPEN' })]);
@@ -91,7 +125,14 @@ test('a set-up that cannot install escalates ENVIRONMENT before any maker, quoti
   expect(report.body.markdown).toContain('set-up command `npm install --no-audit --no-fund --no-package-lock`');
   expect(report.body.markdown).toMatch(/ETARGET|No matching version/);
 
-  expect((await h.request('POST', `/v1/loops/${waiting.id}/decisions`, { kind: 'reject', escalationId: waiting.escalations[0].id })).status).toBe(202);
+  expect(
+    (
+      await h.request('POST', `/v1/loops/${waiting.id}/decisions`, {
+        kind: 'reject',
+        escalationId: waiting.escalations[0].id,
+      })
+    ).status,
+  ).toBe(202);
   expect((await h.waitForLoop(waiting.id, ['REJECTED', 'FAILED'])).status).toBe('REJECTED');
   recordHistory(waiting.workflowId, 'setup-environment-reject');
 }, 360_000);
@@ -99,11 +140,15 @@ test('a set-up that cannot install escalates ENVIRONMENT before any maker, quoti
 test('a gate that cannot start (exit 127, not found) escalates ENVIRONMENT instead of sending the maker back', async () => {
   const repo = createFixtureRepo();
   const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
-  const body = loopRequest(repo, maker.argv, { gates: [{ gate: 'tests', argv: ['sh', '-c', 'no-such-test-runner --ci'], timeoutSeconds: 60 }] });
+  const body = loopRequest(repo, maker.argv, {
+    gates: [{ gate: 'tests', argv: ['sh', '-c', 'no-such-test-runner --ci'], timeoutSeconds: 60 }],
+  });
   const submitted = await h.request('POST', '/v1/loops', body);
   const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
   expect(loop.status).toBe('AWAITING_DECISION');
-  expect(loop.iterations.map((i: any) => [i.verdict.verdict, i.verdict.trigger])).toEqual([['ESCALATE', 'ENVIRONMENT']]);
+  expect(loop.iterations.map((i: any) => [i.verdict.verdict, i.verdict.trigger])).toEqual([
+    ['ESCALATE', 'ENVIRONMENT'],
+  ]);
   expect(loop.iterations[0].verdict.directives).toEqual([]);
   expect(makerRuns(maker.stateDir)).toEqual([1]);
   const report = await h.request('GET', `/v1/loops/${loop.id}/report`);

@@ -49,7 +49,16 @@ test('during a Temporal outage a submission is a prompt 503 leaving no loop; the
     // Bounded by the API's Temporal deadline, not left to gRPC's retries: a bound, not a speed figure, so
     // it leaves room for a loaded CI machine (9.6 s was seen there once against a 5 s deadline).
     expect(Date.now() - started).toBeLessThan(TEMPORAL_DEADLINE_MS * 3);
-    expect(refused).toMatchObject({ status: 503, retryAfter: '10', body: { error: 'Service Unavailable', message: expect.stringMatching(/^Temporal is unavailable: the loop was not started; send the same request again/) } });
+    expect(refused).toMatchObject({
+      status: 503,
+      retryAfter: '10',
+      body: {
+        error: 'Service Unavailable',
+        message: expect.stringMatching(
+          /^Temporal is unavailable: the loop was not started; send the same request again/,
+        ),
+      },
+    });
   }
   expect(await h.db.prisma.loop.count()).toBe(0);
 
@@ -67,30 +76,74 @@ test('cancel and decide on a loop Temporal never started answer 409 saying so; w
   // A row whose workflow start was lost (as an earlier version could leave behind).
   const id = randomUUID();
   await h.db.prisma.loop.create({
-    data: { id, workflowId: `loop-${id}`, requestHash: 'x', status: 'QUEUED', phase: 'QUEUED', repoUrl: '/srv/repo', baseRef: 'main', maxIterations: 1, input: {} },
+    data: {
+      id,
+      workflowId: `loop-${id}`,
+      requestHash: 'x',
+      status: 'QUEUED',
+      phase: 'QUEUED',
+      repoUrl: '/srv/repo',
+      baseRef: 'main',
+      maxIterations: 1,
+      input: {},
+    },
   });
 
   const cancel = await send(h.baseUrl, 'POST', `/v1/loops/${id}/cancel`, {});
-  expect(cancel).toMatchObject({ status: 409, body: { message: `loop ${id} has no workflow in Temporal (it was never started); there is nothing to cancel` } });
-  const decide = await send(h.baseUrl, 'POST', `/v1/loops/${id}/decisions`, { kind: 'approve', escalationId: randomUUID() });
-  expect(decide).toMatchObject({ status: 409, body: { message: `loop ${id} has not started yet; there is nothing to decide` } });
+  expect(cancel).toMatchObject({
+    status: 409,
+    body: { message: `loop ${id} has no workflow in Temporal (it was never started); there is nothing to cancel` },
+  });
+  const decide = await send(h.baseUrl, 'POST', `/v1/loops/${id}/decisions`, {
+    kind: 'approve',
+    escalationId: randomUUID(),
+  });
+  expect(decide).toMatchObject({
+    status: 409,
+    body: { message: `loop ${id} has not started yet; there is nothing to decide` },
+  });
 
   const unreachable = await send(outage.baseUrl, 'POST', `/v1/loops/${id}/cancel`, {});
-  expect(unreachable).toMatchObject({ status: 503, retryAfter: '10', body: { message: 'Temporal is unavailable: the loop was not cancelled; send the cancellation again' } });
+  expect(unreachable).toMatchObject({
+    status: 503,
+    retryAfter: '10',
+    body: { message: 'Temporal is unavailable: the loop was not cancelled; send the cancellation again' },
+  });
 });
 
 test('NUL and unpaired surrogates are a 400 naming the field, in a loop request and in an API-key name', async () => {
   const before = await h.db.prisma.loop.count();
   const base = loopRequest('/srv/repo', ['node', 'maker.js']);
   const cases: Array<[string, unknown, string]> = [
-    ['/v1/loops', { ...base, contract: { ...base.contract, objective: 'Make sum()\u0000 add' } }, 'body.contract.objective: contains a NUL character (\\u0000) at position 10'],
     [
       '/v1/loops',
-      { ...base, contract: { ...base.contract, acceptanceCriteria: [base.contract.acceptanceCriteria[0], { ...base.contract.acceptanceCriteria[1]!, statement: 'passes\u0000' }] } },
+      { ...base, contract: { ...base.contract, objective: 'Make sum()\u0000 add' } },
+      'body.contract.objective: contains a NUL character (\\u0000) at position 10',
+    ],
+    [
+      '/v1/loops',
+      {
+        ...base,
+        contract: {
+          ...base.contract,
+          acceptanceCriteria: [
+            base.contract.acceptanceCriteria[0],
+            { ...base.contract.acceptanceCriteria[1]!, statement: 'passes\u0000' },
+          ],
+        },
+      },
       'body.contract.acceptanceCriteria.1.statement: contains a NUL character',
     ],
-    ['/v1/loops', { ...base, contract: { ...base.contract, constraints: ['no \ud800 here'] } }, 'body.contract.constraints.0: contains an unpaired surrogate (\\ud800)'],
-    ['/v1/api-keys', { name: 'ci\u0000bot', role: 'submitter' }, 'body.name: contains a NUL character (\\u0000) at position 2'],
+    [
+      '/v1/loops',
+      { ...base, contract: { ...base.contract, constraints: ['no \ud800 here'] } },
+      'body.contract.constraints.0: contains an unpaired surrogate (\\ud800)',
+    ],
+    [
+      '/v1/api-keys',
+      { name: 'ci\u0000bot', role: 'submitter' },
+      'body.name: contains a NUL character (\\u0000) at position 2',
+    ],
   ];
   for (const [url, body, message] of cases) {
     const res = await send(h.baseUrl, 'POST', url, body);

@@ -48,7 +48,12 @@ function expectSortedByTime(events: TimelineEvent[]): void {
 
 test('a loop that iterates once on a BLOCKER, then passes: phases in order with durations, commands, model calls, verdicts and their explanations', async () => {
   const repo = createFixtureRepo();
-  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } }, '2': { write: { 'src/sum.js': `// checked\n${CORRECT_SUM}` } } } });
+  const maker = scriptedMaker({
+    steps: {
+      '1': { write: { 'src/sum.js': CORRECT_SUM } },
+      '2': { write: { 'src/sum.js': `// checked\n${CORRECT_SUM}` } },
+    },
+  });
   h.llm.enqueue({ content: blockerLedger(FINDING_TITLE) }, { content: cleanLedger });
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { maxIterations: 3 }));
   const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
@@ -75,7 +80,11 @@ test('a loop that iterates once on a BLOCKER, then passes: phases in order with 
   ]);
   const allPhases = ofKind(t.events, 'phase');
   expect(allPhases.slice(0, -1).every((p) => Number.isInteger(p.durationMs) && p.durationMs! >= 0)).toBe(true);
-  expect(allPhases.at(-1)).toMatchObject({ title: 'DONE · PASSED', durationMs: null, detail: { status: 'PASSED', lastVerdict: 'PASS' } });
+  expect(allPhases.at(-1)).toMatchObject({
+    title: 'DONE · PASSED',
+    durationMs: null,
+    detail: { status: 'PASSED', lastVerdict: 'PASS' },
+  });
   // Maker and review timings.
   const maker1 = phases.find((p) => p.detail.phase === 'MAKER' && p.iteration === 1)!;
   const review1 = phases.find((p) => p.detail.phase === 'REVIEW' && p.iteration === 1)!;
@@ -83,14 +92,23 @@ test('a loop that iterates once on a BLOCKER, then passes: phases in order with 
   expect(review1.durationMs).toBeGreaterThan(0);
 
   expect(ofKind(t.events, 'contract')).toEqual([
-    expect.objectContaining({ iteration: null, title: 'Contract v1 frozen (submitted)', detail: expect.objectContaining({ version: 1, hash: expect.any(String) }) }),
+    expect.objectContaining({
+      iteration: null,
+      title: 'Contract v1 frozen (submitted)',
+      detail: expect.objectContaining({ version: 1, hash: expect.any(String) }),
+    }),
   ]);
 
   // Each iteration's tests gate, with its command, exit code, counts and duration.
   const commands = ofKind(t.events, 'command').filter((c) => c.detail.gate === 'tests');
   expect(commands.map((c) => c.iteration)).toEqual([1, 2]);
   for (const c of commands) {
-    expect(c.detail).toMatchObject({ status: 'PASSED', exitCode: 0, testCounts: { passed: 2, failed: 0 }, evidenceId: expect.any(String) });
+    expect(c.detail).toMatchObject({
+      status: 'PASSED',
+      exitCode: 0,
+      testCounts: { passed: 2, failed: 0 },
+      evidenceId: expect.any(String),
+    });
     expect(c.detail.command.slice(0, 2)).toEqual(['node', '--test']);
     expect(c.title).toBe('tests: PASSED (exit 0) · 2 passed, 0 failed');
     expect(c.durationMs).toBeGreaterThanOrEqual(0);
@@ -122,7 +140,9 @@ test('a loop that iterates once on a BLOCKER, then passes: phases in order with 
   ]);
   expect(verdicts[0]!.title).toBe('Verdict ITERATE · rule BLOCKING_FINDINGS');
   expect(t.events.indexOf(maker1)).toBeLessThan(t.events.indexOf(commands[0]!));
-  expect(t.events.indexOf(phases.find((p) => p.detail.phase === 'JUDGE' && p.iteration === 1)!)).toBeLessThan(t.events.indexOf(verdicts[0]!));
+  expect(t.events.indexOf(phases.find((p) => p.detail.phase === 'JUDGE' && p.iteration === 1)!)).toBeLessThan(
+    t.events.indexOf(verdicts[0]!),
+  );
   expect(ofKind(t.events, 'escalation')).toEqual([]);
 
   // Why iteration 1 iterated: the blocking finding, by name.
@@ -140,17 +160,37 @@ test('a loop that iterates once on a BLOCKER, then passes: phases in order with 
     reasons: ['1 valid blocking finding(s)'],
     directives: [`1. Resolve COR-001 (BLOCKER, src/sum.js:1-3): ${FINDING_TITLE}.`],
   });
-  expect(first.body.explanation[0]).toBe(`ITERATE: 1 valid blocking finding(s) at iteration 1 of 3: COR-001 BLOCKER VALID “${FINDING_TITLE}”.`);
+  expect(first.body.explanation[0]).toBe(
+    `ITERATE: 1 valid blocking finding(s) at iteration 1 of 3: COR-001 BLOCKER VALID “${FINDING_TITLE}”.`,
+  );
   expect(first.body.inputs.findingTriage).toEqual([
-    expect.objectContaining({ findingId: 'COR-001', title: FINDING_TITLE, outcome: 'BLOCKING', source: 'REVIEWER', location: { file: 'src/sum.js', startLine: 1, endLine: 3 } }),
+    expect.objectContaining({
+      findingId: 'COR-001',
+      title: FINDING_TITLE,
+      outcome: 'BLOCKING',
+      source: 'REVIEWER',
+      location: { file: 'src/sum.js', startLine: 1, endLine: 3 },
+    }),
   ]);
-  expect(first.body.inputs.gateAudit[0]).toMatchObject({ gate: 'tests', status: 'PASSED', exitCode: 0, evidenceId: commands[0]!.detail.evidenceId });
+  expect(first.body.inputs.gateAudit[0]).toMatchObject({
+    gate: 'tests',
+    status: 'PASSED',
+    exitCode: 0,
+    evidenceId: commands[0]!.detail.evidenceId,
+  });
   expect(first.body.inputs.systemFindings).toEqual([]);
 
   // Why iteration 2 passed.
   const second = await h.request('GET', `/v1/loops/${loop.id}/iterations/2/explain`);
-  expect(second.body).toMatchObject({ verdict: 'PASS', rule: 'ALL_CLEAR', reasons: [expect.stringMatching(/^all configured gates passed/)], directives: [] });
-  expect(second.body.explanation[0]).toBe('PASS: all configured gates passed (tests), no valid blocking findings, every acceptance criterion proven (2 of 2).');
+  expect(second.body).toMatchObject({
+    verdict: 'PASS',
+    rule: 'ALL_CLEAR',
+    reasons: [expect.stringMatching(/^all configured gates passed/)],
+    directives: [],
+  });
+  expect(second.body.explanation[0]).toBe(
+    'PASS: all configured gates passed (tests), no valid blocking findings, every acceptance criterion proven (2 of 2).',
+  );
   expect(second.body.explanation).toContain('Acceptance criteria: AC-1 PROVEN; AC-2 PROVEN.');
   expect(second.body.inputs.acCompliance.map((ac: any) => [ac.id, ac.status])).toEqual([
     ['AC-1', 'PROVEN'],
@@ -159,8 +199,13 @@ test('a loop that iterates once on a BLOCKER, then passes: phases in order with 
 
   // Not found: no such iteration, or one not judged yet.
   const missing = await h.request('GET', `/v1/loops/${loop.id}/iterations/3/explain`);
-  expect(missing).toMatchObject({ status: 404, body: { statusCode: 404, error: 'Not Found', message: `iteration 3 of loop ${loop.id} was not found` } });
-  await h.db.prisma.iteration.create({ data: { loopId: loop.id, sequence: 9, roundIteration: 1, contractVersion: 1, startCommit: 'abc' } });
+  expect(missing).toMatchObject({
+    status: 404,
+    body: { statusCode: 404, error: 'Not Found', message: `iteration 3 of loop ${loop.id} was not found` },
+  });
+  await h.db.prisma.iteration.create({
+    data: { loopId: loop.id, sequence: 9, roundIteration: 1, contractVersion: 1, startCommit: 'abc' },
+  });
   const unjudged = await h.request('GET', `/v1/loops/${loop.id}/iterations/9/explain`);
   expect(unjudged.status).toBe(404);
   expect(unjudged.body.message).toMatch(/not judged yet/);
@@ -175,16 +220,24 @@ test('a loop that escalates: the wait for a human, a refused decision, the decis
   expect(escalated.status).toBe('AWAITING_DECISION');
 
   // While it waits: the current phase and the open escalation have no duration yet. Any role may read.
-  const waitingRes = await h.request('GET', `/v1/loops/${escalated.id}/timeline`, undefined, { authorization: `Bearer ${h.keys.submitter}` });
+  const waitingRes = await h.request('GET', `/v1/loops/${escalated.id}/timeline`, undefined, {
+    authorization: `Bearer ${h.keys.submitter}`,
+  });
   expect(waitingRes.status).toBe(200);
   const waiting = waitingRes.body as { events: TimelineEvent[] };
-  expect(ofKind(waiting.events, 'phase').at(-1)).toMatchObject({ detail: { phase: 'AWAITING_DECISION' }, durationMs: null, iteration: 1 });
+  expect(ofKind(waiting.events, 'phase').at(-1)).toMatchObject({
+    detail: { phase: 'AWAITING_DECISION' },
+    durationMs: null,
+    iteration: 1,
+  });
   expect(ofKind(waiting.events, 'escalation')).toEqual([
     expect.objectContaining({ iteration: 1, title: 'Escalation #1: MAX_ITERATIONS (OPEN)', durationMs: null }),
   ]);
 
   // A decision sent to Temporal directly by an actor nobody listed is refused, and shown.
-  await h.temporal.workflow.getHandle(escalated.workflowId).signal(decisionSignal, { kind: 'approve', actor: 'mallory' });
+  await h.temporal.workflow
+    .getHandle(escalated.workflowId)
+    .signal(decisionSignal, { kind: 'approve', actor: 'mallory' });
   let refused: TimelineEvent[] = [];
   for (let i = 0; i < 120 && refused.length === 0; i++) {
     refused = ofKind((await timeline(escalated.id)).events, 'refused_decision');
@@ -221,12 +274,21 @@ test('a loop that escalates: the wait for a human, a refused decision, the decis
   ]);
   const awaiting = ofKind(t.events, 'phase').find((p) => p.detail.phase === 'AWAITING_DECISION')!;
   expect(awaiting.durationMs).toBeGreaterThan(0);
-  expect(ofKind(t.events, 'verdict').map((v) => [v.iteration, v.detail.verdict, v.detail.trigger, v.detail.rule])).toEqual([[1, 'ESCALATE', 'MAX_ITERATIONS', 'MAX_ITERATIONS']]);
+  expect(
+    ofKind(t.events, 'verdict').map((v) => [v.iteration, v.detail.verdict, v.detail.trigger, v.detail.rule]),
+  ).toEqual([[1, 'ESCALATE', 'MAX_ITERATIONS', 'MAX_ITERATIONS']]);
   const [escalation] = ofKind(t.events, 'escalation');
-  expect(escalation).toMatchObject({ iteration: 1, title: 'Escalation #1: MAX_ITERATIONS (DECIDED)', detail: { sequence: 1, trigger: 'MAX_ITERATIONS', status: 'DECIDED' } });
+  expect(escalation).toMatchObject({
+    iteration: 1,
+    title: 'Escalation #1: MAX_ITERATIONS (DECIDED)',
+    detail: { sequence: 1, trigger: 'MAX_ITERATIONS', status: 'DECIDED' },
+  });
   expect(escalation!.durationMs).toBeGreaterThan(0);
   const [decision] = ofKind(t.events, 'decision');
-  expect(decision).toMatchObject({ iteration: 1, detail: { kind: 'reject', actor: expect.stringMatching(ANA), escalationSequence: 1 } });
+  expect(decision).toMatchObject({
+    iteration: 1,
+    detail: { kind: 'reject', actor: expect.stringMatching(ANA), escalationSequence: 1 },
+  });
   expect(decision!.title).toMatch(/^Decision: reject by ana \(key [0-9a-f-]{36}\)$/);
   // The comment is the approver's text, with the credential-shaped token redacted on the way out.
   expect(decision!.detail.comment).toMatch(/^not worth it; token /);
@@ -249,11 +311,19 @@ test('unknown loops are 404, malformed ids and iteration numbers 400, no key 401
   const unknown = '00000000-0000-4000-8000-000000000000';
   expect(await h.request('GET', `/v1/loops/${unknown}/timeline`)).toMatchObject({
     status: 404,
-    body: { statusCode: 404, error: 'Not Found', message: `loop ${unknown} was not found`, requestId: expect.any(String) },
+    body: {
+      statusCode: 404,
+      error: 'Not Found',
+      message: `loop ${unknown} was not found`,
+      requestId: expect.any(String),
+    },
   });
   expect((await h.request('GET', `/v1/loops/${unknown}/iterations/1/explain`)).status).toBe(404);
   const malformed = await h.request('GET', '/v1/loops/not-a-uuid/timeline');
-  expect(malformed).toMatchObject({ status: 400, body: { error: 'Bad Request', message: expect.stringContaining('params.id') } });
+  expect(malformed).toMatchObject({
+    status: 400,
+    body: { error: 'Bad Request', message: expect.stringContaining('params.id') },
+  });
   for (const n of ['0', 'abc', '1.5', '-1']) {
     const bad = await h.request('GET', `/v1/loops/${unknown}/iterations/${n}/explain`);
     expect([n, bad.status, bad.body.message]).toEqual([n, 400, expect.stringContaining('params.n')]);

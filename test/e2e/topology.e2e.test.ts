@@ -90,7 +90,8 @@ function imageEnvironment(): Record<string, string> {
   const runtime = text.slice(text.lastIndexOf('\nFROM '));
   const env: Record<string, string> = {};
   for (const [, args] of runtime.matchAll(/^ENV\s+(.+)$/gm)) {
-    for (const [, k, v] of (args ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|\S+)/g)) env[k!] = v!.replace(/^"|"$/g, '');
+    for (const [, k, v] of (args ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|\S+)/g))
+      env[k!] = v!.replace(/^"|"$/g, '');
   }
   return env;
 }
@@ -100,10 +101,22 @@ function imageEnvironment(): Record<string, string> {
  * key must be one compose sets (a swap never adds configuration); `overrides` are the test's own departures
  * from compose, named where they are made.
  */
-function processEnvironment(name: string, swaps: Record<string, string>, overrides: Record<string, string> = {}): Record<string, string> {
+function processEnvironment(
+  name: string,
+  swaps: Record<string, string>,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
   const fromCompose = composeEnvironment(name);
-  for (const key of Object.keys(swaps)) expect({ service: name, key, inCompose: key in fromCompose }).toEqual({ service: name, key, inCompose: true });
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...imageEnvironment(), ...fromCompose, ...swaps, ...overrides };
+  for (const key of Object.keys(swaps))
+    expect({ service: name, key, inCompose: key in fromCompose }).toEqual({ service: name, key, inCompose: true });
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    ...imageEnvironment(),
+    ...fromCompose,
+    ...swaps,
+    ...overrides,
+  };
 }
 
 // --------------------------------------------------------------------------------------------------
@@ -149,7 +162,12 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
   }
 }
 
-async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number, details = () => ''): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs: number,
+  details = () => '',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -256,10 +274,19 @@ let loopWorker: ServiceProcess;
 let workers: ServiceProcess[] = [];
 const started: ServiceProcess[] = [];
 
-const request = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> => {
+const request = async (
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> => {
   const res = await fetch(`${baseUrl}${url}`, {
     method,
-    headers: { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -271,7 +298,10 @@ beforeAll(async () => {
   if (!temporalAddress) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run through jest (global set-up)');
   for (const entry of ['migrate', 'api', 'loop-worker', 'worker']) {
     const file = composeCommand(entry)[1]!;
-    if (!fs.existsSync(file)) throw new Error(`${path.relative(ROOT, file)} (docker-compose.yml ${entry}'s command) is not built: run \`npm run build\``);
+    if (!fs.existsSync(file))
+      throw new Error(
+        `${path.relative(ROOT, file)} (docker-compose.yml ${entry}'s command) is not built: run \`npm run build\``,
+      );
   }
   llm = await startFakeLlmServer();
   // One clean review per loop, with room for reviews a killed worker asked for and never used.
@@ -290,7 +320,9 @@ beforeAll(async () => {
   loopWorkerDataDir = path.join(loopWorkerRoot, 'data');
   refusingBwrapDir = path.join(loopWorkerRoot, 'bin');
   fs.mkdirSync(refusingBwrapDir);
-  fs.writeFileSync(path.join(refusingBwrapDir, 'bwrap'), REFUSING_BWRAP(path.join(loopWorkerRoot, 'bwrap-calls.log')), { mode: 0o755 });
+  fs.writeFileSync(path.join(refusingBwrapDir, 'bwrap'), REFUSING_BWRAP(path.join(loopWorkerRoot, 'bwrap-calls.log')), {
+    mode: 0o755,
+  });
   sharedDir = sharedTestDir('topology-');
   fs.writeFileSync(path.join(sharedDir, 'held-maker.js'), HELD_MAKER);
   // The queue compose names, made unique to this run (other test files share the Temporal dev server).
@@ -301,13 +333,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // TOPOLOGY_DEBUG_DIR=/some/dir keeps every process's output there, for a look at a run that passed.
-  if (process.env.TOPOLOGY_DEBUG_DIR) for (const p of started) fs.writeFileSync(path.join(process.env.TOPOLOGY_DEBUG_DIR, `${p.name}.log`), p.output());
+  if (process.env.TOPOLOGY_DEBUG_DIR)
+    for (const p of started) fs.writeFileSync(path.join(process.env.TOPOLOGY_DEBUG_DIR, `${p.name}.log`), p.output());
   for (const p of started) p.signal('SIGKILL');
   await Promise.all(started.map((p) => p.exited));
   await temporal?.close();
   await llm?.close();
   if (databaseName) await dropDatabase(testDatabaseAdminUrl(), databaseName);
-  for (const dir of [workerDataDir, apiDataDir, loopWorkerRoot, sharedDir]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of [workerDataDir, apiDataDir, loopWorkerRoot, sharedDir])
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** The addresses compose gives by service name, replaced by the test's. */
@@ -349,18 +383,29 @@ describe('the docker-compose topology as real processes', () => {
       const migrate = startProcess(`migrate (${run})`, composeCommand('migrate'), env);
       started.push(migrate);
       const exit = await within(migrate.exited, 90_000);
-      expect({ run, exit: exit && { code: exit.code, signal: exit.signal }, output: exit?.code === 0 ? '' : migrate.output() }).toEqual({
+      expect({
+        run,
+        exit: exit && { code: exit.code, signal: exit.signal },
+        output: exit?.code === 0 ? '' : migrate.output(),
+      }).toEqual({
         run,
         exit: { code: 0, signal: null },
         output: '',
       });
-      expect(migrate.output()).toContain(run === 'first' ? 'migrations applied' : 'database schema is current; nothing to apply');
+      expect(migrate.output()).toContain(
+        run === 'first' ? 'migrations applied' : 'database schema is current; nothing to apply',
+      );
     }
-    const committed = fs.readdirSync(path.join(ROOT, 'prisma', 'migrations'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    const committed = fs
+      .readdirSync(path.join(ROOT, 'prisma', 'migrations'), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     try {
-      const applied = await db.query<{ migration_name: string }>('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL');
+      const applied = await db.query<{ migration_name: string }>(
+        'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+      );
       expect(applied.rows.map((r) => r.migration_name).sort()).toEqual(committed.sort());
     } finally {
       await db.end();
@@ -368,7 +413,16 @@ describe('the docker-compose topology as real processes', () => {
   }, 200_000);
 
   test('the first admin key comes from admin-main, run with the api service environment (`docker compose run api node dist/service/admin-main.js`)', async () => {
-    const argv = [process.execPath, path.join(ROOT, 'dist/service/admin-main.js'), 'create-key', '--name', 'topology-admin', '--role', 'admin', '--json'];
+    const argv = [
+      process.execPath,
+      path.join(ROOT, 'dist/service/admin-main.js'),
+      'create-key',
+      '--name',
+      'topology-admin',
+      '--role',
+      'admin',
+      '--json',
+    ];
     const admin = startProcess('admin-main', argv, processEnvironment('api', swaps({ DATA_DIR: apiDataDir })));
     started.push(admin);
     const exit = await admin.exited;
@@ -381,22 +435,35 @@ describe('the docker-compose topology as real processes', () => {
   test(`api, 1 loop-worker and ${WORKERS} worker replicas start from the compose environment; the api answers /healthz`, async () => {
     const port = await freePort();
     // The api mounts no volume: its DATA_DIR is its own container's; the replicas share worker-data.
-    const apiEnv = processEnvironment('api', swaps({ DATA_DIR: apiDataDir, API_HOST: '127.0.0.1', API_PORT: String(port) }), LOCAL_FIXTURE_REPOSITORIES);
-    const workerVolume = (composeService('worker').volumes ?? []).map((v) => (typeof v === 'string' ? v : `${v.source}:${v.target}`));
+    const apiEnv = processEnvironment(
+      'api',
+      swaps({ DATA_DIR: apiDataDir, API_HOST: '127.0.0.1', API_PORT: String(port) }),
+      LOCAL_FIXTURE_REPOSITORIES,
+    );
+    const workerVolume = (composeService('worker').volumes ?? []).map((v) =>
+      typeof v === 'string' ? v : `${v.source}:${v.target}`,
+    );
     expect(workerVolume.some((v) => v.endsWith(`:${composeEnvironment('worker').DATA_DIR}`))).toBe(true);
     expect(composeService('api').volumes ?? []).toEqual([]);
     // Test agents live outside the image's /usr, so the sandbox is told where (as an operator would).
-    const workerEnv = processEnvironment('worker', swaps({ DATA_DIR: workerDataDir }), { ...LOCAL_FIXTURE_REPOSITORIES, ...sandboxTestEnvironment() });
+    const workerEnv = processEnvironment('worker', swaps({ DATA_DIR: workerDataDir }), {
+      ...LOCAL_FIXTURE_REPOSITORIES,
+      ...sandboxTestEnvironment(),
+    });
     expect(workerEnv.SANDBOX).toBe('bwrap');
     expect(workerEnv.WORKER_ROLE).toBe('activities');
     // The loop-worker mounts nothing and has no sandbox options: its DATA_DIR does not exist, its bwrap refuses.
     expect(composeService('loop-worker').volumes ?? []).toEqual([]);
-    const loopWorkerEnv = processEnvironment('loop-worker', swaps({ DATA_DIR: loopWorkerDataDir }), { PATH: `${refusingBwrapDir}:${process.env.PATH ?? ''}` });
+    const loopWorkerEnv = processEnvironment('loop-worker', swaps({ DATA_DIR: loopWorkerDataDir }), {
+      PATH: `${refusingBwrapDir}:${process.env.PATH ?? ''}`,
+    });
     expect(loopWorkerEnv.WORKER_ROLE).toBe('workflows');
 
     api = startProcess('api', composeCommand('api'), apiEnv);
     loopWorker = startProcess('loop-worker', composeCommand('loop-worker'), loopWorkerEnv);
-    workers = Array.from({ length: WORKERS }, (_, i) => startProcess(`worker-${i + 1}`, composeCommand('worker'), workerEnv));
+    workers = Array.from({ length: WORKERS }, (_, i) =>
+      startProcess(`worker-${i + 1}`, composeCommand('worker'), workerEnv),
+    );
     started.push(api, loopWorker, ...workers);
     baseUrl = `http://127.0.0.1:${port}`;
     await Promise.all([
@@ -405,17 +472,29 @@ describe('the docker-compose topology as real processes', () => {
         'the api to listen',
         async () => {
           if (!api.running()) throw new Error(`api exited during start-up:\n${api.output()}`);
-          return fetch(`${baseUrl}/healthz`).then((r) => r.status === 200, () => false);
+          return fetch(`${baseUrl}/healthz`).then(
+            (r) => r.status === 200,
+            () => false,
+          );
         },
         60_000,
         () => api.output(),
       ),
     ]);
-    for (const w of workers) expect(w.output()).toMatch(new RegExp(`worker ready on task queue ${taskQueue}: up to \\d+ activities at once \\(sandbox: bubblewrap\\)`));
-    expect(loopWorker.output()).toContain(`worker ready on task queue ${taskQueue}: loops and their record writes, no commands`);
+    for (const w of workers)
+      expect(w.output()).toMatch(
+        new RegExp(`worker ready on task queue ${taskQueue}: up to \\d+ activities at once \\(sandbox: bubblewrap\\)`),
+      );
+    expect(loopWorker.output()).toContain(
+      `worker ready on task queue ${taskQueue}: loops and their record writes, no commands`,
+    );
     const health = await request('GET', '/healthz');
     expect(health.status).toBe(200);
-    expect(health.body).toMatchObject({ status: 'ok', checks: { postgres: { ok: true }, temporal: { ok: true } }, sandbox: { mode: 'bwrap' } });
+    expect(health.body).toMatchObject({
+      status: 'ok',
+      checks: { postgres: { ok: true }, temporal: { ok: true } },
+      sandbox: { mode: 'bwrap' },
+    });
     // The one switch the test turns is compose's production policy (LOCAL_FIXTURE_REPOSITORIES).
     expect(composeEnvironment('api').ALLOW_LOCAL_REPOSITORIES).toBe('false');
   }, 150_000);
@@ -430,7 +509,11 @@ describe('the docker-compose topology as real processes', () => {
       const argv = [process.execPath, path.join(sharedDir, 'held-maker.js'), stateDir, releaseFile];
       const body = loopRequest(repo, argv);
       const submitted = await request('POST', '/v1/loops', body, { 'idempotency-key': `topology-${i}` });
-      expect({ i, status: submitted.status, body: submitted.status === 201 ? undefined : submitted.body }).toEqual({ i, status: 201, body: undefined });
+      expect({ i, status: submitted.status, body: submitted.status === 201 ? undefined : submitted.body }).toEqual({
+        i,
+        status: 201,
+        body: undefined,
+      });
       loops.push({ id: submitted.body.id, body, stateDir });
     }
     // A client retrying a submission (same Idempotency-Key) gets the same loop, not a second one.
@@ -451,7 +534,7 @@ describe('the docker-compose topology as real processes', () => {
       `all ${LOOPS} makers to run`,
       () => {
         const where = loops.map((l) => (makerStarts(l.stateDir).length === 1 ? workerOf(l.stateDir) : undefined));
-        return where.every((w) => w !== undefined) ? (where as number[]) : undefined;
+        return where.every((w) => w !== undefined) ? where : undefined;
       },
       100_000,
       () => workers.map((w) => `--- ${w.name}\n${w.output()}`).join('\n'),
@@ -475,7 +558,12 @@ describe('the docker-compose topology as real processes', () => {
     expect(killExit.signal).toBe('SIGKILL');
     // Its makers' sandboxes die with it (--die-with-parent): nothing keeps writing the shared workspaces.
     for (const l of killedLoops) await waitUntilNoProcessMatching(l.stateDir);
-    await waitFor('every process the killed worker had started to end', () => victimChildren.every((pid) => !alive(pid)), 10_000, () => victimChildren.filter(alive).join(', '));
+    await waitFor(
+      'every process the killed worker had started to end',
+      () => victimChildren.every((pid) => !alive(pid)),
+      10_000,
+      () => victimChildren.filter(alive).join(', '),
+    );
     // The api keeps answering while a replica is gone.
     expect((await request('GET', '/healthz')).status).toBe(200);
     fs.writeFileSync(releaseFile, 'go\n');
@@ -484,7 +572,7 @@ describe('the docker-compose topology as real processes', () => {
       `the makers of the ${killedLoops.length} loop(s) of the killed worker to run again`,
       () => {
         const second = killedLoops.map((l) => makerStarts(l.stateDir)[1]);
-        return second.every((t) => t !== undefined) ? (second as number[]) : undefined;
+        return second.every((t) => t !== undefined) ? second : undefined;
       },
       90_000,
       () => survivors.map((w) => `--- ${w.name}\n${w.output()}`).join('\n'),
@@ -499,7 +587,9 @@ describe('the docker-compose topology as real processes', () => {
       'every loop to finish',
       async () => {
         const views = await Promise.all(loops.map((l) => request('GET', `/v1/loops/${l.id}`)));
-        return views.every((v) => ['PASSED', 'FAILED', 'AWAITING_DECISION', 'CANCELLED'].includes(v.body?.status)) ? views.map((v) => v.body) : undefined;
+        return views.every((v) => ['PASSED', 'FAILED', 'AWAITING_DECISION', 'CANCELLED'].includes(v.body?.status))
+          ? views.map((v) => v.body)
+          : undefined;
       },
       100_000,
       () => survivors.map((w) => `--- ${w.name}\n${w.output()}`).join('\n'),
@@ -508,7 +598,10 @@ describe('the docker-compose topology as real processes', () => {
     for (const [i, l] of loops.entries()) {
       const killed = killedLoops.includes(l);
       // One iteration each; a killed loop's maker ran twice (the killed attempt, then the retry).
-      expect({ loop: i, iterations: finished[i].iterations.map((it: any) => [it.sequence, it.makerAttempts, it.verdict?.verdict]) }).toEqual({
+      expect({
+        loop: i,
+        iterations: finished[i].iterations.map((it: any) => [it.sequence, it.makerAttempts, it.verdict?.verdict]),
+      }).toEqual({
         loop: i,
         iterations: [[1, killed ? 2 : 1, 'PASS']],
       });
@@ -537,7 +630,8 @@ describe('the docker-compose topology as real processes', () => {
       const types = new Map<string, string>();
       const ran: string[] = [];
       for (const event of history.events ?? []) {
-        if (event.workflowTaskStartedEventAttributes) ranWorkflowTasks.add(workerName(event.workflowTaskStartedEventAttributes.identity));
+        if (event.workflowTaskStartedEventAttributes)
+          ranWorkflowTasks.add(workerName(event.workflowTaskStartedEventAttributes.identity));
         const scheduled = event.activityTaskScheduledEventAttributes;
         if (scheduled) types.set(String(event.eventId), scheduled.activityType?.name ?? '?');
         const startedAttrs = event.activityTaskStartedEventAttributes;
@@ -581,13 +675,20 @@ describe('the docker-compose topology as real processes', () => {
       }),
     );
     for (const e of exits) {
-      expect({ name: e.name, code: e.exit?.code, signal: e.exit?.signal, tail: e.exit?.code === 0 ? '' : e.output.slice(-4000) }).toEqual({
+      expect({
+        name: e.name,
+        code: e.exit?.code,
+        signal: e.exit?.signal,
+        tail: e.exit?.code === 0 ? '' : e.output.slice(-4000),
+      }).toEqual({
         name: e.name,
         code: 0,
         signal: null,
         tail: '',
       });
-      console.log(`${e.name} exited 0 ${((e.exit!.at - sentAt) / 1000).toFixed(1)} s after SIGTERM (compose grace period ${e.bound / 1000} s)`);
+      console.log(
+        `${e.name} exited 0 ${((e.exit!.at - sentAt) / 1000).toFixed(1)} s after SIGTERM (compose grace period ${e.bound / 1000} s)`,
+      );
     }
     // Nothing they started outlives them: no child, no process working in the shared data directory.
     expect(children.filter(alive)).toEqual([]);

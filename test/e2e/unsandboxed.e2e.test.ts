@@ -9,7 +9,10 @@ import { loopRequest } from '../support/loop-request';
 
 let h: LoopHarness;
 beforeAll(async () => {
-  h = await startLoopHarness({ workerEnv: { SANDBOX: 'none' }, policy: { ...DEFAULT_API_POLICY, sandbox: { mode: 'none' } } });
+  h = await startLoopHarness({
+    workerEnv: { SANDBOX: 'none' },
+    policy: { ...DEFAULT_API_POLICY, sandbox: { mode: 'none' } },
+  });
 });
 afterAll(async () => {
   await h?.close();

@@ -25,7 +25,16 @@ const FIFTY_MB = 50 * 1024 * 1024;
 function historyJson(workflowId: string): string {
   return execFileSync(
     resolveTemporalCli({ temporal: { cliPath: process.env.TEMPORAL_CLI_PATH } }),
-    ['workflow', 'show', '--workflow-id', workflowId, '--address', process.env.TEST_TEMPORAL_ADDRESS!, '--output', 'json'],
+    [
+      'workflow',
+      'show',
+      '--workflow-id',
+      workflowId,
+      '--address',
+      process.env.TEST_TEMPORAL_ADDRESS!,
+      '--output',
+      'json',
+    ],
     { maxBuffer: 256 * 1024 * 1024 },
   ).toString();
 }
@@ -52,7 +61,9 @@ test('a gate printing 50 MB leaves the workflow history small; the log is stored
   expect(record.stdout.length).toBeLessThan(1024 * 1024 + 500);
   expect(record.stdoutSha256).toMatch(/^[0-9a-f]{64}$/);
 
-  const log = await fetch(`${h.baseUrl}/v1/loops/${loop.id}/evidence/${build.id}/log?stream=stdout`, { headers: { authorization: `Bearer ${h.keys.admin}` } });
+  const log = await fetch(`${h.baseUrl}/v1/loops/${loop.id}/evidence/${build.id}/log?stream=stdout`, {
+    headers: { authorization: `Bearer ${h.keys.admin}` },
+  });
   expect(log.headers.get('content-type')).toContain('text/plain');
   const text = await log.text();
   expect(text).toContain(`bytes omitted]`);
@@ -102,7 +113,9 @@ test('cancelling a loop during a long gate kills the gate’s process tree withi
     `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(child.pid));`,
     'setInterval(() => {}, 1000);',
   ].join('\n');
-  const body = loopRequest(repo, maker.argv, { gates: [{ gate: 'tests', argv: ['node', '-e', slowGate], timeoutSeconds: 600 }] });
+  const body = loopRequest(repo, maker.argv, {
+    gates: [{ gate: 'tests', argv: ['node', '-e', slowGate], timeoutSeconds: 600 }],
+  });
   const submitted = await h.request('POST', '/v1/loops', body);
   const deadline = Date.now() + 120_000;
   while (!fs.existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -124,8 +137,12 @@ test('with no gates in the request, the tests gate is inferred from package.json
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv, { gates: [] }));
   const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
   expect(loop.status).toBe('PASSED');
-  expect(loop.gatePlan.gates).toEqual([expect.objectContaining({ gate: 'tests', argv: ['npm', 'test'], source: 'manifest-inference' })]);
-  expect(loop.iterations[0].evidence.map((e: any) => [e.gate, e.status, e.source])).toEqual([['tests', 'PASSED', 'manifest-inference']]);
+  expect(loop.gatePlan.gates).toEqual([
+    expect.objectContaining({ gate: 'tests', argv: ['npm', 'test'], source: 'manifest-inference' }),
+  ]);
+  expect(loop.iterations[0].evidence.map((e: any) => [e.gate, e.status, e.source])).toEqual([
+    ['tests', 'PASSED', 'manifest-inference'],
+  ]);
   expect(loop.iterations[0].evidence[0].testCounts).toEqual({ passed: 2, failed: 0, skipped: 0 });
 });
 
@@ -153,11 +170,14 @@ test('a maker that skips a test to get green is caught: a VALID BLOCKER from the
         validity: 'VALID',
         location: expect.objectContaining({ file: 'test/sum.test.js', startLine: 5 }),
         evidence: expect.stringContaining('+5:'),
-        failureScenario: 'Had this gone unnoticed, the skipped or excluded tests would not run, so their failures would not show.',
+        failureScenario:
+          'Had this gone unnoticed, the skipped or excluded tests would not run, so their failures would not show.',
       }),
     ]),
   );
-  expect(first.verdict.directives.some((d: string) => /^\d\. Revert TMP-\d{3} \(BLOCKER, test\/sum\.test\.js:5-5\)/.test(d))).toBe(true);
+  expect(
+    first.verdict.directives.some((d: string) => /^\d\. Revert TMP-\d{3} \(BLOCKER, test\/sum\.test\.js:5-5\)/.test(d)),
+  ).toBe(true);
   expect(second.findings).toEqual([]);
   expect(second.verdict.verdict).toBe('PASS');
 });
@@ -165,9 +185,18 @@ test('a maker that skips a test to get green is caught: a VALID BLOCKER from the
 test('an invalid .ai-engineering-loop/verification.json fails the loop with the validation message as its reason', async () => {
   const repo = createFixtureRepo();
   fs.mkdirSync(path.join(repo, '.ai-engineering-loop'));
-  fs.writeFileSync(path.join(repo, '.ai-engineering-loop/verification.json'), JSON.stringify({ version: 1, gates: { tests: { argv: [] } } }));
-  execFileSync('git', ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', 'add', '--all'], { cwd: repo });
-  execFileSync('git', ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', 'commit', '--quiet', '-m', 'bad config'], { cwd: repo });
+  fs.writeFileSync(
+    path.join(repo, '.ai-engineering-loop/verification.json'),
+    JSON.stringify({ version: 1, gates: { tests: { argv: [] } } }),
+  );
+  execFileSync('git', ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', 'add', '--all'], {
+    cwd: repo,
+  });
+  execFileSync(
+    'git',
+    ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', 'commit', '--quiet', '-m', 'bad config'],
+    { cwd: repo },
+  );
   const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
   const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
   const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);

@@ -23,13 +23,23 @@ afterAll(async () => {
 });
 
 /** Who ran each started task of the loop's history: `<pid>@<host>` identities, by event type. */
-async function identities(workflowId: string): Promise<{ workflowTasks: Set<number>; activityTasks: Set<number>; localActivities: number }> {
+async function identities(
+  workflowId: string,
+): Promise<{ workflowTasks: Set<number>; activityTasks: Set<number>; localActivities: number }> {
   const history = await h.temporal.workflow.getHandle(workflowId).fetchHistory();
   const pid = (identity: string | null | undefined) => Number(identity?.split('@')[0]);
   const events = history.events ?? [];
   return {
-    workflowTasks: new Set(events.filter((e) => e.workflowTaskStartedEventAttributes).map((e) => pid(e.workflowTaskStartedEventAttributes!.identity))),
-    activityTasks: new Set(events.filter((e) => e.activityTaskStartedEventAttributes).map((e) => pid(e.activityTaskStartedEventAttributes!.identity))),
+    workflowTasks: new Set(
+      events
+        .filter((e) => e.workflowTaskStartedEventAttributes)
+        .map((e) => pid(e.workflowTaskStartedEventAttributes!.identity)),
+    ),
+    activityTasks: new Set(
+      events
+        .filter((e) => e.activityTaskStartedEventAttributes)
+        .map((e) => pid(e.activityTaskStartedEventAttributes!.identity)),
+    ),
     localActivities: events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length,
   };
 }
@@ -75,15 +85,29 @@ test('both workers killed mid-maker take the sandbox with them; new ones finish 
   const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
   expect(loop.status).toBe('PASSED');
   // One iteration, whose maker ran twice: the killed attempt and the retry on the new worker.
-  expect(loop.iterations.map((i: any) => [i.sequence, i.roundIteration, i.makerAttempts, i.verdict.verdict])).toEqual([[1, 1, 2, 'PASS']]);
+  expect(loop.iterations.map((i: any) => [i.sequence, i.roundIteration, i.makerAttempts, i.verdict.verdict])).toEqual([
+    [1, 1, 2, 'PASS'],
+  ]);
   expect(makerRuns(maker.stateDir)).toEqual([1, 1]);
   // The interrupted attempt's half-done work did not leak into the checkpoint.
   expect(loop.iterations[0].changedFiles).toEqual(['src/sum.js']);
   expect(await h.db.prisma.iteration.count({ where: { loopId: loop.id } })).toBe(1);
   expect(h.llm.requests.length - reviewsBefore).toBe(1);
   // The killed attempt had written the move into MAKER, and its retry wrote it again: one event.
-  const events = await h.db.prisma.loopEvent.findMany({ where: { loopId: loop.id }, orderBy: { createdAt: 'asc' }, select: { phase: true } });
-  expect(events.map((e) => e.phase).filter((phase) => phase !== 'SETUP')).toEqual(['PREPARING', 'CONTRACT', 'MAKER', 'VERIFY', 'REVIEW', 'JUDGE', 'DONE']);
+  const events = await h.db.prisma.loopEvent.findMany({
+    where: { loopId: loop.id },
+    orderBy: { createdAt: 'asc' },
+    select: { phase: true },
+  });
+  expect(events.map((e) => e.phase).filter((phase) => phase !== 'SETUP')).toEqual([
+    'PREPARING',
+    'CONTRACT',
+    'MAKER',
+    'VERIFY',
+    'REVIEW',
+    'JUDGE',
+    'DONE',
+  ]);
   const ran = await identities(loop.workflowId);
   expect([...ran.workflowTasks].sort()).toEqual([killed.workflows, h.worker.pid].sort());
   expect([...ran.activityTasks].sort()).toEqual([killed.activities, activities.pid].sort());

@@ -45,8 +45,16 @@ const notFound = (modelName: string) => ({ code: 'P2025', meta: expect.objectCon
 
 const at = (loopId: string) => ({ loopId, sequence: 1, contractVersion: 1, gates: [] });
 const checkpoint = (loopId: string) => ({ ...at(loopId), checkpointCommit: 'b'.repeat(40) });
-const maker = (loopId: string) => ({ ...at(loopId), roundIteration: 1, maxIterations: 3, directives: [], maker: { backend: 'command', argv: ['true'], timeoutSeconds: 10 } }) as never;
-const review = (loopId: string) => ({ ...checkpoint(loopId), reviewer: { backend: 'llm' }, profile: null, priorSignatures: [] }) as never;
+const maker = (loopId: string) =>
+  ({
+    ...at(loopId),
+    roundIteration: 1,
+    maxIterations: 3,
+    directives: [],
+    maker: { backend: 'command', argv: ['true'], timeoutSeconds: 10 },
+  }) as never;
+const review = (loopId: string) =>
+  ({ ...checkpoint(loopId), reviewer: { backend: 'llm' }, profile: null, priorSignatures: [] }) as never;
 
 test('a missing loop fails with the loop not found, though its iteration and contract are missing too', async () => {
   const loopId = randomUUID();
@@ -70,7 +78,16 @@ test('the maker of a loop without a workspace fails on that before it reads the 
 
 test('a missing contract fails with the contract not found once the rows are there', async () => {
   const loopId = await newLoop(true);
-  await db.prisma.iteration.create({ data: { loopId, sequence: 1, roundIteration: 1, contractVersion: 1, startCommit: 'a'.repeat(40), checkpointCommit: 'b'.repeat(40) } });
+  await db.prisma.iteration.create({
+    data: {
+      loopId,
+      sequence: 1,
+      roundIteration: 1,
+      contractVersion: 1,
+      startCommit: 'a'.repeat(40),
+      checkpointCommit: 'b'.repeat(40),
+    },
+  });
   await expect(inspectChanges(deps, at(loopId))).rejects.toMatchObject(notFound('ContractVersion'));
   await expect(runVerification(deps, checkpoint(loopId))).rejects.toMatchObject(notFound('ContractVersion'));
   await expect(runReview(deps, review(loopId))).rejects.toMatchObject(notFound('ContractVersion'));

@@ -3,14 +3,25 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { apiKeyRoutes } from '../../api/auth/api-key-routes';
-import { createApiKey, ensureBootstrapAdminKey, hashApiKey, listApiKeys, revokeApiKey, verifyApiKey, type CreatedApiKey } from '../../api/auth/api-keys';
+import {
+  createApiKey,
+  ensureBootstrapAdminKey,
+  hashApiKey,
+  listApiKeys,
+  revokeApiKey,
+  verifyApiKey,
+  type CreatedApiKey,
+} from '../../api/auth/api-keys';
 import { API_KEY_REDACT_PATHS, authErrorResponses, registerAuth, requirePrincipal } from '../../api/auth/auth-plugin';
 import { registerErrorHandler } from '../../api/errors';
 import { runAdminCommand } from '../../service/admin-main';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 // A tiny app with the auth plugin, a few dummy routes needing different roles, and the key routes.
-async function buildTestApp(db: TestDatabase, options: { logs?: string[]; max?: number } = {}): Promise<FastifyInstance> {
+async function buildTestApp(
+  db: TestDatabase,
+  options: { logs?: string[]; max?: number } = {},
+): Promise<FastifyInstance> {
   const logs = options.logs;
   const app = Fastify({
     logger: logs
@@ -19,7 +30,13 @@ async function buildTestApp(db: TestDatabase, options: { logs?: string[]; max?: 
           stream: { write: (line: string) => void logs.push(line) },
           redact: [...API_KEY_REDACT_PATHS],
           // Log the headers on purpose, so the test proves the redaction (the default serializer omits them).
-          serializers: { req: (req: { method: string; url: string; headers: unknown }) => ({ method: req.method, url: req.url, headers: req.headers }) },
+          serializers: {
+            req: (req: { method: string; url: string; headers: unknown }) => ({
+              method: req.method,
+              url: req.url,
+              headers: req.headers,
+            }),
+          },
         }
       : false,
     genReqId: () => crypto.randomUUID(),
@@ -32,12 +49,20 @@ async function buildTestApp(db: TestDatabase, options: { logs?: string[]; max?: 
   const principalSchema = z.object({ keyId: z.string(), name: z.string(), role: z.string() });
   r.get('/healthz', async () => ({ ok: true }));
   r.get('/docs/json', async () => ({ openapi: '3' }));
-  r.get('/v1/things', { schema: { response: { 200: principalSchema, ...authErrorResponses } } }, async (request) => requirePrincipal(request));
-  r.post('/v1/things', { config: { access: 'submitter' }, schema: { body: z.object({ n: z.number() }) } }, async (request) => ({
-    n: request.body.n,
-    by: requirePrincipal(request).name,
+  r.get('/v1/things', { schema: { response: { 200: principalSchema, ...authErrorResponses } } }, async (request) =>
+    requirePrincipal(request),
+  );
+  r.post(
+    '/v1/things',
+    { config: { access: 'submitter' }, schema: { body: z.object({ n: z.number() }) } },
+    async (request) => ({
+      n: request.body.n,
+      by: requirePrincipal(request).name,
+    }),
+  );
+  r.post('/v1/decide', { config: { access: 'approver' } }, async (request) => ({
+    actor: requirePrincipal(request).name,
   }));
-  r.post('/v1/decide', { config: { access: 'approver' } }, async (request) => ({ actor: requirePrincipal(request).name }));
   r.post('/v1/unconfigured', async () => ({ ok: true }));
   await app.register(apiKeyRoutes, { prisma: db.prisma });
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -68,7 +93,12 @@ async function request(
   return { statusCode: res.status, headers: Object.fromEntries(res.headers.entries()), json: () => JSON.parse(text) };
 }
 
-function expectError(res: { statusCode: number; json(): any }, statusCode: number, error: string, message?: RegExp): void {
+function expectError(
+  res: { statusCode: number; json(): any },
+  statusCode: number,
+  error: string,
+  message?: RegExp,
+): void {
   expect(res.statusCode).toBe(statusCode);
   const body = res.json();
   expect(Object.keys(body).sort()).toEqual(['error', 'message', 'requestId', 'statusCode']);
@@ -115,31 +145,65 @@ describe('API key access control', () => {
     expect(res.headers['www-authenticate']).toBe('Bearer');
     // Unknown URLs need a key too (no probing), then 404.
     expectError(await request(app, { method: 'GET', url: '/v1/nope' }), 401, 'Unauthorized');
-    expectError(await request(app, { method: 'GET', url: '/v1/nope', headers: bearer(submitter.key) }), 404, 'Not Found');
+    expectError(
+      await request(app, { method: 'GET', url: '/v1/nope', headers: bearer(submitter.key) }),
+      404,
+      'Not Found',
+    );
   });
 
   test('unknown, malformed or revoked key: 401', async () => {
     const unknown = 'elk_' + 'A'.repeat(43);
-    expectError(await request(app, { method: 'GET', url: '/v1/things', headers: bearer(unknown) }), 401, 'Unauthorized', /invalid API key/);
-    expectError(await request(app, { method: 'GET', url: '/v1/things', headers: bearer('not-a-key') }), 401, 'Unauthorized', /invalid API key/);
-    expectError(await request(app, { method: 'GET', url: '/v1/things', headers: { authorization: `Basic ${submitter.key}` } }), 401, 'Unauthorized', /Bearer/);
     expectError(
-      await request(app, { method: 'GET', url: '/v1/things', headers: { ...bearer(submitter.key), 'x-api-key': approver.key } }),
+      await request(app, { method: 'GET', url: '/v1/things', headers: bearer(unknown) }),
+      401,
+      'Unauthorized',
+      /invalid API key/,
+    );
+    expectError(
+      await request(app, { method: 'GET', url: '/v1/things', headers: bearer('not-a-key') }),
+      401,
+      'Unauthorized',
+      /invalid API key/,
+    );
+    expectError(
+      await request(app, { method: 'GET', url: '/v1/things', headers: { authorization: `Basic ${submitter.key}` } }),
+      401,
+      'Unauthorized',
+      /Bearer/,
+    );
+    expectError(
+      await request(app, {
+        method: 'GET',
+        url: '/v1/things',
+        headers: { ...bearer(submitter.key), 'x-api-key': approver.key },
+      }),
       401,
       'Unauthorized',
       /different keys/,
     );
 
     const doomed = await createApiKey(db.prisma, { name: 'doomed', role: 'admin' });
-    expect((await request(app, { method: 'GET', url: '/v1/things', headers: bearer(doomed.key) })).statusCode).toBe(200);
+    expect((await request(app, { method: 'GET', url: '/v1/things', headers: bearer(doomed.key) })).statusCode).toBe(
+      200,
+    );
     await revokeApiKey(db.prisma, doomed.id);
-    expectError(await request(app, { method: 'GET', url: '/v1/things', headers: bearer(doomed.key) }), 401, 'Unauthorized', /invalid API key/);
+    expectError(
+      await request(app, { method: 'GET', url: '/v1/things', headers: bearer(doomed.key) }),
+      401,
+      'Unauthorized',
+      /invalid API key/,
+    );
   });
 
   test('wrong role: 403, before the body is even validated', async () => {
     const res = await request(app, { method: 'POST', url: '/v1/decide', headers: bearer(submitter.key), payload: {} });
     expectError(res, 403, 'Forbidden', /role submitter; this request needs role approver \(or admin\)/);
-    expectError(await request(app, { method: 'POST', url: '/v1/things', headers: bearer(approver.key), payload: { bad: 1 } }), 403, 'Forbidden');
+    expectError(
+      await request(app, { method: 'POST', url: '/v1/things', headers: bearer(approver.key), payload: { bad: 1 } }),
+      403,
+      'Forbidden',
+    );
     // Without a key an invalid body is a 401, not a 400 that reveals the schema.
     expectError(await request(app, { method: 'POST', url: '/v1/things', payload: { bad: 1 } }), 401, 'Unauthorized');
   });
@@ -148,13 +212,22 @@ describe('API key access control', () => {
     const read = await request(app, { method: 'GET', url: '/v1/things', headers: bearer(approver.key) });
     expect(read.statusCode).toBe(200);
     expect(read.json()).toEqual({ keyId: approver.id, name: 'ana', role: 'approver' });
-    const submit = await request(app, { method: 'POST', url: '/v1/things', headers: { 'x-api-key': submitter.key }, payload: { n: 1 } });
+    const submit = await request(app, {
+      method: 'POST',
+      url: '/v1/things',
+      headers: { 'x-api-key': submitter.key },
+      payload: { n: 1 },
+    });
     expect(submit.statusCode).toBe(200);
     expect(submit.json()).toEqual({ n: 1, by: 'sam' });
     const decide = await request(app, { method: 'POST', url: '/v1/decide', headers: bearer(approver.key) });
     expect(decide.json()).toEqual({ actor: 'ana' });
     // A route that declares nothing needs admin for writes (fails closed).
-    expectError(await request(app, { method: 'POST', url: '/v1/unconfigured', headers: bearer(approver.key) }), 403, 'Forbidden');
+    expectError(
+      await request(app, { method: 'POST', url: '/v1/unconfigured', headers: bearer(approver.key) }),
+      403,
+      'Forbidden',
+    );
   });
 
   test('admin is allowed everywhere', async () => {
@@ -177,8 +250,17 @@ describe('API key access control', () => {
   });
 
   test('key management over HTTP: admin only; the key is returned once; revoke takes effect', async () => {
-    expectError(await request(app, { method: 'GET', url: '/v1/api-keys', headers: bearer(approver.key) }), 403, 'Forbidden');
-    const created = await request(app, { method: 'POST', url: '/v1/api-keys', headers: bearer(admin.key), payload: { name: 'ci', role: 'submitter' } });
+    expectError(
+      await request(app, { method: 'GET', url: '/v1/api-keys', headers: bearer(approver.key) }),
+      403,
+      'Forbidden',
+    );
+    const created = await request(app, {
+      method: 'POST',
+      url: '/v1/api-keys',
+      headers: bearer(admin.key),
+      payload: { name: 'ci', role: 'submitter' },
+    });
     expect(created.statusCode).toBe(201);
     const { key, id } = created.json();
     expect(key).toMatch(/^elk_/);
@@ -186,14 +268,30 @@ describe('API key access control', () => {
     const entry = listed.keys.find((k: any) => k.id === id);
     expect(entry).toMatchObject({ name: 'ci', role: 'submitter', revokedAt: null, prefix: key.slice(0, 12) });
     expect(JSON.stringify(listed)).not.toContain(key);
-    expect((await request(app, { method: 'POST', url: `/v1/api-keys/${id}/revoke`, headers: bearer(admin.key) })).json().revokedAt).toEqual(expect.any(String));
+    expect(
+      (await request(app, { method: 'POST', url: `/v1/api-keys/${id}/revoke`, headers: bearer(admin.key) })).json()
+        .revokedAt,
+    ).toEqual(expect.any(String));
     expectError(await request(app, { method: 'GET', url: '/v1/things', headers: bearer(key) }), 401, 'Unauthorized');
     expectError(
-      await request(app, { method: 'POST', url: `/v1/api-keys/${crypto.randomUUID()}/revoke`, headers: bearer(admin.key) }),
+      await request(app, {
+        method: 'POST',
+        url: `/v1/api-keys/${crypto.randomUUID()}/revoke`,
+        headers: bearer(admin.key),
+      }),
       404,
       'Not Found',
     );
-    expectError(await request(app, { method: 'POST', url: '/v1/api-keys', headers: bearer(admin.key), payload: { name: 'x', role: 'root' } }), 400, 'Bad Request');
+    expectError(
+      await request(app, {
+        method: 'POST',
+        url: '/v1/api-keys',
+        headers: bearer(admin.key),
+        payload: { name: 'x', role: 'root' },
+      }),
+      400,
+      'Bad Request',
+    );
   });
 
   test('keys never appear in the log output', async () => {
@@ -260,8 +358,14 @@ describe('rate limiting', () => {
   test('without a valid key, per client IP (so key guessing is throttled); public routes are not limited', async () => {
     // Requests with valid keys above did not count against this IP.
     expect((await request(app, { method: 'GET', url: '/v1/things' })).statusCode).toBe(401);
-    expect((await request(app, { method: 'GET', url: '/v1/things', headers: bearer('elk_' + 'B'.repeat(43)) })).statusCode).toBe(401);
-    expectError(await request(app, { method: 'GET', url: '/v1/things', headers: bearer('elk_' + 'C'.repeat(43)) }), 429, 'Too Many Requests');
+    expect(
+      (await request(app, { method: 'GET', url: '/v1/things', headers: bearer('elk_' + 'B'.repeat(43)) })).statusCode,
+    ).toBe(401);
+    expectError(
+      await request(app, { method: 'GET', url: '/v1/things', headers: bearer('elk_' + 'C'.repeat(43)) }),
+      429,
+      'Too Many Requests',
+    );
     for (let i = 0; i < 5; i++) expect((await request(app, { method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     // A valid key still gets through from the same IP.
     expect((await request(app, { method: 'GET', url: '/v1/things', headers: bearer(b.key) })).statusCode).toBe(200);
@@ -278,7 +382,11 @@ describe('bootstrap admin key and the admin command', () => {
   });
 
   test('ensureBootstrapAdminKey creates one admin key only when no key exists, even when called concurrently', async () => {
-    const results = await Promise.all([ensureBootstrapAdminKey(db.prisma), ensureBootstrapAdminKey(db.prisma), ensureBootstrapAdminKey(db.prisma)]);
+    const results = await Promise.all([
+      ensureBootstrapAdminKey(db.prisma),
+      ensureBootstrapAdminKey(db.prisma),
+      ensureBootstrapAdminKey(db.prisma),
+    ]);
     const created = results.filter((r) => r !== null);
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ role: 'admin', name: 'bootstrap-admin', key: expect.stringMatching(/^elk_/) });
@@ -293,7 +401,10 @@ describe('bootstrap admin key and the admin command', () => {
     const run = async (...argv: string[]) => {
       const out: string[] = [];
       const err: string[] = [];
-      const code = await runAdminCommand(argv, db.prisma, { out: (l) => void out.push(l), err: (l) => void err.push(l) });
+      const code = await runAdminCommand(argv, db.prisma, {
+        out: (l) => void out.push(l),
+        err: (l) => void err.push(l),
+      });
       return { code, out: out.join('\n'), err: err.join('\n') };
     };
     const created = await run('create-key', '--name', 'ana', '--role', 'approver');
@@ -308,7 +419,9 @@ describe('bootstrap admin key and the admin command', () => {
     expect(listed.out).toContain(principal!.keyId);
     expect(listed.out).toContain(key!.slice(0, 12));
     expect(listed.out).not.toContain(key!);
-    expect(JSON.parse((await run('list-keys', '--json')).out)).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'ana' })]));
+    expect(JSON.parse((await run('list-keys', '--json')).out)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'ana' })]),
+    );
 
     expect((await run('revoke-key', '--id', principal!.keyId)).code).toBe(0);
     expect(await verifyApiKey(db.prisma, key!)).toBeNull();

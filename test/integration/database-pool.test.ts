@@ -63,7 +63,10 @@ test('a process whose only handles are idle pooled connections exits on its own'
     const prisma = createPrismaClient(process.env.DATABASE_URL);
     Promise.all([1, 2, 3].map(() => prisma.$queryRaw\`SELECT 1 AS one FROM pg_sleep(0.05)\`)).then(() => console.log('queried'));
   `;
-  const spawned = spawn(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: db.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const spawned = spawn(process.execPath, ['-e', script], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: db.url },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child = spawned;
   let output = '';
   spawned.stdout.on('data', (c: Buffer) => (output += c.toString()));

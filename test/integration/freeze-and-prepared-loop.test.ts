@@ -43,7 +43,9 @@ test('a contract version is frozen with its canonical hash, and freezing it agai
 });
 
 test('freezing for a loop that does not exist fails and writes nothing', async () => {
-  await expect(freezeContract(deps, { loopId: 'no-such-loop', version: 1, contract, reason: 'submitted' })).rejects.toThrow();
+  await expect(
+    freezeContract(deps, { loopId: 'no-such-loop', version: 1, contract, reason: 'submitted' }),
+  ).rejects.toThrow();
   expect(await db.prisma.contractVersion.count({ where: { loopId: 'no-such-loop' } })).toBe(0);
 });
 
@@ -52,14 +54,22 @@ test('a loop not yet prepared is an error and is not kept; once prepared, its wo
   await expect(preparedLoop(deps, loopId)).rejects.toThrow(`loop ${loopId} has no prepared workspace`);
 
   const gatePlan = { gates: [], profile: null, notes: [], warnings: [] };
-  await db.prisma.loop.update({ where: { id: loopId }, data: { workspacePath: '/work/a', baseCommit: 'b'.repeat(40), gatePlan } });
+  await db.prisma.loop.update({
+    where: { id: loopId },
+    data: { workspacePath: '/work/a', baseCommit: 'b'.repeat(40), gatePlan },
+  });
   const first = await preparedLoop(deps, loopId);
   expect(first).toEqual({ workspacePath: '/work/a', baseCommit: 'b'.repeat(40), repoUrl: '/repo', gatePlan });
 
   // The columns never change once prepared: a change behind the service's back is not read again.
   await db.prisma.loop.update({ where: { id: loopId }, data: { workspacePath: '/work/b' } });
   first.gatePlan!.notes.push('changed by a caller');
-  expect(await preparedLoop(deps, loopId)).toEqual({ workspacePath: '/work/a', baseCommit: 'b'.repeat(40), repoUrl: '/repo', gatePlan });
+  expect(await preparedLoop(deps, loopId)).toEqual({
+    workspacePath: '/work/a',
+    baseCommit: 'b'.repeat(40),
+    repoUrl: '/repo',
+    gatePlan,
+  });
 
   // Kept per database client: another client reads its own.
   const other = { prisma: db.prisma.$extends({}) } as unknown as ActivityDeps;

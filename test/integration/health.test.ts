@@ -16,8 +16,13 @@ afterAll(async () => {
 });
 
 test('with Temporal unreachable /healthz answers 503: PostgreSQL ok, Temporal not, with why', async () => {
-  const connection = await Connection.lazy({ address: `127.0.0.1:${await freePort()}` });
-  const app = await buildApp({ prisma: db.prisma, temporal: new Client({ connection }), taskQueue: 'q', logLevel: 'warn' });
+  const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}` });
+  const app = await buildApp({
+    prisma: db.prisma,
+    temporal: new Client({ connection }),
+    taskQueue: 'q',
+    logLevel: 'warn',
+  });
   try {
     const answer = await fetch(`${await app.listen({ host: '127.0.0.1', port: 0 })}/healthz`);
     expect(answer.status).toBe(503);
@@ -30,14 +35,21 @@ test('with Temporal unreachable /healthz answers 503: PostgreSQL ok, Temporal no
     await app.close();
     // The probe's own call ends at its deadline; closing the channel under it would reject it later,
     // inside whichever test file runs next. A call with the same deadline, started after it, ends after it.
-    await connection.withDeadline(Date.now() + 1500, () => connection.workflowService.getSystemInfo({})).catch(() => undefined);
+    await connection
+      .withDeadline(Date.now() + 1500, () => connection.workflowService.getSystemInfo({}))
+      .catch(() => undefined);
     await connection.close();
   }
 });
 
 test('with both up /healthz is 200', async () => {
   const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  const app = await buildApp({ prisma: db.prisma, temporal: new Client({ connection }), taskQueue: 'q', logLevel: 'warn' });
+  const app = await buildApp({
+    prisma: db.prisma,
+    temporal: new Client({ connection }),
+    taskQueue: 'q',
+    logLevel: 'warn',
+  });
   try {
     const answer = await fetch(`${await app.listen({ host: '127.0.0.1', port: 0 })}/healthz`);
     expect(answer.status).toBe(200);
@@ -83,7 +95,12 @@ test('liveness stays 200 through a Temporal outage; readiness is 503 during it a
   // Without the SDK's retry interceptor: its back-off timers outlive a probe's deadline and would fire after
   // this test closed the connection. What is measured — the channel reconnecting — is the same.
   const connection = await Connection.connect({ address: proxy.address, interceptors: [] });
-  const app = await buildApp({ prisma: db.prisma, temporal: new Client({ connection }), taskQueue: 'q', logLevel: 'warn' });
+  const app = await buildApp({
+    prisma: db.prisma,
+    temporal: new Client({ connection }),
+    taskQueue: 'q',
+    logLevel: 'warn',
+  });
   try {
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
@@ -103,7 +120,9 @@ test('liveness stays 200 through a Temporal outage; readiness is 503 during it a
     expect(status).toBe(200);
   } finally {
     await app.close();
-    await connection.withDeadline(Date.now() + 1500, () => connection.workflowService.getSystemInfo({})).catch(() => undefined);
+    await connection
+      .withDeadline(Date.now() + 1500, () => connection.workflowService.getSystemInfo({}))
+      .catch(() => undefined);
     await connection.close();
     await proxy.down();
   }

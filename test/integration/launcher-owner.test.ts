@@ -11,7 +11,7 @@ test('when the process that launched them dies, the helper kills what it started
   const launcher = require.resolve('../../dist/activities/process/launcher.js');
   const script = `require(${JSON.stringify(launcher)}).launch({ command: 'sleep', args: ['30'], cwd: '/', env: process.env, onStdout() {}, onStderr() {} }).then((c) => console.log(c.pid));`;
   const owner = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [line] = (await once(createInterface({ input: owner.stdout! }), 'line')) as [string];
+  const [line] = (await once(createInterface({ input: owner.stdout }), 'line')) as [string];
   const sleepPid = Number(line);
   expect(alive(sleepPid)).toBe(true);
   owner.kill('SIGKILL');

@@ -25,7 +25,18 @@ afterAll(async () => {
 async function loopRow(status: string, finishedAt: Date | null): Promise<string> {
   const id = crypto.randomUUID();
   await db.prisma.loop.create({
-    data: { id, workflowId: `loop-${id}`, requestHash: 'x', status, phase: 'DONE', repoUrl: '/r', baseRef: 'main', maxIterations: 1, input: {}, finishedAt },
+    data: {
+      id,
+      workflowId: `loop-${id}`,
+      requestHash: 'x',
+      status,
+      phase: 'DONE',
+      repoUrl: '/r',
+      baseRef: 'main',
+      maxIterations: 1,
+      input: {},
+      finishedAt,
+    },
   });
   return id;
 }
@@ -37,7 +48,10 @@ test('the janitor removes the directories of loops that ended before the retenti
   const old = await loopRow('PASSED', new Date(now.getTime() - 48 * 3_600_000));
   const recent = await loopRow('REJECTED', new Date(now.getTime() - 3_600_000));
   const waiting = await loopRow('AWAITING_DECISION', null);
-  const dirs = (id: string) => [`workspaces/${id}`, `verification/${id}`, `control/${id}/1`, `review-checkouts/${id}-1`].map((d) => path.join(dataDir, d));
+  const dirs = (id: string) =>
+    [`workspaces/${id}`, `verification/${id}`, `control/${id}/1`, `review-checkouts/${id}-1`].map((d) =>
+      path.join(dataDir, d),
+    );
   for (const id of [old, recent, waiting]) for (const dir of dirs(id)) fs.mkdirSync(dir, { recursive: true });
   fs.mkdirSync(path.join(dataDir, 'workspaces', 'not-a-loop'), { recursive: true });
 
@@ -50,7 +64,9 @@ test('the janitor removes the directories of loops that ended before the retenti
 
 test('a submission while the disk is nearly full is a 507 that says how much is free and what the limit is', async () => {
   const started: unknown[] = [];
-  const temporal = { workflow: { start: (_name: string, options: unknown) => Promise.resolve(void started.push(options)) } };
+  const temporal = {
+    workflow: { start: (_name: string, options: unknown) => Promise.resolve(void started.push(options)) },
+  };
   const app: FastifyInstance = await buildApp({
     prisma: db.prisma,
     temporal: temporal as unknown as Client,
@@ -68,7 +84,9 @@ test('a submission while the disk is nearly full is a 507 that says how much is 
       body: JSON.stringify(loopRequest('https://example.invalid/acme/app.git', ['agent'])),
     });
     expect(res.status).toBe(507);
-    expect(((await res.json()) as { message: string }).message).toMatch(/^only \d+ MiB are free where loops keep their workspaces .*; new loops are refused below \d+ MiB \(MIN_FREE_DISK_MB\)$/);
+    expect(((await res.json()) as { message: string }).message).toMatch(
+      /^only \d+ MiB are free where loops keep their workspaces .*; new loops are refused below \d+ MiB \(MIN_FREE_DISK_MB\)$/,
+    );
     expect(started).toEqual([]);
   } finally {
     await app.close();

@@ -35,16 +35,34 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const inActivity = <T>(env: MockActivityEnvironment, work: () => Promise<T>) => env.run(work) as Promise<T>;
-const testsGate: ResolvedGate = { gate: 'tests', argv: ['node', '--test'], timeoutSeconds: 60, source: 'contract', detail: 'the contract' };
+const inActivity = <T>(env: MockActivityEnvironment, work: () => Promise<T>) => env.run<[], T, () => Promise<T>>(work);
+const testsGate: ResolvedGate = {
+  gate: 'tests',
+  argv: ['node', '--test'],
+  timeoutSeconds: 60,
+  source: 'contract',
+  detail: 'the contract',
+};
 
 test('a retry after the inspection was lost checks the stored checkpoint again, without running the maker', async () => {
   const repo = createFixtureRepo();
   const request = loopRequest(repo, []);
-  const loopId = await insertLoop(db.prisma, { repoUrl: repo, status: 'RUNNING', phase: 'MAKER', input: request as object });
+  const loopId = await insertLoop(db.prisma, {
+    repoUrl: repo,
+    status: 'RUNNING',
+    phase: 'MAKER',
+    input: request as object,
+  });
   const activity = new MockActivityEnvironment({ workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' } });
-  await activity.run(() => prepareWorkspace(deps, { loopId, repository: { url: repo, baseRef: 'main' }, contractGates: [testsGate] }));
-  await freezeContract(deps, { loopId, version: 1, contract: goalContractSchema.parse(request.contract), reason: 'submitted' });
+  await activity.run(() =>
+    prepareWorkspace(deps, { loopId, repository: { url: repo, baseRef: 'main' }, contractGates: [testsGate] }),
+  );
+  await freezeContract(deps, {
+    loopId,
+    version: 1,
+    contract: goalContractSchema.parse(request.contract),
+    reason: 'submitted',
+  });
 
   // The maker fixes the code and deletes the tests; each run leaves a line outside the workspace.
   const runs = path.join(dir, 'maker-runs.txt');
@@ -60,19 +78,26 @@ test('a retry after the inspection was lost checks the stored checkpoint again, 
     inspect: { gates: [testsGate] },
   };
   const first = await inActivity(activity, () => runMaker(deps, input));
-  expect(first.inspected?.map((f) => [f.findingId, f.title, f.severity])).toEqual([['TMP-001', 'Existing test file deleted', 'BLOCKER']]);
+  expect(first.inspected?.map((f) => [f.findingId, f.title, f.severity])).toEqual([
+    ['TMP-001', 'Existing test file deleted', 'BLOCKER'],
+  ]);
 
   // What the dead worker never stored: the check's findings and its mark.
   await db.prisma.finding.deleteMany({ where: { loopId } });
   await db.prisma.iteration.updateMany({ where: { loopId }, data: { inspectedAt: null } });
 
-  const retried = await inActivity(new MockActivityEnvironment({ attempt: 2, workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' } }), () => runMaker(deps, input));
+  const retried = await inActivity(
+    new MockActivityEnvironment({ attempt: 2, workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' } }),
+    () => runMaker(deps, input),
+  );
   expect(fs.readFileSync(runs, 'utf8')).toBe('run\n');
   expect(retried.checkpointCommit).toBe(first.checkpointCommit);
   expect(retried.diffHash).toBe(first.diffHash);
   expect(retried.inspected).toEqual(first.inspected);
-  const iteration = await db.prisma.iteration.findUniqueOrThrow({ where: { loopId_sequence: { loopId, sequence: 1 } } });
+  const iteration = await db.prisma.iteration.findUniqueOrThrow({
+    where: { loopId_sequence: { loopId, sequence: 1 } },
+  });
   expect(iteration.inspectedAt).not.toBeNull();
   expect(iteration.makerAttempts).toBe(1);
-  expect(await db.prisma.finding.count({ where: { loopId } })).toBe(first.inspected!.length);
+  expect(await db.prisma.finding.count({ where: { loopId } })).toBe(first.inspected.length);
 });

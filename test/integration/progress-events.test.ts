@@ -31,11 +31,15 @@ const progress = (loopId: string, extra: Partial<ProgressInput> = {}): ProgressI
   ...extra,
 });
 
-const attemptIn = (loopId: string, runId: string) => (activityId: string, attemptNo: number, input: ProgressInput, isLocal = false) =>
-  new MockActivityEnvironment({ activityId, attempt: attemptNo, isLocal, workflowExecution: { workflowId: `loop-${loopId}`, runId } }).run(
-    (i: ProgressInput) => recordProgress(deps, i),
-    input,
-  );
+const attemptIn =
+  (loopId: string, runId: string) =>
+  (activityId: string, attemptNo: number, input: ProgressInput, isLocal = false) =>
+    new MockActivityEnvironment({
+      activityId,
+      attempt: attemptNo,
+      isLocal,
+      workflowExecution: { workflowId: `loop-${loopId}`, runId },
+    }).run((i: ProgressInput) => recordProgress(deps, i), input);
 
 test('every attempt of a move records it once, under any activity id; a later move with the same fields is its own event', async () => {
   const loopId = await newLoop();
@@ -66,10 +70,10 @@ test('every attempt of a move records it once, under any activity id; a later mo
 test('the same move in another run (after continue-as-new) is another event', async () => {
   const loopId = await newLoop();
   for (const runId of [randomUUID(), randomUUID()]) {
-    await new MockActivityEnvironment({ activityId: '1', workflowExecution: { workflowId: `loop-${loopId}`, runId } }).run(
-      (i: ProgressInput) => recordProgress(deps, i),
-      progress(loopId),
-    );
+    await new MockActivityEnvironment({
+      activityId: '1',
+      workflowExecution: { workflowId: `loop-${loopId}`, runId },
+    }).run((i: ProgressInput) => recordProgress(deps, i), progress(loopId));
   }
   expect(await db.prisma.loopEvent.count({ where: { loopId } })).toBe(2);
 });
@@ -89,10 +93,24 @@ test('outside an activity each call is its own event unless the caller names the
   expect(await db.prisma.loopEvent.count({ where: { key: 'orphan' } })).toBe(0);
 
   // A terminal status closes open escalations and records the end with its reason.
-  await db.prisma.escalation.create({ data: { loopId, sequence: 1, trigger: 'MAX_ITERATIONS', reportId: 'r', status: 'OPEN' } });
-  await recordProgress(deps, progress(loopId, { status: 'FAILED', phase: 'DONE', failureReason: 'runMaker: boom' }), 'end');
-  const ended = await db.prisma.loop.findUniqueOrThrow({ where: { id: loopId }, include: { escalations: true, events: { where: { key: 'end' } } } });
-  expect(ended).toMatchObject({ status: 'FAILED', failureReason: 'runMaker: boom', escalations: [{ status: 'FAILED' }], events: [{ phase: 'DONE', failureReason: 'runMaker: boom' }] });
+  await db.prisma.escalation.create({
+    data: { loopId, sequence: 1, trigger: 'MAX_ITERATIONS', reportId: 'r', status: 'OPEN' },
+  });
+  await recordProgress(
+    deps,
+    progress(loopId, { status: 'FAILED', phase: 'DONE', failureReason: 'runMaker: boom' }),
+    'end',
+  );
+  const ended = await db.prisma.loop.findUniqueOrThrow({
+    where: { id: loopId },
+    include: { escalations: true, events: { where: { key: 'end' } } },
+  });
+  expect(ended).toMatchObject({
+    status: 'FAILED',
+    failureReason: 'runMaker: boom',
+    escalations: [{ status: 'FAILED' }],
+    events: [{ phase: 'DONE', failureReason: 'runMaker: boom' }],
+  });
   expect(ended.finishedAt).toBeInstanceOf(Date);
 });
 
@@ -103,12 +121,22 @@ test('the move is stamped with the time of the call, in the columns Prisma reads
   const after = Date.now();
   await recordProgress(deps, progress(loopId, { phase: 'REVIEW' }), 'no-reason');
 
-  const loop = await db.prisma.loop.findUniqueOrThrow({ where: { id: loopId }, include: { events: { orderBy: { createdAt: 'asc' } } } });
+  const loop = await db.prisma.loop.findUniqueOrThrow({
+    where: { id: loopId },
+    include: { events: { orderBy: { createdAt: 'asc' } } },
+  });
   const stamped = loop.events.find((e) => e.key === 'stamped')!;
   expect(stamped.createdAt.getTime()).toBeGreaterThanOrEqual(before);
   expect(stamped.createdAt.getTime()).toBeLessThanOrEqual(after);
   expect(loop.updatedAt.getTime()).toBeGreaterThanOrEqual(stamped.createdAt.getTime());
-  expect(loop).toMatchObject({ status: 'RUNNING', phase: 'REVIEW', roundIteration: 1, lastVerdict: null, failureReason: 'gate timed out', finishedAt: null });
+  expect(loop).toMatchObject({
+    status: 'RUNNING',
+    phase: 'REVIEW',
+    roundIteration: 1,
+    lastVerdict: null,
+    failureReason: 'gate timed out',
+    finishedAt: null,
+  });
   expect(loop.events.map((e) => [e.key, e.phase, e.failureReason])).toEqual([
     ['stamped', 'VERIFY', 'gate timed out'],
     ['no-reason', 'REVIEW', null],

@@ -20,8 +20,21 @@ afterAll(async () => {
 });
 
 async function iterationOfNewLoop(warnings: string[]): Promise<string> {
-  const id = await insertLoop(db.prisma, { status: 'RUNNING', phase: 'JUDGE', gatePlan: { gates: [], profile: null, notes: [], warnings } });
-  await db.prisma.iteration.create({ data: { loopId: id, sequence: 1, roundIteration: 1, contractVersion: 1, startCommit: 'a'.repeat(40), makerAttempts: 1 } });
+  const id = await insertLoop(db.prisma, {
+    status: 'RUNNING',
+    phase: 'JUDGE',
+    gatePlan: { gates: [], profile: null, notes: [], warnings },
+  });
+  await db.prisma.iteration.create({
+    data: {
+      loopId: id,
+      sequence: 1,
+      roundIteration: 1,
+      contractVersion: 1,
+      startCommit: 'a'.repeat(40),
+      makerAttempts: 1,
+    },
+  });
   return id;
 }
 
@@ -41,9 +54,17 @@ function report(testsStatus: 'PASSED' | 'FAILED') {
   return computeVerdict({
     roundIteration: 1,
     maxIterations: 3,
-    gates: [gate('tests', testsStatus), gate('typecheck', 'NOT_CONFIGURED'), gate('lint', 'NOT_CONFIGURED'), gate('build', 'NOT_CONFIGURED')],
+    gates: [
+      gate('tests', testsStatus),
+      gate('typecheck', 'NOT_CONFIGURED'),
+      gate('lint', 'NOT_CONFIGURED'),
+      gate('build', 'NOT_CONFIGURED'),
+    ],
     acceptanceChecks: [],
-    review: testsStatus === 'PASSED' ? { status: 'COMPLETED', findings: [], responseIds: ['r-1'] } : { status: 'SKIPPED', reason: 'a configured gate failed' },
+    review:
+      testsStatus === 'PASSED'
+        ? { status: 'COMPLETED', findings: [], responseIds: ['r-1'] }
+        : { status: 'SKIPPED', reason: 'a configured gate failed' },
     systemFindings: [],
     acceptanceCriteria: [{ id: 'AC-1', statement: 'adds numbers', proof: 'the tests gate passes' }],
     maker: { noChange: false, diffHash: 'd', cumulativeDiffEmpty: false, agentReport: null },
@@ -52,7 +73,8 @@ function report(testsStatus: 'PASSED' | 'FAILED') {
   });
 }
 
-const counted = async (verdict: string) => (await verdicts.get()).values.filter((v) => v.labels.verdict === verdict).reduce((n, v) => n + v.value, 0);
+const counted = async (verdict: string) =>
+  (await verdicts.get()).values.filter((v) => v.labels.verdict === verdict).reduce((n, v) => n + v.value, 0);
 
 test('a retried verdict write replaces the first and is counted once', async () => {
   const loopId = await iterationOfNewLoop([]);
@@ -66,7 +88,13 @@ test('a retried verdict write replaces the first and is counted once', async () 
 
   const stored = await db.prisma.verdict.findMany({ where: { loopId } });
   expect(stored).toHaveLength(1);
-  expect(stored[0]).toMatchObject({ id: first.id, verdict: 'PASS', trigger: null, directives: pass.directives, createdAt: first.createdAt });
+  expect(stored[0]).toMatchObject({
+    id: first.id,
+    verdict: 'PASS',
+    trigger: null,
+    directives: pass.directives,
+    createdAt: first.createdAt,
+  });
   expect(stored[0]!.report).toEqual(JSON.parse(JSON.stringify(pass)));
   expect(Math.abs(first.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
   expect(stored[0]!.markdown).toContain('## Judge report — PASS');
@@ -85,6 +113,8 @@ test('the report quotes the warnings it is given', async () => {
 
 test('a verdict for an iteration that does not exist fails, writing nothing', async () => {
   const loopId = await iterationOfNewLoop([]);
-  await expect(recordVerdict(deps, { loopId, sequence: 2, report: report('PASSED'), warnings: [] })).rejects.toThrow(`loop ${loopId} has no iteration 2: its verdict cannot be recorded`);
+  await expect(recordVerdict(deps, { loopId, sequence: 2, report: report('PASSED'), warnings: [] })).rejects.toThrow(
+    `loop ${loopId} has no iteration 2: its verdict cannot be recorded`,
+  );
   expect(await db.prisma.verdict.count({ where: { loopId } })).toBe(0);
 });

@@ -37,7 +37,10 @@ describe('repository sources at POST /v1/loops', () => {
   });
 
   // Real HTTP rather than app.inject (see auth.test.ts: light-my-request cannot load under jest).
-  async function submit(repository: { url: string; baseRef?: string }): Promise<{ status: number; body: { message: string } }> {
+  async function submit(repository: {
+    url: string;
+    baseRef?: string;
+  }): Promise<{ status: number; body: { message: string } }> {
     const address = app.server.address();
     if (!address || typeof address === 'string') throw new Error('app is not listening');
     const res = await fetch(`http://127.0.0.1:${address.port}/v1/loops`, {

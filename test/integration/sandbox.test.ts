@@ -47,11 +47,17 @@ function run(script: string, policy: Partial<SandboxPolicy> = {}, args: string[]
 }
 
 /** Runs `fn` (source of a function body) and prints what it returned, or the error code it threw. */
-const attempt = (body: string) => `try { const r = (() => { ${body} })(); console.log('OK', String(r).slice(0, 200)); } catch (e) { console.log('DENIED', e.code || e.message); }`;
+const attempt = (body: string) =>
+  `try { const r = (() => { ${body} })(); console.log('OK', String(r).slice(0, 200)); } catch (e) { console.log('DENIED', e.code || e.message); }`;
 
 describe('bubblewrap sandbox', () => {
   it('runs as an unprivileged uid in its own pid namespace', async () => {
-    const result = await run(`console.log(process.getuid(), fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).length)`.replace('fs.', "require('fs')."));
+    const result = await run(
+      `console.log(process.getuid(), fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).length)`.replace(
+        'fs.',
+        "require('fs').",
+      ),
+    );
     const [uid, processes] = result.stdout.trim().split(' ').map(Number);
     expect(result.exitCode).toBe(0);
     if (process.getuid?.() === 0) expect(uid).toBe(65534);
@@ -61,14 +67,21 @@ describe('bubblewrap sandbox', () => {
 
   it("cannot read the worker's environment or its secrets", async () => {
     const result = await run(
-      attempt(`return require('fs').readFileSync('/proc/${process.pid}/environ', 'utf8')`) + `; console.log('KEY', process.env.LLM_API_KEY ?? 'absent')`,
+      attempt(`return require('fs').readFileSync('/proc/${process.pid}/environ', 'utf8')`) +
+        `; console.log('KEY', process.env.LLM_API_KEY ?? 'absent')`,
     );
     expect(result.stdout).toMatch(/^DENIED ENOENT/m);
     expect(result.stdout).toContain('KEY absent');
   });
 
   it('cannot see the data directory, other workspaces or the host /tmp', async () => {
-    const result = await run(attempt(`return require('fs').readFileSync(${JSON.stringify(path.join(secretDir, 'bootstrap-admin-key'))}, 'utf8')`) + ';' + attempt(`return require('fs').readdirSync(${JSON.stringify(root)})`));
+    const result = await run(
+      attempt(
+        `return require('fs').readFileSync(${JSON.stringify(path.join(secretDir, 'bootstrap-admin-key'))}, 'utf8')`,
+      ) +
+        ';' +
+        attempt(`return require('fs').readdirSync(${JSON.stringify(root)})`),
+    );
     expect(result.stdout).toMatch(/^DENIED ENOENT\n/);
     // Only the workspace itself is mounted under the root it lives in.
     expect(result.stdout).toMatch(/^OK workspace$/m);
@@ -85,7 +98,13 @@ describe('bubblewrap sandbox', () => {
         attempt(`require('fs').writeFileSync('/tmp/private.txt', 'x'); return 'tmp'`),
       ].join(';'),
     );
-    expect(result.stdout.trim().split('\n')).toEqual(['OK workspace', 'DENIED EROFS', 'DENIED EROFS', expect.stringMatching(/^DENIED (ENOENT|EROFS|EACCES)/), 'OK tmp']);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      'OK workspace',
+      'DENIED EROFS',
+      'DENIED EROFS',
+      expect.stringMatching(/^DENIED (ENOENT|EROFS|EACCES)/),
+      'OK tmp',
+    ]);
     expect(fs.existsSync(path.join(workspace, 'made.txt'))).toBe(true);
     expect(fs.existsSync(outside)).toBe(false);
     expect(fs.existsSync('/tmp/private.txt')).toBe(false);
@@ -125,7 +144,9 @@ describe('bubblewrap sandbox', () => {
     );
     const [, spawned] = forks.stdout.match(/spawned (\d+)/) ?? [];
     expect(Number(spawned)).toBeLessThan(64);
-    const big = await run(`require('fs').writeFileSync('big.bin', Buffer.alloc(2 * 1024 * 1024)); console.log('wrote')`);
+    const big = await run(
+      `require('fs').writeFileSync('big.bin', Buffer.alloc(2 * 1024 * 1024)); console.log('wrote')`,
+    );
     expect(big.stdout).not.toContain('wrote');
     expect(big.exitCode === 0 && big.signal === null).toBe(false);
   });
@@ -140,7 +161,9 @@ describe('bubblewrap sandbox', () => {
       sandbox: { sandbox, policy: { workDir: workspace, network: false } },
       outputCapBytes: 4096,
     });
-    expect(result.spawnError).toMatch(/^ENOENT: command not found: no-such-agent-cli \(the sandbox shows only the system, toolchains, SANDBOX_READONLY_PATHS and the workspace\)$/);
+    expect(result.spawnError).toMatch(
+      /^ENOENT: command not found: no-such-agent-cli \(the sandbox shows only the system, toolchains, SANDBOX_READONLY_PATHS and the workspace\)$/,
+    );
   });
 });
 
@@ -159,7 +182,11 @@ describe('a worker without a working sandbox', () => {
 describe('a retried step stopping its previous attempt', () => {
   it('kills the recorded process group only while it still belongs to this loop and iteration', async () => {
     const { spawn } = await import('node:child_process');
-    const child = spawn('sleep', ['600'], { detached: true, stdio: 'ignore', env: { PATH: process.env.PATH ?? '', LOOP_ID: 'other-loop', LOOP_SEQUENCE: '1' } });
+    const child = spawn('sleep', ['600'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH ?? '', LOOP_ID: 'other-loop', LOOP_SEQUENCE: '1' },
+    });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
       // The pid was reused by another loop's command: it must survive.
@@ -179,7 +206,9 @@ describe('agent credentials', () => {
   it('hands agents only the variables the operator names, and refuses a name that is not set', () => {
     const config = loadConfig({ AGENT_CREDENTIALS: 'ANTHROPIC_API_KEY', ANTHROPIC_API_KEY: 'sk-ant-test-0123456789' });
     expect(config.agentCredentials).toEqual({ ANTHROPIC_API_KEY: 'sk-ant-test-0123456789' });
-    expect(() => loadConfig({ AGENT_CREDENTIALS: 'NOT_SET_ANYWHERE' })).toThrow(/AGENT_CREDENTIALS names NOT_SET_ANYWHERE, which is not set/);
+    expect(() => loadConfig({ AGENT_CREDENTIALS: 'NOT_SET_ANYWHERE' })).toThrow(
+      /AGENT_CREDENTIALS names NOT_SET_ANYWHERE, which is not set/,
+    );
   });
 });
 
@@ -198,12 +227,18 @@ describe('package caches', () => {
         sandbox: { sandbox, policy: { workDir: workspace, network: false, caches: { dir: cacheDir, access } } },
         outputCapBytes: 4096,
       });
-    const installing = await inCaches('touch "$npm_config_cache/written" && go env GOMODCACHE && echo "$CARGO_HOME $PIP_CACHE_DIR"', 'install');
+    const installing = await inCaches(
+      'touch "$npm_config_cache/written" && go env GOMODCACHE && echo "$CARGO_HOME $PIP_CACHE_DIR"',
+      'install',
+    );
     expect(installing.exitCode).toBe(0);
     expect(installing.stdout).toBe(`${cacheDir}/go-mod\n${cacheDir}/cargo ${cacheDir}/pip\n`);
     expect(fs.existsSync(path.join(cacheDir, 'npm', 'written'))).toBe(true);
     // A maker or a gate reads the caches but cannot plant anything in them; build caches are its own.
-    const using = await inCaches('cat "$npm_config_cache/written" && touch "$CARGO_HOME/planted"; echo "exit $? GOCACHE=$(go env GOCACHE)"', 'use');
+    const using = await inCaches(
+      'cat "$npm_config_cache/written" && touch "$CARGO_HOME/planted"; echo "exit $? GOCACHE=$(go env GOCACHE)"',
+      'use',
+    );
     expect(using.stdout).toMatch(/^exit 1 GOCACHE=\/tmp\/home\/\.cache\/go-build$/m);
     expect(using.stderr).toContain('Read-only file system');
     expect(fs.existsSync(path.join(cacheDir, 'cargo', 'planted'))).toBe(false);

@@ -29,7 +29,12 @@ interface Service {
 }
 
 async function ports() {
-  return { API_PORT: String(await freePort()), TEMPORAL_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()), EMBEDDED_POSTGRES_PORT: String(await freePort()) };
+  return {
+    API_PORT: String(await freePort()),
+    TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+  };
 }
 
 function start(dataDir: string, env: Record<string, string>): Service {
@@ -44,8 +49,8 @@ function start(dataDir: string, env: Record<string, string>): Service {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, output: () => output, exited };
 }
@@ -82,7 +87,9 @@ async function startReady(dir: string): Promise<{ service: Service; env: Record<
 
 /** The Node processes main runs: `api`, `worker:workflows`, `worker:activities`, by pid. */
 function nodeChildren(service: Service): Array<{ pid: number; name: string }> {
-  const lines = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(service.child.pid)], { encoding: 'utf8' }).trim().split('\n');
+  const lines = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(service.child.pid)], { encoding: 'utf8' })
+    .trim()
+    .split('\n');
   return lines
     .map((line) => ({ pid: Number(line.trim().split(/\s+/)[0]), args: line }))
     .filter(({ args }) => args.includes('dist/service/'))
@@ -125,7 +132,9 @@ test('SIGTERM stops the workers, the API, the dev server and PostgreSQL; the res
   expect(second.output()).toContain('database schema is current');
   const killed = nodeChildren(second).find((c) => c.name === 'worker:activities')!;
   process.kill(killed.pid, 'SIGKILL');
-  await outputUntil(second, (output) => output.includes('[engineering-loop] activities exited (code null / signal SIGKILL); restarting in 1s'));
+  await outputUntil(second, (output) =>
+    output.includes('[engineering-loop] activities exited (code null / signal SIGKILL); restarting in 1s'),
+  );
   await outputUntil(second, (output) => output.split('[activities] worker ready').length === 3);
   const restartedChildren = nodeChildren(second);
   const restarted = restartedChildren.find((c) => c.name === 'worker:activities')!;
@@ -157,13 +166,17 @@ test('after a SIGKILL the next start names the port its orphaned PostgreSQL hold
 }, 180_000);
 
 const asRoot = process.getuid?.() === 0 ? test : test.skip;
-asRoot('a data directory PostgreSQL cannot reach is named with what to fix, not a spawn EACCES', async () => {
-  const outer = fs.mkdtempSync(path.join(os.tmpdir(), 'service-lifecycle-private-'));
-  dirs.push(outer);
-  fs.chmodSync(outer, 0o700);
-  const service = start(path.join(outer, 'data'), await ports());
-  expect(await service.exited).toBe(1);
-  expect(service.output()).toContain(`cannot enter ${outer} (mode 700`);
-  expect(service.output()).toContain(`chmod o+x ${outer}`);
-  expect(service.output()).not.toContain('EACCES');
-}, 60_000);
+asRoot(
+  'a data directory PostgreSQL cannot reach is named with what to fix, not a spawn EACCES',
+  async () => {
+    const outer = fs.mkdtempSync(path.join(os.tmpdir(), 'service-lifecycle-private-'));
+    dirs.push(outer);
+    fs.chmodSync(outer, 0o700);
+    const service = start(path.join(outer, 'data'), await ports());
+    expect(await service.exited).toBe(1);
+    expect(service.output()).toContain(`cannot enter ${outer} (mode 700`);
+    expect(service.output()).toContain(`chmod o+x ${outer}`);
+    expect(service.output()).not.toContain('EACCES');
+  },
+  60_000,
+);

@@ -44,7 +44,13 @@ async function runTestsGate(argv: string[], files: Record<string, string>, optio
   if (options.nodeModules) fs.symlinkSync(packages.nodeModules, path.join(checkout, 'node_modules'));
   await handOver(sandbox, checkout, buildDir);
 
-  const gate: ResolvedGate = { gate: 'tests', argv, timeoutSeconds: 120, source: 'contract', detail: 'integration test' };
+  const gate: ResolvedGate = {
+    gate: 'tests',
+    argv,
+    timeoutSeconds: 120,
+    source: 'contract',
+    detail: 'integration test',
+  };
   const tests = await instrumentTestsGate(gate, checkout, reportDir);
   const result = await runCommand({
     argv: tests.argv,
@@ -67,7 +73,8 @@ test('jest across several files, through `npm test`: names from its JSON report'
     ['npm', 'test'],
     {
       'package.json': JSON.stringify({ name: 'jest-project', private: true, scripts: { test: 'jest' } }),
-      'test/sum.test.js': "describe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('fails', () => expect(1).toBe(2));\n});\n",
+      'test/sum.test.js':
+        "describe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('fails', () => expect(1).toBe(2));\n});\n",
       'test/format.test.js': "test('formats', () => expect(String(1)).toBe('1'));\n",
       'test/nested/deep.test.js': "describe('outer', () => describe('inner', () => test('works', () => {})));\n",
     },
@@ -78,24 +85,47 @@ test('jest across several files, through `npm test`: names from its JSON report'
   // jest's own report is still printed
   expect(run.output).toMatch(/^Tests: +1 failed, 3 passed, 4 total$/m);
   expect(run.result.exitCode).toBe(1);
-  expect(run.report).toMatchObject({ runner: 'jest', passed: 3, failed: 1, skipped: 0, failedTests: ['test/sum.test.js > sum > fails'] });
-  expect(sorted(run.report?.passedTests)).toEqual(['test/format.test.js > formats', 'test/nested/deep.test.js > outer > inner > works', 'test/sum.test.js > sum > adds']);
+  expect(run.report).toMatchObject({
+    runner: 'jest',
+    passed: 3,
+    failed: 1,
+    skipped: 0,
+    failedTests: ['test/sum.test.js > sum > fails'],
+  });
+  expect(sorted(run.report?.passedTests)).toEqual([
+    'test/format.test.js > formats',
+    'test/nested/deep.test.js > outer > inner > works',
+    'test/sum.test.js > sum > adds',
+  ]);
 }, 180_000);
 
 test('vitest across several files, through `npm test`: names from its JUnit report', async () => {
   const run = await runTestsGate(
     ['npm', 'test'],
     {
-      'package.json': JSON.stringify({ name: 'vitest-project', private: true, type: 'module', scripts: { test: 'vitest run' } }),
-      'test/sum.test.js': "import { describe, expect, test } from 'vitest';\ndescribe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('fails', () => expect(1).toBe(2));\n  test.skip('skipped', () => {});\n});\n",
-      'test/format.test.js': "import { expect, test } from 'vitest';\ntest('formats', () => expect(String(1)).toBe('1'));\n",
+      'package.json': JSON.stringify({
+        name: 'vitest-project',
+        private: true,
+        type: 'module',
+        scripts: { test: 'vitest run' },
+      }),
+      'test/sum.test.js':
+        "import { describe, expect, test } from 'vitest';\ndescribe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('fails', () => expect(1).toBe(2));\n  test.skip('skipped', () => {});\n});\n",
+      'test/format.test.js':
+        "import { expect, test } from 'vitest';\ntest('formats', () => expect(String(1)).toBe('1'));\n",
     },
     { nodeModules: true },
   );
   expect(run.reportFiles).toEqual(['junit.xml']);
   // the default reporter still prints the summary
   expect(normaliseOutput(run.output)).toMatch(/Tests {2}1 failed \| 2 passed \| 1 skipped \(4\)/);
-  expect(run.report).toMatchObject({ runner: 'vitest', passed: 2, failed: 1, skipped: 1, failedTests: ['test/sum.test.js > sum > fails'] });
+  expect(run.report).toMatchObject({
+    runner: 'vitest',
+    passed: 2,
+    failed: 1,
+    skipped: 1,
+    failedTests: ['test/sum.test.js > sum > fails'],
+  });
   expect(sorted(run.report?.passedTests)).toEqual(['test/format.test.js > formats', 'test/sum.test.js > sum > adds']);
 }, 180_000);
 
@@ -110,14 +140,29 @@ test('node --test over a directory: names from its JUnit report', async () => {
       '});',
       '',
     ].join('\n'),
-    'test/b.test.js': "const { test } = require('node:test');\ntest('b works', () => {});\ntest('parent', async (t) => { await t.test('child', () => {}); });\n",
+    'test/b.test.js':
+      "const { test } = require('node:test');\ntest('b works', () => {});\ntest('parent', async (t) => { await t.test('child', () => {}); });\n",
   });
-  expect(run.argv).toEqual(['node', '--test', expect.stringMatching(/^--test-reporter=spec$/), expect.any(String), expect.any(String), expect.any(String), 'test/']);
+  expect(run.argv).toEqual([
+    'node',
+    '--test',
+    expect.stringMatching(/^--test-reporter=spec$/),
+    expect.any(String),
+    expect.any(String),
+    expect.any(String),
+    'test/',
+  ]);
   expect(run.reportFiles).toEqual(['junit.xml']);
   // the spec reporter still prints to the output; its count includes the parent test, which JUnit
   // shows as a suite of its subtests
   expect(run.output).toMatch(/^ℹ pass 4$/m);
-  expect(run.report).toMatchObject({ runner: 'node:test', passed: 3, failed: 1, skipped: 0, failedTests: ['sum > fails'] });
+  expect(run.report).toMatchObject({
+    runner: 'node:test',
+    passed: 3,
+    failed: 1,
+    skipped: 0,
+    failedTests: ['sum > fails'],
+  });
   expect(sorted(run.report?.passedTests)).toEqual(['b works', 'parent > child', 'sum > adds']);
 }, 180_000);
 
@@ -143,7 +188,13 @@ test('pytest over a tests/ directory: node ids from its JUnit report', async () 
   expect(run.argv).toEqual([packages.python, '-m', 'pytest']);
   expect(run.reportFiles).toEqual(['junit.xml']);
   expect(run.output).toMatch(/=+ 1 failed, 4 passed in [\d.]+s =+/);
-  expect(run.report).toMatchObject({ runner: 'pytest', passed: 4, failed: 1, skipped: 0, failedTests: ['tests/test_total.py::test_fails'] });
+  expect(run.report).toMatchObject({
+    runner: 'pytest',
+    passed: 4,
+    failed: 1,
+    skipped: 0,
+    failedTests: ['tests/test_total.py::test_fails'],
+  });
   expect(sorted(run.report?.passedTests)).toEqual([
     'tests/test_other.py::test_other',
     'tests/test_total.py::TestTotals::test_positive[1]',

@@ -8,7 +8,10 @@ import { WORKFLOW_BUNDLE_OPTIONS } from '../../service/workflow-bundle';
 import { workflowTracingSinks } from '../../telemetry/tracing';
 
 // Every committed history must replay against today's workflow code without nondeterminism.
-const files = fs.readdirSync(HISTORIES_DIR).filter((f) => f.endsWith('.json')).sort();
+const files = fs
+  .readdirSync(HISTORIES_DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 let bundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
@@ -55,7 +58,9 @@ test('histories of the loop paths are committed', () => {
 test.each(files)('%s replays deterministically', async (file) => {
   const history = historyFromJSON(JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')));
   // The sink a traced workflow's spans leave through, as every worker registers it (dropped during replay).
-  await expect(Worker.runReplayHistory({ workflowBundle: bundle, sinks: workflowTracingSinks() }, history, `replay-${file}`)).resolves.toBeUndefined();
+  await expect(
+    Worker.runReplayHistory({ workflowBundle: bundle, sinks: workflowTracingSinks() }, history, `replay-${file}`),
+  ).resolves.toBeUndefined();
 });
 
 test('the workflow code has not changed since the last recorded history', () => {

@@ -29,10 +29,24 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 /** A loop row with only what the schema requires (a queued loop on /repo), plus `fields`; returns its id. */
-export async function insertLoop(prisma: PrismaClient, fields: Partial<Prisma.LoopUncheckedCreateInput> = {}): Promise<string> {
+export async function insertLoop(
+  prisma: PrismaClient,
+  fields: Partial<Prisma.LoopUncheckedCreateInput> = {},
+): Promise<string> {
   const id = fields.id ?? randomUUID();
   await prisma.loop.create({
-    data: { id, workflowId: `loop-${id}`, requestHash: 'h', status: 'QUEUED', phase: 'QUEUED', repoUrl: '/repo', baseRef: 'main', maxIterations: 3, input: {}, ...fields },
+    data: {
+      id,
+      workflowId: `loop-${id}`,
+      requestHash: 'h',
+      status: 'QUEUED',
+      phase: 'QUEUED',
+      repoUrl: '/repo',
+      baseRef: 'main',
+      maxIterations: 3,
+      input: {},
+      ...fields,
+    },
   });
   return id;
 }

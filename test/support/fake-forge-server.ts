@@ -42,10 +42,18 @@ export async function startFakeForgeServer(): Promise<FakeForgeServer> {
         if (req.method === 'POST') {
           const b = body as { head: string };
           const key = `${project} ${b.head}`;
-          if (open.has(key)) return send(422, { message: 'Validation Failed', errors: [{ message: `A pull request already exists for ${github[1]}:${b.head}.` }] });
+          if (open.has(key))
+            return send(422, {
+              message: 'Validation Failed',
+              errors: [{ message: `A pull request already exists for ${github[1]}:${b.head}.` }],
+            });
           const htmlUrl = `https://github.example/${project}/pull/${open.size + 1}`;
           open.set(key, htmlUrl);
-          return send(201, { number: open.size, html_url: htmlUrl, draft: (body as { draft?: boolean }).draft ?? false });
+          return send(201, {
+            number: open.size,
+            html_url: htmlUrl,
+            draft: (body as { draft?: boolean }).draft ?? false,
+          });
         }
         const head = url.searchParams.get('head')?.split(':')[1] ?? '';
         const found = open.get(`${project} ${head}`);
@@ -57,7 +65,8 @@ export async function startFakeForgeServer(): Promise<FakeForgeServer> {
         if (req.method === 'POST') {
           const b = body as { source_branch: string };
           const key = `${project} ${b.source_branch}`;
-          if (open.has(key)) return send(409, { message: ['Another open merge request already exists for this source branch: !1'] });
+          if (open.has(key))
+            return send(409, { message: ['Another open merge request already exists for this source branch: !1'] });
           const webUrl = `https://gitlab.example/${project}/-/merge_requests/${open.size + 1}`;
           open.set(key, webUrl);
           return send(201, { iid: open.size, web_url: webUrl });

@@ -41,7 +41,9 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as RecordedRequest['body'];
       requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body });
       const isTriage = body.messages?.[0]?.content?.startsWith('You triage') ?? false;
-      const answer = isTriage ? (triageQueue.shift() ?? { content: confirmAll(body.messages[1]?.content ?? '') }) : queue.shift();
+      const answer = isTriage
+        ? (triageQueue.shift() ?? { content: confirmAll(body.messages[1]?.content ?? '') })
+        : queue.shift();
       counter += 1;
       res.setHeader('content-type', 'application/json');
       res.setHeader('x-request-id', `req-${counter}`);
@@ -58,7 +60,9 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
             object: 'chat.completion',
             created: 1700000000 + counter,
             model: body.model,
-            choices: [{ index: 0, message: { role: 'assistant', content: answer.content ?? '' }, finish_reason: 'stop' }],
+            choices: [
+              { index: 0, message: { role: 'assistant', content: answer.content ?? '' }, finish_reason: 'stop' },
+            ],
             usage: { prompt_tokens: 100 + counter, completion_tokens: 20, total_tokens: 120 + counter },
           },
         ),
@@ -81,7 +85,13 @@ export const cleanLedger = JSON.stringify({ findings: [] });
 /** A triage answer that confirms every finding of the request as VALID. */
 function confirmAll(prompt: string): string {
   const ids = [...prompt.matchAll(/^## ([A-Z]{3}-\d{3}) /gm)].map((m) => m[1]);
-  return JSON.stringify({ decisions: ids.map((findingId) => ({ findingId, validity: 'VALID', reasoning: 'confirmed by the scripted triage' })) });
+  return JSON.stringify({
+    decisions: ids.map((findingId) => ({
+      findingId,
+      validity: 'VALID',
+      reasoning: 'confirmed by the scripted triage',
+    })),
+  });
 }
 
 export function blockerLedger(title = 'sum() loses precision for large integers'): string {

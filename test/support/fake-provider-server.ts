@@ -148,7 +148,9 @@ function render(format: 'openai' | 'anthropic', n: number, model: string, turn: 
   const content: unknown[] = [];
   if (turn.text) content.push({ type: 'text', text: turn.text });
   if (turn.kind === 'tools') {
-    turn.calls.forEach((call, i) => content.push({ type: 'tool_use', id: call.id ?? `toolu_${n}_${i}`, name: call.name, input: call.input ?? {} }));
+    turn.calls.forEach((call, i) =>
+      content.push({ type: 'tool_use', id: call.id ?? `toolu_${n}_${i}`, name: call.name, input: call.input ?? {} }),
+    );
   }
   return {
     id: `msg_${n}`,
@@ -165,7 +167,15 @@ function render(format: 'openai' | 'anthropic', n: number, model: string, turn: 
 function errorBody(format: 'openai' | 'anthropic' | null, status: number, message: string): unknown {
   if (format === 'anthropic') {
     const type =
-      status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
+      status === 401
+        ? 'authentication_error'
+        : status === 403
+          ? 'permission_error'
+          : status === 429
+            ? 'rate_limit_error'
+            : status >= 500
+              ? 'api_error'
+              : 'invalid_request_error';
     return { type: 'error', error: { type, message } };
   }
   const type = status === 429 ? 'rate_limit_exceeded' : status === 401 ? 'invalid_api_key' : 'server_error';

@@ -24,11 +24,17 @@ export function createFixtureRepo(): string {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     fs.writeFileSync(path.join(dir, file), content);
   };
-  write('package.json', JSON.stringify({ name: 'fixture', version: '1.0.0', scripts: { test: 'node --test' } }, null, 2));
+  write(
+    'package.json',
+    JSON.stringify({ name: 'fixture', version: '1.0.0', scripts: { test: 'node --test' } }, null, 2),
+  );
   write('src/sum.js', BUGGY_SUM);
   write('test/sum.test.js', SUM_TESTS);
   const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', ...args], { cwd: dir, stdio: 'pipe' });
+    execFileSync('git', ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', ...args], {
+      cwd: dir,
+      stdio: 'pipe',
+    });
   git('init', '--quiet', '--initial-branch=main');
   git('add', '--all');
   git('commit', '--quiet', '-m', 'fixture: initial');
@@ -38,7 +44,10 @@ export function createFixtureRepo(): string {
 export interface MakerScript {
   stateDir: string;
   /** Per sequence: files to write, then files to delete (both: a rename), and a report for a human. */
-  steps: Record<string, { write?: Record<string, string>; remove?: string[]; report?: { kind: string; reason: string } }>;
+  steps: Record<
+    string,
+    { write?: Record<string, string>; remove?: string[]; report?: { kind: string; reason: string } }
+  >;
   hangOnce?: number[];
 }
 

@@ -99,16 +99,30 @@ function javascriptProject(runner: Exclude<Runner, 'pytest'>, options: ProjectOp
       ...(exportsLine ? ['', exportsLine] : []),
       '',
     ].join('\n');
-  const money = ['/**', ' * @param {number} amount', ' * @returns {string}', ' */', `${dec('function')} money(amount) {`, '  return `$${amount.toFixed(2)}`;', '}', ''];
+  const money = [
+    '/**',
+    ' * @param {number} amount',
+    ' * @returns {string}',
+    ' */',
+    `${dec('function')} money(amount) {`,
+    '  return `$${amount.toFixed(2)}`;',
+    '}',
+    '',
+  ];
   const format = [...money, ...(esm ? [] : ['module.exports = { money };', ''])].join('\n');
 
   const nodeTest = runner === 'node:test';
-  const assertion = (call: string, value: string) => (nodeTest ? `assert.equal(${call}, ${value});` : `expect(${call}).toBe(${value});`);
+  const assertion = (call: string, value: string) =>
+    nodeTest ? `assert.equal(${call}, ${value});` : `expect(${call}).toBe(${value});`;
   const header = (module: string, names: string) =>
     esm
       ? [`import { ${names} } from '../src/${module}.js';`]
       : nodeTest
-        ? ["const { describe, test } = require('node:test');", "const assert = require('node:assert/strict');", `const { ${names} } = require('../src/${module}');`]
+        ? [
+            "const { describe, test } = require('node:test');",
+            "const assert = require('node:assert/strict');",
+            `const { ${names} } = require('../src/${module}');`,
+          ]
         : [`const { ${names} } = require('../src/${module}');`];
   const testCase = (name: string, call: string, value: string, indent = '') => [
     `${indent}test('${name}', () => {`,
@@ -129,7 +143,12 @@ function javascriptProject(runner: Exclude<Runner, 'pytest'>, options: ProjectOp
       ...testCase('discount is zero below 100', 'discount(50)', '0'),
       '',
     ].join('\n');
-  const formatTests = [...header('format', 'money'), '', ...testCase('formats money with cents', 'money(180)', "'$180.00'"), ''].join('\n');
+  const formatTests = [
+    ...header('format', 'money'),
+    '',
+    ...testCase('formats money with cents', 'money(180)', "'$180.00'"),
+    '',
+  ].join('\n');
 
   const testScript = { jest: 'jest', vitest: 'vitest run', 'node:test': 'node --test' }[runner];
   const pkg = {
@@ -154,7 +173,8 @@ function javascriptProject(runner: Exclude<Runner, 'pytest'>, options: ProjectOp
   // Test files need no `import … from 'vitest'` (nothing to resolve it from): globals, as many projects use them.
   if (esm) files['vitest.config.mjs'] = 'export default {\n  test: {\n    globals: true,\n  },\n};\n';
   if (options.typecheck) {
-    files['tsconfig.json'] = `${JSON.stringify({ compilerOptions: { allowJs: true, checkJs: true, noEmit: true, strict: true, types: [], module: esm ? 'esnext' : 'commonjs', target: 'es2022' }, include: ['src'] }, null, 2)}\n`;
+    files['tsconfig.json'] =
+      `${JSON.stringify({ compilerOptions: { allowJs: true, checkJs: true, noEmit: true, strict: true, types: [], module: esm ? 'esnext' : 'commonjs', target: 'es2022' }, include: ['src'] }, null, 2)}\n`;
   }
   if (options.lint) {
     const rules = "[{ files: ['src/**/*.js'], rules: { 'no-unused-vars': 'error' } }]";
@@ -170,7 +190,12 @@ function javascriptProject(runner: Exclude<Runner, 'pytest'>, options: ProjectOp
     scope: ['src/**', 'test/**'],
     moreTests: {
       'test/price.test.js': priceTests(testCase('takes 10% off large orders', 'total(5000)', '4500', '  ')),
-      'test/discount.test.js': [...header('price', 'discount'), '', ...testCase('discount is 10% from 100 up', 'discount(300)', '30'), ''].join('\n'),
+      'test/discount.test.js': [
+        ...header('price', 'discount'),
+        '',
+        ...testCase('discount is 10% from 100 up', 'discount(300)', '30'),
+        '',
+      ].join('\n'),
     },
     assertion,
   };
@@ -195,7 +220,12 @@ function pythonProject(options: ProjectOptions): GamingProject {
       '    return amount - discount(amount)',
       '',
     ].join('\n');
-  const testCase = (name: string, call: string, value: string) => ['', '', `def ${name}():`, `    assert ${call} == ${value}`];
+  const testCase = (name: string, call: string, value: string) => [
+    '',
+    '',
+    `def ${name}():`,
+    `    assert ${call} == ${value}`,
+  ];
   const priceTests = (extra: string[] = []) =>
     [
       'from app.price import discount, total',
@@ -230,7 +260,8 @@ function pythonProject(options: ProjectOptions): GamingProject {
       'app/price.py': price('1000'),
       'app/format.py': 'def money(amount: float) -> str:\n    return f"${amount:.2f}"\n',
       'tests/test_price.py': priceTests(),
-      'tests/test_format.py': 'from app.format import money\n\n\ndef test_formats_money_with_cents():\n    assert money(180) == "$180.00"\n',
+      'tests/test_format.py':
+        'from app.format import money\n\n\ndef test_formats_money_with_cents():\n    assert money(180) == "$180.00"\n',
     },
     source: 'app/price.py',
     tests: 'tests/test_price.py',
@@ -239,7 +270,11 @@ function pythonProject(options: ProjectOptions): GamingProject {
     scope: ['app/**', 'tests/**'],
     moreTests: {
       'tests/test_price.py': priceTests(testCase('test_takes_ten_percent_off_large_orders', 'total(5000)', '4500')),
-      'tests/test_discount.py': ['from app.price import discount', ...testCase('test_discount_is_ten_percent_from_100_up', 'discount(300)', '30'), ''].join('\n'),
+      'tests/test_discount.py': [
+        'from app.price import discount',
+        ...testCase('test_discount_is_ten_percent_from_100_up', 'discount(300)', '30'),
+        '',
+      ].join('\n'),
     },
     assertion: (call, value) => `assert ${call} == ${value}`,
   };
@@ -254,7 +289,11 @@ export function gitRepository(files: Record<string, string>, name: string): stri
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     fs.writeFileSync(path.join(dir, file), text);
   }
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=F', '-c', 'user.email=f@example.invalid', ...args], { cwd: dir, stdio: 'pipe' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=F', '-c', 'user.email=f@example.invalid', ...args], {
+      cwd: dir,
+      stdio: 'pipe',
+    });
   git('init', '--quiet', '--initial-branch=main');
   git('add', '--all');
   git('commit', '--quiet', '-m', 'fixture: shop');

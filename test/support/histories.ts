@@ -21,7 +21,17 @@ export function recordHistory(workflowId: string, name: string, runId?: string):
   if (mode === '1' && fs.existsSync(file)) return;
   const json = execFileSync(
     resolveTemporalCli({ temporal: { cliPath: process.env.TEMPORAL_CLI_PATH } }),
-    ['workflow', 'show', '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--address', process.env.TEST_TEMPORAL_ADDRESS!, '--output', 'json'],
+    [
+      'workflow',
+      'show',
+      '--workflow-id',
+      workflowId,
+      ...(runId ? ['--run-id', runId] : []),
+      '--address',
+      process.env.TEST_TEMPORAL_ADDRESS!,
+      '--output',
+      'json',
+    ],
     { maxBuffer: 64 * 1024 * 1024 },
   );
   fs.mkdirSync(HISTORIES_DIR, { recursive: true });

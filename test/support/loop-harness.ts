@@ -31,7 +31,12 @@ export interface LoopHarness {
   /** The worker's environment, for a test that starts more workers (another role, say). */
   workerEnv: Record<string, string>;
   /** Sends with the admin key unless `headers.authorization` says otherwise ('' sends no key). */
-  request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  request(
+    method: string,
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any }>;
   waitForLoop(id: string, statuses: string[], timeoutMs?: number): Promise<any>;
   close(): Promise<void>;
 }
@@ -40,7 +45,9 @@ export interface LoopHarness {
  * `workerEnv` adds to (or overrides) the worker's configuration, e.g. other model endpoints; `policy` is
  * the operator policy the API enforces (default: the service's defaults).
  */
-export async function startLoopHarness(options: { workerEnv?: Record<string, string>; policy?: ApiPolicy } = {}): Promise<LoopHarness> {
+export async function startLoopHarness(
+  options: { workerEnv?: Record<string, string>; policy?: ApiPolicy } = {},
+): Promise<LoopHarness> {
   const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS;
   if (!temporalAddress) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run through jest (global set-up)');
   const db = await createTestDatabase();
@@ -63,7 +70,13 @@ export async function startLoopHarness(options: { workerEnv?: Record<string, str
   const connection = await Connection.connect({ address: temporalAddress });
   // Like the service's client: trace context into the workflows it starts when the test process traces.
   const temporal = new Client({ connection, interceptors: { workflow: workflowClientInterceptors() } });
-  const app: FastifyInstance = await buildApp({ prisma: db.prisma, temporal, taskQueue, logLevel: 'warn', policy: options.policy });
+  const app: FastifyInstance = await buildApp({
+    prisma: db.prisma,
+    temporal,
+    taskQueue,
+    logLevel: 'warn',
+    policy: options.policy,
+  });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   const keys = {
     admin: (await createApiKey(db.prisma, { name: 'test-admin', role: 'admin' })).key,
@@ -107,7 +120,9 @@ export async function startLoopHarness(options: { workerEnv?: Record<string, str
         if (statuses.includes(last?.status)) return last;
         await new Promise((r) => setTimeout(r, 250));
       }
-      throw new Error(`loop ${id} did not reach ${statuses.join('/')}; last state: ${JSON.stringify(last)}\nworker output:\n${worker.output()}`);
+      throw new Error(
+        `loop ${id} did not reach ${statuses.join('/')}; last state: ${JSON.stringify(last)}\nworker output:\n${worker.output()}`,
+      );
     },
     close: async () => {
       await app.close();

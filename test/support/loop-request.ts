@@ -1,7 +1,11 @@
 import type { LoopRequestBody } from '../../domain/loop-request';
 
 /** A loop request against the fixture repository, with the node:test suite as the tests gate. */
-export function loopRequest(repoPath: string, makerArgv: string[], overrides: Partial<LoopRequestBody> = {}): LoopRequestBody {
+export function loopRequest(
+  repoPath: string,
+  makerArgv: string[],
+  overrides: Partial<LoopRequestBody> = {},
+): LoopRequestBody {
   return {
     repository: { url: repoPath, baseRef: 'main' },
     contract: {

@@ -4,7 +4,9 @@ import fs from 'node:fs';
 /** Host pids of processes whose command line contains `marker` (sandboxed commands report only their namespace's pids). */
 export function processesMatching(marker: string): number[] {
   const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
-  return lines.filter((line) => line.includes(marker) && !line.includes('ps -eo')).map((line) => Number(line.trim().split(/\s+/)[0]));
+  return lines
+    .filter((line) => line.includes(marker) && !line.includes('ps -eo'))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
 /** Waits until no process's command line contains `marker`. */

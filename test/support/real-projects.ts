@@ -59,7 +59,11 @@ export function npmProject(): RealProject {
     files: {
       'package.json': packageJson,
       'package-lock.json': cachedLockfile('npm', { 'package.json': packageJson }, 'package-lock.json', (dir) =>
-        execFileSync('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'pipe', timeout: 240_000 }),
+        execFileSync('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], {
+          cwd: dir,
+          stdio: 'pipe',
+          timeout: 240_000,
+        }),
       ),
       ...rest,
     },
@@ -91,11 +95,16 @@ export function pnpmProject(): RealProject {
           cwd: dir,
           stdio: 'pipe',
           timeout: 240_000,
-          env: { ...process.env, ...corepackWorkerEnv(), COREPACK_ENABLE_DOWNLOAD_PROMPT: '0', COREPACK_ENABLE_AUTO_PIN: '0' },
+          env: {
+            ...process.env,
+            ...corepackWorkerEnv(),
+            COREPACK_ENABLE_DOWNLOAD_PROMPT: '0',
+            COREPACK_ENABLE_AUTO_PIN: '0',
+          },
         }),
       ),
       'src/cart.js': 'exports.total = (prices, discount) => prices.reduce((a, b) => a + b, 0) + discount;\n',
-      'src/format.js': "exports.money = (cents) => `$${(cents / 100).toFixed(2)}`;\n",
+      'src/format.js': 'exports.money = (cents) => `$${(cents / 100).toFixed(2)}`;\n',
       // Two test files: jest names its tests only for a single file unless asked (the JSON report the
       // service adds to the tests gate).
       'test/cart.test.js': [
@@ -106,7 +115,8 @@ export function pnpmProject(): RealProject {
         '});',
         '',
       ].join('\n'),
-      'test/format.test.js': "const { money } = require('../src/format');\ntest('formats cents as dollars', () => expect(money(1999)).toBe('$19.99'));\n",
+      'test/format.test.js':
+        "const { money } = require('../src/format');\ntest('formats cents as dollars', () => expect(money(1999)).toBe('$19.99'));\n",
     },
     fix: { 'src/cart.js': 'exports.total = (prices, discount) => prices.reduce((a, b) => a + b, 0) - discount;\n' },
     // jest's JSON report names a test `<file> > <describe> > … > <title>`; an acceptance criterion may
@@ -146,7 +156,8 @@ export function pythonProject(): RealProject {
         '',
       ].join('\n'),
       // The only pytest configuration: without `testpaths`, pytest would also look outside tests/.
-      'tox.ini': '[tox]\nenv_list = py3\n\n[testenv]\nextras = test\ncommands = pytest\n\n[pytest]\ntestpaths = tests\n',
+      'tox.ini':
+        '[tox]\nenv_list = py3\n\n[testenv]\nextras = test\ncommands = pytest\n\n[pytest]\ntestpaths = tests\n',
       'tempconv/__init__.py': 'def to_fahrenheit(celsius):\n    return celsius * 9 / 5 - 32\n',
       // tests/ has no __init__.py: `import tempconv` works only through the editable install set-up made.
       'tests/test_convert.py': [
@@ -223,7 +234,12 @@ export function goProject(): RealProject {
   const files = { 'go.mod': goMod, 'labels.go': source('-'), 'labels_test.go': tests };
   return {
     ecosystem: 'go',
-    files: { ...files, 'go.sum': cachedLockfile('go', files, 'go.sum', (dir) => execFileSync('go', ['mod', 'tidy'], { cwd: dir, stdio: 'pipe', timeout: 180_000 })) },
+    files: {
+      ...files,
+      'go.sum': cachedLockfile('go', files, 'go.sum', (dir) =>
+        execFileSync('go', ['mod', 'tidy'], { cwd: dir, stdio: 'pipe', timeout: 180_000 }),
+      ),
+    },
     fix: { 'labels.go': source(':') },
     // go test -json: `<package>/<Test>`.
     testName: 'example.com/labels/TestLabel',
@@ -268,7 +284,12 @@ export function cargoProject(): RealProject {
   const files = { 'Cargo.toml': manifest, 'src/lib.rs': source('No. ') };
   return {
     ecosystem: 'cargo',
-    files: { ...files, 'Cargo.lock': cachedLockfile('cargo', files, 'Cargo.lock', (dir) => execFileSync('cargo', ['generate-lockfile'], { cwd: dir, stdio: 'pipe', timeout: 180_000 })) },
+    files: {
+      ...files,
+      'Cargo.lock': cachedLockfile('cargo', files, 'Cargo.lock', (dir) =>
+        execFileSync('cargo', ['generate-lockfile'], { cwd: dir, stdio: 'pipe', timeout: 180_000 }),
+      ),
+    },
     fix: { 'src/lib.rs': source('#') },
     // libtest: `test tests::shows_the_count ... ok`.
     testName: 'tests::shows_the_count',
@@ -280,7 +301,13 @@ export function cargoProject(): RealProject {
   };
 }
 
-export const REAL_PROJECTS: Record<Ecosystem, () => RealProject> = { npm: npmProject, pnpm: pnpmProject, python: pythonProject, go: goProject, cargo: cargoProject };
+export const REAL_PROJECTS: Record<Ecosystem, () => RealProject> = {
+  npm: npmProject,
+  pnpm: pnpmProject,
+  python: pythonProject,
+  go: goProject,
+  cargo: cargoProject,
+};
 
 // ---------------------------------------------------------------- repositories and requests -----------
 
@@ -291,7 +318,11 @@ export function realProjectRepo(project: RealProject): string {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     fs.writeFileSync(path.join(dir, file), text);
   }
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=F', '-c', 'user.email=f@example.invalid', ...args], { cwd: dir, stdio: 'pipe' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=F', '-c', 'user.email=f@example.invalid', ...args], {
+      cwd: dir,
+      stdio: 'pipe',
+    });
   git('init', '--quiet', '--initial-branch=main');
   git('add', '--all');
   git('commit', '--quiet', '-m', `fixture: ${project.ecosystem} project`);
@@ -306,7 +337,11 @@ export function realProjectRequest(repo: string, project: RealProject, makerArgv
       objective: `Fix the bug the failing ${project.ecosystem} test shows.`,
       outcome: 'The code does what its tests say.',
       acceptanceCriteria: [
-        { id: 'AC-1', statement: `the test ${project.testName} passes`, verification: { type: 'test', name: project.testName } },
+        {
+          id: 'AC-1',
+          statement: `the test ${project.testName} passes`,
+          verification: { type: 'test', name: project.testName },
+        },
         { id: 'AC-2', statement: 'the test suite passes', verification: { type: 'gate', gate: 'tests' } },
       ],
       constraints: ['Do not change the tests.'],
@@ -319,8 +354,16 @@ export function realProjectRequest(repo: string, project: RealProject, makerArgv
  * `lockfile` as `resolve` writes it into a directory holding `inputs`, resolved once per distinct
  * inputs and kept under os.tmpdir() for later runs (written atomically: jest may run files in parallel).
  */
-function cachedLockfile(name: string, inputs: Record<string, string>, lockfile: string, resolve: (dir: string) => unknown): string {
-  const hash = createHash('sha256').update(JSON.stringify(Object.entries(inputs).sort())).digest('hex').slice(0, 16);
+function cachedLockfile(
+  name: string,
+  inputs: Record<string, string>,
+  lockfile: string,
+  resolve: (dir: string) => unknown,
+): string {
+  const hash = createHash('sha256')
+    .update(JSON.stringify(Object.entries(inputs).sort()))
+    .digest('hex')
+    .slice(0, 16);
   const cached = path.join(os.tmpdir(), 'engineering-loop-real-projects', `${name}-${hash}`, lockfile);
   if (!fs.existsSync(cached)) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `real-project-${name}-`));

@@ -21,7 +21,10 @@ export interface Change {
 }
 
 function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd: dir, encoding: 'utf8' });
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
 }
 
 function commit(dir: string, change: Change): string {
@@ -40,13 +43,24 @@ function commit(dir: string, change: Change): string {
 }
 
 /** Commits `files` as the base, applies `change` as the maker's checkpoint, and runs the detector. */
-export async function tamper(files: Record<string, string>, change: Change, input: Partial<TamperInput> = {}): Promise<TamperFinding[]> {
+export async function tamper(
+  files: Record<string, string>,
+  change: Change,
+  input: Partial<TamperInput> = {},
+): Promise<TamperFinding[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tamper-'));
   dirs.push(dir);
   git(dir, 'init', '--quiet', '--initial-branch=main');
   const base = commit(dir, { write: files });
   const checkpoint = commit(dir, change);
-  return detectTampering({ workspace: dir, baseCommit: base, checkpointCommit: checkpoint, gates: [], outOfScope: [], ...input });
+  return detectTampering({
+    workspace: dir,
+    baseCommit: base,
+    checkpointCommit: checkpoint,
+    gates: [],
+    outOfScope: [],
+    ...input,
+  });
 }
 
 /** [rule, file, line] of every finding, for exact assertions. */

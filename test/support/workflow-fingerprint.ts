@@ -17,7 +17,10 @@ export const FINGERPRINT_FILE = path.resolve(__dirname, '../fixtures/workflow-fi
 const fingerprintSchema = z.object({
   modules: z.record(z.string(), z.string()),
   /** Each committed history's sha256 (a bare list of names before the version floor). */
-  histories: z.union([z.record(z.string(), z.string()), z.array(z.string()).transform((names) => Object.fromEntries(names.map((n) => [n, '']))) ]),
+  histories: z.union([
+    z.record(z.string(), z.string()),
+    z.array(z.string()).transform((names) => Object.fromEntries(names.map((n) => [n, '']))),
+  ]),
   changesWithoutHistory: z.array(z.object({ modules: z.array(z.string()), reason: z.string().min(10) })).default([]),
 });
 
@@ -27,7 +30,9 @@ const fingerprintSchema = z.object({
  */
 export function checkWorkflowFingerprint(bundleCode: string, histories: string[], update: boolean): string | null {
   const current = Object.fromEntries(projectModules(bundleCode).map((file) => [file, fileHash(file)]));
-  const recorded = fs.existsSync(FINGERPRINT_FILE) ? fingerprintSchema.parse(JSON.parse(fs.readFileSync(FINGERPRINT_FILE, 'utf8'))) : null;
+  const recorded = fs.existsSync(FINGERPRINT_FILE)
+    ? fingerprintSchema.parse(JSON.parse(fs.readFileSync(FINGERPRINT_FILE, 'utf8')))
+    : null;
   const changed = [...new Set([...Object.keys(current), ...Object.keys(recorded?.modules ?? {})])]
     .filter((file) => current[file] !== recorded?.modules[file])
     .sort();
@@ -40,13 +45,26 @@ export function checkWorkflowFingerprint(bundleCode: string, histories: string[]
     );
   }
   // A history counts as added when it is new, or recorded again under its name (on raising the floor).
-  const historyHashes = Object.fromEntries(histories.map((file) => [file, createHash('sha256').update(fs.readFileSync(path.join(HISTORIES_DIR, file))).digest('hex')]));
+  const historyHashes = Object.fromEntries(
+    histories.map((file) => [
+      file,
+      createHash('sha256')
+        .update(fs.readFileSync(path.join(HISTORIES_DIR, file)))
+        .digest('hex'),
+    ]),
+  );
   const added = histories.filter((file) => recorded?.histories[file] !== historyHashes[file]);
   const reason = process.env.WORKFLOW_CHANGE_WITHOUT_HISTORY?.trim();
   if (added.length === 0 && !reason) {
     return `no history was added since the fingerprint (changed: ${changed.join(', ')}); record one, or set WORKFLOW_CHANGE_WITHOUT_HISTORY to why none is needed`;
   }
-  const changesWithoutHistory = [...(recorded?.changesWithoutHistory ?? []), ...(added.length === 0 && reason ? [{ modules: changed, reason }] : [])];
-  fs.writeFileSync(FINGERPRINT_FILE, `${JSON.stringify({ modules: current, histories: historyHashes, changesWithoutHistory }, null, 2)}\n`);
+  const changesWithoutHistory = [
+    ...(recorded?.changesWithoutHistory ?? []),
+    ...(added.length === 0 && reason ? [{ modules: changed, reason }] : []),
+  ];
+  fs.writeFileSync(
+    FINGERPRINT_FILE,
+    `${JSON.stringify({ modules: current, histories: historyHashes, changesWithoutHistory }, null, 2)}\n`,
+  );
   return null;
 }

@@ -5,7 +5,9 @@ import { early, inOrder } from '../../activities/in-order';
 const contract = {
   objective: 'Add a sum function.',
   outcome: 'Callers can add numbers.',
-  acceptanceCriteria: [{ id: 'AC-1', statement: 'sum adds', verification: { type: 'test', name: 'sum adds two numbers' } }],
+  acceptanceCriteria: [
+    { id: 'AC-1', statement: 'sum adds', verification: { type: 'test', name: 'sum adds two numbers' } },
+  ],
 };
 
 class NotFound extends Error {}
@@ -41,7 +43,12 @@ describe('inOrder', () => {
 
   test('waits for every read before it throws', async () => {
     let finished = false;
-    const slow = new Promise<void>((resolve) => setTimeout(() => { finished = true; resolve(); }, 20));
+    const slow = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        finished = true;
+        resolve();
+      }, 20),
+    );
     await expect(inOrder([Promise.reject(new Error('first')), slow])).rejects.toThrow('first');
     expect(finished).toBe(true);
   });
@@ -65,9 +72,18 @@ describe('early', () => {
 
 describe('loadContract cache', () => {
   test('returns the stored contract, reading each version once', async () => {
-    const { deps, queries } = contractDeps(new Map([['L1/1', contract], ['L1/2', { ...contract, objective: 'Two.' }]]));
+    const { deps, queries } = contractDeps(
+      new Map([
+        ['L1/1', contract],
+        ['L1/2', { ...contract, objective: 'Two.' }],
+      ]),
+    );
     const first = await loadContract(deps, 'L1', 1);
-    expect(first).toEqual({ version: 1, hash: 'hash-L1/1', contract: expect.objectContaining({ objective: 'Add a sum function.', outOfScope: [] }) });
+    expect(first).toEqual({
+      version: 1,
+      hash: 'hash-L1/1',
+      contract: expect.objectContaining({ objective: 'Add a sum function.', outOfScope: [] }),
+    });
     expect(await loadContract(deps, 'L1', 1)).toEqual(first);
     expect((await loadContract(deps, 'L1', 2)).contract.objective).toBe('Two.');
     expect(queries).toEqual(['L1/1', 'L1/2']);

@@ -21,7 +21,7 @@ describe('backtracking', () => {
 
   test('the recovery brief names what was undone and where the workspace went back to', () => {
     expect(recoveryBrief(score(1, 0, 3), score(0, 1, 2))).toBe(
-      'Recovery: iteration #3 was worse than #2 (1 failing gate(s) and 0 blocking finding(s) against 0 and 1), so the workspace was reset to checkpoint commit-2-012. Do not repeat that attempt\'s approach (it changed src/sum.js); address the directives from that checkpoint.',
+      "Recovery: iteration #3 was worse than #2 (1 failing gate(s) and 0 blocking finding(s) against 0 and 1), so the workspace was reset to checkpoint commit-2-012. Do not repeat that attempt's approach (it changed src/sum.js); address the directives from that checkpoint.",
     );
   });
 });

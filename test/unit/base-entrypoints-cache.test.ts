@@ -13,9 +13,16 @@ let dir: string;
 let base: string;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'base-entrypoints-'));
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], { cwd: dir, encoding: 'utf8' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
   git('init', '--quiet', '--initial-branch=main');
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ scripts: { test: 'jest' }, jest: { testEnvironment: 'node' } }));
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ scripts: { test: 'jest' }, jest: { testEnvironment: 'node' } }),
+  );
   fs.writeFileSync(path.join(dir, 'jest.config.js'), 'module.exports = {};\n');
   git('add', '--all');
   git('commit', '--quiet', '-m', 'base');
@@ -26,7 +33,13 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const gate = (argv: string[]): ResolvedGate => ({ gate: 'tests', argv, timeoutSeconds: 60, source: 'contract', detail: 'test' });
+const gate = (argv: string[]): ResolvedGate => ({
+  gate: 'tests',
+  argv,
+  timeoutSeconds: 60,
+  source: 'contract',
+  detail: 'test',
+});
 
 test('a second ask for the same base and gates is answered without git; each caller gets its own copy', async () => {
   const tests = [gate(['npm', 'test'])];

@@ -14,7 +14,10 @@ const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
 
 function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd: dir, encoding: 'utf8' });
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
 }
 
 function commit(dir: string): string {
@@ -52,13 +55,16 @@ function branch() {
 function nameStatus(dir: string, base: string, checkpoint: string) {
   const fields = git(dir, 'diff', '--name-status', '-z', '-M', `${base}..${checkpoint}`).split('\0');
   const paths: { basePath: string | null; checkpointPath: string | null }[] = [];
-  for (let i = 0; i + 1 < fields.length; ) {
+  for (let i = 0; i + 1 < fields.length;) {
     const status = fields[i]!.charAt(0);
     if (status === 'R') {
       paths.push({ basePath: fields[i + 1]!, checkpointPath: fields[i + 2]! });
       i += 3;
     } else {
-      paths.push({ basePath: status === 'A' ? null : fields[i + 1]!, checkpointPath: status === 'D' ? null : fields[i + 1]! });
+      paths.push({
+        basePath: status === 'A' ? null : fields[i + 1]!,
+        checkpointPath: status === 'D' ? null : fields[i + 1]!,
+      });
       i += 2;
     }
   }
@@ -69,20 +75,31 @@ test('the review diff is diffText’s text, and its names are --name-only’s', 
   const { dir, base, checkpoint } = branch();
   const diff = await reviewDiff(dir, base, checkpoint);
   expect(diff.patch).toBe(await diffText(dir, base, checkpoint));
-  expect(changedNames(diff.paths)).toEqual(git(dir, 'diff', '--name-only', '-z', `${base}..${checkpoint}`).split('\0').filter(Boolean));
+  expect(changedNames(diff.paths)).toEqual(
+    git(dir, 'diff', '--name-only', '-z', `${base}..${checkpoint}`).split('\0').filter(Boolean),
+  );
   expect(changedNames(diff.paths)).toContain('src/nouveau é.js');
 });
 
 test('the tamper diff has --name-status’s paths, renames followed, and each file’s own lines', async () => {
   const { dir, base, checkpoint } = branch();
   const changes = await loadChanges(dir, base, checkpoint);
-  expect(changes.map(({ basePath, checkpointPath }) => ({ basePath, checkpointPath }))).toEqual(nameStatus(dir, base, checkpoint));
+  expect(changes.map(({ basePath, checkpointPath }) => ({ basePath, checkpointPath }))).toEqual(
+    nameStatus(dir, base, checkpoint),
+  );
   const byPath = new Map(changes.map((c) => [c.checkpointPath ?? c.basePath, c]));
   expect(byPath.get('src/keep.js')).toMatchObject({
     added: [{ line: 2, text: 'b();' }],
-    removed: [{ line: 2, text: '-- a/keep.js' }, { line: 2, text: 'c();' }],
+    removed: [
+      { line: 2, text: '-- a/keep.js' },
+      { line: 2, text: 'c();' },
+    ],
   });
-  expect(byPath.get('src/nouveau é.js')).toMatchObject({ basePath: 'src/old name.js', added: [{ line: 21, text: 'added();' }], removed: [] });
+  expect(byPath.get('src/nouveau é.js')).toMatchObject({
+    basePath: 'src/old name.js',
+    added: [{ line: 21, text: 'added();' }],
+    removed: [],
+  });
   expect(byPath.get('src/tab\tname.js')).toMatchObject({ basePath: null, added: [{ line: 1, text: 'tab();' }] });
   expect(byPath.get('src/gone.js')).toMatchObject({ checkpointPath: null, removed: [{ line: 1, text: 'gone();' }] });
   expect(byPath.get('run.sh')).toMatchObject({ added: [], removed: [] });

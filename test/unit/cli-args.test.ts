@@ -7,7 +7,12 @@ import type { Io } from '../../cli/io';
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const io: Io = { isTTY: false, out: (t) => (out += `${t}\n`), err: (t) => (err += `${t}\n`), write: (t) => (out += t) };
+  const io: Io = {
+    isTTY: false,
+    out: (t) => (out += `${t}\n`),
+    err: (t) => (err += `${t}\n`),
+    write: (t) => (out += t),
+  };
   // No key and an unreachable URL: a command that got as far as the API would say so.
   const code = await runCli(argv, io, { HOME: '/nonexistent-home', ENGINEERING_LOOP_URL: 'http://127.0.0.1:9' });
   return { code, out, err };
@@ -40,8 +45,14 @@ test('no command: the help on stderr and exit 1', async () => {
 });
 
 test('global flags go before or after the command', async () => {
-  expect(await run('--json', 'show')).toMatchObject({ code: 1, err: expect.stringContaining('show: missing <loopId>') });
-  expect(await run('show', '--json')).toMatchObject({ code: 1, err: expect.stringContaining('show: missing <loopId>') });
+  expect(await run('--json', 'show')).toMatchObject({
+    code: 1,
+    err: expect.stringContaining('show: missing <loopId>'),
+  });
+  expect(await run('show', '--json')).toMatchObject({
+    code: 1,
+    err: expect.stringContaining('show: missing <loopId>'),
+  });
 });
 
 test('decision arguments are checked before anything is sent', async () => {
@@ -49,21 +60,37 @@ test('decision arguments are checked before anything is sent', async () => {
   expect((await run('decide', id, 'amend')).err).toBe(
     'error: decide: --contract: an amend needs a contract file: JSON or YAML with the contract fields to replace\nhint: see: engineering-loop decide --help\n',
   );
-  expect((await run('decide', id, 'retry', '--guidance', '   ')).err).toContain('decide:\n  - --guidance: must not be empty\n  - --guidance: a retry needs guidance');
-  expect((await run('decide', id, 'reject', '--contract', 'x.yaml')).err).toContain('--contract: only an amend takes a contract (this is reject)');
-  expect((await run('decide', id, 'approve', '--escalation', 'first')).err).toContain('--escalation: must be an escalation number (1, 2, …) or an escalation id (UUID), got "first"');
-  expect((await run('decide', id, 'amend', '--contract', '/nonexistent/amend.yaml')).err).toBe('error: cannot read contract amendment file /nonexistent/amend.yaml: no such file\n');
+  expect((await run('decide', id, 'retry', '--guidance', '   ')).err).toContain(
+    'decide:\n  - --guidance: must not be empty\n  - --guidance: a retry needs guidance',
+  );
+  expect((await run('decide', id, 'reject', '--contract', 'x.yaml')).err).toContain(
+    '--contract: only an amend takes a contract (this is reject)',
+  );
+  expect((await run('decide', id, 'approve', '--escalation', 'first')).err).toContain(
+    '--escalation: must be an escalation number (1, 2, …) or an escalation id (UUID), got "first"',
+  );
+  expect((await run('decide', id, 'amend', '--contract', '/nonexistent/amend.yaml')).err).toBe(
+    'error: cannot read contract amendment file /nonexistent/amend.yaml: no such file\n',
+  );
   // Valid arguments reach the configuration, which has no key here.
   expect((await run('decide', id, 'APPROVE')).err).toMatch(/^error: no API key configured\n/);
 });
 
 test('other usage errors: option values, extra arguments, options a command does not take', async () => {
-  expect((await run('list', '--status', 'done')).err).toContain('list: --status: the status must be one of RUNNING, AWAITING_DECISION, PASSED, APPROVED, REJECTED, CANCELLED, FAILED, QUEUED, got "DONE"');
+  expect((await run('list', '--status', 'done')).err).toContain(
+    'list: --status: the status must be one of RUNNING, AWAITING_DECISION, PASSED, APPROVED, REJECTED, CANCELLED, FAILED, QUEUED, got "DONE"',
+  );
   expect((await run('list', '--limit')).err).toContain('list: option --limit needs a value');
   expect((await run('list', '--json=yes')).err).toContain('list: option --json takes no value');
-  expect((await run('watch', '3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f', '--interval', '10')).err).toContain('--interval: must be a whole number from 50 to 60000, got "10"');
-  expect((await run('logs', '3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f', '--setup', '--iteration', '2')).err).toContain('--setup: use either --setup or --iteration, not both');
-  expect((await run('show', 'a', 'b')).err).toContain('show: unexpected argument "b" (usage: engineering-loop show <loopId>)');
+  expect((await run('watch', '3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f', '--interval', '10')).err).toContain(
+    '--interval: must be a whole number from 50 to 60000, got "10"',
+  );
+  expect((await run('logs', '3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f', '--setup', '--iteration', '2')).err).toContain(
+    '--setup: use either --setup or --iteration, not both',
+  );
+  expect((await run('show', 'a', 'b')).err).toContain(
+    'show: unexpected argument "b" (usage: engineering-loop show <loopId>)',
+  );
   expect((await run('submit', 'task.yaml', '--status', 'PASSED')).err).toContain('submit: unknown option --status');
   for (const args of [['list', '--limit'], ['show', 'a', 'b'], ['nope']]) expect((await run(...args)).code).toBe(1);
 });

@@ -19,10 +19,16 @@ function withConfigFile(content: string | object): { env: NodeJS.ProcessEnv; fil
 }
 
 test('the config file lives under XDG_CONFIG_HOME, else ~/.config; a relative XDG_CONFIG_HOME is ignored', () => {
-  expect(configFilePath({ XDG_CONFIG_HOME: '/etc/xdg', HOME: '/home/ana' })).toBe('/etc/xdg/engineering-loop/config.json');
+  expect(configFilePath({ XDG_CONFIG_HOME: '/etc/xdg', HOME: '/home/ana' })).toBe(
+    '/etc/xdg/engineering-loop/config.json',
+  );
   expect(configFilePath({ HOME: '/home/ana' })).toBe('/home/ana/.config/engineering-loop/config.json');
-  expect(configFilePath({ XDG_CONFIG_HOME: 'relative/dir', HOME: '/home/ana' })).toBe('/home/ana/.config/engineering-loop/config.json');
-  expect(configFilePath({ XDG_CONFIG_HOME: '', HOME: '/home/ana' })).toBe('/home/ana/.config/engineering-loop/config.json');
+  expect(configFilePath({ XDG_CONFIG_HOME: 'relative/dir', HOME: '/home/ana' })).toBe(
+    '/home/ana/.config/engineering-loop/config.json',
+  );
+  expect(configFilePath({ XDG_CONFIG_HOME: '', HOME: '/home/ana' })).toBe(
+    '/home/ana/.config/engineering-loop/config.json',
+  );
 });
 
 test('without environment or file: the default URL and no key, and asking for the key says where to put one', () => {
@@ -32,19 +38,27 @@ test('without environment or file: the default URL and no key, and asking for th
   try {
     requireApiKey(config);
   } catch (error) {
-    expect((error as { hint: string }).hint).toContain('ENGINEERING_LOOP_API_KEY, or "apiKey" in /nonexistent-home/.config/engineering-loop/config.json');
+    expect((error as { hint: string }).hint).toContain(
+      'ENGINEERING_LOOP_API_KEY, or "apiKey" in /nonexistent-home/.config/engineering-loop/config.json',
+    );
   }
 });
 
 test('the file supplies what the environment does not; the environment wins field by field', () => {
   const { env } = withConfigFile({ url: 'http://file.example:4000/', apiKey: 'elk_file' });
-  expect(resolveConfig(env)).toMatchObject({ url: 'http://file.example:4000', apiKey: 'elk_file', sources: { url: 'config file', apiKey: 'config file' } });
+  expect(resolveConfig(env)).toMatchObject({
+    url: 'http://file.example:4000',
+    apiKey: 'elk_file',
+    sources: { url: 'config file', apiKey: 'config file' },
+  });
   expect(resolveConfig({ ...env, ENGINEERING_LOOP_API_KEY: 'elk_env' })).toMatchObject({
     url: 'http://file.example:4000',
     apiKey: 'elk_env',
     sources: { url: 'config file', apiKey: 'environment' },
   });
-  expect(resolveConfig({ ...env, ENGINEERING_LOOP_URL: 'https://env.example/base/', ENGINEERING_LOOP_API_KEY: ' elk_env ' })).toMatchObject({
+  expect(
+    resolveConfig({ ...env, ENGINEERING_LOOP_URL: 'https://env.example/base/', ENGINEERING_LOOP_API_KEY: ' elk_env ' }),
+  ).toMatchObject({
     url: 'https://env.example/base',
     apiKey: 'elk_env',
     sources: { url: 'environment', apiKey: 'environment' },
@@ -55,7 +69,9 @@ test('the file supplies what the environment does not; the environment wins fiel
 
 test('the file is not read when the environment has both settings, so a broken file does not matter then', () => {
   const read = jest.fn(() => '{ broken');
-  expect(resolveConfig({ ENGINEERING_LOOP_URL: 'http://a:1', ENGINEERING_LOOP_API_KEY: 'k', HOME: '/h' }, read).url).toBe('http://a:1');
+  expect(
+    resolveConfig({ ENGINEERING_LOOP_URL: 'http://a:1', ENGINEERING_LOOP_API_KEY: 'k', HOME: '/h' }, read).url,
+  ).toBe('http://a:1');
   expect(read).not.toHaveBeenCalled();
   expect(() => resolveConfig({ ENGINEERING_LOOP_URL: 'http://a:1', HOME: '/h' }, read)).toThrow(
     /^the config file \/h\/.config\/engineering-loop\/config.json is not valid JSON: /,
@@ -63,16 +79,26 @@ test('the file is not read when the environment has both settings, so a broken f
 });
 
 test('a config file with unknown or mistyped fields, or an unusable URL, is refused with the reason', () => {
-  expect(() => resolveConfig(withConfigFile({ url: 'http://x', apikey: 'typo' }).env)).toThrow(/config.json is invalid: config: Unrecognized key: "apikey"/);
+  expect(() => resolveConfig(withConfigFile({ url: 'http://x', apikey: 'typo' }).env)).toThrow(
+    /config.json is invalid: config: Unrecognized key: "apikey"/,
+  );
   expect(() => resolveConfig(withConfigFile({ apiKey: 42 }).env)).toThrow(/config.json is invalid: apiKey: /);
-  expect(() => resolveConfig(withConfigFile({ url: 'localhost:3000' }).env)).toThrow(/"url" in .*config.json must be an http:\/\/ or https:\/\/ URL \(got "localhost:3000"\)/);
-  expect(() => resolveConfig({ HOME: '/h', ENGINEERING_LOOP_URL: 'not a url' })).toThrow('ENGINEERING_LOOP_URL is not a URL: "not a url"');
-  expect(() => resolveConfig({ HOME: '/h', ENGINEERING_LOOP_URL: 'http://x/?a=1' })).toThrow('must not have a query or fragment');
+  expect(() => resolveConfig(withConfigFile({ url: 'localhost:3000' }).env)).toThrow(
+    /"url" in .*config.json must be an http:\/\/ or https:\/\/ URL \(got "localhost:3000"\)/,
+  );
+  expect(() => resolveConfig({ HOME: '/h', ENGINEERING_LOOP_URL: 'not a url' })).toThrow(
+    'ENGINEERING_LOOP_URL is not a URL: "not a url"',
+  );
+  expect(() => resolveConfig({ HOME: '/h', ENGINEERING_LOOP_URL: 'http://x/?a=1' })).toThrow(
+    'must not have a query or fragment',
+  );
 });
 
 test('the watch poll interval: the option, else ENGINEERING_LOOP_POLL_MS, else one second', () => {
   expect(pollInterval(undefined, {})).toBe(1000);
   expect(pollInterval(undefined, { ENGINEERING_LOOP_POLL_MS: '100' })).toBe(100);
   expect(pollInterval(250, { ENGINEERING_LOOP_POLL_MS: '100' })).toBe(250);
-  expect(() => pollInterval(undefined, { ENGINEERING_LOOP_POLL_MS: 'fast' })).toThrow('ENGINEERING_LOOP_POLL_MS must be a whole number of milliseconds from 50 to 60000, got "fast"');
+  expect(() => pollInterval(undefined, { ENGINEERING_LOOP_POLL_MS: 'fast' })).toThrow(
+    'ENGINEERING_LOOP_POLL_MS must be a whole number of milliseconds from 50 to 60000, got "fast"',
+  );
 });

@@ -45,7 +45,15 @@ const failedTests = {
 test('durations and tables', () => {
   expect([0, 850, 4200, 65_000, 3_725_000].map(duration)).toEqual(['0ms', '850ms', '4.2s', '1m 05s', '1h 02m']);
   expect(duration(null)).toBe('-');
-  expect(table(['A', 'LONGER'], [['xyz', '1'], ['q', '22']])).toBe('A    LONGER\nxyz  1\nq    22');
+  expect(
+    table(
+      ['A', 'LONGER'],
+      [
+        ['xyz', '1'],
+        ['q', '22'],
+      ],
+    ),
+  ).toBe('A    LONGER\nxyz  1\nq    22');
   expect(tail('1\n2\n3\n4\n', 2)).toBe('3\n4');
 });
 
@@ -60,7 +68,9 @@ test('list: one row per loop, or says there are none', () => {
 test('finding counts: valid ones by severity (most severe first), invalid ones apart', () => {
   const f = (severity: string, validity = 'VALID') => ({ findingId: 'F', title: 't', severity, validity });
   expect(findingCounts([])).toBe('none');
-  expect(findingCounts([f('LOW'), f('BLOCKER'), f('LOW'), f('HIGH', 'INVALID')])).toBe('3 valid (1 BLOCKER, 2 LOW), 1 invalid');
+  expect(findingCounts([f('LOW'), f('BLOCKER'), f('LOW'), f('HIGH', 'INVALID')])).toBe(
+    '3 valid (1 BLOCKER, 2 LOW), 1 invalid',
+  );
 });
 
 test('show: state, iterations with gates, findings and verdicts, escalations, and how to decide the open one', () => {
@@ -70,7 +80,14 @@ test('show: state, iterations with gates, findings and verdicts, escalations, an
     lastVerdict: 'ESCALATE',
     branch: `engineering-loop/${ID}`,
     iterations: [
-      { sequence: 1, roundIteration: 1, contractVersion: 1, verdict: { verdict: 'ITERATE', trigger: null }, evidence: [failedTests], findings: [] },
+      {
+        sequence: 1,
+        roundIteration: 1,
+        contractVersion: 1,
+        verdict: { verdict: 'ITERATE', trigger: null },
+        evidence: [failedTests],
+        findings: [],
+      },
       {
         sequence: 2,
         roundIteration: 2,
@@ -80,18 +97,31 @@ test('show: state, iterations with gates, findings and verdicts, escalations, an
         findings: [{ findingId: 'F-1', title: 'precision', severity: 'BLOCKER', validity: 'VALID' }],
       },
     ],
-    escalations: [{ id: 'esc-1', sequence: 1, trigger: 'MAX_ITERATIONS', status: 'OPEN', createdAt: '2025-03-01T10:05:00.000Z', decision: null }],
+    escalations: [
+      {
+        id: 'esc-1',
+        sequence: 1,
+        trigger: 'MAX_ITERATIONS',
+        status: 'OPEN',
+        createdAt: '2025-03-01T10:05:00.000Z',
+        decision: null,
+      },
+    ],
   });
   const text = loopSummaryText(loop);
   expect(text).toContain('status       AWAITING_DECISION (phase AWAITING_DECISION)');
   expect(text).toContain(`repository   /srv/repos/widgets (main), branch engineering-loop/${ID}`);
   expect(text).toContain('iteration    1/3, last verdict ESCALATE');
-  expect(text).toContain('  #  ROUND  CONTRACT  GATES         FINDINGS             VERDICT\n  1  1/3    v1        tests FAILED  none                 ITERATE\n');
+  expect(text).toContain(
+    '  #  ROUND  CONTRACT  GATES         FINDINGS             VERDICT\n  1  1/3    v1        tests FAILED  none                 ITERATE\n',
+  );
   expect(text).toContain('2  2/3    v1        tests PASSED  1 valid (1 BLOCKER)  ESCALATE (MAX_ITERATIONS)');
   expect(text).toContain('findings     latest iteration #2: 1 valid (1 BLOCKER); all iterations: 1 valid (1 BLOCKER)');
   expect(text).toContain('  #1 MAX_ITERATIONS OPEN, opened 2025-03-01 10:05:00');
   expect(text).toContain(`engineering-loop decide ${ID} retry --guidance`);
-  expect(decideHint(ID, { sequence: 1, trigger: 'MAX_ITERATIONS' })).toMatch(/^loop .* is waiting for a human decision on escalation #1 \(MAX_ITERATIONS\)\./);
+  expect(decideHint(ID, { sequence: 1, trigger: 'MAX_ITERATIONS' })).toMatch(
+    /^loop .* is waiting for a human decision on escalation #1 \(MAX_ITERATIONS\)\./,
+  );
 });
 
 test('show: a loop without iterations, a failure reason and a decided escalation', () => {
@@ -107,7 +137,12 @@ test('show: a loop without iterations, a failure reason and a decided escalation
           sequence: 1,
           trigger: 'ENVIRONMENT',
           status: 'DECIDED',
-          decision: { kind: 'reject', actor: 'ana (key k1)', comment: 'broken repo', createdAt: '2025-03-01T10:00:30.000Z' },
+          decision: {
+            kind: 'reject',
+            actor: 'ana (key k1)',
+            comment: 'broken repo',
+            createdAt: '2025-03-01T10:00:30.000Z',
+          },
         },
       ],
     }),
@@ -122,12 +157,23 @@ test('show: a loop without iterations, a failure reason and a decided escalation
 test('watch: each change once — gates with durations, verdicts, escalations, then the new state', () => {
   const tracker = new ProgressTracker();
   const now = new Date('2025-03-01T10:00:01.000Z');
-  expect(tracker.update(detail(), new Map(), now)).toEqual(['10:00:01  RUNNING            phase MAKER              iteration 1/3']);
+  expect(tracker.update(detail(), new Map(), now)).toEqual([
+    '10:00:01  RUNNING            phase MAKER              iteration 1/3',
+  ]);
   expect(tracker.update(detail(), new Map(), now)).toEqual([]);
 
-  const withGate = detail({ phase: 'REVIEW', iterations: [{ sequence: 1, roundIteration: 1, verdict: null, evidence: [failedTests], findings: [] }] });
+  const withGate = detail({
+    phase: 'REVIEW',
+    iterations: [{ sequence: 1, roundIteration: 1, verdict: null, evidence: [failedTests], findings: [] }],
+  });
   expect(tracker.unseenEvidence(withGate).map((e) => e.id)).toEqual(['ev-1']);
-  const record: EvidenceRecord = { ...failedTests, stdout: '', stderr: '', startTime: '2025-03-01T10:00:02.000Z', endTime: '2025-03-01T10:00:03.500Z' };
+  const record: EvidenceRecord = {
+    ...failedTests,
+    stdout: '',
+    stderr: '',
+    startTime: '2025-03-01T10:00:02.000Z',
+    endTime: '2025-03-01T10:00:03.500Z',
+  };
   expect(tracker.update(withGate, new Map([['ev-1', record]]), now)).toEqual([
     '10:00:03    #1 gate tests  FAILED  1.5s  exit 1; 0 passed, 2 failed',
     '10:00:01  RUNNING            phase REVIEW             iteration 1/3',
@@ -137,7 +183,9 @@ test('watch: each change once — gates with durations, verdicts, escalations, t
   const escalated = detail({
     status: 'AWAITING_DECISION',
     phase: 'AWAITING_DECISION',
-    workspaceSetup: [{ id: 'ev-0', gate: 'workspace-setup:npm:1', status: 'PASSED', command: ['npm', 'ci'], exitCode: 0 }],
+    workspaceSetup: [
+      { id: 'ev-0', gate: 'workspace-setup:npm:1', status: 'PASSED', command: ['npm', 'ci'], exitCode: 0 },
+    ],
     iterations: [
       {
         sequence: 1,
@@ -147,7 +195,9 @@ test('watch: each change once — gates with durations, verdicts, escalations, t
         findings: [],
       },
     ],
-    escalations: [{ id: 'esc-1', sequence: 1, trigger: 'MAX_ITERATIONS', status: 'OPEN', createdAt: '2025-03-01T10:00:04.000Z' }],
+    escalations: [
+      { id: 'esc-1', sequence: 1, trigger: 'MAX_ITERATIONS', status: 'OPEN', createdAt: '2025-03-01T10:00:04.000Z' },
+    ],
   });
   expect(tracker.update(escalated, new Map(), now)).toEqual([
     '10:00:01    set-up workspace-setup:npm:1  PASSED  -  exit 0',
@@ -155,7 +205,18 @@ test('watch: each change once — gates with durations, verdicts, escalations, t
     '10:00:04    escalation #1 opened: MAX_ITERATIONS',
     '10:00:01  AWAITING_DECISION  phase AWAITING_DECISION  iteration 1/3',
   ]);
-  const decided = { ...escalated, status: 'APPROVED', phase: 'DONE', escalations: [{ ...escalated.escalations[0]!, status: 'DECIDED', decision: { kind: 'approve', actor: 'ana', createdAt: '2025-03-01T10:00:09.000Z' } }] };
+  const decided = {
+    ...escalated,
+    status: 'APPROVED',
+    phase: 'DONE',
+    escalations: [
+      {
+        ...escalated.escalations[0]!,
+        status: 'DECIDED',
+        decision: { kind: 'approve', actor: 'ana', createdAt: '2025-03-01T10:00:09.000Z' },
+      },
+    ],
+  };
   expect(tracker.update(decided, new Map(), now)).toEqual([
     '10:00:09    escalation #1 decided: approve by ana',
     '10:00:01  APPROVED           phase DONE               iteration 1/3',
@@ -164,7 +225,12 @@ test('watch: each change once — gates with durations, verdicts, escalations, t
 
 test('watch on a terminal: a spinner line that printed lines go above; elsewhere plain lines only', () => {
   const written: string[] = [];
-  const io = (isTTY: boolean): Io => ({ isTTY, out: (t) => written.push(`${t}\n`), err: () => undefined, write: (t) => written.push(t) });
+  const io = (isTTY: boolean): Io => ({
+    isTTY,
+    out: (t) => written.push(`${t}\n`),
+    err: () => undefined,
+    write: (t) => written.push(t),
+  });
 
   const plain = new LiveLine(io(false));
   plain.status('RUNNING · MAKER');
@@ -177,7 +243,13 @@ test('watch on a terminal: a spinner line that printed lines go above; elsewhere
   live.status('RUNNING · MAKER');
   live.print('a line');
   live.stop();
-  expect(written).toEqual(['\r\x1b[2K⠋ RUNNING · MAKER', '\r\x1b[2K', 'a line\n', '\r\x1b[2K⠋ RUNNING · MAKER', '\r\x1b[2K']);
+  expect(written).toEqual([
+    '\r\x1b[2K⠋ RUNNING · MAKER',
+    '\r\x1b[2K',
+    'a line\n',
+    '\r\x1b[2K⠋ RUNNING · MAKER',
+    '\r\x1b[2K',
+  ]);
 });
 
 test('logs: the command, the facts and both streams (or their tails)', () => {
@@ -191,7 +263,13 @@ test('logs: the command, the facts and both streams (or their tails)', () => {
     endTime: '2025-03-01T10:00:02.400Z',
   };
   expect(evidenceText('#1 tests', record, undefined)).toBe(
-    ["== #1 tests  FAILED  (exit 1, 400ms, 0 passed, 2 failed)", "$ node --test 'a file.js'", '--- stdout (21 bytes)', 'line 1\nline 2\nline 3', '--- stderr: empty'].join('\n'),
+    [
+      '== #1 tests  FAILED  (exit 1, 400ms, 0 passed, 2 failed)',
+      "$ node --test 'a file.js'",
+      '--- stdout (21 bytes)',
+      'line 1\nline 2\nline 3',
+      '--- stderr: empty',
+    ].join('\n'),
   );
   expect(evidenceText('#1 tests', record, 1)).toContain('--- stdout (21 bytes, last 1 lines)\nline 3\n');
 });
@@ -202,8 +280,22 @@ test('timeline: one line per event with time, kind, iteration, duration and titl
     status: 'PASSED',
     phase: 'DONE',
     events: [
-      { at: '2025-03-01T10:00:00.000Z', kind: 'phase', iteration: null, title: 'CONTRACT', durationMs: null, detail: {} },
-      { at: '2025-03-01T10:00:01.250Z', kind: 'command', iteration: 1, title: 'gate tests PASSED', durationMs: 1240, detail: { exitCode: 0 } },
+      {
+        at: '2025-03-01T10:00:00.000Z',
+        kind: 'phase',
+        iteration: null,
+        title: 'CONTRACT',
+        durationMs: null,
+        detail: {},
+      },
+      {
+        at: '2025-03-01T10:00:01.250Z',
+        kind: 'command',
+        iteration: 1,
+        title: 'gate tests PASSED',
+        durationMs: 1240,
+        detail: { exitCode: 0 },
+      },
     ],
   });
   expect(text.split('\n')).toEqual([

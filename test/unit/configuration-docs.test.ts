@@ -11,8 +11,18 @@ const OPERATIONS = path.join(ROOT, 'docs/operations.md');
 /** Variables read directly rather than through the config schema, and the files that read them. */
 const DIRECT_READS: Record<string, string[]> = {
   ENGINEERING_LOOP_PARENT_PID: ['service/parent-watch.ts'],
-  PATH: ['service/temporal-dev-server.ts', 'activities/process/child-environment.ts', 'activities/sandbox/toolchain-paths.ts', 'activities/git-isolation.ts'],
-  HOME: ['activities/process/child-environment.ts', 'activities/sandbox/toolchain-paths.ts', 'activities/git-isolation.ts', 'cli/config.ts'],
+  PATH: [
+    'service/temporal-dev-server.ts',
+    'activities/process/child-environment.ts',
+    'activities/sandbox/toolchain-paths.ts',
+    'activities/git-isolation.ts',
+  ],
+  HOME: [
+    'activities/process/child-environment.ts',
+    'activities/sandbox/toolchain-paths.ts',
+    'activities/git-isolation.ts',
+    'cli/config.ts',
+  ],
   USER: ['activities/process/child-environment.ts'],
   LOGNAME: ['activities/process/child-environment.ts'],
   LANG: ['activities/process/child-environment.ts'],
@@ -79,7 +89,9 @@ test('the configuration table names no variable that no code reads', () => {
 test('each directly read variable is read where the list says', () => {
   const unread = Object.entries(DIRECT_READS).flatMap(([name, files]) =>
     files
-      .filter((file) => !new RegExp(`['"]${name}['"]|\\.${name}\\b`).test(fs.readFileSync(path.join(ROOT, file), 'utf8')))
+      .filter(
+        (file) => !new RegExp(`['"]${name}['"]|\\.${name}\\b`).test(fs.readFileSync(path.join(ROOT, file), 'utf8')),
+      )
       .map((file) => `${name} in ${file}`),
   );
   expect(unread).toEqual([]);

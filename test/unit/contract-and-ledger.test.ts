@@ -7,7 +7,9 @@ import { parseLedger } from '../../activities/review/parse-ledger';
 const contract = {
   objective: 'Add a sum function.',
   outcome: 'Callers can add numbers.',
-  acceptanceCriteria: [{ id: 'AC-1', statement: 'sum adds', verification: { type: 'test', name: 'sum adds two numbers' } }],
+  acceptanceCriteria: [
+    { id: 'AC-1', statement: 'sum adds', verification: { type: 'test', name: 'sum adds two numbers' } },
+  ],
 };
 
 const blocker = {
@@ -39,7 +41,11 @@ describe('goal contract', () => {
   test.each([
     ['no acceptance criteria', { ...contract, acceptanceCriteria: [] }, 'acceptanceCriteria'],
     ['an empty objective', { ...contract, objective: '  ' }, 'objective'],
-    ['an AC without verification', { ...contract, acceptanceCriteria: [{ id: 'AC-1', statement: 's' }] }, 'acceptanceCriteria.0.verification'],
+    [
+      'an AC without verification',
+      { ...contract, acceptanceCriteria: [{ id: 'AC-1', statement: 's' }] },
+      'acceptanceCriteria.0.verification',
+    ],
     [
       'duplicate AC ids',
       { ...contract, acceptanceCriteria: [contract.acceptanceCriteria[0], contract.acceptanceCriteria[0]] },
@@ -52,7 +58,11 @@ describe('goal contract', () => {
   });
 
   test('the canonical hash input ignores key order', () => {
-    const reordered = { acceptanceCriteria: contract.acceptanceCriteria, outcome: contract.outcome, objective: contract.objective };
+    const reordered = {
+      acceptanceCriteria: contract.acceptanceCriteria,
+      outcome: contract.outcome,
+      objective: contract.objective,
+    };
     expect(canonicalJson(goalContractSchema.parse(reordered))).toBe(canonicalJson(goalContractSchema.parse(contract)));
   });
 
@@ -96,8 +106,16 @@ describe('finding ledger', () => {
   });
 
   test('signature material ignores line numbers, case and punctuation', () => {
-    const a = signatureMaterial({ topic: 'correctness', title: 'Off-by-one in loop!', location: { file: './src/A.js', startLine: 1, endLine: 2 } });
-    const b = signatureMaterial({ topic: 'correctness', title: 'off by one in loop', location: { file: 'src/a.js', startLine: 40, endLine: 41 } });
+    const a = signatureMaterial({
+      topic: 'correctness',
+      title: 'Off-by-one in loop!',
+      location: { file: './src/A.js', startLine: 1, endLine: 2 },
+    });
+    const b = signatureMaterial({
+      topic: 'correctness',
+      title: 'off by one in loop',
+      location: { file: 'src/a.js', startLine: 40, endLine: 41 },
+    });
     expect(a).toBe(b);
   });
 });

@@ -28,29 +28,42 @@ function tempDir(): string {
 }
 
 describe('askpass', () => {
-  test('answers git\'s username and password prompts from its environment, never from argv', async () => {
+  test("answers git's username and password prompts from its environment, never from argv", async () => {
     const dataDir = tempDir();
     const script = await ensureAskPass(dataDir);
     expect(fs.readFileSync(script, 'utf8')).toBe(ASKPASS_SCRIPT);
     expect(fs.statSync(script).mode & 0o777).toBe(0o700);
     expect(ASKPASS_SCRIPT).not.toContain(SECRET);
     const env = { PATH: process.env.PATH, LOOP_GIT_USERNAME: 'x-access-token', LOOP_GIT_PASSWORD: SECRET };
-    expect(execFileSync(script, ["Username for 'https://github.com': "], { env, encoding: 'utf8' })).toBe('x-access-token\n');
-    expect(execFileSync(script, ["Password for 'https://x-access-token@github.com': "], { env, encoding: 'utf8' })).toBe(`${SECRET}\n`);
+    expect(execFileSync(script, ["Username for 'https://github.com': "], { env, encoding: 'utf8' })).toBe(
+      'x-access-token\n',
+    );
+    expect(
+      execFileSync(script, ["Password for 'https://x-access-token@github.com': "], { env, encoding: 'utf8' }),
+    ).toBe(`${SECRET}\n`);
     // Rewriting is idempotent.
     expect(await ensureAskPass(dataDir)).toBe(script);
   });
 
   test('a credentialed call sets the askpass program and the secret only in the environment', async () => {
     const dataDir = tempDir();
-    const config = loadConfig({ DATA_DIR: dataDir, GIT_CREDENTIALS: JSON.stringify({ acme: { username: 'x-access-token', password: SECRET, hosts: ['github.com'] } }) });
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      GIT_CREDENTIALS: JSON.stringify({
+        acme: { username: 'x-access-token', password: SECRET, hosts: ['github.com'] },
+      }),
+    });
     const access = await remoteAccessFor(config, 'https://github.com/acme/widgets.git', 'acme', 'repository url');
     const args = gitConfigArgs(access);
     expect(args.join(' ')).not.toContain(SECRET);
     expect(args).toContain(`core.askPass=${path.join(dataDir, 'git-askpass.sh')}`);
     expect(args).toContain('http.followRedirects=false');
     const env = gitEnvironment(dataDir, access);
-    expect(env).toMatchObject({ GIT_ASKPASS: path.join(dataDir, 'git-askpass.sh'), LOOP_GIT_PASSWORD: SECRET, LOOP_GIT_USERNAME: 'x-access-token' });
+    expect(env).toMatchObject({
+      GIT_ASKPASS: path.join(dataDir, 'git-askpass.sh'),
+      LOOP_GIT_PASSWORD: SECRET,
+      LOOP_GIT_USERNAME: 'x-access-token',
+    });
     // Without a credential: no askpass, no secret.
     const plain = await remoteAccessFor(config, 'https://github.com/acme/widgets.git', undefined, 'repository url');
     expect(gitEnvironment(dataDir, plain).LOOP_GIT_PASSWORD).toBeUndefined();
@@ -58,24 +71,46 @@ describe('askpass', () => {
   });
 
   test('a credential goes only to its hosts; an unknown name is refused', async () => {
-    const config = loadConfig({ DATA_DIR: tempDir(), GIT_CREDENTIALS: JSON.stringify({ acme: { username: 'u', password: SECRET, hosts: ['github.com'] } }) });
-    await expect(remoteAccessFor(config, 'https://evil.example/acme/widgets.git', 'acme', 'repository url')).rejects.toThrow(
-      'repository.credential: "acme" is not for host evil.example',
+    const config = loadConfig({
+      DATA_DIR: tempDir(),
+      GIT_CREDENTIALS: JSON.stringify({ acme: { username: 'u', password: SECRET, hosts: ['github.com'] } }),
+    });
+    await expect(
+      remoteAccessFor(config, 'https://evil.example/acme/widgets.git', 'acme', 'repository url'),
+    ).rejects.toThrow('repository.credential: "acme" is not for host evil.example');
+    await expect(remoteAccessFor(config, 'https://github.com/a/b', 'other', 'repository url')).rejects.toThrow(
+      '"other" is not configured on this worker',
     );
-    await expect(remoteAccessFor(config, 'https://github.com/a/b', 'other', 'repository url')).rejects.toThrow('"other" is not configured on this worker');
   });
 });
 
 describe('credential configuration', () => {
   test('GIT_CREDENTIALS and GIT_CREDENTIALS_FILE merge; invalid JSON never echoes the secret; secrets reach the sanitiser', () => {
     const file = path.join(tempDir(), 'credentials.json');
-    fs.writeFileSync(file, JSON.stringify({ 'gitlab-acme': { username: 'oauth2', password: `${SECRET}-gl`, hosts: ['gitlab.com'], apiToken: `${SECRET}-api` } }));
-    const merged = loadGitCredentials(JSON.stringify({ 'github-acme': { username: 'x', password: SECRET, hosts: ['github.com'] } }), file);
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        'gitlab-acme': {
+          username: 'oauth2',
+          password: `${SECRET}-gl`,
+          hosts: ['gitlab.com'],
+          apiToken: `${SECRET}-api`,
+        },
+      }),
+    );
+    const merged = loadGitCredentials(
+      JSON.stringify({ 'github-acme': { username: 'x', password: SECRET, hosts: ['github.com'] } }),
+      file,
+    );
     expect(Object.keys(merged!).sort()).toEqual(['github-acme', 'gitlab-acme']);
     expect(gitCredentialSecrets(merged).sort()).toEqual([SECRET, `${SECRET}-api`, `${SECRET}-gl`].sort());
     expect(loadGitCredentials(undefined, undefined)).toBeNull();
-    expect(() => loadGitCredentials(`{"a": "${SECRET}"`, undefined)).toThrow(/^Invalid configuration: GIT_CREDENTIALS must be JSON$/);
-    expect(() => loadGitCredentials(JSON.stringify({ 'Bad Name': { username: 'u', password: SECRET, hosts: ['h'] } }), undefined)).toThrow('GIT_CREDENTIALS: Bad Name: Invalid key in record');
+    expect(() => loadGitCredentials(`{"a": "${SECRET}"`, undefined)).toThrow(
+      /^Invalid configuration: GIT_CREDENTIALS must be JSON$/,
+    );
+    expect(() =>
+      loadGitCredentials(JSON.stringify({ 'Bad Name': { username: 'u', password: SECRET, hosts: ['h'] } }), undefined),
+    ).toThrow('GIT_CREDENTIALS: Bad Name: Invalid key in record');
     const config = loadConfig({ GIT_CREDENTIALS_FILE: file });
     expect(serviceSecrets(config)).toEqual(expect.arrayContaining([`${SECRET}-gl`, `${SECRET}-api`]));
   });
@@ -86,19 +121,33 @@ describe('the request shape', () => {
 
   test('delivery defaults to a push; a pull request needs a credential and a push', () => {
     expect(loopRequestSchema.parse(base).delivery).toEqual({ push: true });
-    const withPr = loopRequestSchema.parse({ ...base, repository: { url: '/repo', credential: 'github-acme' }, delivery: { pullRequest: { provider: 'github' } } });
+    const withPr = loopRequestSchema.parse({
+      ...base,
+      repository: { url: '/repo', credential: 'github-acme' },
+      delivery: { pullRequest: { provider: 'github' } },
+    });
     expect(withPr.delivery.pullRequest).toEqual({ provider: 'github', draft: true });
     const noCredential = loopRequestSchema.safeParse({ ...base, delivery: { pullRequest: { provider: 'github' } } });
     expect(noCredential.error?.issues.map((i) => i.path.join('.'))).toEqual(['delivery.pullRequest']);
-    const noPush = loopRequestSchema.safeParse({ ...base, repository: { url: '/repo', credential: 'c' }, delivery: { push: false, pullRequest: { provider: 'gitlab' } } });
+    const noPush = loopRequestSchema.safeParse({
+      ...base,
+      repository: { url: '/repo', credential: 'c' },
+      delivery: { push: false, pullRequest: { provider: 'gitlab' } },
+    });
     expect(noPush.error?.issues[0]?.message).toContain('delivery.push: true');
   });
 
   test('credential names and push URLs are validated like repository URLs', () => {
     const bad = loopRequestSchema.safeParse({ ...base, repository: { url: '/repo', credential: '../../etc' } });
     expect(bad.error?.issues[0]?.path).toEqual(['repository', 'credential']);
-    const embedded = loopRequestSchema.safeParse({ ...base, delivery: { pushUrl: `https://x:${SECRET}@github.com/a/b.git` } });
-    expect(embedded.error?.issues[0]).toMatchObject({ path: ['delivery', 'pushUrl'], message: 'credentials must not be embedded in the URL' });
+    const embedded = loopRequestSchema.safeParse({
+      ...base,
+      delivery: { pushUrl: `https://x:${SECRET}@github.com/a/b.git` },
+    });
+    expect(embedded.error?.issues[0]).toMatchObject({
+      path: ['delivery', 'pushUrl'],
+      message: 'credentials must not be embedded in the URL',
+    });
     expect(loopRequestSchema.safeParse({ ...base, delivery: { pushUrl: 'ext::sh -c evil' } }).success).toBe(false);
   });
 
@@ -118,17 +167,35 @@ describe('pull requests on the wire', () => {
   });
   afterAll(() => forge.close());
 
-  const call = { token: SECRET, head: 'engineering-loop/l1', base: 'main', title: 'Make sum add', body: '### Definition of Done\n| AC-1 |', draft: true };
+  const call = {
+    token: SECRET,
+    head: 'engineering-loop/l1',
+    base: 'main',
+    title: 'Make sum add',
+    body: '### Definition of Done\n| AC-1 |',
+    draft: true,
+  };
 
   test('GitHub: POST /repos/{owner}/{repo}/pulls with a bearer token; a second call finds the open one', async () => {
     const before = forge.requests.length;
-    const url = await openPullRequest({ ...call, provider: 'github', apiBaseUrl: forge.baseUrl, project: 'acme/widgets' });
+    const url = await openPullRequest({
+      ...call,
+      provider: 'github',
+      apiBaseUrl: forge.baseUrl,
+      project: 'acme/widgets',
+    });
     expect(url).toBe('https://github.example/acme/widgets/pull/1');
     const [sent] = forge.requests.slice(before);
-    expect(sent).toMatchObject({ method: 'POST', path: '/repos/acme/widgets/pulls', body: { title: 'Make sum add', head: 'engineering-loop/l1', base: 'main', draft: true, body: call.body } });
+    expect(sent).toMatchObject({
+      method: 'POST',
+      path: '/repos/acme/widgets/pulls',
+      body: { title: 'Make sum add', head: 'engineering-loop/l1', base: 'main', draft: true, body: call.body },
+    });
     expect(sent!.headers.authorization).toBe(`Bearer ${SECRET}`);
     expect(sent!.headers.accept).toBe('application/vnd.github+json');
-    expect(await openPullRequest({ ...call, provider: 'github', apiBaseUrl: forge.baseUrl, project: 'acme/widgets' })).toBe(url);
+    expect(
+      await openPullRequest({ ...call, provider: 'github', apiBaseUrl: forge.baseUrl, project: 'acme/widgets' }),
+    ).toBe(url);
     expect(forge.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([
       'POST /repos/acme/widgets/pulls',
       'POST /repos/acme/widgets/pulls',
@@ -145,7 +212,12 @@ describe('pull requests on the wire', () => {
     expect(sent).toMatchObject({
       method: 'POST',
       path: '/projects/group%2Fsub%2Fwidgets/merge_requests',
-      body: { source_branch: 'engineering-loop/l1', target_branch: 'main', title: 'Draft: Make sum add', description: call.body },
+      body: {
+        source_branch: 'engineering-loop/l1',
+        target_branch: 'main',
+        title: 'Draft: Make sum add',
+        description: call.body,
+      },
     });
     expect(sent!.headers['private-token']).toBe(SECRET);
     expect(await openPullRequest(gl)).toBe(url);
@@ -153,7 +225,9 @@ describe('pull requests on the wire', () => {
 
   test("the request's address is kept as an ASCII http(s) URL; any other answer is an error", async () => {
     let answer: unknown = null;
-    const server = http.createServer((_req, res) => res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(answer)));
+    const server = http.createServer((_req, res) =>
+      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(answer)),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const apiBaseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const open = () => openPullRequest({ ...call, provider: 'github', apiBaseUrl, project: 'a/b' });
@@ -164,7 +238,9 @@ describe('pull requests on the wire', () => {
       expect(Buffer.byteLength(url, 'utf8')).toBe(url.length);
       for (const html_url of ['javascript:alert(1)', 'file:///etc/passwd', 'not a url', 42]) {
         answer = { html_url };
-        await expect(open()).rejects.toThrow(typeof html_url === 'string' ? 'is not an http(s) URL' : 'has no html_url');
+        await expect(open()).rejects.toThrow(
+          typeof html_url === 'string' ? 'is not an http(s) URL' : 'has no html_url',
+        );
       }
     } finally {
       server.close();
@@ -172,6 +248,8 @@ describe('pull requests on the wire', () => {
   });
 
   test('an error answer fails with the status', async () => {
-    await expect(openPullRequest({ ...call, provider: 'github', apiBaseUrl: `${forge.baseUrl}/nowhere`, project: 'a/b' })).rejects.toThrow('GitHub answered 404');
+    await expect(
+      openPullRequest({ ...call, provider: 'github', apiBaseUrl: `${forge.baseUrl}/nowhere`, project: 'a/b' }),
+    ).rejects.toThrow('GitHub answered 404');
   });
 });

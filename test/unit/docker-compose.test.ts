@@ -88,7 +88,17 @@ const ENTRYPOINTS = ['api-main', 'worker-main', 'migrate-main'];
 describe('docker-compose.yml topology', () => {
   it('declares the production services', () => {
     expect(Object.keys(services).sort()).toEqual(
-      ['api', 'loop-worker', 'migrate', 'postgres', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker'].sort(),
+      [
+        'api',
+        'loop-worker',
+        'migrate',
+        'postgres',
+        'temporal',
+        'temporal-namespace',
+        'temporal-schema',
+        'temporal-ui',
+        'worker',
+      ].sort(),
     );
   });
 
@@ -96,7 +106,11 @@ describe('docker-compose.yml topology', () => {
     const conditions = ['service_started', 'service_healthy', 'service_completed_successfully', undefined];
     for (const [name, s] of Object.entries(services)) {
       for (const [dep, condition] of Object.entries(dependencies(s))) {
-        expect({ service: name, dependsOn: dep, exists: dep in services }).toEqual({ service: name, dependsOn: dep, exists: true });
+        expect({ service: name, dependsOn: dep, exists: dep in services }).toEqual({
+          service: name,
+          dependsOn: dep,
+          exists: true,
+        });
         expect(conditions).toContain(condition);
       }
     }
@@ -116,7 +130,8 @@ describe('docker-compose.yml topology', () => {
   it('gives a healthcheck to every service another one waits on as healthy', () => {
     const waitedOn = new Set<string>();
     for (const s of Object.values(services)) {
-      for (const [dep, condition] of Object.entries(dependencies(s))) if (condition === 'service_healthy') waitedOn.add(dep);
+      for (const [dep, condition] of Object.entries(dependencies(s)))
+        if (condition === 'service_healthy') waitedOn.add(dep);
     }
     for (const name of ['postgres', 'temporal', 'api', ...waitedOn]) {
       const hc = service(name).healthcheck;
@@ -197,7 +212,11 @@ describe('docker-compose.yml topology', () => {
 
   it('starts each app service with its compiled entrypoint', () => {
     expect(asList(service('api').command)).toEqual(['node', 'dist/service/api-main.js']);
-    for (const name of WORKERS) expect({ service: name, command: asList(service(name).command) }).toEqual({ service: name, command: ['node', 'dist/service/worker-main.js'] });
+    for (const name of WORKERS)
+      expect({ service: name, command: asList(service(name).command) }).toEqual({
+        service: name,
+        command: ['node', 'dist/service/worker-main.js'],
+      });
     expect(asList(service('migrate').command)).toEqual(['node', 'dist/service/migrate-main.js']);
   });
 
@@ -217,9 +236,18 @@ describe('docker-compose.yml topology', () => {
       const emitted = path.normalize(script ?? '');
       expect(emitted.startsWith(`${outDir}${path.sep}`)).toBe(true);
       const source = path.join(rootDir, path.relative(outDir, emitted)).replace(/\.js$/, '.ts');
-      expect({ service: name, source, exists: fs.existsSync(path.join(ROOT, source)) }).toEqual({ service: name, source, exists: true });
+      expect({ service: name, source, exists: fs.existsSync(path.join(ROOT, source)) }).toEqual({
+        service: name,
+        source,
+        exists: true,
+      });
       expect(build.include).toContain(source.split(path.sep)[0]);
-      if (built) expect({ service: name, emitted, exists: fs.existsSync(path.join(ROOT, emitted)) }).toEqual({ service: name, emitted, exists: true });
+      if (built)
+        expect({ service: name, emitted, exists: fs.existsSync(path.join(ROOT, emitted)) }).toEqual({
+          service: name,
+          emitted,
+          exists: true,
+        });
     }
   });
 
@@ -233,7 +261,16 @@ describe('docker-compose.yml topology', () => {
 
     for (const name of APP_SERVICES) {
       const env = environment(service(name));
-      for (const key of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'DATA_DIR', 'LLM_BASE_URL', 'LLM_API_KEY', 'LLM_MODEL']) {
+      for (const key of [
+        'DATABASE_URL',
+        'TEMPORAL_ADDRESS',
+        'TEMPORAL_NAMESPACE',
+        'TEMPORAL_TASK_QUEUE',
+        'DATA_DIR',
+        'LLM_BASE_URL',
+        'LLM_API_KEY',
+        'LLM_MODEL',
+      ]) {
         expect({ service: name, key, set: key in env }).toEqual({ service: name, key, set: true });
       }
       expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
@@ -289,7 +326,8 @@ describe('docker-compose.yml topology', () => {
         typeof p === 'string' ? Number(p.split(':').pop()?.split('/')[0]) : Number(p.target),
       );
     expect(targets('api')).toContain(3000);
-    for (const name of Object.keys(services).filter((n) => n !== 'api')) expect({ service: name, published: targets(name) }).toEqual({ service: name, published: [] });
+    for (const name of Object.keys(services).filter((n) => n !== 'api'))
+      expect({ service: name, published: targets(name) }).toEqual({ service: name, published: [] });
     expect(service('temporal').expose?.map(String)).toContain('7233');
     expect(service('temporal-ui').expose?.map(String)).toContain('8080');
     expect(environment(service('temporal-ui')).TEMPORAL_ADDRESS).toBe('temporal:7233');
@@ -299,12 +337,19 @@ describe('docker-compose.yml topology', () => {
   it('runs api and the workers with production policy: no local repositories, no deadline approval, no decisions by signal', () => {
     for (const name of SERVING) {
       const env = environment(service(name));
-      expect({ service: name, ALLOW_LOCAL_REPOSITORIES: env.ALLOW_LOCAL_REPOSITORIES, ALLOW_DEADLINE_APPROVE: env.ALLOW_DEADLINE_APPROVE }).toEqual({
+      expect({
+        service: name,
+        ALLOW_LOCAL_REPOSITORIES: env.ALLOW_LOCAL_REPOSITORIES,
+        ALLOW_DEADLINE_APPROVE: env.ALLOW_DEADLINE_APPROVE,
+      }).toEqual({
         service: name,
         ALLOW_LOCAL_REPOSITORIES: 'false',
         ALLOW_DEADLINE_APPROVE: 'false',
       });
-      expect({ service: name, DECISION_SIGNAL_ACTORS: env.DECISION_SIGNAL_ACTORS }).toEqual({ service: name, DECISION_SIGNAL_ACTORS: '' });
+      expect({ service: name, DECISION_SIGNAL_ACTORS: env.DECISION_SIGNAL_ACTORS }).toEqual({
+        service: name,
+        DECISION_SIGNAL_ACTORS: '',
+      });
     }
   });
 
@@ -312,19 +357,29 @@ describe('docker-compose.yml topology', () => {
     expect(environment(service('loop-worker')).WORKER_ROLE).toBe('workflows');
     expect(environment(service('worker')).WORKER_ROLE).toBe('activities');
     // Every process of worker-main.js has its role: none falls back to `all` (loops next to sandboxed commands).
-    const workerMains = Object.keys(services).filter((name) => asList(service(name).command).includes('dist/service/worker-main.js'));
+    const workerMains = Object.keys(services).filter((name) =>
+      asList(service(name).command).includes('dist/service/worker-main.js'),
+    );
     expect(workerMains.sort()).toEqual([...WORKERS].sort());
   });
 
   it('confines worker commands with bubblewrap, lifting only what bwrap needs and adding no capability', () => {
     const worker = service('worker');
     expect(environment(worker).SANDBOX).toBe('bwrap');
-    expect([...(worker.security_opt ?? [])].sort()).toEqual(['apparmor=unconfined', 'seccomp=unconfined', 'systempaths=unconfined']);
+    expect([...(worker.security_opt ?? [])].sort()).toEqual([
+      'apparmor=unconfined',
+      'seccomp=unconfined',
+      'systempaths=unconfined',
+    ]);
     expect(worker.cap_add ?? []).toEqual([]);
     expect(Object.values(services).some((s) => s.privileged)).toBe(false);
     // Only the worker runs commands: no other service gets the relaxations bwrap needs.
     for (const name of Object.keys(services).filter((n) => n !== 'worker')) {
-      expect({ service: name, security_opt: service(name).security_opt ?? [], cap_add: service(name).cap_add ?? [] }).toEqual({ service: name, security_opt: [], cap_add: [] });
+      expect({
+        service: name,
+        security_opt: service(name).security_opt ?? [],
+        cap_add: service(name).cap_add ?? [],
+      }).toEqual({ service: name, security_opt: [], cap_add: [] });
     }
   });
 
@@ -338,14 +393,24 @@ describe('docker-compose.yml topology', () => {
     for (const name of WORKERS) {
       const s = service(name);
       // A fixed host name would give every replica the same Temporal identity (`<pid>@<host>`).
-      expect({ service: name, container_name: s.container_name, hostname: s.hostname, ports: s.ports ?? [], expose: s.expose ?? [] }).toEqual({
+      expect({
+        service: name,
+        container_name: s.container_name,
+        hostname: s.hostname,
+        ports: s.ports ?? [],
+        expose: s.expose ?? [],
+      }).toEqual({
         service: name,
         container_name: undefined,
         hostname: undefined,
         ports: [],
         expose: [],
       });
-      expect({ service: name, replicas: (s.deploy?.replicas ?? 0) >= 1, grace: s.stop_grace_period !== undefined }).toEqual({ service: name, replicas: true, grace: true });
+      expect({
+        service: name,
+        replicas: (s.deploy?.replicas ?? 0) >= 1,
+        grace: s.stop_grace_period !== undefined,
+      }).toEqual({ service: name, replicas: true, grace: true });
     }
   });
 
@@ -366,11 +431,19 @@ describe('docker-compose.yml topology', () => {
     for (const [name, s] of Object.entries(services)) {
       for (const v of s.volumes ?? []) {
         const source = typeof v === 'string' ? v.split(':')[0] : v.source;
-        const named = source !== undefined && !source.startsWith('.') && !source.startsWith('/') && !source.startsWith('~');
-        if (named) expect({ service: name, volume: source, declared: declared.includes(source) }).toEqual({ service: name, volume: source, declared: true });
+        const named =
+          source !== undefined && !source.startsWith('.') && !source.startsWith('/') && !source.startsWith('~');
+        if (named)
+          expect({ service: name, volume: source, declared: declared.includes(source) }).toEqual({
+            service: name,
+            volume: source,
+            declared: true,
+          });
       }
     }
-    const pgMounts = (service('postgres').volumes ?? []).map((v) => (typeof v === 'string' ? v.split(':')[1] : v.target));
+    const pgMounts = (service('postgres').volumes ?? []).map((v) =>
+      typeof v === 'string' ? v.split(':')[1] : v.target,
+    );
     expect(pgMounts).toContain('/var/lib/postgresql/data');
   });
 });
@@ -417,7 +490,9 @@ describe('Dockerfile', () => {
         return [k, v.join('=')];
       }),
     );
-    const bases = all('FROM').map((f) => f.split(/\s+/)[0] ?? '').map((b) => b.replace(/^\$\{(\w+)\}$/, (_m, k: string) => args[k] ?? ''));
+    const bases = all('FROM')
+      .map((f) => f.split(/\s+/)[0] ?? '')
+      .map((b) => b.replace(/^\$\{(\w+)\}$/, (_m, k: string) => args[k] ?? ''));
     expect(bases.length).toBeGreaterThanOrEqual(2);
     for (const base of bases) expect(base).toBe('node:20-bookworm-slim');
   });
@@ -446,7 +521,8 @@ describe('Dockerfile', () => {
     expect(cmd).toEqual(['node', 'dist/service/api-main.js']);
     expect(all('EXPOSE')).toContain('3000');
 
-    const referenced = (text: string): string[] => [...text.matchAll(/dist\/service\/([\w-]+)\.js/g)].map((m) => m[1] ?? '');
+    const referenced = (text: string): string[] =>
+      [...text.matchAll(/dist\/service\/([\w-]+)\.js/g)].map((m) => m[1] ?? '');
     const fromDockerfile = referenced(instructions.map((i) => i.args).join('\n'));
     const fromCompose = APP_SERVICES.flatMap((name) => referenced(asList(service(name).command).join(' ')));
     for (const name of [...fromDockerfile, ...fromCompose]) expect(ENTRYPOINTS).toContain(name);
@@ -467,7 +543,14 @@ describe('Dockerfile', () => {
       .map((l) => l.trim())
       .filter((l) => l && !l.startsWith('#'));
     for (const entry of ['node_modules', 'dist', '.data', 'prisma/generated', '.git']) expect(ignored).toContain(entry);
-    for (const needed of ['package.json', 'package-lock.json', 'prisma', 'tsconfig.json', 'tsconfig.build.json', 'prisma.config.ts']) {
+    for (const needed of [
+      'package.json',
+      'package-lock.json',
+      'prisma',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'prisma.config.ts',
+    ]) {
       expect(ignored).not.toContain(needed);
     }
   });
@@ -487,7 +570,9 @@ describe('tsconfig.build.json', () => {
     expect(config.compilerOptions?.outDir).toBe('dist');
     expect(config.compilerOptions?.rootDir).toBe('.');
     expect(config.compilerOptions?.noEmit).not.toBe(true);
-    expect(config.include).toEqual(expect.arrayContaining(['domain', 'config', 'telemetry', 'workflows', 'activities', 'api', 'service', 'prisma']));
+    expect(config.include).toEqual(
+      expect.arrayContaining(['domain', 'config', 'telemetry', 'workflows', 'activities', 'api', 'service', 'prisma']),
+    );
     expect(config.include).not.toContain('test');
     expect(config.exclude).toContain('test');
   });

@@ -8,12 +8,35 @@ const stored: EscalationReport = {
   trigger: 'MAX_ITERATIONS',
   roundIteration: 1,
   maxIterations: 1,
-  attempts: [{ sequence: 1, roundIteration: 1, changedFiles: ['test/price.test.js'], verdict: 'FAIL', reasons: ['3 valid blocking finding(s)'] }],
+  attempts: [
+    {
+      sequence: 1,
+      roundIteration: 1,
+      changedFiles: ['test/price.test.js'],
+      verdict: 'FAIL',
+      reasons: ['3 valid blocking finding(s)'],
+    },
+  ],
   coreBlocker: '3 valid blocking finding(s)\nRevert the change to test/price.test.js and meet the contract without it.',
   openFindings: [
-    { findingId: 'TMP-001', title: 'Test weakened: total takes 10% off from 100 up', severity: 'BLOCKER', location: 'test/price.test.js:5-5' },
-    { findingId: 'TMP-002', title: 'Test weakened: total takes 10% off at exactly 100', severity: 'BLOCKER', location: 'test/price.test.js:8-8' },
-    { findingId: 'VER-001', title: 'Base test fails: total > takes 10% off from 100 up', severity: 'BLOCKER', location: 'test/price.test.js:4-4' },
+    {
+      findingId: 'TMP-001',
+      title: 'Test weakened: total takes 10% off from 100 up',
+      severity: 'BLOCKER',
+      location: 'test/price.test.js:5-5',
+    },
+    {
+      findingId: 'TMP-002',
+      title: 'Test weakened: total takes 10% off at exactly 100',
+      severity: 'BLOCKER',
+      location: 'test/price.test.js:8-8',
+    },
+    {
+      findingId: 'VER-001',
+      title: 'Base test fails: total > takes 10% off from 100 up',
+      severity: 'BLOCKER',
+      location: 'test/price.test.js:4-4',
+    },
   ],
   options: [
     { decision: 'retry', description: 'send the maker back' },
@@ -24,7 +47,8 @@ const stored: EscalationReport = {
 };
 
 const TESTS_WEAKENED_HIDES = 'the test would still pass with the behaviour it used to check broken';
-const TEST_WEAKENED_HIDES = "with the maker's edit to the test the gate was green, but the unedited test fails against the same code";
+const TEST_WEAKENED_HIDES =
+  "with the maker's edit to the test the gate was green, but the unedited test fails against the same code";
 
 const gamed: EscalationReport = {
   ...stored,
@@ -36,7 +60,10 @@ const gamed: EscalationReport = {
         { findingId: 'TMP-002', location: 'test/price.test.js:8-8', hides: TESTS_WEAKENED_HIDES },
       ],
     },
-    { rule: 'TEST_WEAKENED', findings: [{ findingId: 'VER-001', location: 'test/price.test.js:4-4', hides: TEST_WEAKENED_HIDES }] },
+    {
+      rule: 'TEST_WEAKENED',
+      findings: [{ findingId: 'VER-001', location: 'test/price.test.js:4-4', hides: TEST_WEAKENED_HIDES }],
+    },
   ],
 };
 
@@ -107,9 +134,18 @@ test('gaming opens section 4: the rules that fired, each finding with its place 
 test('the gaming table is a table whatever the text holds: pipes are escaped, line breaks flattened', () => {
   const odd: EscalationReport = {
     ...stored,
-    gaming: [{ rule: 'GATE_ENTRYPOINT_CHANGED', findings: [{ findingId: 'TMP-001', location: 'scripts/a|b.sh:1-1', hides: 'the gate would run\nsomething else' }] }],
+    gaming: [
+      {
+        rule: 'GATE_ENTRYPOINT_CHANGED',
+        findings: [
+          { findingId: 'TMP-001', location: 'scripts/a|b.sh:1-1', hides: 'the gate would run\nsomething else' },
+        ],
+      },
+    ],
   };
   const rendered = renderEscalationReport(odd);
   expect(rendered).toContain('### The maker gamed verification: 1 system finding(s) under GATE_ENTRYPOINT_CHANGED\n');
-  expect(rendered).toContain('| GATE_ENTRYPOINT_CHANGED | TMP-001 | scripts/a\\|b.sh:1-1 | the gate would run something else |');
+  expect(rendered).toContain(
+    '| GATE_ENTRYPOINT_CHANGED | TMP-001 | scripts/a\\|b.sh:1-1 | the gate would run something else |',
+  );
 });

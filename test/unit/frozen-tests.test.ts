@@ -18,7 +18,10 @@ const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
 
 function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd: dir, encoding: 'utf8' });
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
 }
 
 function write(dir: string, files: Record<string, string>): string {
@@ -35,16 +38,29 @@ function scenario() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'frozen-tests-'));
   dirs.push(dir);
   git(dir, 'init', '--quiet', '--initial-branch=main');
-  const base = write(dir, { 'src/price.js': 'bug', 'test/price.test.js': 'expect(total(200)).toBe(180)', 'test/other.test.js': 'other', 'test/gone.test.js': 'gone' });
+  const base = write(dir, {
+    'src/price.js': 'bug',
+    'test/price.test.js': 'expect(total(200)).toBe(180)',
+    'test/other.test.js': 'other',
+    'test/gone.test.js': 'gone',
+  });
   git(dir, 'rm', '--quiet', 'test/gone.test.js');
   git(dir, 'mv', 'test/other.test.js', 'test/other.test.js.bak');
-  const checkpoint = write(dir, { 'test/price.test.js': 'expect(total(200)).toBeDefined()', 'test/new.test.js': 'new', 'src/price.js': 'still a bug' });
+  const checkpoint = write(dir, {
+    'test/price.test.js': 'expect(total(200)).toBeDefined()',
+    'test/new.test.js': 'new',
+    'src/price.js': 'still a bug',
+  });
   return { dir, base, checkpoint };
 }
 
 test('the base test files the maker edited, deleted or renamed are the ones frozen; added ones are not', async () => {
   const { dir, base, checkpoint } = scenario();
-  expect(editedBaseTestFiles(await loadChanges(dir, base, checkpoint)).sort()).toEqual(['test/gone.test.js', 'test/other.test.js', 'test/price.test.js']);
+  expect(editedBaseTestFiles(await loadChanges(dir, base, checkpoint)).sort()).toEqual([
+    'test/gone.test.js',
+    'test/other.test.js',
+    'test/price.test.js',
+  ]);
 });
 
 test('the run sees the base versions; afterwards the checkout and its index are the maker’s commit again', async () => {
@@ -86,9 +102,21 @@ test('a symlink the maker put where a test file was is replaced for the run, its
   expect(fs.lstatSync(path.join(dir, 'test/a.test.js')).isSymbolicLink()).toBe(true);
 });
 
-const report = (passed: string[], failed: string[], skipped = 0): TestReport => ({ runner: 'jest', passed: passed.length, failed: failed.length, skipped, passedTests: passed, failedTests: failed });
-const run = (r: TestReport | null, failureReason: string | null = null): TestsRun => ({ report: r, failureReason, outputTail: 'FAIL test/price.test.js' });
-const BASE_TEXT = "const { total } = require('../src/price');\n\ntest('applies the discount', () => {\n  expect(total(200)).toBe(180);\n});\n";
+const report = (passed: string[], failed: string[], skipped = 0): TestReport => ({
+  runner: 'jest',
+  passed: passed.length,
+  failed: failed.length,
+  skipped,
+  passedTests: passed,
+  failedTests: failed,
+});
+const run = (r: TestReport | null, failureReason: string | null = null): TestsRun => ({
+  report: r,
+  failureReason,
+  outputTail: 'FAIL test/price.test.js',
+});
+const BASE_TEXT =
+  "const { total } = require('../src/price');\n\ntest('applies the discount', () => {\n  expect(total(200)).toBe(180);\n});\n";
 
 describe('frozenTestFindings', () => {
   const files = ['test/price.test.js'];
@@ -98,30 +126,48 @@ describe('frozenTestFindings', () => {
     const frozen = run(report([], ['test/price.test.js > applies the discount']), '1 test failed');
     const findings = frozenTestFindings(files, maker, frozen, () => BASE_TEXT);
     expect(findings).toEqual([
-      expect.objectContaining({ rule: 'TEST_WEAKENED', location: { file: 'test/price.test.js', startLine: 3, endLine: 3 }, evidence: expect.stringContaining('- test/price.test.js > applies the discount') }),
+      expect.objectContaining({
+        rule: 'TEST_WEAKENED',
+        location: { file: 'test/price.test.js', startLine: 3, endLine: 3 },
+        evidence: expect.stringContaining('- test/price.test.js > applies the discount'),
+      }),
     ]);
   });
 
   test('without test names the finding quotes the run’s failure and output', () => {
     const findings = frozenTestFindings(files, maker, run(null, 'exit code 1'), () => BASE_TEXT);
-    expect(findings).toEqual([expect.objectContaining({ rule: 'TEST_WEAKENED', evidence: expect.stringContaining('exit code 1') })]);
+    expect(findings).toEqual([
+      expect.objectContaining({ rule: 'TEST_WEAKENED', evidence: expect.stringContaining('exit code 1') }),
+    ]);
     expect(findings[0]!.evidence).toContain('FAIL test/price.test.js');
   });
 
   test('fewer tests run with the maker’s files than with the base ones is FEWER_TESTS_RUN with both counts', () => {
     const frozen = run(report(['a', 'b', 'c', 'd'], []));
     const findings = frozenTestFindings(files, run(report(['a'], [], 3)), frozen, () => BASE_TEXT);
-    expect(findings).toEqual([expect.objectContaining({ rule: 'FEWER_TESTS_RUN', evidence: expect.stringMatching(/ran 1 test\(s\) with the maker's test files \(3 skipped\) and 4 with the base versions/) })]);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        rule: 'FEWER_TESTS_RUN',
+        evidence: expect.stringMatching(
+          /ran 1 test\(s\) with the maker's test files \(3 skipped\) and 4 with the base versions/,
+        ),
+      }),
+    ]);
   });
 
   test('an honest edit — the base tests still pass, as many run — raises nothing; nor does a maker run that failed', () => {
-    expect(frozenTestFindings(files, run(report(['a', 'b', 'new'], [])), run(report(['a', 'b'], [])), () => BASE_TEXT)).toEqual([]);
-    expect(frozenTestFindings(files, run(report([], ['a']), 'failed'), run(report([], ['a']), 'failed'), () => BASE_TEXT)).toEqual([]);
+    expect(
+      frozenTestFindings(files, run(report(['a', 'b', 'new'], [])), run(report(['a', 'b'], [])), () => BASE_TEXT),
+    ).toEqual([]);
+    expect(
+      frozenTestFindings(files, run(report([], ['a']), 'failed'), run(report([], ['a']), 'failed'), () => BASE_TEXT),
+    ).toEqual([]);
   });
 });
 
 describe('triage counter-evidence must quote the code it was shown', () => {
-  const shown = '### Code at the checkpoint\n```\n1: exports.sum = (a, b) => a + b;\n```\n### Diff\n```diff\n+exports.sum = (a, b) => a + b;\n```';
+  const shown =
+    '### Code at the checkpoint\n```\n1: exports.sum = (a, b) => a + b;\n```\n### Diff\n```diff\n+exports.sum = (a, b) => a + b;\n```';
   test('a quoted line (line-number prefix and spacing aside) counts', () => {
     expect(quotesShownCode('1: exports.sum = (a, b) => a + b;', shown)).toBe(true);
     expect(quotesShownCode('`exports.sum  =  (a, b) => a + b;`', shown)).toBe(true);
@@ -147,7 +193,9 @@ describe('the frozen tests the reviewer reads', () => {
     });
     const contract = goalContractSchema.parse({
       ...loopRequest('/repo', ['agent']).contract,
-      acceptanceCriteria: [{ id: 'AC-1', statement: 's', verification: { type: 'test', name: 'applies the discount' } }],
+      acceptanceCriteria: [
+        { id: 'AC-1', statement: 's', verification: { type: 'test', name: 'applies the discount' } },
+      ],
     });
     const changes = [
       { basePath: 'test/edited.test.js', checkpointPath: 'test/edited.test.js' },

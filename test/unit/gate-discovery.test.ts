@@ -100,8 +100,13 @@ describe('manifest inference: package.json', () => {
   });
 
   it('packageManager field beats lockfiles; several lockfiles are noted', async () => {
-    const declared = await repo({ 'package.json': { packageManager: 'pnpm@9.1.0', scripts: { test: 'x' } }, 'package-lock.json': '{}' });
-    expect(gate(await discover(declared), 'tests')!.detail).toBe('package.json scripts.test, run with pnpm (packageManager pnpm@9.1.0)');
+    const declared = await repo({
+      'package.json': { packageManager: 'pnpm@9.1.0', scripts: { test: 'x' } },
+      'package-lock.json': '{}',
+    });
+    expect(gate(await discover(declared), 'tests')!.detail).toBe(
+      'package.json scripts.test, run with pnpm (packageManager pnpm@9.1.0)',
+    );
 
     const both = await repo({ 'package.json': { scripts: { test: 'x' } }, 'package-lock.json': '{}', 'yarn.lock': '' });
     const plan = await discover(both);
@@ -135,7 +140,9 @@ describe('manifest inference: go.mod, Cargo.toml, pyproject.toml', () => {
     });
     expect(plain.profile).toBe('library');
 
-    const linted = await discover(await repo({ 'go.mod': 'module example.com/lib\n', '.golangci.yml': 'linters: {}\n' }));
+    const linted = await discover(
+      await repo({ 'go.mod': 'module example.com/lib\n', '.golangci.yml': 'linters: {}\n' }),
+    );
     expect(gate(linted, 'lint')).toMatchObject({ argv: ['golangci-lint', 'run'], source: manifest });
   });
 
@@ -257,9 +264,17 @@ describe('profile detection and profile defaults', () => {
   });
 
   it.each<[string, Record<string, string | object>, string]>([
-    ['pnpm-workspace.yaml', { 'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n  - "!**/test/**"\n' }, 'pnpm-workspace.yaml packages'],
+    [
+      'pnpm-workspace.yaml',
+      { 'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n  - "!**/test/**"\n' },
+      'pnpm-workspace.yaml packages',
+    ],
     ['lerna.json', { 'lerna.json': { packages: ['modules/*'] } }, 'lerna.json packages'],
-    ['lerna.json (default packages/*)', { 'lerna.json': { version: '1.0.0' }, 'packages/a/package.json': {} }, 'lerna.json with packages/*'],
+    [
+      'lerna.json (default packages/*)',
+      { 'lerna.json': { version: '1.0.0' }, 'packages/a/package.json': {} },
+      'lerna.json with packages/*',
+    ],
     ['nx.json', { 'nx.json': {}, 'libs/ui/project.json': {} }, 'nx.json with projects (libs/ui/project.json)'],
     ['go.work', { 'go.work': 'go 1.22\n\nuse (\n\t./api\n\t./worker // the queue\n)\n' }, 'go.work uses 2 modules'],
   ])('%s declaring packages marks a monorepo', async (_name, files, evidence) => {
@@ -270,7 +285,10 @@ describe('profile detection and profile defaults', () => {
 
   it.each<[string, Record<string, string | object>]>([
     // pnpm settings only (the issue's case): no `packages`
-    ['pnpm-workspace.yaml with settings only', { 'pnpm-workspace.yaml': 'onlyBuiltDependencies:\n  - esbuild\nshamefullyHoist: true\n' }],
+    [
+      'pnpm-workspace.yaml with settings only',
+      { 'pnpm-workspace.yaml': 'onlyBuiltDependencies:\n  - esbuild\nshamefullyHoist: true\n' },
+    ],
     ['pnpm-workspace.yaml with an empty packages list', { 'pnpm-workspace.yaml': 'packages: []\n' }],
     ['lerna.json with an empty packages list', { 'lerna.json': { packages: [] } }],
     ['nx.json for a single project', { 'nx.json': { targetDefaults: {} }, 'project.json': {} }],
@@ -285,7 +303,11 @@ describe('profile detection and profile defaults', () => {
 
   it('says why a pnpm-workspace.yaml did not make a monorepo', async () => {
     const plan = await discover(
-      await repo({ 'package.json': { scripts: { test: 'jest' } }, 'pnpm-lock.yaml': '', 'pnpm-workspace.yaml': 'shamefullyHoist: true\n' }),
+      await repo({
+        'package.json': { scripts: { test: 'jest' } },
+        'pnpm-lock.yaml': '',
+        'pnpm-workspace.yaml': 'shamefullyHoist: true\n',
+      }),
     );
     expect(plan.profile).toBe('library');
     expect(plan.notes).toContain('pnpm-workspace.yaml lists no packages (settings only); not a monorepo');
@@ -293,7 +315,11 @@ describe('profile detection and profile defaults', () => {
 
   it('web-app: a React app with tsconfig.json but no typecheck script gets tsc --noEmit', async () => {
     const dir = await repo({
-      'package.json': { dependencies: { react: '18' }, devDependencies: { typescript: '5' }, scripts: { build: 'vite build' } },
+      'package.json': {
+        dependencies: { react: '18' },
+        devDependencies: { typescript: '5' },
+        scripts: { build: 'vite build' },
+      },
       'package-lock.json': '{}',
       'tsconfig.json': '{ "compilerOptions": { "strict": true } }',
     });
@@ -369,7 +395,13 @@ describe('precedence: contract → repository config → profile default → man
     const dir = await repo({ ...files, '.ai-engineering-loop/verification.json': repositoryConfig });
     const plan = await discover(dir, contract);
     expect(plan.gates).toEqual([
-      { gate: 'tests', argv: ['npm', 'run', 'test:ci'], timeoutSeconds: 200, source: 'contract', detail: 'task contract (loop request gates)' },
+      {
+        gate: 'tests',
+        argv: ['npm', 'run', 'test:ci'],
+        timeoutSeconds: 200,
+        source: 'contract',
+        detail: 'task contract (loop request gates)',
+      },
       {
         gate: 'typecheck',
         argv: ['npx', '--no-install', 'tsc', '--noEmit'],
@@ -384,12 +416,20 @@ describe('precedence: contract → repository config → profile default → man
         source: 'repository-config',
         detail: '.ai-engineering-loop/verification.json gates.lint',
       },
-      { gate: 'build', argv: ['go', 'build', './...'], timeoutSeconds: 300, source: manifest, detail: expect.any(String) as unknown as string },
+      {
+        gate: 'build',
+        argv: ['go', 'build', './...'],
+        timeoutSeconds: 300,
+        source: manifest,
+        detail: expect.any(String) as unknown as string,
+      },
     ]);
   });
 
   it('each layer gives way to the next when the more specific one is absent', async () => {
-    const withConfig = await discover(await repo({ ...files, '.ai-engineering-loop/verification.json': repositoryConfig }));
+    const withConfig = await discover(
+      await repo({ ...files, '.ai-engineering-loop/verification.json': repositoryConfig }),
+    );
     expect(gate(withConfig, 'tests')).toEqual({
       gate: 'tests',
       argv: ['make', 'test'],
@@ -409,7 +449,10 @@ describe('precedence: contract → repository config → profile default → man
 
     // Without the TypeScript default, typecheck falls through to the Go manifest.
     const { 'tsconfig.json': _omit, ...noTsconfig } = files;
-    expect(gate(await discover(await repo(noTsconfig)), 'typecheck')).toMatchObject({ argv: ['go', 'vet', './...'], source: manifest });
+    expect(gate(await discover(await repo(noTsconfig)), 'typecheck')).toMatchObject({
+      argv: ['go', 'vet', './...'],
+      source: manifest,
+    });
   });
 
   it('contract gates apply even with no manifest at all', async () => {
@@ -446,12 +489,19 @@ describe('invalid or unsafe verification.json', () => {
     ['unknown gate', 'gates.unit', config({ unit: { argv: ['x'] } })],
     ['unknown gate field', 'gates.lint.shell', config({ lint: { argv: ['x'], shell: true } })],
     ['non-integer timeout', 'gates.lint.timeoutSeconds', config({ lint: { argv: ['x'], timeoutSeconds: 1.5 } })],
-    ['report outside the repo', 'gates.tests.junitReport', config({ tests: { argv: ['x'], junitReport: '../junit.xml' } })],
+    [
+      'report outside the repo',
+      'gates.tests.junitReport',
+      config({ tests: { argv: ['x'], junitReport: '../junit.xml' } }),
+    ],
     ['unknown profile', 'profile', config({}, { profile: 'cli' })],
     ['wrong version', 'version', { version: 2, gates: {} }],
     ['empty argument', 'gates.build.argv[1]', config({ build: { argv: ['make', ''] } })],
   ])('%s → VerificationConfigError naming %s', async (_name, field, content) => {
-    const dir = await repo({ '.ai-engineering-loop/verification.json': content, 'package.json': { scripts: { test: 'jest' } } });
+    const dir = await repo({
+      '.ai-engineering-loop/verification.json': content,
+      'package.json': { scripts: { test: 'jest' } },
+    });
     const error = await configError(discover(dir));
     expect(error.name).toBe('VerificationConfigError');
     expect(error.file).toBe('.ai-engineering-loop/verification.json');
@@ -520,9 +570,13 @@ describe('nothing to go on', () => {
   });
 
   it('gates get network only when the repository config asks for it, and the plan says so', async () => {
-    const plan = await discover(await repo({ '.ai-engineering-loop/verification.json': JSON.stringify({ version: 1, network: true }) }));
+    const plan = await discover(
+      await repo({ '.ai-engineering-loop/verification.json': JSON.stringify({ version: 1, network: true }) }),
+    );
     expect(plan.network).toBe(true);
-    expect(plan.notes).toContain('gates may use the network (.ai-engineering-loop/verification.json sets network: true)');
+    expect(plan.notes).toContain(
+      'gates may use the network (.ai-engineering-loop/verification.json sets network: true)',
+    );
   });
 
   it('a verification.md alone is noted, not read', async () => {
@@ -535,11 +589,23 @@ describe('nothing to go on', () => {
 describe('pytest found where real projects configure it', () => {
   it.each<[string, Record<string, string | object>, string]>([
     ['tox.ini [pytest]', { 'tox.ini': '[tox]\nenvlist = py312\n\n[pytest]\naddopts = -q\n' }, 'tox.ini [pytest]'],
-    ['setup.cfg [tool:pytest]', { 'setup.cfg': '[metadata]\nname = lib\n\n[tool:pytest]\ntestpaths = tests\n' }, 'setup.cfg [tool:pytest]'],
+    [
+      'setup.cfg [tool:pytest]',
+      { 'setup.cfg': '[metadata]\nname = lib\n\n[tool:pytest]\ntestpaths = tests\n' },
+      'setup.cfg [tool:pytest]',
+    ],
     ['pytest.ini', { 'pytest.ini': '[pytest]\n' }, 'pytest.ini'],
     ['conftest.py', { 'setup.py': 'from setuptools import setup\nsetup()\n', 'conftest.py': '' }, 'conftest.py'],
-    ['a tests/ directory', { 'tests/unit/test_math.py': 'def test_adds():\n    assert 1 + 1 == 2\n' }, 'test files pytest collects (tests/unit/test_math.py)'],
-    ['a test/ directory with *_test.py', { 'setup.py': '', 'test/math_test.py': '' }, 'test files pytest collects (test/math_test.py)'],
+    [
+      'a tests/ directory',
+      { 'tests/unit/test_math.py': 'def test_adds():\n    assert 1 + 1 == 2\n' },
+      'test files pytest collects (tests/unit/test_math.py)',
+    ],
+    [
+      'a test/ directory with *_test.py',
+      { 'setup.py': '', 'test/math_test.py': '' },
+      'test files pytest collects (test/math_test.py)',
+    ],
     [
       'a poetry dev group (real TOML: nested tables, inline tables)',
       { 'pyproject.toml': '[tool.poetry.group.dev.dependencies]\npytest = { version = "^8", optional = false }\n' },
@@ -585,4 +651,3 @@ describe('pytest found where real projects configure it', () => {
     expect(gate(plan, 'typecheck')).toBeUndefined();
   });
 });
-

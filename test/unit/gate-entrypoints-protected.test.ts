@@ -22,7 +22,10 @@ interface Change {
 }
 
 function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd: dir, encoding: 'utf8' });
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
 }
 
 function tempDir(): string {
@@ -48,7 +51,10 @@ function commit(dir: string, change: Change): string {
 }
 
 /** Commits `files` as the base and `change` on top as the maker's checkpoint. */
-function history(files: Record<string, string>, change: Change): { workspace: string; base: string; checkpoint: string } {
+function history(
+  files: Record<string, string>,
+  change: Change,
+): { workspace: string; base: string; checkpoint: string } {
   const workspace = tempDir();
   git(workspace, 'init', '--quiet', '--initial-branch=main');
   const base = commit(workspace, { write: files });
@@ -60,9 +66,19 @@ function gate(argv: string[], name: GateName = 'tests'): ResolvedGate {
 }
 
 /** The GATE_ENTRYPOINT_CHANGED findings on the maker's change (other rules may fire on the same change). */
-async function findings(files: Record<string, string>, change: Change, gates: ResolvedGate[]): Promise<TamperFinding[]> {
+async function findings(
+  files: Record<string, string>,
+  change: Change,
+  gates: ResolvedGate[],
+): Promise<TamperFinding[]> {
   const { workspace, base, checkpoint } = history(files, change);
-  const all = await detectTampering({ workspace, baseCommit: base, checkpointCommit: checkpoint, gates, outOfScope: [] });
+  const all = await detectTampering({
+    workspace,
+    baseCommit: base,
+    checkpointCommit: checkpoint,
+    gates,
+    outOfScope: [],
+  });
   return all.filter((finding) => finding.rule === 'GATE_ENTRYPOINT_CHANGED');
 }
 
@@ -77,13 +93,22 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 const PYTEST = [gate(['python3', '-m', 'pytest', '-rA'])];
 const NPM_TEST = [gate(['npm', 'test'])];
 const JEST_PACKAGE = json({ name: 'app', scripts: { test: 'jest' }, devDependencies: { jest: '29.7.0' } });
-const PYTHON_BASE = { 'pyproject.toml': lines('[project]', 'name = "app"'), 'app/total.py': lines('def total(xs):', '    return sum(xs)') };
+const PYTHON_BASE = {
+  'pyproject.toml': lines('[project]', 'name = "app"'),
+  'app/total.py': lines('def total(xs):', '    return sum(xs)'),
+};
 
 describe('GATE_ENTRYPOINT_CHANGED on files the maker adds', () => {
   it('flags a new conftest.py anywhere pytest collects, naming the file and saying it was added', async () => {
-    const found = await findings(PYTHON_BASE, { write: { 'conftest.py': lines('collect_ignore = ["tests"]'), 'tests/conftest.py': lines('import pytest') } }, PYTEST);
+    const found = await findings(
+      PYTHON_BASE,
+      { write: { 'conftest.py': lines('collect_ignore = ["tests"]'), 'tests/conftest.py': lines('import pytest') } },
+      PYTEST,
+    );
     expect(found.map((f) => f.location.file)).toEqual(['conftest.py', 'tests/conftest.py']);
-    expect(found[0]!.evidence).toContain('conftest.py, read by the tests gate (python3 -m pytest -rA), added:\n+1: collect_ignore = ["tests"]');
+    expect(found[0]!.evidence).toContain(
+      'conftest.py, read by the tests gate (python3 -m pytest -rA), added:\n+1: collect_ignore = ["tests"]',
+    );
   });
 
   it('flags a new jest.config.js when package.json had no jest key and the gate reaches jest through npm test', async () => {
@@ -109,18 +134,36 @@ describe('GATE_ENTRYPOINT_CHANGED on files the maker adds', () => {
   });
 
   it('flags modules that would shadow what the pytest gate imports, at the root or in src/', async () => {
-    const change = { write: { 'pytest.py': lines('import sys', 'sys.exit(0)'), 'src/unittest.py': lines('TestCase = object'), 'src/sitecustomize.py': lines('import os') } };
-    expect(await flagged(PYTHON_BASE, change, PYTEST)).toEqual(['pytest.py', 'src/sitecustomize.py', 'src/unittest.py']);
+    const change = {
+      write: {
+        'pytest.py': lines('import sys', 'sys.exit(0)'),
+        'src/unittest.py': lines('TestCase = object'),
+        'src/sitecustomize.py': lines('import os'),
+      },
+    };
+    expect(await flagged(PYTHON_BASE, change, PYTEST)).toEqual([
+      'pytest.py',
+      'src/sitecustomize.py',
+      'src/unittest.py',
+    ]);
   });
 
   it('flags a new vitest.config.ts when the gate runs vitest', async () => {
     const pkg = json({ name: 'app', scripts: { test: 'vitest run' } });
-    const found = await flagged({ 'package.json': pkg }, { write: { 'vitest.config.ts': lines("export default { test: { include: ['nothing'] } };") } }, NPM_TEST);
+    const found = await flagged(
+      { 'package.json': pkg },
+      { write: { 'vitest.config.ts': lines("export default { test: { include: ['nothing'] } };") } },
+      NPM_TEST,
+    );
     expect(found).toEqual(['vitest.config.ts']);
   });
 
   it('flags a file renamed onto an entrypoint path as added there', async () => {
-    const found = await findings({ ...PYTHON_BASE, 'tests/helpers.py': lines('def helper():', '    return 1') }, { rename: [['tests/helpers.py', 'tests/conftest.py']] }, PYTEST);
+    const found = await findings(
+      { ...PYTHON_BASE, 'tests/helpers.py': lines('def helper():', '    return 1') },
+      { rename: [['tests/helpers.py', 'tests/conftest.py']] },
+      PYTEST,
+    );
     expect(found.map((f) => f.location.file)).toEqual(['tests/conftest.py']);
     expect(found[0]!.evidence).toContain('added (renamed from tests/helpers.py)');
   });
@@ -150,11 +193,21 @@ describe('GATE_ENTRYPOINT_CHANGED on files the base config names', () => {
   it('flags a setup file named by jest.config.js, with its extension left off, and one named in package.json jest', async () => {
     const base = {
       'package.json': json({ name: 'app', scripts: { test: 'jest' }, jest: { setupFiles: ['./support/polyfill.js'] } }),
-      'jest.config.js': lines('module.exports = {', "  setupFilesAfterEnv: ['<rootDir>/support/matchers'],", "  testEnvironment: 'node',", '};'),
+      'jest.config.js': lines(
+        'module.exports = {',
+        "  setupFilesAfterEnv: ['<rootDir>/support/matchers'],",
+        "  testEnvironment: 'node',",
+        '};',
+      ),
       'support/matchers.js': lines('expect.extend({});'),
       'support/polyfill.js': lines('global.fetch = require("node-fetch");'),
     };
-    const change = { write: { 'support/matchers.js': lines('expect.extend({ toBe: () => ({ pass: true }) });'), 'support/polyfill.js': lines('') } };
+    const change = {
+      write: {
+        'support/matchers.js': lines('expect.extend({ toBe: () => ({ pass: true }) });'),
+        'support/polyfill.js': lines(''),
+      },
+    };
     const found = await findings(base, change, NPM_TEST);
     expect(found.map((f) => f.location.file)).toEqual(['support/matchers.js', 'support/polyfill.js']);
     expect(found[0]!.evidence).toContain('through jest.config.js');
@@ -185,7 +238,11 @@ describe('GATE_ENTRYPOINT_CHANGED on files the base config names', () => {
         'package.json': json({ name: 'app', scripts: { test: 'vitest run' }, dependencies: { zod: '4.0.0' } }),
       },
     };
-    expect(await flagged(base, change, NPM_TEST)).toEqual(['config/shared.ts', 'test-setup/db.ts', 'test-setup/dom.ts']);
+    expect(await flagged(base, change, NPM_TEST)).toEqual([
+      'config/shared.ts',
+      'test-setup/db.ts',
+      'test-setup/dom.ts',
+    ]);
   });
 
   it('flags a mocha require from .mocharc.yml and a pytest plugin from addopts', async () => {
@@ -197,7 +254,13 @@ describe('GATE_ENTRYPOINT_CHANGED on files the base config names', () => {
       'fixtures/db.py': lines('import pytest'),
       'fixtures/data.py': lines('ROWS = []'),
     };
-    const change = { write: { 'test-support/setup.js': lines('process.exit(0);'), 'fixtures/db.py': lines('# nothing'), 'fixtures/data.py': lines('ROWS = [1]') } };
+    const change = {
+      write: {
+        'test-support/setup.js': lines('process.exit(0);'),
+        'fixtures/db.py': lines('# nothing'),
+        'fixtures/data.py': lines('ROWS = [1]'),
+      },
+    };
     expect(await flagged(base, change, [...NPM_TEST, ...PYTEST])).toEqual(['fixtures/db.py', 'test-support/setup.js']);
   });
 });
@@ -220,7 +283,11 @@ describe('restoreGateEntrypoints', () => {
       { 'package.json': json(basePackage), 'jest.config.js': config, ...PYTHON_BASE },
       {
         write: {
-          'package.json': json({ ...basePackage, scripts: { test: 'exit 0', start: 'node server.js' }, dependencies: { left: '1.0.0', right: '2.0.0' } }),
+          'package.json': json({
+            ...basePackage,
+            scripts: { test: 'exit 0', start: 'node server.js' },
+            dependencies: { left: '1.0.0', right: '2.0.0' },
+          }),
           'jest.config.js': lines("module.exports = { testEnvironment: 'node', testMatch: [] };"),
           'conftest.py': lines('collect_ignore_glob = ["*"]'),
           'src/feature.js': lines('module.exports = 1;'),
@@ -250,7 +317,9 @@ describe('restoreGateEntrypoints', () => {
       { symlink: { 'jest.config.js': path.join(outside, 'jest.config.js'), config: outside } },
     );
     const checkout = checkoutOf(workspace, checkpoint);
-    const restored = await restoreGateEntrypoints(workspace, checkout, base, checkpoint, [gate(['npx', 'jest', '--config', 'config/jest.config.js'])]);
+    const restored = await restoreGateEntrypoints(workspace, checkout, base, checkpoint, [
+      gate(['npx', 'jest', '--config', 'config/jest.config.js']),
+    ]);
     expect(restored).toEqual(['config/jest.config.js', 'jest.config.js']);
     for (const file of ['jest.config.js', 'config/jest.config.js']) {
       expect(fs.lstatSync(path.join(checkout, file)).isFile()).toBe(true);
@@ -263,41 +332,72 @@ describe('restoreGateEntrypoints', () => {
 
   it('follows a rename: the base config comes back and the renamed copy, itself a config jest would read, goes', async () => {
     const config = lines("module.exports = { testEnvironment: 'node' };");
-    const { workspace, base, checkpoint } = history({ 'package.json': JEST_PACKAGE, 'jest.config.js': config }, { rename: [['jest.config.js', 'jest.config.cjs']] });
+    const { workspace, base, checkpoint } = history(
+      { 'package.json': JEST_PACKAGE, 'jest.config.js': config },
+      { rename: [['jest.config.js', 'jest.config.cjs']] },
+    );
     const checkout = checkoutOf(workspace, checkpoint);
-    expect(await restoreGateEntrypoints(workspace, checkout, base, checkpoint, NPM_TEST)).toEqual(['jest.config.cjs', 'jest.config.js']);
+    expect(await restoreGateEntrypoints(workspace, checkout, base, checkpoint, NPM_TEST)).toEqual([
+      'jest.config.cjs',
+      'jest.config.js',
+    ]);
     expect(read(checkout, 'jest.config.js')).toBe(config);
     expect(exists(checkout, 'jest.config.cjs')).toBe(false);
   });
 
   it('puts back the pytest section of pyproject.toml and keeps the maker’s new dependency', async () => {
-    const pyproject = lines('[project]', 'name = "app"', 'dependencies = ["requests"]', '', '[tool.pytest.ini_options]', 'addopts = "-q"', '', '[tool.ruff]', 'line-length = 100');
-    const changed = pyproject.replace('"requests"', '"requests", "httpx"').replace('addopts = "-q"', 'addopts = "-q -k nothing"');
-    const { workspace, base, checkpoint } = history({ 'pyproject.toml': pyproject }, { write: { 'pyproject.toml': changed } });
+    const pyproject = lines(
+      '[project]',
+      'name = "app"',
+      'dependencies = ["requests"]',
+      '',
+      '[tool.pytest.ini_options]',
+      'addopts = "-q"',
+      '',
+      '[tool.ruff]',
+      'line-length = 100',
+    );
+    const changed = pyproject
+      .replace('"requests"', '"requests", "httpx"')
+      .replace('addopts = "-q"', 'addopts = "-q -k nothing"');
+    const { workspace, base, checkpoint } = history(
+      { 'pyproject.toml': pyproject },
+      { write: { 'pyproject.toml': changed } },
+    );
     const checkout = checkoutOf(workspace, checkpoint);
-    expect(await restoreGateEntrypoints(workspace, checkout, base, checkpoint, PYTEST)).toEqual(['pyproject.toml#tool.pytest']);
+    expect(await restoreGateEntrypoints(workspace, checkout, base, checkpoint, PYTEST)).toEqual([
+      'pyproject.toml#tool.pytest',
+    ]);
     expect(read(checkout, 'pyproject.toml')).toBe(pyproject.replace('"requests"', '"requests", "httpx"'));
   });
 
   it('restores nothing when the maker changed only code', async () => {
-    const { workspace, base, checkpoint } = history({ 'package.json': JEST_PACKAGE, 'src/a.js': '1;\n' }, { write: { 'src/a.js': '2;\n', 'src/a.test.js': 'test("a", () => {});\n' } });
+    const { workspace, base, checkpoint } = history(
+      { 'package.json': JEST_PACKAGE, 'src/a.js': '1;\n' },
+      { write: { 'src/a.js': '2;\n', 'src/a.test.js': 'test("a", () => {});\n' } },
+    );
     const checkout = checkoutOf(workspace, checkpoint);
     expect(await restoreGateEntrypoints(workspace, checkout, base, checkpoint, NPM_TEST)).toEqual([]);
     expect(git(checkout, 'status', '--porcelain')).toBe('');
   });
 
-  (process.getuid?.() === 0 ? it : it.skip)('gives restored files and the directories git creates the owner of their directory', async () => {
-    const config = lines("module.exports = { testEnvironment: 'node' };");
-    const { workspace, base, checkpoint } = history(
-      { 'package.json': JEST_PACKAGE, 'config/jest.config.js': config },
-      { remove: ['config'] },
-    );
-    const checkout = checkoutOf(workspace, checkpoint);
-    execFileSync('chown', ['-R', '4321:4321', '--', checkout]);
-    await restoreGateEntrypoints(workspace, checkout, base, checkpoint, [gate(['npx', 'jest', '-c', 'config/jest.config.js'])]);
-    for (const file of ['config', 'config/jest.config.js']) {
-      const stat = fs.lstatSync(path.join(checkout, file));
-      expect([stat.uid, stat.gid]).toEqual([4321, 4321]);
-    }
-  });
+  (process.getuid?.() === 0 ? it : it.skip)(
+    'gives restored files and the directories git creates the owner of their directory',
+    async () => {
+      const config = lines("module.exports = { testEnvironment: 'node' };");
+      const { workspace, base, checkpoint } = history(
+        { 'package.json': JEST_PACKAGE, 'config/jest.config.js': config },
+        { remove: ['config'] },
+      );
+      const checkout = checkoutOf(workspace, checkpoint);
+      execFileSync('chown', ['-R', '4321:4321', '--', checkout]);
+      await restoreGateEntrypoints(workspace, checkout, base, checkpoint, [
+        gate(['npx', 'jest', '-c', 'config/jest.config.js']),
+      ]);
+      for (const file of ['config', 'config/jest.config.js']) {
+        const stat = fs.lstatSync(path.join(checkout, file));
+        expect([stat.uid, stat.gid]).toEqual([4321, 4321]);
+      }
+    },
+  );
 });

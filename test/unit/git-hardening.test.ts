@@ -3,7 +3,18 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { changedFiles, cloneFromMirror, commitAll, commitAllThen, diffText, git, GitError, headCommit, resetTo, updateMirror } from '../../activities/git';
+import {
+  changedFiles,
+  cloneFromMirror,
+  commitAll,
+  commitAllThen,
+  diffText,
+  git,
+  GitError,
+  headCommit,
+  resetTo,
+  updateMirror,
+} from '../../activities/git';
 import { loadChanges, readAt, reviewDiff } from '../../activities/tamper/change-set';
 import { classifyRepositoryUrl } from '../../domain/repository-url';
 
@@ -21,7 +32,11 @@ function tempDir(prefix: string): string {
 
 /** Plain git, as a user would run it: none of the service's pins. */
 function plainGit(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' });
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], {
+    cwd,
+    encoding: 'utf8',
+    stdio: 'pipe',
+  });
 }
 
 interface TrappedRepo {
@@ -40,7 +55,9 @@ function trappedRepo(via: 'config' | 'include'): TrappedRepo {
   fs.mkdirSync(scripts);
   const script = (name: string): string => {
     const file = path.join(scripts, name);
-    fs.writeFileSync(file, `#!/bin/sh\ntouch '${path.join(markers, name)}'\ncat "$1" 2>/dev/null\nexit 0\n`, { mode: 0o755 });
+    fs.writeFileSync(file, `#!/bin/sh\ntouch '${path.join(markers, name)}'\ncat "$1" 2>/dev/null\nexit 0\n`, {
+      mode: 0o755,
+    });
     return file;
   };
   fs.mkdirSync(dir);
@@ -85,13 +102,19 @@ describe.each([
     fs.writeFileSync(path.join(repo.dir, 'b.txt'), 'new\n');
 
     const checkpoint = await commitAll(repo.dir, 'checkpoint');
-    expect(checkpoint).toEqual({ commit: expect.stringMatching(/^[0-9a-f]{40}$/), parents: [repo.base], changedFiles: ['a.txt', 'b.txt'] });
+    expect(checkpoint).toEqual({
+      commit: expect.stringMatching(/^[0-9a-f]{40}$/),
+      parents: [repo.base],
+      changedFiles: ['a.txt', 'b.txt'],
+    });
     const commit = checkpoint!.commit;
     expect(await changedFiles(repo.dir, repo.base, commit)).toEqual(['a.txt', 'b.txt']);
     const diff = await diffText(repo.dir, repo.base, commit);
     expect(diff).toContain('-one\n+two\n');
     expect((await reviewDiff(repo.dir, repo.base, commit)).patch).toBe(diff);
-    expect((await loadChanges(repo.dir, repo.base, commit)).map((c) => [c.checkpointPath, c.added.map((l) => l.text)])).toEqual([
+    expect(
+      (await loadChanges(repo.dir, repo.base, commit)).map((c) => [c.checkpointPath, c.added.map((l) => l.text)]),
+    ).toEqual([
       ['a.txt', ['two']],
       ['b.txt', ['new']],
     ]);
@@ -109,7 +132,9 @@ describe.each([
     plainGit(repo.dir, 'status', '--short');
     plainGit(repo.dir, 'commit', '--quiet', '--all', '-m', 'plain');
     plainGit(repo.dir, 'diff', repo.base, 'HEAD');
-    expect(markersIn(repo.markers)).toEqual(expect.arrayContaining(['fsmonitor', 'post-commit', 'pre-commit', 'reference-transaction', 'textconv']));
+    expect(markersIn(repo.markers)).toEqual(
+      expect.arrayContaining(['fsmonitor', 'post-commit', 'pre-commit', 'reference-transaction', 'textconv']),
+    );
   });
 });
 
@@ -130,7 +155,10 @@ describe('revisions and repositories from a request', () => {
   });
 
   test('--upload-pack=… never reaches git: the URL is refused', () => {
-    expect(classifyRepositoryUrl(`--upload-pack=touch ${os.tmpdir()}/pwned`)).toEqual({ ok: false, problem: expect.stringMatching(/begin with "-"/) });
+    expect(classifyRepositoryUrl(`--upload-pack=touch ${os.tmpdir()}/pwned`)).toEqual({
+      ok: false,
+      problem: expect.stringMatching(/begin with "-"/),
+    });
   });
 
   test('a clone may use only the transport its URL was allowed for; plain paths are the file transport', async () => {
@@ -146,17 +174,21 @@ describe('revisions and repositories from a request', () => {
     await updateMirror(cwd, repo.dir, path.join(cwd, 'mirror.git'), access('file'));
 
     for (const url of [repo.dir, path.relative(cwd, repo.dir), `file://${repo.dir}`]) {
-      await expect(updateMirror(cwd, url, path.join(cwd, 'refused'), access('https'))).rejects.toThrow(/transport 'file' not allowed/);
+      await expect(updateMirror(cwd, url, path.join(cwd, 'refused'), access('https'))).rejects.toThrow(
+        /transport 'file' not allowed/,
+      );
     }
     // host:path naming an existing local directory: `git clone` would take it as a local path (its ls-remote
     // does not); with only ssh allowed it is not cloned from the disk.
     fs.symlinkSync(repo.dir, path.join(cwd, 'host:repo'));
     await expect(updateMirror(cwd, 'host:repo', path.join(cwd, 'refused'), access('ssh'))).rejects.toThrow(GitError);
     // Transport helpers are refused by git too, should one ever get past validation.
-    await expect(updateMirror(cwd, 'fd::17', path.join(cwd, 'refused'), access('https'))).rejects.toThrow(/transport 'fd' not allowed/);
-    await expect(updateMirror(cwd, `ext::sh -c touch% ${repo.markers}/ext`, path.join(cwd, 'refused'), access('https'))).rejects.toThrow(
-      /transport 'ext' not allowed/,
+    await expect(updateMirror(cwd, 'fd::17', path.join(cwd, 'refused'), access('https'))).rejects.toThrow(
+      /transport 'fd' not allowed/,
     );
+    await expect(
+      updateMirror(cwd, `ext::sh -c touch% ${repo.markers}/ext`, path.join(cwd, 'refused'), access('https')),
+    ).rejects.toThrow(/transport 'ext' not allowed/);
     expect(markersIn(repo.markers)).toEqual([]);
     expect(fs.existsSync(path.join(cwd, 'refused'))).toBe(false);
   });
@@ -169,9 +201,12 @@ describe('revisions and repositories from a request', () => {
     const port = (server.address() as net.AddressInfo).port;
     const cwd = tempDir('git-stall-');
     try {
-      await expect(updateMirror(cwd, `https://127.0.0.1:${port}/app.git`, path.join(cwd, 'app'), { transport: 'https', connectTimeoutSeconds: 1 })).rejects.toThrow(
-        /did not answer within 1s/,
-      );
+      await expect(
+        updateMirror(cwd, `https://127.0.0.1:${port}/app.git`, path.join(cwd, 'app'), {
+          transport: 'https',
+          connectTimeoutSeconds: 1,
+        }),
+      ).rejects.toThrow(/did not answer within 1s/);
       await new Promise((resolve) => setTimeout(resolve, 200));
       // git-remote-https survives a signal to git alone; the whole process group was ended.
       expect(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })).not.toContain(`127.0.0.1:${port}`);
@@ -187,7 +222,11 @@ test('commitAllThen reads the checkpoint as HEAD beside its ids; nothing to comm
   fs.writeFileSync(path.join(repo.dir, 'a.txt'), 'two\n');
 
   const committed = await commitAllThen(repo.dir, 'checkpoint', () => diffText(repo.dir, repo.base, 'HEAD'));
-  expect(committed!.checkpoint).toEqual({ commit: await headCommit(repo.dir), parents: [repo.base], changedFiles: ['a.txt'] });
+  expect(committed!.checkpoint).toEqual({
+    commit: await headCommit(repo.dir),
+    parents: [repo.base],
+    changedFiles: ['a.txt'],
+  });
   expect(committed!.after).toBe(await diffText(repo.dir, repo.base, committed!.checkpoint.commit));
 
   let read = false;

@@ -38,7 +38,12 @@ function input(overrides: Partial<JudgeInput> = {}): JudgeInput {
   return {
     roundIteration: 1,
     maxIterations: 3,
-    gates: [gate('tests', 'PASSED'), gate('typecheck', 'NOT_CONFIGURED'), gate('lint', 'NOT_CONFIGURED'), gate('build', 'NOT_CONFIGURED')],
+    gates: [
+      gate('tests', 'PASSED'),
+      gate('typecheck', 'NOT_CONFIGURED'),
+      gate('lint', 'NOT_CONFIGURED'),
+      gate('build', 'NOT_CONFIGURED'),
+    ],
     acceptanceChecks: [],
     review: { status: 'COMPLETED', findings: [], responseIds: ['chatcmpl-1'] },
     systemFindings: [],
@@ -56,12 +61,19 @@ describe('computeVerdict', () => {
     expect(r.verdict).toBe('PASS');
     expect(r.trigger).toBeNull();
     expect(r.rule).toBe('ALL_CLEAR');
-    expect(r.acCompliance).toEqual([{ id: 'AC-1', statement: 'adds numbers', status: 'PROVEN', evidenceIds: ['ev-tests'] }]);
+    expect(r.acCompliance).toEqual([
+      { id: 'AC-1', statement: 'adds numbers', status: 'PROVEN', evidenceIds: ['ev-tests'] },
+    ]);
     expect(r.directives).toEqual([]);
   });
 
   test('rule 1: a failed gate → ITERATE with a directive to fix it', () => {
-    const r = computeVerdict(input({ gates: [gate('tests', 'FAILED'), gate('typecheck', 'NOT_RUN')], review: { status: 'SKIPPED', reason: 'gate failed' } }));
+    const r = computeVerdict(
+      input({
+        gates: [gate('tests', 'FAILED'), gate('typecheck', 'NOT_RUN')],
+        review: { status: 'SKIPPED', reason: 'gate failed' },
+      }),
+    );
     expect(r.verdict).toBe('ITERATE');
     expect(r.directives).toEqual(['1. Fix the failing tests gate: tests exited with code 1.']);
     expect(r.record.failureSignature).toBe('sig-tests');
@@ -76,7 +88,9 @@ describe('computeVerdict', () => {
 
   test('rule 2: VALID BLOCKER or HIGH findings → ITERATE with the findings as directives', () => {
     for (const severity of ['BLOCKER', 'HIGH'] as const) {
-      const r = computeVerdict(input({ review: { status: 'COMPLETED', findings: [finding({ severity })], responseIds: [] } }));
+      const r = computeVerdict(
+        input({ review: { status: 'COMPLETED', findings: [finding({ severity })], responseIds: [] } }),
+      );
       expect(r.verdict).toBe('ITERATE');
       expect(r.directives).toEqual([`1. Resolve COR-001 (${severity}, src/calc.js:3-4): Division by zero.`]);
       expect(r.findingTriage[0]?.outcome).toBe('BLOCKING');
@@ -148,7 +162,15 @@ describe('computeVerdict', () => {
       input({
         roundIteration: 2,
         review: { status: 'COMPLETED', findings: [finding()], responseIds: [] },
-        previous: [{ roundIteration: 1, diffHash: 'diff-0', blockingSignatures: ['sig-cor-001'], tamperSignatures: [], failureSignature: null }],
+        previous: [
+          {
+            roundIteration: 1,
+            diffHash: 'diff-0',
+            blockingSignatures: ['sig-cor-001'],
+            tamperSignatures: [],
+            failureSignature: null,
+          },
+        ],
       }),
     );
     expect(r.verdict).toBe('ESCALATE');
@@ -163,8 +185,20 @@ describe('computeVerdict', () => {
         maxIterations: 5,
         review: { status: 'COMPLETED', findings: [finding()], responseIds: [] },
         previous: [
-          { roundIteration: 1, diffHash: 'a', blockingSignatures: ['sig-cor-001'], tamperSignatures: [], failureSignature: null },
-          { roundIteration: 2, diffHash: 'b', blockingSignatures: ['other'], tamperSignatures: [], failureSignature: null },
+          {
+            roundIteration: 1,
+            diffHash: 'a',
+            blockingSignatures: ['sig-cor-001'],
+            tamperSignatures: [],
+            failureSignature: null,
+          },
+          {
+            roundIteration: 2,
+            diffHash: 'b',
+            blockingSignatures: ['other'],
+            tamperSignatures: [],
+            failureSignature: null,
+          },
         ],
       }),
     );
@@ -179,8 +213,20 @@ describe('computeVerdict', () => {
         gates: [gate('tests', 'FAILED', { failureSignature: 'x3' })],
         maker: { noChange: false, diffHash: 'diff-A', cumulativeDiffEmpty: false, agentReport: null },
         previous: [
-          { roundIteration: 1, diffHash: 'diff-A', blockingSignatures: [], tamperSignatures: [], failureSignature: 'x1' },
-          { roundIteration: 2, diffHash: 'diff-B', blockingSignatures: [], tamperSignatures: [], failureSignature: 'x2' },
+          {
+            roundIteration: 1,
+            diffHash: 'diff-A',
+            blockingSignatures: [],
+            tamperSignatures: [],
+            failureSignature: 'x1',
+          },
+          {
+            roundIteration: 2,
+            diffHash: 'diff-B',
+            blockingSignatures: [],
+            tamperSignatures: [],
+            failureSignature: 'x2',
+          },
         ],
       }),
     );
@@ -194,7 +240,15 @@ describe('computeVerdict', () => {
         roundIteration: 2,
         gates: [gate('tests', 'FAILED')],
         maker: { noChange: false, diffHash: 'diff-2', cumulativeDiffEmpty: false, agentReport: null },
-        previous: [{ roundIteration: 1, diffHash: 'diff-1', blockingSignatures: [], tamperSignatures: [], failureSignature: 'sig-tests' }],
+        previous: [
+          {
+            roundIteration: 1,
+            diffHash: 'diff-1',
+            blockingSignatures: [],
+            tamperSignatures: [],
+            failureSignature: 'sig-tests',
+          },
+        ],
       }),
     );
     expect(r.trigger).toBe('REPEATED_GATE_FAILURE');
@@ -202,18 +256,32 @@ describe('computeVerdict', () => {
   });
 
   test('ESCALATE when the maker produced no change and the work is not done', () => {
-    const r = computeVerdict(input({ gates: [gate('tests', 'FAILED')], maker: { noChange: true, diffHash: 'd', cumulativeDiffEmpty: true, agentReport: null } }));
+    const r = computeVerdict(
+      input({
+        gates: [gate('tests', 'FAILED')],
+        maker: { noChange: true, diffHash: 'd', cumulativeDiffEmpty: true, agentReport: null },
+      }),
+    );
     expect(r.trigger).toBe('NO_CHANGE');
     expect(r.rule).toBe('NO_CHANGE');
   });
 
   test('no change on the last iteration is reported as NO_CHANGE, not as the iteration limit', () => {
-    const r = computeVerdict(input({ roundIteration: 3, maxIterations: 3, gates: [gate('tests', 'FAILED')], maker: { noChange: true, diffHash: 'd', cumulativeDiffEmpty: true, agentReport: null } }));
+    const r = computeVerdict(
+      input({
+        roundIteration: 3,
+        maxIterations: 3,
+        gates: [gate('tests', 'FAILED')],
+        maker: { noChange: true, diffHash: 'd', cumulativeDiffEmpty: true, agentReport: null },
+      }),
+    );
     expect(r.trigger).toBe('NO_CHANGE');
   });
 
   test('a "success" with no diff against the base is a stall, not a PASS', () => {
-    const r = computeVerdict(input({ maker: { noChange: true, diffHash: 'empty', cumulativeDiffEmpty: true, agentReport: null } }));
+    const r = computeVerdict(
+      input({ maker: { noChange: true, diffHash: 'empty', cumulativeDiffEmpty: true, agentReport: null } }),
+    );
     expect(r.verdict).toBe('ESCALATE');
     expect(r.trigger).toBe('NO_CHANGE');
     // Not the maker's empty iteration but an empty branch: its own rule, the same trigger.
@@ -251,7 +319,13 @@ describe('computeVerdict', () => {
   });
 
   test('tampering is directed even while a gate fails', () => {
-    const r = computeVerdict(input({ gates: [gate('tests', 'FAILED')], systemFindings: [tamper], review: { status: 'SKIPPED', reason: 'gate failed' } }));
+    const r = computeVerdict(
+      input({
+        gates: [gate('tests', 'FAILED')],
+        systemFindings: [tamper],
+        review: { status: 'SKIPPED', reason: 'gate failed' },
+      }),
+    );
     expect(r.directives).toEqual([
       '1. Fix the failing tests gate: tests exited with code 1.',
       '2. Revert TMP-001 (BLOCKER, test/sum.test.js:4-4): test skip marker added.',
@@ -263,7 +337,15 @@ describe('computeVerdict', () => {
       input({
         roundIteration: 2,
         systemFindings: [tamper],
-        previous: [{ roundIteration: 1, diffHash: 'd0', blockingSignatures: ['sig-tmp-skip'], tamperSignatures: ['sig-tmp-skip'], failureSignature: null }],
+        previous: [
+          {
+            roundIteration: 1,
+            diffHash: 'd0',
+            blockingSignatures: ['sig-tmp-skip'],
+            tamperSignatures: ['sig-tmp-skip'],
+            failureSignature: null,
+          },
+        ],
       }),
     );
     expect(r.trigger).toBe('REPEATED_TAMPER');
@@ -271,7 +353,9 @@ describe('computeVerdict', () => {
   });
 
   test('ESCALATE with BUDGET_EXHAUSTED when the budget is reached and the work is not done', () => {
-    const r = computeVerdict(input({ gates: [gate('tests', 'FAILED')], budgetExhausted: 'token budget reached: 120 of 100 tokens used' }));
+    const r = computeVerdict(
+      input({ gates: [gate('tests', 'FAILED')], budgetExhausted: 'token budget reached: 120 of 100 tokens used' }),
+    );
     expect(r.verdict).toBe('ESCALATE');
     expect(r.trigger).toBe('BUDGET_EXHAUSTED');
     expect(r.rule).toBe('BUDGET_EXHAUSTED');
@@ -279,15 +363,30 @@ describe('computeVerdict', () => {
   });
 
   test('a finished PASS stands even when the budget was reached on the way', () => {
-    expect(computeVerdict(input({ budgetExhausted: 'cost budget reached' }))).toMatchObject({ verdict: 'PASS', rule: 'ALL_CLEAR' });
+    expect(computeVerdict(input({ budgetExhausted: 'cost budget reached' }))).toMatchObject({
+      verdict: 'PASS',
+      rule: 'ALL_CLEAR',
+    });
   });
 
-  test.each(['CONTRADICTION', 'DESTRUCTIVE_OPERATION', 'IRREPRODUCIBLE_FAILURE'] as const)('ESCALATE when the agent reports %s, even if everything passes', (kind) => {
-    const r = computeVerdict(input({ maker: { noChange: false, diffHash: 'd', cumulativeDiffEmpty: false, agentReport: { kind, reason: 'AC-1 and AC-2 exclude each other' } } }));
-    expect(r.verdict).toBe('ESCALATE');
-    expect(r.trigger).toBe(`AGENT_${kind}`);
-    expect(r.rule).toBe(`AGENT_${kind}`);
-  });
+  test.each(['CONTRADICTION', 'DESTRUCTIVE_OPERATION', 'IRREPRODUCIBLE_FAILURE'] as const)(
+    'ESCALATE when the agent reports %s, even if everything passes',
+    (kind) => {
+      const r = computeVerdict(
+        input({
+          maker: {
+            noChange: false,
+            diffHash: 'd',
+            cumulativeDiffEmpty: false,
+            agentReport: { kind, reason: 'AC-1 and AC-2 exclude each other' },
+          },
+        }),
+      );
+      expect(r.verdict).toBe('ESCALATE');
+      expect(r.trigger).toBe(`AGENT_${kind}`);
+      expect(r.rule).toBe(`AGENT_${kind}`);
+    },
+  );
 
   test('the judge is deterministic', () => {
     const i = input({ review: { status: 'COMPLETED', findings: [finding({ severity: 'LOW' })], responseIds: [] } });
@@ -296,8 +395,15 @@ describe('computeVerdict', () => {
 
   describe('ENVIRONMENT', () => {
     test('a gate that could not start escalates ENVIRONMENT instead of sending the maker back', () => {
-      const tests = gate('tests', 'FAILED', { exitCode: 127, environmentProblem: '`npm test` exited with code 127, a command it needs was not found: sh: 1: jest: not found' });
-      const r = computeVerdict(input({ gates: [tests, gate('typecheck', 'NOT_RUN'), gate('lint', 'NOT_CONFIGURED'), gate('build', 'NOT_CONFIGURED')] }));
+      const tests = gate('tests', 'FAILED', {
+        exitCode: 127,
+        environmentProblem: '`npm test` exited with code 127, a command it needs was not found: sh: 1: jest: not found',
+      });
+      const r = computeVerdict(
+        input({
+          gates: [tests, gate('typecheck', 'NOT_RUN'), gate('lint', 'NOT_CONFIGURED'), gate('build', 'NOT_CONFIGURED')],
+        }),
+      );
       expect(r.verdict).toBe('ESCALATE');
       expect(r.trigger).toBe('ENVIRONMENT');
       expect(r.rule).toBe('ENVIRONMENT');
@@ -306,8 +412,20 @@ describe('computeVerdict', () => {
     });
 
     test('a failed set-up of the verification checkout escalates ENVIRONMENT, first of all rules', () => {
-      const notRun = [gate('tests', 'NOT_RUN'), gate('typecheck', 'NOT_CONFIGURED'), gate('lint', 'NOT_CONFIGURED'), gate('build', 'NOT_CONFIGURED')];
-      const r = computeVerdict(input({ gates: notRun, environmentProblem: 'set-up command `npm ci` failed: ETARGET', roundIteration: 3, maxIterations: 3 }));
+      const notRun = [
+        gate('tests', 'NOT_RUN'),
+        gate('typecheck', 'NOT_CONFIGURED'),
+        gate('lint', 'NOT_CONFIGURED'),
+        gate('build', 'NOT_CONFIGURED'),
+      ];
+      const r = computeVerdict(
+        input({
+          gates: notRun,
+          environmentProblem: 'set-up command `npm ci` failed: ETARGET',
+          roundIteration: 3,
+          maxIterations: 3,
+        }),
+      );
       expect(r.verdict).toBe('ESCALATE');
       expect(r.trigger).toBe('ENVIRONMENT');
       expect(r.reasons).toEqual(['environment problem: set-up command `npm ci` failed: ETARGET']);
@@ -322,7 +440,14 @@ describe('computeVerdict', () => {
 
     test('environmentReport: the shape recordEscalation needs before any verdict', () => {
       const r = environmentReport('`corepack pnpm install` could not start', 0, 3);
-      expect(r).toMatchObject({ verdict: 'ESCALATE', trigger: 'ENVIRONMENT', rule: 'ENVIRONMENT', roundIteration: 0, gateAudit: [], directives: [] });
+      expect(r).toMatchObject({
+        verdict: 'ESCALATE',
+        trigger: 'ENVIRONMENT',
+        rule: 'ENVIRONMENT',
+        roundIteration: 0,
+        gateAudit: [],
+        directives: [],
+      });
     });
   });
 });

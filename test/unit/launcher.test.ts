@@ -11,9 +11,22 @@ import { gone } from '../support/processes';
 async function run(command: string, args: string[], extra: Partial<LaunchSpec> = {}) {
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
-  const child = await launch({ command, args, cwd: os.tmpdir(), env: process.env, onStdout: (c) => stdout.push(c), onStderr: (c) => stderr.push(c), ...extra });
+  const child = await launch({
+    command,
+    args,
+    cwd: os.tmpdir(),
+    env: process.env,
+    onStdout: (c) => stdout.push(c),
+    onStderr: (c) => stderr.push(c),
+    ...extra,
+  });
   const exit = await child.closed;
-  return { child, exit, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') };
+  return {
+    child,
+    exit,
+    stdout: Buffer.concat(stdout).toString('utf8'),
+    stderr: Buffer.concat(stderr).toString('utf8'),
+  };
 }
 
 /** The parent of a process: for a launched command, the helper process that spawned it. */
@@ -21,10 +34,19 @@ function parentOf(pid: number): number {
   return Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
 }
 
-const sleeper = () => launch({ command: 'sleep', args: ['30'], cwd: os.tmpdir(), env: process.env, onStdout: () => undefined, onStderr: () => undefined });
+const sleeper = () =>
+  launch({
+    command: 'sleep',
+    args: ['30'],
+    cwd: os.tmpdir(),
+    env: process.env,
+    onStdout: () => undefined,
+    onStderr: () => undefined,
+  });
 
 test('delivers all output, in order, with the exit code and stdin', async () => {
-  const script = 'process.stdin.pipe(process.stdout); for (let i = 0; i < 20000; i++) process.stderr.write(`line ${i}\\n`); process.exitCode = 3;';
+  const script =
+    'process.stdin.pipe(process.stdout); for (let i = 0; i < 20000; i++) process.stderr.write(`line ${i}\\n`); process.exitCode = 3;';
   const { exit, stdout, stderr } = await run(process.execPath, ['-e', script], { stdin: 'from stdin' });
   expect(exit).toEqual({ code: 3, signal: null });
   expect(stdout).toBe('from stdin');

@@ -5,7 +5,11 @@ import path from 'node:path';
 import { ProviderCallError, runLlmMaker, type LlmMakerOptions } from '../../activities/makers/llm-maker';
 import { executeWorkspaceTool, type ToolContext } from '../../activities/makers/workspace-tools';
 import { workspaceRoot } from '../../activities/makers/workspace-paths';
-import { startFakeProviderServer, type FakeProviderServer, type RecordedProviderRequest } from '../support/fake-provider-server';
+import {
+  startFakeProviderServer,
+  type FakeProviderServer,
+  type RecordedProviderRequest,
+} from '../support/fake-provider-server';
 import { BUGGY_SUM, CORRECT_SUM, createFixtureRepo } from '../support/fixture-repo';
 
 // The built-in maker against a real local HTTP server speaking each provider's wire format, over a
@@ -79,7 +83,10 @@ describe.each<Provider>(['openai', 'anthropic'])('built-in LLM maker over %s', (
     server.enqueue(
       { kind: 'tools', text: 'Looking around.', calls: [{ name: 'list_files', input: {} }] },
       { kind: 'tools', calls: [{ name: 'read_file', input: { path: 'src/sum.js' } }] },
-      { kind: 'tools', calls: [{ name: 'replace_in_file', input: { path: 'src/sum.js', old: 'a - b', new: 'a + b' } }] },
+      {
+        kind: 'tools',
+        calls: [{ name: 'replace_in_file', input: { path: 'src/sum.js', old: 'a - b', new: 'a + b' } }],
+      },
       { kind: 'tools', calls: [{ name: 'run_command', input: { argv: ['node', '--test'] } }] },
       { kind: 'text', text: 'Fixed sum(); the tests pass.' },
     );
@@ -121,21 +128,35 @@ describe.each<Provider>(['openai', 'anthropic'])('built-in LLM maker over %s', (
     if (provider === 'openai') {
       expect(first.headers.authorization).toBe('Bearer test-key');
       expect(first.body.stream).toBeFalsy();
-      expect(first.body.tools.map((t: any) => t.function.name).sort()).toEqual(
-        ['list_files', 'read_file', 'replace_in_file', 'run_command', 'search_files', 'write_file'],
-      );
+      expect(first.body.tools.map((t: any) => t.function.name).sort()).toEqual([
+        'list_files',
+        'read_file',
+        'replace_in_file',
+        'run_command',
+        'search_files',
+        'write_file',
+      ]);
       const toolMessage = server.requests[1]!.body.messages.find((m: any) => m.role === 'tool');
       expect(toolMessage.tool_call_id).toBe('call_1_0');
       const assistant = server.requests[1]!.body.messages.find((m: any) => m.role === 'assistant');
-      expect(assistant.tool_calls[0]).toMatchObject({ id: 'call_1_0', type: 'function', function: { name: 'list_files' } });
+      expect(assistant.tool_calls[0]).toMatchObject({
+        id: 'call_1_0',
+        type: 'function',
+        function: { name: 'list_files' },
+      });
     } else {
       expect(first.headers['x-api-key']).toBe('test-key');
       expect(first.headers['anthropic-version']).toBeDefined();
       expect(first.body.max_tokens).toBe(4096);
       expect(first.body.stream).toBeFalsy();
-      expect(first.body.tools.map((t: any) => t.name).sort()).toEqual(
-        ['list_files', 'read_file', 'replace_in_file', 'run_command', 'search_files', 'write_file'],
-      );
+      expect(first.body.tools.map((t: any) => t.name).sort()).toEqual([
+        'list_files',
+        'read_file',
+        'replace_in_file',
+        'run_command',
+        'search_files',
+        'write_file',
+      ]);
       const assistant = server.requests[1]!.body.messages.find((m: any) => m.role === 'assistant');
       expect(assistant.content).toEqual(
         expect.arrayContaining([expect.objectContaining({ type: 'tool_use', id: 'toolu_1_0', name: 'list_files' })]),
@@ -294,14 +315,18 @@ describe.each<Provider>(['openai', 'anthropic'])('built-in LLM maker over %s', (
     expect(error).toBeInstanceOf(ProviderCallError);
     expect(error.status).toBe(status);
     expect(error.retryable).toBe(false);
-    expect(error.calls).toEqual([expect.objectContaining({ outcome: `http_${status}`, responseId: null, promptTokens: null })]);
+    expect(error.calls).toEqual([
+      expect.objectContaining({ outcome: `http_${status}`, responseId: null, promptTokens: null }),
+    ]);
     expect(server.requests).toHaveLength(1);
   });
 
   it('treats an unreachable endpoint as retryable', async () => {
     const closed = await startFakeProviderServer();
     await closed.close();
-    const error = (await runLlmMaker(options({ baseUrl: closed.baseUrl })).catch((e: unknown) => e)) as ProviderCallError;
+    const error = (await runLlmMaker(options({ baseUrl: closed.baseUrl })).catch(
+      (e: unknown) => e,
+    )) as ProviderCallError;
     expect(error).toBeInstanceOf(ProviderCallError);
     expect(error.status).toBeNull();
     expect(error.retryable).toBe(true);
@@ -329,8 +354,21 @@ describe.each<Provider>(['openai', 'anthropic'])('built-in LLM maker over %s', (
   it('records no response id when the provider sent none, rather than an invented one', async () => {
     const body =
       provider === 'openai'
-        ? { object: 'chat.completion', created: 1, model: 'gpt-test', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] }
-        : { type: 'message', role: 'assistant', model: 'claude-test', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } };
+        ? {
+            object: 'chat.completion',
+            created: 1,
+            model: 'gpt-test',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+          }
+        : {
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-test',
+            content: [{ type: 'text', text: 'ok' }],
+            stop_reason: 'end_turn',
+            stop_sequence: null,
+            usage: { input_tokens: 5, output_tokens: 1 },
+          };
     server.enqueue({ kind: 'raw', status: 200, body });
     const result = await runLlmMaker(options());
     expect(result.stopReason).toBe('completed');
@@ -356,7 +394,12 @@ describe('workspace tools', () => {
     fs.mkdirSync(path.join(workspace, 'node_modules/dep'), { recursive: true });
     fs.writeFileSync(path.join(workspace, 'node_modules/dep/index.js'), 'exports.sum = 1;\n');
     fs.writeFileSync(path.join(workspace, 'notes.txt'), 'one\ntwo\nthree\nfour\n');
-    ctx = { root: await workspaceRoot(workspace), sandbox: testSandbox('none'), allowedCommands: [['node', '--test']], commandTimeoutMs: 30_000 };
+    ctx = {
+      root: await workspaceRoot(workspace),
+      sandbox: testSandbox('none'),
+      allowedCommands: [['node', '--test']],
+      commandTimeoutMs: 30_000,
+    };
   });
 
   afterAll(() => fs.rmSync(workspace, { recursive: true, force: true }));
@@ -364,7 +407,14 @@ describe('workspace tools', () => {
   it('lists without .git and node_modules', async () => {
     const out = await executeWorkspaceTool('list_files', {}, ctx);
     expect(out.ok).toBe(true);
-    expect(out.output.split('\n')).toEqual(['notes.txt', 'package.json', 'src/', 'test/', 'src/sum.js', 'test/sum.test.js']);
+    expect(out.output.split('\n')).toEqual([
+      'notes.txt',
+      'package.json',
+      'src/',
+      'test/',
+      'src/sum.js',
+      'test/sum.test.js',
+    ]);
   });
 
   it('reads a line range', async () => {
@@ -374,10 +424,16 @@ describe('workspace tools', () => {
 
   it('searches literally and by regex, skipping node_modules', async () => {
     const literal = await executeWorkspaceTool('search_files', { pattern: 'sum(2, 3)' }, ctx);
-    expect(literal.output).toBe("test/sum.test.js:4: test('sum adds two numbers', () => assert.strictEqual(sum(2, 3), 5));");
+    expect(literal.output).toBe(
+      "test/sum.test.js:4: test('sum adds two numbers', () => assert.strictEqual(sum(2, 3), 5));",
+    );
     const everywhere = await executeWorkspaceTool('search_files', { pattern: 'exports.sum' }, ctx);
     expect(everywhere.output).toBe('src/sum.js:1: exports.sum = (a, b) => a - b;');
-    const regex = await executeWorkspaceTool('search_files', { pattern: '^t\\w+$', regex: true, path: 'notes.txt' }, ctx);
+    const regex = await executeWorkspaceTool(
+      'search_files',
+      { pattern: '^t\\w+$', regex: true, path: 'notes.txt' },
+      ctx,
+    );
     expect(regex.output).toBe('notes.txt:2: two\nnotes.txt:3: three');
     const invalid = await executeWorkspaceTool('search_files', { pattern: '(', regex: true }, ctx);
     expect(invalid.ok).toBe(false);
@@ -394,12 +450,20 @@ describe('workspace tools', () => {
   });
 
   it('replaces only a unique exact match and writes new files in new directories', async () => {
-    const ambiguous = await executeWorkspaceTool('replace_in_file', { path: 'test/sum.test.js', old: 'sum(', new: 'add(' }, ctx);
+    const ambiguous = await executeWorkspaceTool(
+      'replace_in_file',
+      { path: 'test/sum.test.js', old: 'sum(', new: 'add(' },
+      ctx,
+    );
     expect(ambiguous.ok).toBe(false);
     expect(ambiguous.output).toMatch(/occurs \d+ times/);
     const missing = await executeWorkspaceTool('replace_in_file', { path: 'notes.txt', old: 'five', new: '5' }, ctx);
     expect(missing.output).toContain('not found');
-    const dollar = await executeWorkspaceTool('replace_in_file', { path: 'notes.txt', old: 'four', new: "$& $' 4" }, ctx);
+    const dollar = await executeWorkspaceTool(
+      'replace_in_file',
+      { path: 'notes.txt', old: 'four', new: "$& $' 4" },
+      ctx,
+    );
     expect(dollar.ok).toBe(true);
     expect(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8')).toBe("one\ntwo\nthree\n$& $' 4\n");
     const written = await executeWorkspaceTool('write_file', { path: 'docs/new/readme.md', content: '# hi\n' }, ctx);

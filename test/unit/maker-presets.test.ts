@@ -43,7 +43,10 @@ afterAll(async () => {
 });
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd, encoding: 'utf8' }).trim();
+  return execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
 }
 
 /** A git workspace with one commit and the loop's prompt file inside .git, as runMaker prepares it. */
@@ -65,7 +68,11 @@ function shellQuote(value: string): string {
 }
 
 /** Writes the fake's script and a wrapper that hands it over; the wrapper is what binaryPath names. */
-async function fakeAgent(name: string, backend: PresetBackend, script: Record<string, unknown>): Promise<{ binaryPath: string; recordFile: string }> {
+async function fakeAgent(
+  name: string,
+  backend: PresetBackend,
+  script: Record<string, unknown>,
+): Promise<{ binaryPath: string; recordFile: string }> {
   const dir = path.join(scratch, name);
   await mkdir(dir, { recursive: true });
   const recordFile = path.join(dir, 'record.json');
@@ -85,20 +92,32 @@ function settings(input: PresetMakerSettingsInput): PresetMakerSettings {
 }
 
 /** Runs an invocation the way runMaker does: in the workspace, allow-listed env, bounded in time. */
-function run(invocation: PresetInvocation, cwd: string, promptFile: string, timeoutMs = 30_000): Promise<CommandResult> {
+function run(
+  invocation: PresetInvocation,
+  cwd: string,
+  promptFile: string,
+  timeoutMs = 30_000,
+): Promise<CommandResult> {
   return runCommand({
     argv: invocation.argv,
     cwd,
     workspaceRoot: cwd,
     timeoutMs,
-    env: childEnvironment({ LOOP_PROMPT_FILE: promptFile, LOOP_ID: 'loop-test', LOOP_SEQUENCE: '1', LOOP_ITERATION: '1' }),
+    env: childEnvironment({
+      LOOP_PROMPT_FILE: promptFile,
+      LOOP_ID: 'loop-test',
+      LOOP_SEQUENCE: '1',
+      LOOP_ITERATION: '1',
+    }),
     stdin: invocation.stdin,
     sandbox: unconfined(cwd),
     outputCapBytes: 256 * 1024,
   });
 }
 
-async function recorded(recordFile: string): Promise<{ argv: string[]; prompt: string; stdin: string; env: Record<string, string> }> {
+async function recorded(
+  recordFile: string,
+): Promise<{ argv: string[]; prompt: string; stdin: string; env: Record<string, string> }> {
   return JSON.parse(await readFile(recordFile, 'utf8'));
 }
 
@@ -108,9 +127,18 @@ function status(dir: string): string {
 
 describe('maker preset settings', () => {
   it('applies the documented defaults and rejects unknown fields', () => {
-    expect(settings({ backend: 'claude-code' })).toEqual({ backend: 'claude-code', binaryPath: 'claude', extraArgs: [], timeoutSeconds: 900 });
+    expect(settings({ backend: 'claude-code' })).toEqual({
+      backend: 'claude-code',
+      binaryPath: 'claude',
+      extraArgs: [],
+      timeoutSeconds: 900,
+    });
     expect(settings({ backend: 'codex' }).binaryPath).toBe('codex');
-    expect(settings({ backend: 'aider', model: 'gpt-4.1', timeoutSeconds: 60 })).toMatchObject({ binaryPath: 'aider', model: 'gpt-4.1', timeoutSeconds: 60 });
+    expect(settings({ backend: 'aider', model: 'gpt-4.1', timeoutSeconds: 60 })).toMatchObject({
+      binaryPath: 'aider',
+      model: 'gpt-4.1',
+      timeoutSeconds: 60,
+    });
     expect(presetMakerSettingsSchema.safeParse({ backend: 'aider', argv: ['aider'] }).success).toBe(false);
     expect(presetMakerSettingsSchema.safeParse({ backend: 'codex', timeoutSeconds: 3601 }).success).toBe(false);
     expect(presetMakerSettingsSchema.safeParse({ backend: 'cursor' }).success).toBe(false);
@@ -122,7 +150,9 @@ describe('maker preset settings', () => {
       argv: ['claude', '-p', '--output-format', 'json', '--permission-mode', 'acceptEdits', '--model', 'opus'],
       stdin: PROMPT,
     });
-    expect(buildPresetInvocation(settings({ backend: 'codex', extraArgs: ['--ephemeral'] }), PROMPT, promptFile)).toEqual({
+    expect(
+      buildPresetInvocation(settings({ backend: 'codex', extraArgs: ['--ephemeral'] }), PROMPT, promptFile),
+    ).toEqual({
       argv: ['codex', 'exec', '--json', '--sandbox', 'workspace-write', '--ephemeral', '-'],
       stdin: PROMPT,
     });
@@ -157,9 +187,19 @@ describe('maker presets against fake agents (real subprocesses)', () => {
     const fake = await fakeAgent('claude', 'claude-code', {
       write: { 'hello.txt': 'hello, loop\n' },
       result: 'Updated hello.txt.',
-      usage: { inputTokens: 12, outputTokens: 480, cacheCreationInputTokens: 3000, cacheReadInputTokens: 20000, costUsd: 0.0731 },
+      usage: {
+        inputTokens: 12,
+        outputTokens: 480,
+        cacheCreationInputTokens: 3000,
+        cacheReadInputTokens: 20000,
+        costUsd: 0.0731,
+      },
     });
-    const invocation = buildPresetInvocation(settings({ backend: 'claude-code', binaryPath: fake.binaryPath, model: 'claude-opus-4-1' }), PROMPT, ws.promptFile);
+    const invocation = buildPresetInvocation(
+      settings({ backend: 'claude-code', binaryPath: fake.binaryPath, model: 'claude-opus-4-1' }),
+      PROMPT,
+      ws.promptFile,
+    );
     const result = await run(invocation, ws.dir, ws.promptFile);
 
     expect(result).toMatchObject({ exitCode: 0, timeoutStatus: 'COMPLETED', spawnError: null });
@@ -189,7 +229,11 @@ describe('maker presets against fake agents (real subprocesses)', () => {
       result: 'Changed hello.txt as asked.',
       usage: { inputTokens: 15200, cachedInputTokens: 9000, outputTokens: 730 },
     });
-    const invocation = buildPresetInvocation(settings({ backend: 'codex', binaryPath: fake.binaryPath, model: 'gpt-5-codex' }), PROMPT, ws.promptFile);
+    const invocation = buildPresetInvocation(
+      settings({ backend: 'codex', binaryPath: fake.binaryPath, model: 'gpt-5-codex' }),
+      PROMPT,
+      ws.promptFile,
+    );
     const result = await run(invocation, ws.dir, ws.promptFile);
 
     expect(result).toMatchObject({ exitCode: 0, timeoutStatus: 'COMPLETED', spawnError: null });
@@ -218,7 +262,11 @@ describe('maker presets against fake agents (real subprocesses)', () => {
       write: { 'hello.txt': 'hello, loop\n' },
       usage: { sent: 2345, received: 512, costUsd: 0.0123 },
     });
-    const invocation = buildPresetInvocation(settings({ backend: 'aider', binaryPath: fake.binaryPath, model: 'anthropic/claude-sonnet-4-20250514' }), PROMPT, ws.promptFile);
+    const invocation = buildPresetInvocation(
+      settings({ backend: 'aider', binaryPath: fake.binaryPath, model: 'anthropic/claude-sonnet-4-20250514' }),
+      PROMPT,
+      ws.promptFile,
+    );
     const result = await run(invocation, ws.dir, ws.promptFile);
 
     expect(result).toMatchObject({ exitCode: 0, timeoutStatus: 'COMPLETED', spawnError: null });
@@ -242,18 +290,30 @@ describe('maker presets against fake agents (real subprocesses)', () => {
   it('the fakes catch a wrong argv the way the real tools would', async () => {
     const ws = await workspace('wrong-argv');
     const claude = await fakeAgent('wrong-argv-claude', 'claude-code', { write: { 'hello.txt': 'x\n' } });
-    const unknownFlag = await run({ argv: [claude.binaryPath, '-p', '--output-format', 'json', '--yolo'], stdin: PROMPT }, ws.dir, ws.promptFile);
+    const unknownFlag = await run(
+      { argv: [claude.binaryPath, '-p', '--output-format', 'json', '--yolo'], stdin: PROMPT },
+      ws.dir,
+      ws.promptFile,
+    );
     expect(unknownFlag.exitCode).toBe(1);
     expect(unknownFlag.stderr).toContain("unknown option '--yolo'");
 
     // Codex without --sandbox workspace-write runs read-only: the edit fails.
     const codex = await fakeAgent('wrong-argv-codex', 'codex', { write: { 'hello.txt': 'x\n' } });
-    const readOnly = await run({ argv: [codex.binaryPath, 'exec', '--json', '-'], stdin: PROMPT }, ws.dir, ws.promptFile);
+    const readOnly = await run(
+      { argv: [codex.binaryPath, 'exec', '--json', '-'], stdin: PROMPT },
+      ws.dir,
+      ws.promptFile,
+    );
     expect(readOnly.stdout).toContain('"status":"failed"');
 
     // Aider left to its defaults commits behind the loop's back and edits .gitignore.
     const aider = await fakeAgent('wrong-argv-aider', 'aider', { write: { 'hello.txt': 'x\n' } });
-    await run({ argv: [aider.binaryPath, '--message-file', ws.promptFile, '--yes-always'], stdin: undefined }, ws.dir, ws.promptFile);
+    await run(
+      { argv: [aider.binaryPath, '--message-file', ws.promptFile, '--yes-always'], stdin: undefined },
+      ws.dir,
+      ws.promptFile,
+    );
     expect(git(ws.dir, 'rev-parse', 'HEAD')).not.toBe(ws.head);
     expect(status(ws.dir)).toContain('.gitignore');
   });
@@ -263,8 +323,16 @@ describe('maker presets against fake agents (real subprocesses)', () => {
       const ws = await workspace(`no-change-${backend}`);
       await writeFile(path.join(ws.dir, '.git', 'info', 'exclude'), '.aider*\n');
       const fake = await fakeAgent(`no-change-${backend}`, backend, { write: {}, result: 'Nothing to do.' });
-      const result = await run(buildPresetInvocation(settings({ backend, binaryPath: fake.binaryPath }), PROMPT, ws.promptFile), ws.dir, ws.promptFile);
-      expect({ backend, exitCode: result.exitCode, stderr: result.stderr }).toEqual({ backend, exitCode: 0, stderr: '' });
+      const result = await run(
+        buildPresetInvocation(settings({ backend, binaryPath: fake.binaryPath }), PROMPT, ws.promptFile),
+        ws.dir,
+        ws.promptFile,
+      );
+      expect({ backend, exitCode: result.exitCode, stderr: result.stderr }).toEqual({
+        backend,
+        exitCode: 0,
+        stderr: '',
+      });
       expect({ backend, status: status(ws.dir) }).toEqual({ backend, status: '' });
       expect(git(ws.dir, 'rev-parse', 'HEAD')).toBe(ws.head);
     }
@@ -273,7 +341,11 @@ describe('maker presets against fake agents (real subprocesses)', () => {
   it('a hung agent is killed at its timeout', async () => {
     const ws = await workspace('hang');
     const fake = await fakeAgent('hang', 'claude-code', { hang: true, write: { 'hello.txt': 'never\n' } });
-    const invocation = buildPresetInvocation(settings({ backend: 'claude-code', binaryPath: fake.binaryPath, timeoutSeconds: 1 }), PROMPT, ws.promptFile);
+    const invocation = buildPresetInvocation(
+      settings({ backend: 'claude-code', binaryPath: fake.binaryPath, timeoutSeconds: 1 }),
+      PROMPT,
+      ws.promptFile,
+    );
     const started = Date.now();
     const result = await run(invocation, ws.dir, ws.promptFile, 1_000);
 
@@ -281,7 +353,11 @@ describe('maker presets against fake agents (real subprocesses)', () => {
     expect(result.exitCode).toBeNull();
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(status(ws.dir)).toBe('');
-    expect(parseAgentUsage('claude-code', result.stdout, result.stderr)).toMatchObject({ promptTokens: null, costUsd: null, sessionId: null });
+    expect(parseAgentUsage('claude-code', result.stdout, result.stderr)).toMatchObject({
+      promptTokens: null,
+      costUsd: null,
+      sessionId: null,
+    });
   });
 });
 
@@ -296,7 +372,12 @@ describe('usage parsers on captured output', () => {
       result: 'All done.',
       session_id: '0e639165-79b1-4bd4-bb0f-4cb4c15115d4',
       total_cost_usd: 0.0842,
-      usage: { input_tokens: 30, cache_creation_input_tokens: 5000, cache_read_input_tokens: 60000, output_tokens: 1900 },
+      usage: {
+        input_tokens: 30,
+        cache_creation_input_tokens: 5000,
+        cache_read_input_tokens: 60000,
+        output_tokens: 1900,
+      },
       modelUsage: {
         'claude-3-5-haiku-20241022': { inputTokens: 400, outputTokens: 30, costUSD: 0.0005 },
         'claude-sonnet-4-5-20250929': { inputTokens: 30, outputTokens: 1900, costUSD: 0.0837 },
@@ -315,15 +396,44 @@ describe('usage parsers on captured output', () => {
   });
 
   it('claude: an error result, stream-json, and output that is not a result', () => {
-    const error = JSON.stringify({ type: 'result', subtype: 'error_max_turns', is_error: true, session_id: 's-1', total_cost_usd: 0.2, usage: { input_tokens: 5, output_tokens: 9 } });
-    expect(parseAgentUsage('claude-code', error, '')).toMatchObject({ isError: true, sessionId: 's-1', costUsd: 0.2, promptTokens: 5, completionTokens: 9, model: null, summary: null });
+    const error = JSON.stringify({
+      type: 'result',
+      subtype: 'error_max_turns',
+      is_error: true,
+      session_id: 's-1',
+      total_cost_usd: 0.2,
+      usage: { input_tokens: 5, output_tokens: 9 },
+    });
+    expect(parseAgentUsage('claude-code', error, '')).toMatchObject({
+      isError: true,
+      sessionId: 's-1',
+      costUsd: 0.2,
+      promptTokens: 5,
+      completionTokens: 9,
+      model: null,
+      summary: null,
+    });
 
-    const stream = [JSON.stringify({ type: 'system', subtype: 'init', session_id: 's-2' }), JSON.stringify({ type: 'result', is_error: false, result: 'ok', session_id: 's-2' })].join('\n');
-    expect(parseAgentUsage('claude-code', stream, '')).toMatchObject({ sessionId: 's-2', summary: 'ok', promptTokens: null, costUsd: null });
+    const stream = [
+      JSON.stringify({ type: 'system', subtype: 'init', session_id: 's-2' }),
+      JSON.stringify({ type: 'result', is_error: false, result: 'ok', session_id: 's-2' }),
+    ].join('\n');
+    expect(parseAgentUsage('claude-code', stream, '')).toMatchObject({
+      sessionId: 's-2',
+      summary: 'ok',
+      promptTokens: null,
+      costUsd: null,
+    });
     expect(extractAgentText('claude-code', stream)).toBe('ok');
 
     expect(parseAgentUsage('claude-code', 'Error: Invalid API key · Please run /login\n', '')).toEqual({
-      model: null, promptTokens: null, completionTokens: null, costUsd: null, sessionId: null, isError: false, summary: null,
+      model: null,
+      promptTokens: null,
+      completionTokens: null,
+      costUsd: null,
+      sessionId: null,
+      isError: false,
+      summary: null,
     });
     expect(extractAgentText('claude-code', 'plain text\n')).toBe('plain text\n');
   });
@@ -351,9 +461,19 @@ describe('usage parsers on captured output', () => {
     });
     expect(extractAgentText('codex', stdout)).toBe('final answer');
 
-    const failed = '{"type":"thread.started","thread_id":"t"}\n{"type":"turn.failed","error":{"message":"stream disconnected"}}\n';
-    expect(parseAgentUsage('codex', failed, '')).toMatchObject({ isError: true, sessionId: 't', promptTokens: null, summary: null });
-    expect(parseAgentUsage('codex', 'final message only (no --json)\n', '')).toMatchObject({ sessionId: null, promptTokens: null, isError: false });
+    const failed =
+      '{"type":"thread.started","thread_id":"t"}\n{"type":"turn.failed","error":{"message":"stream disconnected"}}\n';
+    expect(parseAgentUsage('codex', failed, '')).toMatchObject({
+      isError: true,
+      sessionId: 't',
+      promptTokens: null,
+      summary: null,
+    });
+    expect(parseAgentUsage('codex', 'final message only (no --json)\n', '')).toMatchObject({
+      sessionId: null,
+      promptTokens: null,
+      isError: false,
+    });
   });
 
   it('aider: Tokens lines add up, k/M suffixes, cache parts, last session cost; absent → null', () => {
@@ -376,14 +496,34 @@ describe('usage parsers on captured output', () => {
       summary: null,
     });
     // A model without pricing metadata: aider prints only the Tokens part.
-    expect(parseAgentUsage('aider', 'Tokens: 116 sent, 30 received.\n', '')).toMatchObject({ promptTokens: 116, completionTokens: 30, costUsd: null, model: null });
-    expect(parseAgentUsage('aider', 'Aider v0.86.1\nNo changes made.\n', '')).toMatchObject({ promptTokens: null, completionTokens: null, costUsd: null });
-    expect([abbreviatedCount('512'), abbreviatedCount('2.3k'), abbreviatedCount('1.5M'), abbreviatedCount('x')]).toEqual([512, 2300, 1_500_000, null]);
+    expect(parseAgentUsage('aider', 'Tokens: 116 sent, 30 received.\n', '')).toMatchObject({
+      promptTokens: 116,
+      completionTokens: 30,
+      costUsd: null,
+      model: null,
+    });
+    expect(parseAgentUsage('aider', 'Aider v0.86.1\nNo changes made.\n', '')).toMatchObject({
+      promptTokens: null,
+      completionTokens: null,
+      costUsd: null,
+    });
+    expect([
+      abbreviatedCount('512'),
+      abbreviatedCount('2.3k'),
+      abbreviatedCount('1.5M'),
+      abbreviatedCount('x'),
+    ]).toEqual([512, 2300, 1_500_000, null]);
   });
 
   it('a command maker reports nothing about itself', () => {
     expect(parseAgentUsage('command', '{"total_cost_usd":1}', 'Tokens: 1 sent, 1 received.')).toEqual({
-      model: null, promptTokens: null, completionTokens: null, costUsd: null, sessionId: null, isError: false, summary: null,
+      model: null,
+      promptTokens: null,
+      completionTokens: null,
+      costUsd: null,
+      sessionId: null,
+      isError: false,
+      summary: null,
     });
     expect(extractAgentText('command', 'review text\n')).toBe('review text\n');
   });

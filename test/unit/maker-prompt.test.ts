@@ -4,7 +4,9 @@ import { buildMakerPrompt, WORK_SECTION_BUDGET_CHARS } from '../../domain/maker-
 const contract = goalContractSchema.parse({
   objective: 'Make sum() add.',
   outcome: 'Callers get sums.',
-  acceptanceCriteria: [{ id: 'AC-1', statement: 'sum adds', verification: { type: 'test', name: 'sum adds two numbers' } }],
+  acceptanceCriteria: [
+    { id: 'AC-1', statement: 'sum adds', verification: { type: 'test', name: 'sum adds two numbers' } },
+  ],
   constraints: ['Human guidance: use BigInt'],
   scope: ['src/**'],
 });
@@ -21,7 +23,11 @@ const finding = {
 
 describe('buildMakerPrompt', () => {
   test('carries the frozen contract, the numbered directives and the open findings with their suggested change', () => {
-    const prompt = buildMakerPrompt(frozen, { directives: ['1. Resolve COR-001 (BLOCKER, src/sum.js:1-2): loses precision.'], openFindings: [finding] }, iteration);
+    const prompt = buildMakerPrompt(
+      frozen,
+      { directives: ['1. Resolve COR-001 (BLOCKER, src/sum.js:1-2): loses precision.'], openFindings: [finding] },
+      iteration,
+    );
     expect(prompt).toContain('# Task (contract v2, hash abc123)');
     expect(prompt).toContain('- AC-1: sum adds (proven by a passing test named "sum adds two numbers")');
     expect(prompt).toContain('- Human guidance: use BigInt');
@@ -33,7 +39,10 @@ describe('buildMakerPrompt', () => {
   });
 
   test('stays bounded however many directives there are, and never cuts the contract', () => {
-    const directives = Array.from({ length: 500 }, (_, i) => `${i + 1}. Fix the failing tests gate: ${'x'.repeat(200)}`);
+    const directives = Array.from(
+      { length: 500 },
+      (_, i) => `${i + 1}. Fix the failing tests gate: ${'x'.repeat(200)}`,
+    );
     const prompt = buildMakerPrompt(frozen, { directives, openFindings: [finding] }, iteration);
     expect(prompt.length).toBeLessThan(WORK_SECTION_BUDGET_CHARS + 3000);
     expect(prompt).toMatch(/\(\d+ more item\(s\) left out to keep this prompt bounded/);
@@ -43,6 +52,8 @@ describe('buildMakerPrompt', () => {
   });
 
   test('the first attempt has no directives', () => {
-    expect(buildMakerPrompt(frozen, { directives: [], openFindings: [] }, { roundIteration: 1, maxIterations: 3 })).toContain('First attempt');
+    expect(
+      buildMakerPrompt(frozen, { directives: [], openFindings: [] }, { roundIteration: 1, maxIterations: 3 }),
+    ).toContain('First attempt');
   });
 });

@@ -25,7 +25,10 @@ describe('planGates', () => {
   it('prefers the contract over the repository config over the manifests', async () => {
     const files = new MemoryWorkspace({
       'package.json': JSON.stringify({ scripts: { test: 'jest', lint: 'eslint .' } }),
-      '.ai-engineering-loop/verification.json': JSON.stringify({ version: 1, gates: { lint: { argv: ['make', 'lint'] } } }),
+      '.ai-engineering-loop/verification.json': JSON.stringify({
+        version: 1,
+        gates: { lint: { argv: ['make', 'lint'] } },
+      }),
     });
     const plan = await planGates(files, [{ gate: 'tests', argv: ['make', 'check'], timeoutSeconds: 60 }]);
     expect(plan.gates.map((g) => [g.gate, g.argv.join(' '), g.source])).toEqual([
@@ -49,25 +52,41 @@ describe('planGates', () => {
 
 describe('setupPlan', () => {
   it('installs from the lockfile the repository has, and asks the worker which tools it has', async () => {
-    const files = new MemoryWorkspace({ 'package.json': JSON.stringify({ devDependencies: { jest: '^29' } }), 'yarn.lock': '' });
+    const files = new MemoryWorkspace({
+      'package.json': JSON.stringify({ devDependencies: { jest: '^29' } }),
+      'yarn.lock': '',
+    });
     const plan = await setupPlan(files, undefined, nothingInstalled);
-    expect(plan.commands.map((c) => c.argv.join(' '))).toEqual(['corepack yarn install --frozen-lockfile --non-interactive']);
+    expect(plan.commands.map((c) => c.argv.join(' '))).toEqual([
+      'corepack yarn install --frozen-lockfile --non-interactive',
+    ]);
     expect(plan.outputs).toEqual(['node_modules/']);
 
     const asked: string[] = [];
-    const uv = await setupPlan(new MemoryWorkspace({ 'pyproject.toml': '[project]\nname = "x"\n', 'uv.lock': '' }), undefined, (tool) => {
-      asked.push(tool);
-      return tool === 'uv';
-    });
+    const uv = await setupPlan(
+      new MemoryWorkspace({ 'pyproject.toml': '[project]\nname = "x"\n', 'uv.lock': '' }),
+      undefined,
+      (tool) => {
+        asked.push(tool);
+        return tool === 'uv';
+      },
+    );
     expect(uv.commands.map((c) => c.argv.join(' '))).toEqual(['uv sync --frozen --all-extras']);
     expect(asked).toEqual(['uv']);
   });
 
   it('takes the request, then the repository config, over inference', async () => {
-    const texts = { 'package.json': JSON.stringify({ dependencies: { a: '1' } }), '.ai-engineering-loop/verification.json': JSON.stringify({ version: 1, setup: [{ argv: ['make', 'deps'] }] }) };
+    const texts = {
+      'package.json': JSON.stringify({ dependencies: { a: '1' } }),
+      '.ai-engineering-loop/verification.json': JSON.stringify({ version: 1, setup: [{ argv: ['make', 'deps'] }] }),
+    };
     const fromRepo = await setupPlan(new MemoryWorkspace(texts), undefined, nothingInstalled);
     expect(fromRepo.commands.map((c) => [c.argv.join(' '), c.source])).toEqual([['make deps', 'repository-config']]);
-    const fromRequest = await setupPlan(new MemoryWorkspace(texts), [{ argv: ['true'], timeoutSeconds: 5 }], nothingInstalled);
+    const fromRequest = await setupPlan(
+      new MemoryWorkspace(texts),
+      [{ argv: ['true'], timeoutSeconds: 5 }],
+      nothingInstalled,
+    );
     expect(fromRequest.commands.map((c) => [c.argv.join(' '), c.source])).toEqual([['true', 'contract']]);
     expect((await setupPlan(new MemoryWorkspace(texts), [], nothingInstalled)).commands).toEqual([]);
   });

@@ -56,9 +56,12 @@ describe('repository URLs', () => {
 });
 
 describe('base refs', () => {
-  test.each(['main', 'release/2.x', 'v1.2.3', 'feature/a-b_c', '0123456789abcdef0123456789abcdef01234567', 'HEAD'])('%s is accepted', (ref) => {
-    expect(baseRefProblem(ref)).toBeNull();
-  });
+  test.each(['main', 'release/2.x', 'v1.2.3', 'feature/a-b_c', '0123456789abcdef0123456789abcdef01234567', 'HEAD'])(
+    '%s is accepted',
+    (ref) => {
+      expect(baseRefProblem(ref)).toBeNull();
+    },
+  );
 
   test.each([
     ['--upload-pack=x', /begin with "-"/],
@@ -89,7 +92,9 @@ describe('base refs', () => {
 
 describe('the loop request schema', () => {
   test('names the field of a refused URL or base ref', () => {
-    const result = loopRequestSchema.safeParse(loopRequest('fd::17', ['agent'], { repository: { url: 'fd::17', baseRef: '--orphan' } }));
+    const result = loopRequestSchema.safeParse(
+      loopRequest('fd::17', ['agent'], { repository: { url: 'fd::17', baseRef: '--orphan' } }),
+    );
     expect(result.success).toBe(false);
     const issues = result.error!.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
     expect(issues).toEqual(
@@ -101,7 +106,9 @@ describe('the loop request schema', () => {
   });
 
   test('accepts the local fixture paths of the committed workflow histories, and defaults the base ref', () => {
-    const parsed = loopRequestSchema.parse(loopRequest('/tmp/loop-fixture-SkLOuC', ['agent'], { repository: { url: ' /tmp/loop-fixture-SkLOuC ' } }));
+    const parsed = loopRequestSchema.parse(
+      loopRequest('/tmp/loop-fixture-SkLOuC', ['agent'], { repository: { url: ' /tmp/loop-fixture-SkLOuC ' } }),
+    );
     expect(parsed.repository).toEqual({ url: '/tmp/loop-fixture-SkLOuC', baseRef: 'main' });
   });
 });

@@ -16,13 +16,19 @@ describe('nesting depth', () => {
     app.setSerializerCompiler(serializerCompiler);
     registerErrorHandler(app);
     rejectUnstorableText(app);
-    app.withTypeProvider<ZodTypeProvider>().post('/anything', { schema: { body: z.unknown() } }, async () => ({ ok: true }));
+    app
+      .withTypeProvider<ZodTypeProvider>()
+      .post('/anything', { schema: { body: z.unknown() } }, async () => ({ ok: true }));
     baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(() => app.close());
 
   const post = async (text: string) => {
-    const res = await fetch(`${baseUrl}/anything`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+    const res = await fetch(`${baseUrl}/anything`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: text,
+    });
     return { status: res.status, body: (await res.json()) as { message?: string; ok?: boolean } };
   };
   /** `{"a":[[…[1]…]]}`: the body object, then `arrays` nested arrays (1 + arrays levels). */
@@ -32,7 +38,10 @@ describe('nesting depth', () => {
     expect(await post(nested(MAX_NESTING_DEPTH - 1))).toEqual({ status: 200, body: { ok: true } });
     const path = `body.a${'.0'.repeat(MAX_NESTING_DEPTH - 1)}`;
     for (const arrays of [MAX_NESTING_DEPTH, 5_000, 100_000]) {
-      expect(await post(nested(arrays))).toMatchObject({ status: 400, body: { message: `${path}: nested deeper than ${MAX_NESTING_DEPTH} levels` } });
+      expect(await post(nested(arrays))).toMatchObject({
+        status: 400,
+        body: { message: `${path}: nested deeper than ${MAX_NESTING_DEPTH} levels` },
+      });
     }
   });
 

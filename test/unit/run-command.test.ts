@@ -8,11 +8,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { childEnvironment } from '../../activities/process/child-environment';
 import { unconfined } from '../support/sandbox';
-import {
-  runCommand,
-  WorkspaceEscapeError,
-  type CommandSpec,
-} from '../../activities/process/run-command';
+import { runCommand, WorkspaceEscapeError, type CommandSpec } from '../../activities/process/run-command';
 
 // Every test runs real node subprocesses; these bounds only stop a broken test from hanging.
 const SLOW_TEST_MS = 30_000;
@@ -131,9 +127,7 @@ describe('runCommand', () => {
   });
 
   it('ignores a child that exits without reading its stdin', async () => {
-    const result = await runCommand(
-      command(nodeScript('process.exit(0)'), { stdin: 'x'.repeat(4 * 1024 * 1024) }),
-    );
+    const result = await runCommand(command(nodeScript('process.exit(0)'), { stdin: 'x'.repeat(4 * 1024 * 1024) }));
 
     expect(result.exitCode).toBe(0);
   });
@@ -145,7 +139,9 @@ describe('runCommand', () => {
       const cap = 64 * 1024;
       const result = await runCommand(
         command(
-          nodeScript(`process.stdout.write(Buffer.alloc(${fiveMegabytes}, 'abcdefghij\\n')); process.stdout.write('SUMMARY 3 passed')`),
+          nodeScript(
+            `process.stdout.write(Buffer.alloc(${fiveMegabytes}, 'abcdefghij\\n')); process.stdout.write('SUMMARY 3 passed')`,
+          ),
           { outputCapBytes: cap },
         ),
       );
@@ -171,12 +167,12 @@ describe('runCommand', () => {
 
   it('does not split a UTF-8 character at the cap', async () => {
     // 'é' is 2 bytes; a 5-byte cap falls in the middle of the third one.
-    const result = await runCommand(
-      command(nodeScript(`process.stdout.write('é'.repeat(10))`), { outputCapBytes: 5 }),
-    );
+    const result = await runCommand(command(nodeScript(`process.stdout.write('é'.repeat(10))`), { outputCapBytes: 5 }));
 
     // 4 bytes of head (two characters) and 1 byte of tail (half a character, dropped).
-    expect(result.stdout).toBe('éé\n[output truncated: kept the first 4 and the last 1 of 20 bytes, 15 bytes omitted]\n');
+    expect(result.stdout).toBe(
+      'éé\n[output truncated: kept the first 4 and the last 1 of 20 bytes, 15 bytes omitted]\n',
+    );
     expect(result.stdout).not.toContain('\uFFFD');
     expect(result.stdoutSha256).toBe(sha256('é'.repeat(10)));
   });
@@ -210,9 +206,7 @@ describe('runCommand', () => {
     async () => {
       const readyFile = path.join(outside, 'stubborn-leader.pid');
       const abort = new AbortController();
-      const running = runCommand(
-        command(nodeScript(ignoresSigtermScript(readyFile)), { signal: abort.signal }),
-      );
+      const running = runCommand(command(nodeScript(ignoresSigtermScript(readyFile)), { signal: abort.signal }));
       expect(await eventually(() => existsSync(readyFile))).toBe(true);
       abort.abort();
 
@@ -227,9 +221,7 @@ describe('runCommand', () => {
     'cancels promptly when the abort signal fires',
     async () => {
       const abort = new AbortController();
-      const running = runCommand(
-        command(nodeScript('setInterval(() => {}, 1e6)'), { signal: abort.signal }),
-      );
+      const running = runCommand(command(nodeScript('setInterval(() => {}, 1e6)'), { signal: abort.signal }));
       await sleep(200);
       const abortedAt = Date.now();
       abort.abort();
@@ -244,9 +236,7 @@ describe('runCommand', () => {
   );
 
   it('cancels a command whose signal is already aborted', async () => {
-    const result = await runCommand(
-      command(nodeScript('setInterval(() => {}, 1e6)'), { signal: AbortSignal.abort() }),
-    );
+    const result = await runCommand(command(nodeScript('setInterval(() => {}, 1e6)'), { signal: AbortSignal.abort() }));
 
     expect(result.timeoutStatus).toBe('CANCELLED');
     expect(result.exitCode).toBeNull();
@@ -254,9 +244,7 @@ describe('runCommand', () => {
 
   it('calls the heartbeat while the command runs', async () => {
     const heartbeat = jest.fn();
-    await runCommand(
-      command(nodeScript('setTimeout(() => {}, 600)'), { heartbeat, heartbeatIntervalMs: 50 }),
-    );
+    await runCommand(command(nodeScript('setTimeout(() => {}, 600)'), { heartbeat, heartbeatIntervalMs: 50 }));
 
     expect(heartbeat.mock.calls.length).toBeGreaterThanOrEqual(2);
   });
@@ -290,9 +278,7 @@ describe('runCommand cwd confinement', () => {
     const marker = path.join(outside, 'must-not-exist');
     const writesMarker = nodeScript(`require('fs').writeFileSync(${JSON.stringify(marker)}, '')`);
 
-    await expect(runCommand(command(writesMarker, { cwd: '..' }))).rejects.toThrow(
-      WorkspaceEscapeError,
-    );
+    await expect(runCommand(command(writesMarker, { cwd: '..' }))).rejects.toThrow(WorkspaceEscapeError);
     await expect(
       runCommand(command(writesMarker, { cwd: path.join(workspace, 'packages', '..', '..') })),
     ).rejects.toThrow(WorkspaceEscapeError);
@@ -302,27 +288,23 @@ describe('runCommand cwd confinement', () => {
   it('rejects a symlink inside the workspace that points outside it', async () => {
     await symlink(outside, path.join(workspace, 'escape-link'));
 
-    await expect(
-      runCommand(command(nodeScript('0'), { cwd: path.join(workspace, 'escape-link') })),
-    ).rejects.toThrow(WorkspaceEscapeError);
+    await expect(runCommand(command(nodeScript('0'), { cwd: path.join(workspace, 'escape-link') }))).rejects.toThrow(
+      WorkspaceEscapeError,
+    );
   });
 
   it('rejects a sibling directory whose name starts with the workspace name', async () => {
     const sibling = `${workspace}-sibling`;
     await mkdir(sibling);
     try {
-      await expect(runCommand(command(nodeScript('0'), { cwd: sibling }))).rejects.toThrow(
-        WorkspaceEscapeError,
-      );
+      await expect(runCommand(command(nodeScript('0'), { cwd: sibling }))).rejects.toThrow(WorkspaceEscapeError);
     } finally {
       await rm(sibling, { recursive: true });
     }
   });
 
   it('rejects a cwd that does not exist', async () => {
-    await expect(runCommand(command(nodeScript('0'), { cwd: 'no-such-dir' }))).rejects.toThrow(
-      WorkspaceEscapeError,
-    );
+    await expect(runCommand(command(nodeScript('0'), { cwd: 'no-such-dir' }))).rejects.toThrow(WorkspaceEscapeError);
   });
 });
 
@@ -383,7 +365,16 @@ describe('path arguments of confined commands', () => {
     fs.rmSync(outside, { recursive: true, force: true });
   });
   const run = (argv: string[]) =>
-    runCommand({ argv, cwd: workspace, workspaceRoot: workspace, timeoutMs: 10_000, env: { PATH: process.env.PATH ?? '' }, sandbox: unconfined(workspace), outputCapBytes: 4096, confinePathArguments: true });
+    runCommand({
+      argv,
+      cwd: workspace,
+      workspaceRoot: workspace,
+      timeoutMs: 10_000,
+      env: { PATH: process.env.PATH ?? '' },
+      sandbox: unconfined(workspace),
+      outputCapBytes: 4096,
+      confinePathArguments: true,
+    });
 
   test.each([
     ['a `..` escape', ['node', '../secret.js']],
@@ -392,7 +383,9 @@ describe('path arguments of confined commands', () => {
     ['a symlink leading outside', ['node', 'link.js']],
   ])('refuses %s without running it', async (_name, argv) => {
     const result = await run(argv);
-    expect(result.spawnError).toMatch(/^refused: argument ".*" (points outside the workspace|is a symlink that leads outside the workspace)$/);
+    expect(result.spawnError).toMatch(
+      /^refused: argument ".*" (points outside the workspace|is a symlink that leads outside the workspace)$/,
+    );
     expect(result.pid).toBeNull();
     expect(result.exitCode).toBeNull();
   });
@@ -406,11 +399,28 @@ describe('path arguments of confined commands', () => {
   test('runs paths inside a directory the policy makes writable (where a test report goes), and no other', async () => {
     const policy = { workDir: workspace, network: true, writable: [outside] };
     const report = `--outputFile=${path.join(outside, 'report.json')}`;
-    const spec = { cwd: workspace, workspaceRoot: workspace, timeoutMs: 10_000, env: { PATH: process.env.PATH ?? '' }, outputCapBytes: 4096, confinePathArguments: true };
-    const result = await runCommand({ ...spec, argv: ['node', './inside.js', report], sandbox: { ...unconfined(workspace), policy } });
+    const spec = {
+      cwd: workspace,
+      workspaceRoot: workspace,
+      timeoutMs: 10_000,
+      env: { PATH: process.env.PATH ?? '' },
+      outputCapBytes: 4096,
+      confinePathArguments: true,
+    };
+    const result = await runCommand({
+      ...spec,
+      argv: ['node', './inside.js', report],
+      sandbox: { ...unconfined(workspace), policy },
+    });
     expect(result.spawnError).toBeNull();
     expect(result.stdout.trim()).toBe('inside');
-    const elsewhere = await runCommand({ ...spec, argv: ['node', './inside.js', '--outputFile=/etc/report.json'], sandbox: { ...unconfined(workspace), policy } });
-    expect(elsewhere.spawnError).toMatch(/^refused: argument "--outputFile=\/etc\/report.json" points outside the workspace$/);
+    const elsewhere = await runCommand({
+      ...spec,
+      argv: ['node', './inside.js', '--outputFile=/etc/report.json'],
+      sandbox: { ...unconfined(workspace), policy },
+    });
+    expect(elsewhere.spawnError).toMatch(
+      /^refused: argument "--outputFile=\/etc\/report.json" points outside the workspace$/,
+    );
   });
 });

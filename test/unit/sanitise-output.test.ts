@@ -30,7 +30,12 @@ describe('API answers', () => {
       workflowService: { getSystemInfo: () => Promise.reject(new Error(`unavailable (token ${GITHUB_TOKEN})`)) },
       connection: { withDeadline: (_deadline: number, call: () => Promise<unknown>) => call() },
     };
-    app = await buildApp({ prisma: prisma as unknown as PrismaClient, temporal: temporal as unknown as Client, taskQueue: 'q', logLevel: 'silent' });
+    app = await buildApp({
+      prisma: prisma as unknown as PrismaClient,
+      temporal: temporal as unknown as Client,
+      taskQueue: 'q',
+      logLevel: 'silent',
+    });
     const health = await get(app, '/healthz');
     expect(health.status).toBe(503);
     expect(JSON.parse(health.text)).toEqual({
@@ -50,8 +55,16 @@ describe('API answers', () => {
     app.get('/fail', () => {
       throw new ApiError(409, `conflicts with ${SECRET}`);
     });
-    app.get('/log', (_request, reply) => reply.type('text/plain; charset=utf-8').send(`line 1\nAuthorization: Bearer ${GITHUB_TOKEN}\n${SECRET}\n`));
-    app.get('/json', () => ({ n: 1, ok: true, none: null, list: [`x ${SECRET}`, 2], nested: { at: new Date(0), text: 'password=kept-as-written' } }));
+    app.get('/log', (_request, reply) =>
+      reply.type('text/plain; charset=utf-8').send(`line 1\nAuthorization: Bearer ${GITHUB_TOKEN}\n${SECRET}\n`),
+    );
+    app.get('/json', () => ({
+      n: 1,
+      ok: true,
+      none: null,
+      list: [`x ${SECRET}`, 2],
+      nested: { at: new Date(0), text: 'password=kept-as-written' },
+    }));
     const failed = await get(app, '/fail');
     expect(failed.status).toBe(409);
     expect(JSON.parse(failed.text).message).toBe('conflicts with [REDACTED]');
@@ -71,7 +84,11 @@ describe('API answers', () => {
 describe('log lines', () => {
   test('string values are sanitised, even a token right after a JSON escape', () => {
     const line = `${JSON.stringify({ level: 30, msg: `output:\n${GITHUB_TOKEN}`, req: { url: `/x?token=abcd1234&db=${SECRET}` } })}\n`;
-    expect(JSON.parse(sanitiseLogLine(line))).toEqual({ level: 30, msg: 'output:\n[REDACTED]', req: { url: '/x?token=[REDACTED]' } });
+    expect(JSON.parse(sanitiseLogLine(line))).toEqual({
+      level: 30,
+      msg: 'output:\n[REDACTED]',
+      req: { url: '/x?token=[REDACTED]' },
+    });
     expect(sanitiseLogLine(line).endsWith('}\n')).toBe(true);
   });
 
@@ -81,7 +98,9 @@ describe('log lines', () => {
 
   test('the logger writes what the hook returns', () => {
     const lines: string[] = [];
-    const app = Fastify({ logger: { stream: { write: (line: string) => void lines.push(line) }, hooks: { streamWrite: sanitiseLogLine } } });
+    const app = Fastify({
+      logger: { stream: { write: (line: string) => void lines.push(line) }, hooks: { streamWrite: sanitiseLogLine } },
+    });
     app.log.info({ detail: `uses ${SECRET}` }, `token ${GITHUB_TOKEN}`);
     expect(JSON.parse(lines[0]!)).toMatchObject({ detail: 'uses [REDACTED]', msg: 'token [REDACTED]' });
   });

@@ -14,24 +14,44 @@ describe('sanitise redacts', () => {
       '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\nnext\n-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIF\n-----END ENCRYPTED PRIVATE KEY-----',
       `-----BEGIN PRIVATE KEY-----${R}-----END PRIVATE KEY-----\nnext\n-----BEGIN ENCRYPTED PRIVATE KEY-----${R}-----END ENCRYPTED PRIVATE KEY-----`,
     ],
-    ['a PEM block cut off before its END, to the end of the text', 'key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\nAAAA', `key:\n-----BEGIN OPENSSH PRIVATE KEY-----${R}`],
+    [
+      'a PEM block cut off before its END, to the end of the text',
+      'key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\nAAAA',
+      `key:\n-----BEGIN OPENSSH PRIVATE KEY-----${R}`,
+    ],
     ['URL credentials, keeping the user', 'postgres://loop:s3cretpw@db:5432/x', `postgres://loop:${R}@db:5432/x`],
-    ['URL credentials in a git remote', "fatal: 'https://x-access-token:abc123@github.com/o/r.git'", `fatal: 'https://x-access-token:${R}@github.com/o/r.git'`],
+    [
+      'URL credentials in a git remote',
+      "fatal: 'https://x-access-token:abc123@github.com/o/r.git'",
+      `fatal: 'https://x-access-token:${R}@github.com/o/r.git'`,
+    ],
     ['a Bearer header', 'Authorization: Bearer abc.def.ghi-123456', `Authorization: Bearer ${R}`],
     ['a Basic header', 'Authorization: Basic dXNlcjpwYXNzd29yZA==', `Authorization: Basic ${R}`],
     ['an OpenAI key', 'using key sk-proj-abcdefghijklmnop1234567890', `using key ${R}`],
     ['an Anthropic key', 'ANTHROPIC sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAA', `ANTHROPIC ${R}`],
-    ...['ghp', 'gho', 'ghu', 'ghs', 'ghr'].map((p) => [`a GitHub ${p}_ token`, `token ${p}_0123456789abcdefghijABCDEFGHIJ012345`, `token ${R}`]),
+    ...['ghp', 'gho', 'ghu', 'ghs', 'ghr'].map((p) => [
+      `a GitHub ${p}_ token`,
+      `token ${p}_0123456789abcdefghijABCDEFGHIJ012345`,
+      `token ${R}`,
+    ]),
     ['a fine-grained GitHub token', `x github_pat_11ABCDEFG0${'a1B2c3'.repeat(10)} y`, `x ${R} y`],
     ...['glpat', 'gldt', 'glrt'].map((p) => [`a GitLab ${p}- token`, `${p}-${'xY9_'.repeat(5)}`, R]),
     ['a Slack bot token', 'slack xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx.', `slack ${R}.`],
     ['a Slack app token', 'xapp-1-A0123456789-1234567890123-abcdef0123456789', R],
     ['an AWS access key id', 'aws AKIAIOSFODNN7EXAMPLE ok', `aws ${R} ok`],
     ['a temporary AWS access key id', '"ASIAY34FZKBOKMUTVV7A"', `"${R}"`],
-    ['an AWS secret key standing alone', 'creds AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY end', `creds ${R} ${R} end`],
+    [
+      'an AWS secret key standing alone',
+      'creds AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY end',
+      `creds ${R} ${R} end`,
+    ],
     ['an AWS secret key in quotes', "['wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY']", `['${R}']`],
     ['a Google API key', `key=AIza${'Sy0_a-B'.repeat(5)}`, `key=${R}`],
-    ['a JWT', 'jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', `jwt ${R}`],
+    [
+      'a JWT',
+      'jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+      `jwt ${R}`,
+    ],
     ['a password assignment', 'DB_PASSWORD=hunter2hunter2 next', `DB_PASSWORD=${R} next`],
     ['a JSON api key', '{"api_key": "12345678abcdef"}', `{"api_key": "${R}"}`],
     ['a YAML client secret', 'client_secret: 0a1b2c3d4e', `client_secret: ${R}`],
@@ -48,14 +68,26 @@ describe('sanitise keeps', () => {
     ['a git sha (40 hex characters)', 'commit c99a5d7e9d74e3f167c366ab50b9c806586989e3 (HEAD)'],
     ['a call assigned to a token', 'const token = nextToken();'],
     ['a comparison with a token', 'if (token == null) return;'],
-    ['code reading a secret', 'const token = await getToken();\npassword = process.env.DB_PASSWORD; secret: this.secret, apiKey: null'],
+    [
+      'code reading a secret',
+      'const token = await getToken();\npassword = process.env.DB_PASSWORD; secret: this.secret, apiKey: null',
+    ],
     ['token counts', '"max_tokens": 4096, "input_tokens": 1234, prompt_tokens=5678'],
-    ['base64 of 39 and 41 characters', 'AbCdEfGhIj0123456789/+AbCdEfGhIj0123456 AbCdEfGhIj0123456789/+AbCdEfGhIj012345678'],
+    [
+      'base64 of 39 and 41 characters',
+      'AbCdEfGhIj0123456789/+AbCdEfGhIj0123456 AbCdEfGhIj0123456789/+AbCdEfGhIj012345678',
+    ],
     ['padded base64 of 32 bytes', 'F2vEN7YKuQednutf06gn9dKznmqvsj2nUtIMXYqc+Do='],
-    ['lockfile integrity values', '"integrity": "sha512-rufdvQ5zfKIRsdPUHCkQkUaZCZPwY9PoGiSOtQ1qP+cwRC79ZNeRNJqsssuT4n+c8W3Ood6B3l0R+OznrvT43Q=="'],
+    [
+      'lockfile integrity values',
+      '"integrity": "sha512-rufdvQ5zfKIRsdPUHCkQkUaZCZPwY9PoGiSOtQ1qP+cwRC79ZNeRNJqsssuT4n+c8W3Ood6B3l0R+OznrvT43Q=="',
+    ],
     ['the service’s own API keys (base64url)', `elk_${'A1b-C2d_'.repeat(5)}xyz elk_${'Ab1'.repeat(14)}x`],
     ['a certificate', '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----'],
-    ['URLs without credentials', 'see https://example.com/docs/password-reset and ssh://git@github.com/o/r, git@github.com:o/r.git'],
+    [
+      'URLs without credentials',
+      'see https://example.com/docs/password-reset and ssh://git@github.com/o/r, git@github.com:o/r.git',
+    ],
     ['ordinary output', 'Tests:       2 passed, 2 total\nok 1 - tokenizer splits words\nsk-short\nthe Bearer scheme'],
   ])('%s', (_name, input) => {
     expect(sanitise(input)).toBe(input);
@@ -64,11 +96,14 @@ describe('sanitise keeps', () => {
 
 describe('sanitiseTokens', () => {
   test('redacts token shapes but leaves name=value text to its owner', () => {
-    expect(sanitiseTokens('password=hunter2hunter2 key sk-proj-abcdefghijklmnop1234567890')).toBe(`password=hunter2hunter2 key ${R}`);
+    expect(sanitiseTokens('password=hunter2hunter2 key sk-proj-abcdefghijklmnop1234567890')).toBe(
+      `password=hunter2hunter2 key ${R}`,
+    );
   });
 
   test('is idempotent, like sanitise', () => {
-    const text = 'x\n-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----\nhttps://u:p4ss@h DB_PASSWORD=hunter22 -----BEGIN EC PRIVATE KEY-----\nabc';
+    const text =
+      'x\n-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----\nhttps://u:p4ss@h DB_PASSWORD=hunter22 -----BEGIN EC PRIVATE KEY-----\nabc';
     expect(sanitise(sanitise(text))).toBe(sanitise(text));
     expect(sanitiseTokens(sanitiseTokens(text))).toBe(sanitiseTokens(text));
   });
@@ -86,7 +121,14 @@ describe('adversarial input of 1 MiB', () => {
     ['PEM: BEGIN with no END', '-----BEGIN RSA PRIVATE KEY-----', () => `-----BEGIN RSA PRIVATE KEY-----${R}`],
     ['PEM: BEGIN without a label', '-----BEGIN ', same],
     ['PEM: END without a BEGIN', '-----END RSA PRIVATE KEY-----', same],
-    ['PEM: whole blocks', '-----BEGIN EC PRIVATE KEY-----k-----END EC PRIVATE KEY-----', each('-----BEGIN EC PRIVATE KEY-----k-----END EC PRIVATE KEY-----', `-----BEGIN EC PRIVATE KEY-----${R}-----END EC PRIVATE KEY-----`)],
+    [
+      'PEM: whole blocks',
+      '-----BEGIN EC PRIVATE KEY-----k-----END EC PRIVATE KEY-----',
+      each(
+        '-----BEGIN EC PRIVATE KEY-----k-----END EC PRIVATE KEY-----',
+        `-----BEGIN EC PRIVATE KEY-----${R}-----END EC PRIVATE KEY-----`,
+      ),
+    ],
     ['URL: scheme and user, no @', 'https://a:', same],
     ['URL: one long scheme-like run', 'a.', same],
     ['URL: credentials', 'a://b:c@', each('a://b:c@', `a://b:${R}@`)],
@@ -102,7 +144,11 @@ describe('adversarial input of 1 MiB', () => {
     ['JWT: prefixes inside a run', '-eyJ', same],
     ['JWT: header without payload', 'eyJ', same],
     ['JWT: tokens', 'eyJabcdefgh.eyJabcdefgh.sig ', each('eyJabcdefgh.eyJabcdefgh.sig ', `${R} `)],
-    ['AWS secret: 40-character token soup', 'AbCdEfGhIj0123456789/+AbCdEfGhIj01234567 ', each('AbCdEfGhIj0123456789/+AbCdEfGhIj01234567 ', `${R} `)],
+    [
+      'AWS secret: 40-character token soup',
+      'AbCdEfGhIj0123456789/+AbCdEfGhIj01234567 ',
+      each('AbCdEfGhIj0123456789/+AbCdEfGhIj01234567 ', `${R} `),
+    ],
     ['AWS secret: one long run', 'AbCdEfGhIj0123456789/+AbCdEfGhIj012345678', same],
     ['AWS secret: 40-character runs joined by -', 'AbCdEfGhIj0123456789/+AbCdEfGhIj01234567-', same],
     ['assignment: 1-1-1-…', '1-', same],

@@ -5,19 +5,32 @@ import { registerServiceSecrets } from '../../domain/sanitise';
 const SECRET = 'the-llm-api-key-0123';
 registerServiceSecrets([SECRET]);
 
-const failing = (err: unknown) => withSanitisedFailures({ activity: async (): Promise<never> => Promise.reject(err) }).activity;
+const failing = (err: unknown) =>
+  withSanitisedFailures({ activity: async (): Promise<never> => Promise.reject(err) }).activity;
 
 test('an ApplicationFailure is rethrown sanitised, with its type, nonRetryable flag and details', async () => {
-  const failure = ApplicationFailure.create({ type: 'ModelProviderError', message: `HTTP 401: key ${SECRET} rejected`, nonRetryable: true, details: ['d'] });
+  const failure = ApplicationFailure.create({
+    type: 'ModelProviderError',
+    message: `HTTP 401: key ${SECRET} rejected`,
+    nonRetryable: true,
+    details: ['d'],
+  });
   const thrown = await failing(failure)().catch((e: unknown) => e);
   expect(thrown).toBe(failure);
   expect(thrown).toBeInstanceOf(ApplicationFailure);
-  expect(thrown).toMatchObject({ type: 'ModelProviderError', nonRetryable: true, details: ['d'], message: 'HTTP 401: key [REDACTED] rejected' });
+  expect(thrown).toMatchObject({
+    type: 'ModelProviderError',
+    nonRetryable: true,
+    details: ['d'],
+    message: 'HTTP 401: key [REDACTED] rejected',
+  });
   expect(failure.stack).not.toContain(SECRET);
 });
 
 test('a plain error and its cause are sanitised', async () => {
-  const err = new Error('clone failed: https://ci:ghp_0123456789abcdefghijABCDEFGHIJ012345@github.com/o/r', { cause: new Error(`password=${SECRET}`) });
+  const err = new Error('clone failed: https://ci:ghp_0123456789abcdefghijABCDEFGHIJ012345@github.com/o/r', {
+    cause: new Error(`password=${SECRET}`),
+  });
   await expect(failing(err)()).rejects.toThrow('clone failed: https://ci:[REDACTED]@github.com/o/r');
   expect((err.cause as Error).message).toBe('password=[REDACTED]');
   expect(err.stack).not.toContain('ghp_');

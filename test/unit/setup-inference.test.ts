@@ -17,31 +17,50 @@ function repo(files: Record<string, string>): string {
   }
   return dir;
 }
-const pkg = (extra: object = {}) => JSON.stringify({ name: 'x', version: '1.0.0', devDependencies: { jest: '29.7.0' }, ...extra });
-const argvs = async (files: Record<string, string>, searchPath = '/nonexistent') => (await resolveSetupPlan({ workspace: repo(files), searchPath })).commands.map((c) => c.argv.join(' '));
+const pkg = (extra: object = {}) =>
+  JSON.stringify({ name: 'x', version: '1.0.0', devDependencies: { jest: '29.7.0' }, ...extra });
+const argvs = async (files: Record<string, string>, searchPath = '/nonexistent') =>
+  (await resolveSetupPlan({ workspace: repo(files), searchPath })).commands.map((c) => c.argv.join(' '));
 
 describe('set-up inference', () => {
   test('npm: npm ci with a lockfile, npm install without writing one otherwise; nothing without dependencies', async () => {
     expect(await argvs({ 'package.json': pkg(), 'package-lock.json': '{}' })).toEqual(['npm ci --no-audit --no-fund']);
     expect(await argvs({ 'package.json': pkg() })).toEqual(['npm install --no-audit --no-fund --no-package-lock']);
-    expect(await argvs({ 'package.json': JSON.stringify({ name: 'x', scripts: { test: 'node --test' } }) })).toEqual([]);
+    expect(await argvs({ 'package.json': JSON.stringify({ name: 'x', scripts: { test: 'node --test' } }) })).toEqual(
+      [],
+    );
   });
 
   test('pnpm and yarn through corepack, from the lockfile or packageManager', async () => {
-    const pnpm = await resolveSetupPlan({ workspace: repo({ 'package.json': pkg(), 'pnpm-lock.yaml': '' }), searchPath: '' });
-    expect(pnpm.commands.map((c) => [c.argv.join(' '), c.source])).toEqual([['corepack pnpm install --frozen-lockfile', 'manifest-inference']]);
+    const pnpm = await resolveSetupPlan({
+      workspace: repo({ 'package.json': pkg(), 'pnpm-lock.yaml': '' }),
+      searchPath: '',
+    });
+    expect(pnpm.commands.map((c) => [c.argv.join(' '), c.source])).toEqual([
+      ['corepack pnpm install --frozen-lockfile', 'manifest-inference'],
+    ]);
     expect(pnpm.corepack).toEqual(['pnpm']);
     expect(pnpm.outputs).toContain('node_modules/');
-    expect(await argvs({ 'package.json': pkg({ packageManager: 'pnpm@9.15.0' }) })).toEqual(['corepack pnpm install --no-lockfile']);
-    expect(await argvs({ 'package.json': pkg(), 'yarn.lock': '' })).toEqual(['corepack yarn install --frozen-lockfile --non-interactive']);
-    expect(await argvs({ 'package.json': pkg({ packageManager: 'yarn@4.5.0' }), 'yarn.lock': '' })).toEqual(['corepack yarn install --immutable']);
+    expect(await argvs({ 'package.json': pkg({ packageManager: 'pnpm@9.15.0' }) })).toEqual([
+      'corepack pnpm install --no-lockfile',
+    ]);
+    expect(await argvs({ 'package.json': pkg(), 'yarn.lock': '' })).toEqual([
+      'corepack yarn install --frozen-lockfile --non-interactive',
+    ]);
+    expect(await argvs({ 'package.json': pkg({ packageManager: 'yarn@4.5.0' }), 'yarn.lock': '' })).toEqual([
+      'corepack yarn install --immutable',
+    ]);
     expect(await argvs({ 'package.json': pkg(), 'bun.lock': '' })).toEqual(['bun install --frozen-lockfile']);
   });
 
   test('python: a venv per work dir, pip with the test extras, requirements files, poetry', async () => {
-    const pyproject = '[project]\nname = "x"\ndependencies = ["requests"]\n\n[project.optional-dependencies]\ntest = ["pytest"]\ndocs = ["sphinx"]\n';
+    const pyproject =
+      '[project]\nname = "x"\ndependencies = ["requests"]\n\n[project.optional-dependencies]\ntest = ["pytest"]\ndocs = ["sphinx"]\n';
     const plan = await resolveSetupPlan({ workspace: repo({ 'pyproject.toml': pyproject }), searchPath: '' });
-    expect(plan.commands.map((c) => c.argv.join(' '))).toEqual(['python3 -m venv .venv', ".venv/bin/python -m pip install -e .[test]"]);
+    expect(plan.commands.map((c) => c.argv.join(' '))).toEqual([
+      'python3 -m venv .venv',
+      '.venv/bin/python -m pip install -e .[test]',
+    ]);
     expect(plan.binDirs).toEqual(['.venv/bin']);
     expect(plan.outputs).toContain('.venv/');
     expect(await argvs({ 'requirements.txt': 'pytest\n', 'requirements-dev.txt': 'ruff\n' })).toEqual([
@@ -65,13 +84,24 @@ describe('set-up inference', () => {
     const files = {
       'package.json': pkg(),
       'package-lock.json': '{}',
-      '.ai-engineering-loop/verification.json': JSON.stringify({ version: 1, setup: [{ argv: ['npm', 'ci', '--ignore-scripts'] }] }),
+      '.ai-engineering-loop/verification.json': JSON.stringify({
+        version: 1,
+        setup: [{ argv: ['npm', 'ci', '--ignore-scripts'] }],
+      }),
     };
     const fromRepo = await resolveSetupPlan({ workspace: repo(files) });
     expect(fromRepo.commands).toEqual([
-      { argv: ['npm', 'ci', '--ignore-scripts'], timeoutSeconds: 600, source: 'repository-config', detail: '.ai-engineering-loop/verification.json setup[0]' },
+      {
+        argv: ['npm', 'ci', '--ignore-scripts'],
+        timeoutSeconds: 600,
+        source: 'repository-config',
+        detail: '.ai-engineering-loop/verification.json setup[0]',
+      },
     ]);
-    const fromRequest = await resolveSetupPlan({ workspace: repo(files), requested: [{ argv: ['make', 'deps'], timeoutSeconds: 60 }] });
+    const fromRequest = await resolveSetupPlan({
+      workspace: repo(files),
+      requested: [{ argv: ['make', 'deps'], timeoutSeconds: 60 }],
+    });
     expect(fromRequest.commands.map((c) => [c.argv.join(' '), c.source])).toEqual([['make deps', 'contract']]);
     expect((await resolveSetupPlan({ workspace: repo(files), requested: [] })).commands).toEqual([]);
   });
@@ -87,19 +117,28 @@ describe('set-up inference', () => {
 describe('a command that cannot start is an environment problem', () => {
   const run = { argv: ['npm', 'test'], exitCode: 1, spawnError: null, stderr: '' };
   test('ENOENT, exit 127 "not found", exit 126', () => {
-    expect(environmentProblem({ ...run, exitCode: null, spawnError: 'ENOENT: command not found: pnpm' })).toContain('could not start');
-    expect(environmentProblem({ ...run, exitCode: 127, stderr: '> jest\nsh: 1: jest: not found\n' })).toContain('jest: not found');
+    expect(environmentProblem({ ...run, exitCode: null, spawnError: 'ENOENT: command not found: pnpm' })).toContain(
+      'could not start',
+    );
+    expect(environmentProblem({ ...run, exitCode: 127, stderr: '> jest\nsh: 1: jest: not found\n' })).toContain(
+      'jest: not found',
+    );
     expect(environmentProblem({ ...run, exitCode: 126, stderr: 'permission denied' })).toContain('126');
   });
   test('an ordinary failure, or a refused argument, is not', () => {
     expect(environmentProblem({ ...run, stderr: 'not found' })).toBeNull();
-    expect(environmentProblem({ ...run, exitCode: null, spawnError: 'refused: ../x leads outside the workspace' })).toBeNull();
+    expect(
+      environmentProblem({ ...run, exitCode: null, spawnError: 'refused: ../x leads outside the workspace' }),
+    ).toBeNull();
   });
 });
 
 describe('workspace hygiene', () => {
   const git = (cwd: string, ...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8' });
+    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], {
+      cwd,
+      encoding: 'utf8',
+    });
 
   test('what set-up and tools create never enters a checkpoint; the maker’s new files and tracked edits do', async () => {
     const dir = repo({ 'src/a.js': '1\n', 'build/tracked.txt': 'v1\n', 'target/kept.txt': 'committed on purpose\n' });
@@ -119,7 +158,10 @@ describe('workspace hygiene', () => {
     await excludeFromCheckpoints(dir, SERVICE_EXCLUDES);
     await excludeFromCheckpoints(dir, SERVICE_EXCLUDES);
     expect((await commitAll(dir, 'checkpoint'))?.commit).toMatch(/^[0-9a-f]{40}$/);
-    expect(git(dir, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(['src/new.js', 'target/kept.txt']);
+    expect(git(dir, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort()).toEqual([
+      'src/new.js',
+      'target/kept.txt',
+    ]);
     const exclude = fs.readFileSync(path.join(dir, '.git/info/exclude'), 'utf8');
     expect(exclude.split('\n').filter((l) => l === 'node_modules/')).toHaveLength(1);
   });

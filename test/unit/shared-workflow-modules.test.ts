@@ -9,7 +9,8 @@ import { SHARED_MODULES } from '../../workflows/shared-modules';
 
 /** The SDK's deepFreeze (packages/worker/src/workflow/reusable-vm.ts), applied to every shared module. */
 function deepFreeze(object: unknown, visited = new WeakSet<object>()): unknown {
-  if (object == null || (typeof object !== 'object' && typeof object !== 'function') || visited.has(object)) return object;
+  if (object == null || (typeof object !== 'object' && typeof object !== 'function') || visited.has(object))
+    return object;
   visited.add(object);
   if (Object.isFrozen(object)) return object;
   if (typeof object === 'object') {
@@ -87,20 +88,30 @@ test('frozen, decisions of every kind parse, and bad ones are refused with issue
     { kind: 'amend', actor: 'dan', contract: { outOfScope: ['docs/'] }, ticket: 't-1' },
   ];
   for (const decision of good) expect(schema.safeParse(decision).success).toBe(true);
-  const bad = [{ kind: 'retry', actor: 'carol', guidance: '  ' }, { kind: 'approve', actor: '' }, { kind: 'amend', actor: 'dan', contract: { extra: 1 } }, null];
+  const bad = [
+    { kind: 'retry', actor: 'carol', guidance: '  ' },
+    { kind: 'approve', actor: '' },
+    { kind: 'amend', actor: 'dan', contract: { extra: 1 } },
+    null,
+  ];
   for (const decision of bad) expect(schema.safeParse(decision).success).toBe(false);
   // A string format (uuid) whose check resets its RegExp before each test, twice over.
   const request = SHARED_MODULES.decision.decisionRequestSchema;
   for (let i = 0; i < 2; i++) {
-    expect(request.safeParse({ kind: 'approve', escalationId: '3f1c1a9e-2d4b-4c8e-9f7a-1b2c3d4e5f60' }).success).toBe(true);
+    expect(request.safeParse({ kind: 'approve', escalationId: '3f1c1a9e-2d4b-4c8e-9f7a-1b2c3d4e5f60' }).success).toBe(
+      true,
+    );
     expect(request.safeParse({ kind: 'approve', escalationId: 'nope' }).success).toBe(false);
   }
 });
 
 test('frozen, every shared schema answers junk with issues, not a TypeError', () => {
-  const schemas = Object.values(SHARED_MODULES).flatMap((module) => Object.values(module).filter((value) => value instanceof z.ZodType));
+  const schemas = Object.values(SHARED_MODULES).flatMap((module) =>
+    Object.values(module).filter((value) => value instanceof z.ZodType),
+  );
   expect(schemas.length).toBeGreaterThan(10);
   for (const schema of schemas) {
-    for (const junk of [undefined, null, 'x', 1, [], {}, { kind: 'approve' }]) expect(() => schema.safeParse(junk)).not.toThrow();
+    for (const junk of [undefined, null, 'x', 1, [], {}, { kind: 'approve' }])
+      expect(() => schema.safeParse(junk)).not.toThrow();
   }
 });

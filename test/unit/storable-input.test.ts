@@ -26,11 +26,16 @@ test('unstorableCharacter agrees with UTF-8 round trip on random strings of awkw
   const next = random(11);
   const awkward = [0x0, 0x1, 0x7f, 0x85, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xfeff, 0xfffe, 0xffff, 0x41, 0xe9];
   for (let i = 0; i < 5000; i++) {
-    const units = Array.from({ length: 1 + Math.floor(next() * 6) }, () => awkward[Math.floor(next() * awkward.length)]!);
+    const units = Array.from(
+      { length: 1 + Math.floor(next() * 6) },
+      () => awkward[Math.floor(next() * awkward.length)]!,
+    );
     const text = String.fromCharCode(...units);
     expect([JSON.stringify(text), unstorableCharacter(text) === null]).toEqual([JSON.stringify(text), storable(text)]);
   }
-  expect(unstorableCharacter('a\u0000b')).toBe('contains a NUL character (\\u0000) at position 1, which cannot be stored');
+  expect(unstorableCharacter('a\u0000b')).toBe(
+    'contains a NUL character (\\u0000) at position 1, which cannot be stored',
+  );
   expect(unstorableCharacter('😀 \uffff \ufeff')).toBeNull();
 });
 
@@ -45,7 +50,9 @@ describe('over HTTP', () => {
     rejectUnstorableText(app);
     const r = app.withTypeProvider<ZodTypeProvider>();
     r.post('/loops', { schema: { body: loopRequestSchema } }, async () => ({ ok: true }));
-    r.post('/anything/:name', { schema: { body: z.unknown(), params: z.object({ name: z.string() }) } }, async () => ({ ok: true }));
+    r.post('/anything/:name', { schema: { body: z.unknown(), params: z.object({ name: z.string() }) } }, async () => ({
+      ok: true,
+    }));
     baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(() => app.close());
@@ -53,14 +60,19 @@ describe('over HTTP', () => {
   /** `body` as JSON, or a string as it is (JSON.stringify itself cannot write very deep nesting). */
   const post = async (url: string, body: unknown) => {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
-    const res = await fetch(`${baseUrl}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+    const res = await fetch(`${baseUrl}${url}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: text,
+    });
     return { status: res.status, body: (await res.json()) as { message?: string; ok?: boolean } };
   };
 
   /** Every string in a loop request, with its path. */
   function stringLeaves(value: unknown, path: string[] = []): string[][] {
     if (typeof value === 'string') return [path];
-    if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => stringLeaves(v, [...path, k]));
+    if (value && typeof value === 'object')
+      return Object.entries(value).flatMap(([k, v]) => stringLeaves(v, [...path, k]));
     return [];
   }
   function withLeaf(value: unknown, path: string[], change: (s: string) => string): unknown {
@@ -87,13 +99,19 @@ describe('over HTTP', () => {
           return s.slice(0, at) + char + s.slice(at);
         });
         const res = await post('/loops', body);
-        expect([leaf.join('.'), res.status, res.body.message]).toEqual([leaf.join('.'), 400, expect.stringMatching(`^body\\.${leaf.join('\\.')}: contains`)]);
+        expect([leaf.join('.'), res.status, res.body.message]).toEqual([
+          leaf.join('.'),
+          400,
+          expect.stringMatching(`^body\\.${leaf.join('\\.')}: contains`),
+        ]);
       }
     }
   });
 
   test('keys, params and deep nesting are covered too', async () => {
-    expect((await post('/anything/x', { 'a\u0000': 1 })).body.message).toBe('body: the key "a\\u0000" contains a NUL character (\\u0000) at position 1, which cannot be stored');
+    expect((await post('/anything/x', { 'a\u0000': 1 })).body.message).toBe(
+      'body: the key "a\\u0000" contains a NUL character (\\u0000) at position 1, which cannot be stored',
+    );
     expect((await post('/anything/x%00', {})).body.message).toMatch(/^params\.name: contains a NUL character/);
     const res = await post('/anything/x', '['.repeat(100_000) + '"\\u0000"' + ']'.repeat(100_000));
     expect(res.status).toBe(400);

@@ -6,6 +6,8 @@ describe('test names stored with evidence', () => {
     expect(storedTestNames(many)).toEqual(many.slice(0, MAX_STORED_TEST_NAMES));
     const [long] = storedTestNames([`test_param[${'x'.repeat(5000)}]`]);
     expect(long!.length).toBeLessThan(1100);
-    expect(storedTestNames(['logs in with ghp_abcdefghijklmnopqrstuvwxyz0123456789'])[0]).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+    expect(storedTestNames(['logs in with ghp_abcdefghijklmnopqrstuvwxyz0123456789'])[0]).not.toContain(
+      'ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+    );
   });
 });

@@ -8,15 +8,36 @@ import type { ResolvedGate } from '../../domain/gates';
 // The tamper rules on texts alone: the diff git would print and each commit's files, no repository
 // (tamper.test.ts and tamper-syntax.test.ts run the same rules over real git).
 
-const NPM_TEST: ResolvedGate = { gate: 'tests', argv: ['npm', 'test'], timeoutSeconds: 300, source: 'manifest-inference', detail: 'test' };
+const NPM_TEST: ResolvedGate = {
+  gate: 'tests',
+  argv: ['npm', 'test'],
+  timeoutSeconds: 300,
+  source: 'manifest-inference',
+  detail: 'test',
+};
 
 /** `git diff --raw -p -z --unified=0` output for the raw lines and patch given. */
 function rawDiff(raw: [status: string, ...paths: string[]][], patch: string): string {
-  return raw.map(([status, ...paths]) => `:100644 100644 1111111 2222222 ${status}\0${paths.map((p) => `${p}\0`).join('')}`).join('') + `\0${patch}`;
+  return (
+    raw
+      .map(([status, ...paths]) => `:100644 100644 1111111 2222222 ${status}\0${paths.map((p) => `${p}\0`).join('')}`)
+      .join('') + `\0${patch}`
+  );
 }
 
-function context(commits: { base: Record<string, string>; checkpoint: Record<string, string> }, diff: string, input: Partial<TamperInput> = {}): TamperContext {
-  const tamperInput: TamperInput = { workspace: '/w', baseCommit: 'base', checkpointCommit: 'checkpoint', gates: [], outOfScope: [], ...input };
+function context(
+  commits: { base: Record<string, string>; checkpoint: Record<string, string> },
+  diff: string,
+  input: Partial<TamperInput> = {},
+): TamperContext {
+  const tamperInput: TamperInput = {
+    workspace: '/w',
+    baseCommit: 'base',
+    checkpointCommit: 'checkpoint',
+    gates: [],
+    outOfScope: [],
+    ...input,
+  };
   const files = (commit: string) => (commit === 'base' ? commits.base : commits.checkpoint);
   const read = async (commit: string, file: string) => files(commit)[file] ?? null;
   const changes = fileChanges(diff);
@@ -26,19 +47,34 @@ function context(commits: { base: Record<string, string>; checkpoint: Record<str
     read,
     inventory: inventoryReader(tamperInput, changes, read, async (texts) => texts.map(() => null)),
     checkpointFiles: async () => new Set(Object.keys(commits.checkpoint)),
-    baseEntrypoints: () => gateEntrypointsAt(tamperInput.workspace, tamperInput.gates, Object.keys(commits.base), (file) => read('base', file)),
+    baseEntrypoints: () =>
+      gateEntrypointsAt(tamperInput.workspace, tamperInput.gates, Object.keys(commits.base), (file) =>
+        read('base', file),
+      ),
   };
 }
 
 describe('fileChanges', () => {
-  it('reads the paths (renames followed) and each file\'s added and removed lines', () => {
+  it("reads the paths (renames followed) and each file's added and removed lines", () => {
     const diff = rawDiff(
-      [['M', 'src/a.ts'], ['R100', 'old.ts', 'new.ts'], ['D', 'gone.ts']],
+      [
+        ['M', 'src/a.ts'],
+        ['R100', 'old.ts', 'new.ts'],
+        ['D', 'gone.ts'],
+      ],
       'diff --git a/src/a.ts b/src/a.ts\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -2 +2,2 @@\n-old\n+new\n+more\n' +
         'diff --git a/gone.ts b/gone.ts\n--- a/gone.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n',
     );
     expect(fileChanges(diff)).toEqual([
-      { basePath: 'src/a.ts', checkpointPath: 'src/a.ts', added: [{ line: 2, text: 'new' }, { line: 3, text: 'more' }], removed: [{ line: 2, text: 'old' }] },
+      {
+        basePath: 'src/a.ts',
+        checkpointPath: 'src/a.ts',
+        added: [
+          { line: 2, text: 'new' },
+          { line: 3, text: 'more' },
+        ],
+        removed: [{ line: 2, text: 'old' }],
+      },
       { basePath: 'old.ts', checkpointPath: 'new.ts', added: [], removed: [] },
       { basePath: 'gone.ts', checkpointPath: null, added: [], removed: [{ line: 1, text: 'bye' }] },
     ]);
@@ -50,9 +86,15 @@ describe('tamperFindings', () => {
   it('reports a deleted test file and an added skip, in rule order', async () => {
     const test = "test('adds', () => {\n  expect(1 + 1).toBe(2);\n});\n";
     const ctx = context(
-      { base: { 'a.test.js': test, 'b.test.js': test }, checkpoint: { 'b.test.js': test.replace("test('adds'", "test.skip('adds'") } },
+      {
+        base: { 'a.test.js': test, 'b.test.js': test },
+        checkpoint: { 'b.test.js': test.replace("test('adds'", "test.skip('adds'") },
+      },
       rawDiff(
-        [['D', 'a.test.js'], ['M', 'b.test.js']],
+        [
+          ['D', 'a.test.js'],
+          ['M', 'b.test.js'],
+        ],
         "--- a/a.test.js\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-test('adds', () => {\n-  expect(1 + 1).toBe(2);\n-});\n" +
           "--- a/b.test.js\n+++ b/b.test.js\n@@ -1 +1 @@\n-test('adds', () => {\n+test.skip('adds', () => {\n",
       ),
@@ -68,21 +110,34 @@ describe('tamperFindings', () => {
     const checkpoint = { 'package.json': '{\n  "scripts": { "test": "exit 0" },\n  "version": "1.0.1"\n}\n' };
     const ctx = context(
       { base, checkpoint },
-      rawDiff([['M', 'package.json']], '--- a/package.json\n+++ b/package.json\n@@ -2 +2 @@\n-  "scripts": { "test": "jest" },\n+  "scripts": { "test": "exit 0" },\n'),
+      rawDiff(
+        [['M', 'package.json']],
+        '--- a/package.json\n+++ b/package.json\n@@ -2 +2 @@\n-  "scripts": { "test": "jest" },\n+  "scripts": { "test": "exit 0" },\n',
+      ),
       { gates: [NPM_TEST] },
     );
     const changed = await entrypointChanges(await ctx.baseEntrypoints(), ctx.input, ctx.changes, ctx.read);
     expect(changed.packageKeys.map((k) => [k.key, k.before, k.after])).toEqual([['scripts.test', 'jest', 'exit 0']]);
     const findings = await tamperFindings(ctx);
-    expect(findings.map((f) => [f.rule, f.location.file, f.location.startLine])).toEqual([['GATE_ENTRYPOINT_CHANGED', 'package.json', 2]]);
+    expect(findings.map((f) => [f.rule, f.location.file, f.location.startLine])).toEqual([
+      ['GATE_ENTRYPOINT_CHANGED', 'package.json', 2],
+    ]);
   });
 
   it('reports a file changed outside the contract scope, not one inside it', async () => {
     const ctx = context(
       { base: { 'src/a.ts': 'a\n' }, checkpoint: { 'src/a.ts': 'b\n', 'docs/x.md': 'x\n' } },
-      rawDiff([['M', 'src/a.ts'], ['A', 'docs/x.md']], '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/docs/x.md\n@@ -0,0 +1 @@\n+x\n'),
+      rawDiff(
+        [
+          ['M', 'src/a.ts'],
+          ['A', 'docs/x.md'],
+        ],
+        '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/docs/x.md\n@@ -0,0 +1 @@\n+x\n',
+      ),
       { scope: ['src/**'] },
     );
-    expect((await tamperFindings(ctx)).map((f) => [f.rule, f.location.file])).toEqual([['OUT_OF_SCOPE_CHANGE', 'docs/x.md']]);
+    expect((await tamperFindings(ctx)).map((f) => [f.rule, f.location.file])).toEqual([
+      ['OUT_OF_SCOPE_CHANGE', 'docs/x.md'],
+    ]);
   });
 });

@@ -54,23 +54,74 @@ describe('TESTS_WEAKENED in JS/TS, from the syntax tree', () => {
   const empty = 'Test weakened: cart > is empty without items';
 
   it.each([
-    ['a matcher loosened', edit(JS_TEST, 'toBe(180)', 'toBeDefined()'), totals, 6,
+    [
+      'a matcher loosened',
+      edit(JS_TEST, 'toBe(180)', 'toBeDefined()'),
+      totals,
+      6,
       '- assertion weakened (checks an exact value → checks only that a value exists, is truthy or differs), line 6: ' +
-        'expect(total(items)).toBe(180) → expect(total(items)).toBeDefined()'],
-    ['toBe turned into not.toBe', edit(JS_TEST, 'toBe(180)', 'not.toBe(0)'), totals, 6, 'expect(total(items)).toBe(180) → expect(total(items)).not.toBe(0)'],
-    ['a literal checked instead of the code', edit(JS_TEST, 'expect(total(items))', 'expect(180)'), totals, 6, '(checks an exact value → checks nothing)'],
-    ['the expected value changed', edit(JS_TEST, 'toBe(180)', 'toBe(200)'), totals, 6,
-      '- expected value changed, line 6: expect(total(items)).toBe(180) → expect(total(items)).toBe(200)'],
-    ['an early return', edit(JS_TEST, '    const items', '    return;\n    const items'), totals, 7,
-      '- line 7 no longer runs, because of `return;` (line 5): expect(total(items)).toBe(180)'],
-    ['an assertion inside if (false)', edit(JS_TEST, '    expect(total([])).toBe(0);', '    if (false) expect(total([])).toBe(0);'), empty, 10,
-      'because of `if (false) expect(total([])).toBe(0);` (line 10)'],
-    ['an assertion removed', edit(JS_TEST, '    expect(total([])).toBe(0);\n', ''), empty, 9,
-      '- assertion removed (base line 10): expect(total([])).toBe(0)'],
-    ['a test removed', edit(JS_TEST, "\n  it('is empty without items', () => {\n    expect(total([])).toBe(0);\n  });\n", '\n'), empty, 8,
-      '- test removed (base line 9); it checked: expect(total([])).toBe(0)'],
-    ['a try/catch swallowing the failure', edit(JS_TEST, '    expect(total(items)).toBe(180);', '    try {\n      expect(total(items)).toBe(180);\n    } catch (e) {}'), totals, 7,
-      '- line 7 can no longer fail the test: `catch (e) {}` (line 8) catches it: expect(total(items)).toBe(180)'],
+        'expect(total(items)).toBe(180) → expect(total(items)).toBeDefined()',
+    ],
+    [
+      'toBe turned into not.toBe',
+      edit(JS_TEST, 'toBe(180)', 'not.toBe(0)'),
+      totals,
+      6,
+      'expect(total(items)).toBe(180) → expect(total(items)).not.toBe(0)',
+    ],
+    [
+      'a literal checked instead of the code',
+      edit(JS_TEST, 'expect(total(items))', 'expect(180)'),
+      totals,
+      6,
+      '(checks an exact value → checks nothing)',
+    ],
+    [
+      'the expected value changed',
+      edit(JS_TEST, 'toBe(180)', 'toBe(200)'),
+      totals,
+      6,
+      '- expected value changed, line 6: expect(total(items)).toBe(180) → expect(total(items)).toBe(200)',
+    ],
+    [
+      'an early return',
+      edit(JS_TEST, '    const items', '    return;\n    const items'),
+      totals,
+      7,
+      '- line 7 no longer runs, because of `return;` (line 5): expect(total(items)).toBe(180)',
+    ],
+    [
+      'an assertion inside if (false)',
+      edit(JS_TEST, '    expect(total([])).toBe(0);', '    if (false) expect(total([])).toBe(0);'),
+      empty,
+      10,
+      'because of `if (false) expect(total([])).toBe(0);` (line 10)',
+    ],
+    [
+      'an assertion removed',
+      edit(JS_TEST, '    expect(total([])).toBe(0);\n', ''),
+      empty,
+      9,
+      '- assertion removed (base line 10): expect(total([])).toBe(0)',
+    ],
+    [
+      'a test removed',
+      edit(JS_TEST, "\n  it('is empty without items', () => {\n    expect(total([])).toBe(0);\n  });\n", '\n'),
+      empty,
+      8,
+      '- test removed (base line 9); it checked: expect(total([])).toBe(0)',
+    ],
+    [
+      'a try/catch swallowing the failure',
+      edit(
+        JS_TEST,
+        '    expect(total(items)).toBe(180);',
+        '    try {\n      expect(total(items)).toBe(180);\n    } catch (e) {}',
+      ),
+      totals,
+      7,
+      '- line 7 can no longer fail the test: `catch (e) {}` (line 8) catches it: expect(total(items)).toBe(180)',
+    ],
   ])('fires on %s, at the affected line', async (_kind, after, title, line, evidence) => {
     const findings = await weakened(JS_FILE, JS_TEST, after);
     expect(located(findings)).toEqual([['TESTS_WEAKENED', JS_FILE, line]]);
@@ -87,59 +138,103 @@ describe('TESTS_WEAKENED in JS/TS, from the syntax tree', () => {
       "  expect(() => parse('')).toThrow('empty input');",
       '});',
     );
-    const after = edit(edit(before, 'assert.strictEqual(sum(a, b), 3)', 'assert.ok(sum(a, b))'), "toThrow('empty input')", 'toThrow()');
+    const after = edit(
+      edit(before, 'assert.strictEqual(sum(a, b), 3)', 'assert.ok(sum(a, b))'),
+      "toThrow('empty input')",
+      'toThrow()',
+    );
     const findings = await weakened('src/sum.spec.ts', before, after);
     expect(located(findings)).toEqual([['TESTS_WEAKENED', 'src/sum.spec.ts', 3]]);
     expect(findings[0]!.title).toBe('Test weakened: adds %i');
     expect(findings[0]!.evidence).toContain('assert.strictEqual(sum(a, b), 3) → assert.ok(sum(a, b))');
-    expect(findings[0]!.evidence).toContain("(checks an exact value → checks only that something happened), line 4: expect(() => parse('')).toThrow('empty input')");
+    expect(findings[0]!.evidence).toContain(
+      "(checks an exact value → checks only that something happened), line 4: expect(() => parse('')).toThrow('empty input')",
+    );
   });
 
   it.each([
-    ['a new test', edit(JS_TEST, '});\n', "  it('totals one item', () => {\n    expect(total([5])).toBe(5);\n  });\n});\n")],
-    ['another assertion', edit(JS_TEST, '    expect(total(items)).toBe(180);', '    expect(total(items)).toBe(180);\n    expect(total(items)).toBeGreaterThan(0);')],
-    ['reformatting and renamed variables', lines(
-      'const { total } = require("../src/cart");',
-      'describe("cart", () => {',
-      '  it("totals the items", () => {',
-      '    const cartItems = [',
-      '      100,',
-      '      80,',
-      '    ];',
-      '    expect(',
-      '      total(cartItems),',
-      '    ).toBe(180)',
-      '  })',
-      '  it("is empty without items", () => expect(total([])).toBe(0))',
-      '})',
-    )],
-    ['a test moved within the file', lines(
-      "const { total } = require('../src/cart');",
-      "describe('cart', () => {",
-      "  it('is empty without items', () => {",
-      '    expect(total([])).toBe(0);',
-      '  });',
-      "  it('totals the items', () => {",
-      '    const items = [100, 80];',
-      '    expect(total(items)).toBe(180);',
-      '  });',
-      '});',
-    )],
+    [
+      'a new test',
+      edit(JS_TEST, '});\n', "  it('totals one item', () => {\n    expect(total([5])).toBe(5);\n  });\n});\n"),
+    ],
+    [
+      'another assertion',
+      edit(
+        JS_TEST,
+        '    expect(total(items)).toBe(180);',
+        '    expect(total(items)).toBe(180);\n    expect(total(items)).toBeGreaterThan(0);',
+      ),
+    ],
+    [
+      'reformatting and renamed variables',
+      lines(
+        'const { total } = require("../src/cart");',
+        'describe("cart", () => {',
+        '  it("totals the items", () => {',
+        '    const cartItems = [',
+        '      100,',
+        '      80,',
+        '    ];',
+        '    expect(',
+        '      total(cartItems),',
+        '    ).toBe(180)',
+        '  })',
+        '  it("is empty without items", () => expect(total([])).toBe(0))',
+        '})',
+      ),
+    ],
+    [
+      'a test moved within the file',
+      lines(
+        "const { total } = require('../src/cart');",
+        "describe('cart', () => {",
+        "  it('is empty without items', () => {",
+        '    expect(total([])).toBe(0);',
+        '  });',
+        "  it('totals the items', () => {",
+        '    const items = [100, 80];',
+        '    expect(total(items)).toBe(180);',
+        '  });',
+        '});',
+      ),
+    ],
     ['a test renamed, its assertions kept', edit(JS_TEST, 'is empty without items', 'returns 0 without items')],
-    ['setup lines changed, assertions kept', edit(JS_TEST, '    const items = [100, 80];', '    const cart = newCart();\n    const items = cart.add(100).add(80).items();')],
+    [
+      'setup lines changed, assertions kept',
+      edit(
+        JS_TEST,
+        '    const items = [100, 80];',
+        '    const cart = newCart();\n    const items = cart.add(100).add(80).items();',
+      ),
+    ],
   ])('does not fire on %s', async (_change, after) => {
     expect(await tamper({ [JS_FILE]: JS_TEST }, { write: { [JS_FILE]: after } })).toEqual([]);
   });
 
   it('does not fire on a test moved to another test file', async () => {
-    const rest = edit(JS_TEST, "\n  it('is empty without items', () => {\n    expect(total([])).toBe(0);\n  });\n", '\n');
-    const moved = lines("const { total } = require('../src/cart');", "describe('cart', () => {", "  it('is empty without items', () => expect(total([])).toBe(0));", '});');
-    expect(await tamper({ [JS_FILE]: JS_TEST }, { write: { [JS_FILE]: rest, 'test/empty.test.js': moved } })).toEqual([]);
+    const rest = edit(
+      JS_TEST,
+      "\n  it('is empty without items', () => {\n    expect(total([])).toBe(0);\n  });\n",
+      '\n',
+    );
+    const moved = lines(
+      "const { total } = require('../src/cart');",
+      "describe('cart', () => {",
+      "  it('is empty without items', () => expect(total([])).toBe(0));",
+      '});',
+    );
+    expect(await tamper({ [JS_FILE]: JS_TEST }, { write: { [JS_FILE]: rest, 'test/empty.test.js': moved } })).toEqual(
+      [],
+    );
   });
 
   it('keeps the title, so the signature, when the same weakening moves to another line', async () => {
     const first = await weakened(JS_FILE, JS_TEST, edit(JS_TEST, 'toBe(180)', 'toBeDefined()'));
-    const later = await weakened(JS_FILE, JS_TEST, edit(JS_TEST, '    const items', '    // setup\n    const items').replace('toBe(180)', 'toBeTruthy()'));
+    const later = await weakened(
+      JS_FILE,
+      JS_TEST,
+      edit(JS_TEST, '    const items', '    // setup\n    const items').replace('toBe(180)', 'toBeTruthy()'),
+    );
     expect(first[0]!.location.startLine).not.toBe(later[0]!.location.startLine);
     expect(signatureMaterial(later[0]!)).toBe(signatureMaterial(first[0]!));
   });
@@ -147,21 +242,66 @@ describe('TESTS_WEAKENED in JS/TS, from the syntax tree', () => {
 
 describe('TESTS_WEAKENED in Python, from the ast module', () => {
   it.each([
-    ['== 180 turned into is not None', edit(PY_TEST, '== 180', 'is not None'), 'test_totals_the_items', 7,
-      '(checks an exact value → checks only that a value exists, is truthy or differs), line 7: assert total(items) == 180 → assert total(items) is not None'],
-    ['the expected value changed', edit(PY_TEST, '== 180', '== 200'), 'test_totals_the_items', 7,
-      '- expected value changed, line 7: assert total(items) == 180 → assert total(items) == 200'],
-    ['an early return', edit(PY_TEST, '    items = [100, 80]', '    return\n    items = [100, 80]'), 'test_totals_the_items', 8,
-      '- line 8 no longer runs, because of `return` (line 6): assert total(items) == 180'],
-    ['pytest.skip() inserted', edit(PY_TEST, '    items = [100, 80]', '    pytest.skip("later")\n    items = [100, 80]'), 'test_totals_the_items', 8,
-      'because of `pytest.skip("later")` (line 6)'],
-    ['an assertion removed', edit(PY_TEST, '    assert total([]) == 0', '    total([])'), 'test_empty', 11,
-      '- assertion removed (base line 11): assert total([]) == 0'],
-    ['a test removed', edit(PY_TEST, '\n\ndef test_empty():\n    assert total([]) == 0\n', ''), 'test_empty', 7,
-      '- test removed (base line 10); it checked: assert total([]) == 0'],
-    ['a try/except swallowing the failure', edit(PY_TEST, '    assert total(items) == 180', '    try:\n        assert total(items) == 180\n    except AssertionError:\n        pass'),
-      'test_totals_the_items', 8, '`except AssertionError:` (line 9) catches it'],
-    ['a tuple assert, always true', edit(PY_TEST, 'assert total(items) == 180', 'assert (total(items) == 180, "total")'), 'test_totals_the_items', 7, '→ checks nothing'],
+    [
+      '== 180 turned into is not None',
+      edit(PY_TEST, '== 180', 'is not None'),
+      'test_totals_the_items',
+      7,
+      '(checks an exact value → checks only that a value exists, is truthy or differs), line 7: assert total(items) == 180 → assert total(items) is not None',
+    ],
+    [
+      'the expected value changed',
+      edit(PY_TEST, '== 180', '== 200'),
+      'test_totals_the_items',
+      7,
+      '- expected value changed, line 7: assert total(items) == 180 → assert total(items) == 200',
+    ],
+    [
+      'an early return',
+      edit(PY_TEST, '    items = [100, 80]', '    return\n    items = [100, 80]'),
+      'test_totals_the_items',
+      8,
+      '- line 8 no longer runs, because of `return` (line 6): assert total(items) == 180',
+    ],
+    [
+      'pytest.skip() inserted',
+      edit(PY_TEST, '    items = [100, 80]', '    pytest.skip("later")\n    items = [100, 80]'),
+      'test_totals_the_items',
+      8,
+      'because of `pytest.skip("later")` (line 6)',
+    ],
+    [
+      'an assertion removed',
+      edit(PY_TEST, '    assert total([]) == 0', '    total([])'),
+      'test_empty',
+      11,
+      '- assertion removed (base line 11): assert total([]) == 0',
+    ],
+    [
+      'a test removed',
+      edit(PY_TEST, '\n\ndef test_empty():\n    assert total([]) == 0\n', ''),
+      'test_empty',
+      7,
+      '- test removed (base line 10); it checked: assert total([]) == 0',
+    ],
+    [
+      'a try/except swallowing the failure',
+      edit(
+        PY_TEST,
+        '    assert total(items) == 180',
+        '    try:\n        assert total(items) == 180\n    except AssertionError:\n        pass',
+      ),
+      'test_totals_the_items',
+      8,
+      '`except AssertionError:` (line 9) catches it',
+    ],
+    [
+      'a tuple assert, always true',
+      edit(PY_TEST, 'assert total(items) == 180', 'assert (total(items) == 180, "total")'),
+      'test_totals_the_items',
+      7,
+      '→ checks nothing',
+    ],
   ])('fires on %s, at the affected line', async (_kind, after, test, line, evidence) => {
     const findings = await weakened(PY_FILE, PY_TEST, after);
     expect(located(findings)).toEqual([['TESTS_WEAKENED', PY_FILE, line]]);
@@ -185,18 +325,34 @@ describe('TESTS_WEAKENED in Python, from the ast module', () => {
 
   it.each([
     ['a new test', `${PY_TEST}\n\ndef test_one_item():\n    assert total([5]) == 5\n`],
-    ['another assertion', edit(PY_TEST, '    assert total(items) == 180', '    assert total(items) == 180\n    assert len(items) == 2')],
-    ['reformatting and renamed variables', edit(PY_TEST, '    items = [100, 80]\n    assert total(items) == 180', '    cart_items = [\n        100,\n        80,\n    ]\n    assert (total(cart_items)\n            == 180)')],
-    ['a test moved within the file', lines(
-      'import pytest',
-      'from app.cart import total',
-      'def test_empty():',
-      '    assert total([]) == 0',
-      'def test_totals_the_items():',
-      '    items = [100, 80]',
-      '    assert total(items) == 180',
-    )],
-    ['setup lines changed, assertions kept', edit(PY_TEST, '    items = [100, 80]', '    cart = Cart()\n    items = cart.add(100).add(80).items')],
+    [
+      'another assertion',
+      edit(PY_TEST, '    assert total(items) == 180', '    assert total(items) == 180\n    assert len(items) == 2'),
+    ],
+    [
+      'reformatting and renamed variables',
+      edit(
+        PY_TEST,
+        '    items = [100, 80]\n    assert total(items) == 180',
+        '    cart_items = [\n        100,\n        80,\n    ]\n    assert (total(cart_items)\n            == 180)',
+      ),
+    ],
+    [
+      'a test moved within the file',
+      lines(
+        'import pytest',
+        'from app.cart import total',
+        'def test_empty():',
+        '    assert total([]) == 0',
+        'def test_totals_the_items():',
+        '    items = [100, 80]',
+        '    assert total(items) == 180',
+      ),
+    ],
+    [
+      'setup lines changed, assertions kept',
+      edit(PY_TEST, '    items = [100, 80]', '    cart = Cart()\n    items = cart.add(100).add(80).items'),
+    ],
   ])('does not fire on %s', async (_change, after) => {
     expect(await tamper({ [PY_FILE]: PY_TEST }, { write: { [PY_FILE]: after } })).toEqual([]);
   });
@@ -217,7 +373,10 @@ describe('TESTS_WEAKENED in Python, from the ast module', () => {
 });
 
 describe('MOCKED_MODULE_UNDER_TEST', () => {
-  const source = { 'src/sum.js': 'module.exports.sum = (a, b) => a + b;\n', 'src/pricing.ts': 'export const rate = () => 1;\n' };
+  const source = {
+    'src/sum.js': 'module.exports.sum = (a, b) => a + b;\n',
+    'src/pricing.ts': 'export const rate = () => 1;\n',
+  };
   const jsTest = lines("const { sum } = require('../src/sum');", "test('adds', () => expect(sum(2, 3)).toBe(5));");
 
   async function mocked(files: Record<string, string>, change: Change) {
@@ -234,14 +393,23 @@ describe('MOCKED_MODULE_UNDER_TEST', () => {
   });
 
   it('fires on a spy given a mock value on an imported repository module, in a new TypeScript test', async () => {
-    const spec = lines("import * as pricing from '../src/pricing.js';", "test('rate', () => {", "  vi.spyOn(pricing, 'rate').mockReturnValue(2);", '});');
+    const spec = lines(
+      "import * as pricing from '../src/pricing.js';",
+      "test('rate', () => {",
+      "  vi.spyOn(pricing, 'rate').mockReturnValue(2);",
+      '});',
+    );
     const findings = await mocked(source, { write: { 'test/pricing.test.ts': spec } });
     expect(located(findings)).toEqual([['MOCKED_MODULE_UNDER_TEST', 'test/pricing.test.ts', 3]]);
     expect(findings[0]!.evidence).toContain("vi.spyOn(pricing, 'rate').mockReturnValue(2) (replaces src/pricing.ts)");
   });
 
   it("fires on node:test's mock.method with an implementation, on a required repository module", async () => {
-    const after = lines("const { mock, test } = require('node:test');", "mock.method(require('../src/sum'), 'sum', () => 5);", jsTest);
+    const after = lines(
+      "const { mock, test } = require('node:test');",
+      "mock.method(require('../src/sum'), 'sum', () => 5);",
+      jsTest,
+    );
     const findings = await mocked({ ...source, 'test/sum.test.js': jsTest }, { write: { 'test/sum.test.js': after } });
     expect(located(findings)).toEqual([['MOCKED_MODULE_UNDER_TEST', 'test/sum.test.js', 2]]);
   });
@@ -261,20 +429,39 @@ describe('MOCKED_MODULE_UNDER_TEST', () => {
   const app = { 'app/__init__.py': '', 'app/pricing.py': 'def total(items):\n    return sum(items)\n' };
 
   it("fires on @patch('app.pricing.total') when app/pricing.py is in the repository", async () => {
-    const after = lines('from unittest.mock import patch', pyTest.replace('def test_total', "@patch('app.pricing.total', return_value=180)\ndef test_total"));
-    const findings = await mocked({ ...app, 'tests/test_pricing.py': pyTest }, { write: { 'tests/test_pricing.py': after } });
+    const after = lines(
+      'from unittest.mock import patch',
+      pyTest.replace('def test_total', "@patch('app.pricing.total', return_value=180)\ndef test_total"),
+    );
+    const findings = await mocked(
+      { ...app, 'tests/test_pricing.py': pyTest },
+      { write: { 'tests/test_pricing.py': after } },
+    );
     expect(located(findings)).toEqual([['MOCKED_MODULE_UNDER_TEST', 'tests/test_pricing.py', 4]]);
     expect(findings[0]!.evidence).toContain("patch('app.pricing.total', return_value=180) (replaces app/pricing.py)");
   });
 
   it('fires on monkeypatch.setattr of an imported repository module', async () => {
-    const after = lines('from app import pricing', 'def test_total(monkeypatch):', "    monkeypatch.setattr(pricing, 'total', lambda items: 180)", '    assert pricing.total([100, 80]) == 180');
-    const findings = await mocked({ ...app, 'tests/test_pricing.py': pyTest }, { write: { 'tests/test_pricing.py': after } });
+    const after = lines(
+      'from app import pricing',
+      'def test_total(monkeypatch):',
+      "    monkeypatch.setattr(pricing, 'total', lambda items: 180)",
+      '    assert pricing.total([100, 80]) == 180',
+    );
+    const findings = await mocked(
+      { ...app, 'tests/test_pricing.py': pyTest },
+      { write: { 'tests/test_pricing.py': after } },
+    );
     expect(located(findings)).toEqual([['MOCKED_MODULE_UNDER_TEST', 'tests/test_pricing.py', 3]]);
   });
 
   it("does not fire on @patch('requests.get')", async () => {
-    const after = lines('from unittest.mock import patch', pyTest.replace('def test_total', "@patch('requests.get')\ndef test_total"));
-    expect(await mocked({ ...app, 'tests/test_pricing.py': pyTest }, { write: { 'tests/test_pricing.py': after } })).toEqual([]);
+    const after = lines(
+      'from unittest.mock import patch',
+      pyTest.replace('def test_total', "@patch('requests.get')\ndef test_total"),
+    );
+    expect(
+      await mocked({ ...app, 'tests/test_pricing.py': pyTest }, { write: { 'tests/test_pricing.py': after } }),
+    ).toEqual([]);
   });
 });

@@ -20,7 +20,11 @@ const SUM_TEST = lines(
   "test('negatives', () => assert.strictEqual(sum(-2, -3), -5));",
 );
 const PACKAGE = JSON.stringify(
-  { name: 'fixture', scripts: { test: 'node --test', lint: 'eslint .', build: 'tsc' }, dependencies: { left: '1.0.0' } },
+  {
+    name: 'fixture',
+    scripts: { test: 'node --test', lint: 'eslint .', build: 'tsc' },
+    dependencies: { left: '1.0.0' },
+  },
   null,
   2,
 );
@@ -49,7 +53,11 @@ describe('GATE_ENTRYPOINT_CHANGED', () => {
 
   it('fires when the package.json script a gate names changes, at that key', async () => {
     const changed = PACKAGE.replace('"node --test"', '"node --test || true"');
-    const findings = await tamper({ 'package.json': PACKAGE }, { write: { 'package.json': changed } }, { gates: [gate(['npm', 'test'])] });
+    const findings = await tamper(
+      { 'package.json': PACKAGE },
+      { write: { 'package.json': changed } },
+      { gates: [gate(['npm', 'test'])] },
+    );
     expect(located(findings)).toEqual([['GATE_ENTRYPOINT_CHANGED', 'package.json', 4]]);
     expect(findings[0]!.evidence).toContain('scripts.test');
     expect(findings[0]!.evidence).toContain('"node --test" → "node --test || true"');
@@ -57,7 +65,10 @@ describe('GATE_ENTRYPOINT_CHANGED', () => {
 
   it('follows `npm run lint` into the tool it runs and fires on that tool config', async () => {
     const findings = await tamper(
-      { 'package.json': PACKAGE, 'eslint.config.mjs': lines('export default [', '  { rules: { eqeqeq: "error" } },', '];') },
+      {
+        'package.json': PACKAGE,
+        'eslint.config.mjs': lines('export default [', '  { rules: { eqeqeq: "error" } },', '];'),
+      },
       { write: { 'eslint.config.mjs': lines('export default [', '  { rules: { eqeqeq: "off" } },', '];') } },
       { gates: [gate(['npm', 'run', 'lint'], 'lint')] },
     );
@@ -76,7 +87,14 @@ describe('GATE_ENTRYPOINT_CHANGED', () => {
   });
 
   it('fires on the pytest section of pyproject.toml but not on its dependencies', async () => {
-    const pyproject = lines('[project]', 'name = "app"', 'dependencies = ["requests"]', '', '[tool.pytest.ini_options]', 'addopts = "-q"');
+    const pyproject = lines(
+      '[project]',
+      'name = "app"',
+      'dependencies = ["requests"]',
+      '',
+      '[tool.pytest.ini_options]',
+      'addopts = "-q"',
+    );
     const gates = [gate(['python', '-m', 'pytest'])];
     const weakened = await tamper(
       { 'pyproject.toml': pyproject },
@@ -84,14 +102,26 @@ describe('GATE_ENTRYPOINT_CHANGED', () => {
       { gates },
     );
     expect(located(weakened)).toEqual([['GATE_ENTRYPOINT_CHANGED', 'pyproject.toml', 5]]);
-    const bumped = await tamper({ 'pyproject.toml': pyproject }, { write: { 'pyproject.toml': pyproject.replace('"requests"', '"requests", "httpx"') } }, { gates });
+    const bumped = await tamper(
+      { 'pyproject.toml': pyproject },
+      { write: { 'pyproject.toml': pyproject.replace('"requests"', '"requests", "httpx"') } },
+      { gates },
+    );
     expect(bumped).toEqual([]);
   });
 
   it('fires on the Makefile when the gate runs make, and on the repository gate config', async () => {
     const findings = await tamper(
-      { Makefile: lines('test:', '\tgo test ./...'), '.ai-engineering-loop/verification.json': '{"tests": ["make", "test"]}\n' },
-      { write: { Makefile: lines('test:', '\ttrue'), '.ai-engineering-loop/verification.json': '{"tests": ["true"]}\n' } },
+      {
+        Makefile: lines('test:', '\tgo test ./...'),
+        '.ai-engineering-loop/verification.json': '{"tests": ["make", "test"]}\n',
+      },
+      {
+        write: {
+          Makefile: lines('test:', '\ttrue'),
+          '.ai-engineering-loop/verification.json': '{"tests": ["true"]}\n',
+        },
+      },
       { gates: [gate(['make', 'test'])] },
     );
     expect(located(findings)).toEqual([
@@ -101,7 +131,10 @@ describe('GATE_ENTRYPOINT_CHANGED', () => {
   });
 
   it('does not fire on package.json dependencies, scripts no gate names, or a new unrelated file', async () => {
-    const changed = PACKAGE.replace('"left": "1.0.0"', '"left": "2.0.0"').replace('"build": "tsc"', '"build": "tsc -b"');
+    const changed = PACKAGE.replace('"left": "1.0.0"', '"left": "2.0.0"').replace(
+      '"build": "tsc"',
+      '"build": "tsc -b"',
+    );
     const findings = await tamper(
       { 'package.json': PACKAGE, 'scripts/check.js': 'process.exit(1);\n' },
       { write: { 'package.json': changed, 'scripts/other.js': 'process.exit(0);\n' } },
@@ -160,26 +193,45 @@ describe('TESTS_WEAKENED', () => {
     const findings = await tamper({ 'test/sum.test.js': SUM_TEST }, { write: { 'test/sum.test.js': weaker } });
     expect(located(findings)).toEqual([['TESTS_WEAKENED', 'test/sum.test.js', 3]]);
     expect(findings[0]!.title).toBe('Test weakened: adds');
-    expect(findings[0]!.evidence).toContain('- test removed (base line 4); it checked: assert.strictEqual(sum(2, 3), 5)');
+    expect(findings[0]!.evidence).toContain(
+      '- test removed (base line 4); it checked: assert.strictEqual(sum(2, 3), 5)',
+    );
   });
 
   it('fires when an assertion is commented out', async () => {
     const test = lines('def test_total():', '    assert total([1, 2]) == 3', '    assert total([]) == 0');
-    const findings = await tamper({ 'tests/test_total.py': test }, { write: { 'tests/test_total.py': test.replace('    assert total([])', '    # assert total([])') } });
+    const findings = await tamper(
+      { 'tests/test_total.py': test },
+      { write: { 'tests/test_total.py': test.replace('    assert total([])', '    # assert total([])') } },
+    );
     expect(located(findings)).toEqual([['TESTS_WEAKENED', 'tests/test_total.py', 3]]);
     expect(findings[0]!.evidence).toContain('- assertion removed (base line 3): assert total([]) == 0');
   });
 
   it('still counts Go test files (no syntax tree): a removed t.Fatal is fewer assertions', async () => {
-    const test = lines('package cart', 'func TestTotal(t *testing.T) {', '\tif Total() != 180 {', '\t\tt.Fatal("total")', '\t}', '}');
-    const findings = await tamper({ 'cart_test.go': test }, { write: { 'cart_test.go': test.replace('\t\tt.Fatal("total")\n', '') } });
+    const test = lines(
+      'package cart',
+      'func TestTotal(t *testing.T) {',
+      '\tif Total() != 180 {',
+      '\t\tt.Fatal("total")',
+      '\t}',
+      '}',
+    );
+    const findings = await tamper(
+      { 'cart_test.go': test },
+      { write: { 'cart_test.go': test.replace('\t\tt.Fatal("total")\n', '') } },
+    );
     expect(located(findings)).toEqual([['TESTS_WEAKENED', 'cart_test.go', 3]]);
     expect(findings[0]!.title).toBe('Existing tests weakened');
     expect(findings[0]!.evidence).toContain('Test cases 1 → 1, assertions 1 → 0');
   });
 
   it('does not fire on a test file with more tests, or on source code losing an assert', async () => {
-    const source = lines('const assert = require("node:assert");', 'assert(config.port > 0);', 'module.exports = config;');
+    const source = lines(
+      'const assert = require("node:assert");',
+      'assert(config.port > 0);',
+      'module.exports = config;',
+    );
     const findings = await tamper(
       { 'test/sum.test.js': SUM_TEST, 'src/config.js': source },
       {
@@ -196,7 +248,10 @@ describe('TESTS_WEAKENED', () => {
 describe('SKIP_OR_ONLY_ADDED', () => {
   it('fires on .only in a new test file, @pytest.mark.skip and Go t.Skip', async () => {
     const findings = await tamper(
-      { 'tests/test_api.py': lines('def test_get():', '    assert get() == 200'), 'api_test.go': lines('package api', 'func TestGet(t *testing.T) {', '}') },
+      {
+        'tests/test_api.py': lines('def test_get():', '    assert get() == 200'),
+        'api_test.go': lines('package api', 'func TestGet(t *testing.T) {', '}'),
+      },
       {
         write: {
           'test/new.test.ts': lines("describe('x', () => {", "  it.only('works', () => expect(1).toBe(1));", '});'),
@@ -216,7 +271,12 @@ describe('SKIP_OR_ONLY_ADDED', () => {
   it('does not fire on "skip" in source, a removed skip, or a skipped test moved within its file', async () => {
     const spec = lines("it.skip('slow', () => {});", "it('fast', () => {});");
     const findings = await tamper(
-      { 'src/pager.ts': lines('export const mode = 1;'), 'src/reader.go': lines('package reader'), 'a.test.ts': spec, 'b.test.ts': spec },
+      {
+        'src/pager.ts': lines('export const mode = 1;'),
+        'src/reader.go': lines('package reader'),
+        'a.test.ts': spec,
+        'b.test.ts': spec,
+      },
       {
         write: {
           'src/pager.ts': lines("export const mode = 'skip';", 'export const rest = items.skip(2).only(3);'),
@@ -251,7 +311,12 @@ describe('SUPPRESSION_ADDED', () => {
   it('does not fire when a suppression is removed or only mentioned in docs', async () => {
     const findings = await tamper(
       { 'src/a.ts': lines('// eslint-disable-next-line no-console', 'console.log(1);'), 'README.md': '# App\n' },
-      { write: { 'src/a.ts': lines('console.log(1);'), 'README.md': lines('# App', 'Never add `eslint-disable` or `@ts-ignore`.') } },
+      {
+        write: {
+          'src/a.ts': lines('console.log(1);'),
+          'README.md': lines('# App', 'Never add `eslint-disable` or `@ts-ignore`.'),
+        },
+      },
     );
     expect(findings).toEqual([]);
   });
@@ -305,8 +370,14 @@ describe('detectTampering', () => {
   });
 
   it('keeps the same signature when the same tampering moves to another line', async () => {
-    const first = await tamper({ 'src/a.ts': lines('a();') }, { write: { 'src/a.ts': lines('// @ts-ignore', 'a();') } });
-    const later = await tamper({ 'src/a.ts': lines('a();') }, { write: { 'src/a.ts': lines('a();', 'b();', '// @ts-ignore', 'c();') } });
+    const first = await tamper(
+      { 'src/a.ts': lines('a();') },
+      { write: { 'src/a.ts': lines('// @ts-ignore', 'a();') } },
+    );
+    const later = await tamper(
+      { 'src/a.ts': lines('a();') },
+      { write: { 'src/a.ts': lines('a();', 'b();', '// @ts-ignore', 'c();') } },
+    );
     expect(first[0]!.location.startLine).not.toBe(later[0]!.location.startLine);
     expect(signatureMaterial(later[0]!)).toBe(signatureMaterial(first[0]!));
   });

@@ -20,7 +20,9 @@ import { WORKFLOW_INTERCEPTOR_MODULES } from '../../service/workflow-bundle';
 
 const TOKEN = 'metrics-token-0123456789';
 
-function fakeQueries(overrides: Partial<LoopStateQueries> = {}): LoopStateQueries & { calls: { loops: number; escalations: number } } {
+function fakeQueries(
+  overrides: Partial<LoopStateQueries> = {},
+): LoopStateQueries & { calls: { loops: number; escalations: number } } {
   const calls = { loops: 0, escalations: 0 };
   return {
     calls,
@@ -89,7 +91,9 @@ describe('loop-state gauges', () => {
   });
 
   it('answer NaN, not zero, when a query fails', async () => {
-    const registry = createLoopStateRegistry(fakeQueries({ openEscalations: () => Promise.reject(new Error('connection refused')) }));
+    const registry = createLoopStateRegistry(
+      fakeQueries({ openEscalations: () => Promise.reject(new Error('connection refused')) }),
+    );
     const found = samples(await registry.metrics());
     expect(found.get('engineering_loop_escalations_open')).toBeNaN();
     expect(found.get('engineering_loop_escalation_oldest_open_age_seconds')).toBeNaN();
@@ -100,19 +104,53 @@ describe('loop-state gauges', () => {
 
 describe('loop metrics', () => {
   it('keep gate labels to a small set', () => {
-    expect(['tests', 'tests:frozen', 'acceptance:AC-12', 'setup:3', 'lint'].map(gateLabel)).toEqual(['tests', 'tests:frozen', 'acceptance', 'setup', 'lint']);
+    expect(['tests', 'tests:frozen', 'acceptance:AC-12', 'setup:3', 'lint'].map(gateLabel)).toEqual([
+      'tests',
+      'tests:frozen',
+      'acceptance',
+      'setup',
+      'lint',
+    ]);
     expect(labelValue(null)).toBe('unknown');
     expect(labelValue('m'.repeat(500))).toHaveLength(80);
   });
 
   it('count tokens and cost from execution records, and gate durations from evidence times', async () => {
-    observeExecution({ role: 'reviewer', kind: 'MODEL_CALL', provider: 'openai-compatible', model: 'gpt-x', promptTokens: 120, completionTokens: 30, costUsd: 0.5, outcome: 'VALID_LEDGER' });
-    observeExecution({ role: 'maker', kind: 'AGENT_PROCESS', provider: 'command', model: null, promptTokens: null, completionTokens: null, costUsd: null, outcome: 'EXIT_0' });
+    observeExecution({
+      role: 'reviewer',
+      kind: 'MODEL_CALL',
+      provider: 'openai-compatible',
+      model: 'gpt-x',
+      promptTokens: 120,
+      completionTokens: 30,
+      costUsd: 0.5,
+      outcome: 'VALID_LEDGER',
+    });
+    observeExecution({
+      role: 'maker',
+      kind: 'AGENT_PROCESS',
+      provider: 'command',
+      model: null,
+      promptTokens: null,
+      completionTokens: null,
+      costUsd: null,
+      outcome: 'EXIT_0',
+    });
     observeGate('acceptance:AC-1', 'PASSED', new Date(0), new Date(2500));
     const found = samples(await processRegistry.metrics());
-    expect(found.get('engineering_loop_model_tokens_total{role="reviewer",provider="openai-compatible",model="gpt-x",type="prompt"}')).toBe(120);
-    expect(found.get('engineering_loop_model_tokens_total{role="reviewer",provider="openai-compatible",model="gpt-x",type="completion"}')).toBe(30);
-    expect(found.get('engineering_loop_model_cost_usd_total{role="reviewer",provider="openai-compatible",model="gpt-x"}')).toBe(0.5);
+    expect(
+      found.get(
+        'engineering_loop_model_tokens_total{role="reviewer",provider="openai-compatible",model="gpt-x",type="prompt"}',
+      ),
+    ).toBe(120);
+    expect(
+      found.get(
+        'engineering_loop_model_tokens_total{role="reviewer",provider="openai-compatible",model="gpt-x",type="completion"}',
+      ),
+    ).toBe(30);
+    expect(
+      found.get('engineering_loop_model_cost_usd_total{role="reviewer",provider="openai-compatible",model="gpt-x"}'),
+    ).toBe(0.5);
     expect(found.get('engineering_loop_executions_total{role="maker",kind="AGENT_PROCESS",outcome="EXIT_0"}')).toBe(1);
     expect([...found.keys()].some((k) => k.startsWith('engineering_loop_model_tokens_total{role="maker"'))).toBe(false);
     expect(found.get('engineering_loop_gate_duration_seconds_sum{gate="acceptance",status="PASSED"}')).toBe(2.5);
@@ -149,9 +187,17 @@ describe('GET /metrics', () => {
       expect(found.get('engineering_loop_escalations_open')).toBe(0);
       expect(found.get('engineering_loop_escalation_oldest_open_age_seconds')).toBe(0);
       // Route patterns, never raw URLs.
-      expect(found.get('engineering_loop_http_request_duration_seconds_count{method="GET",route="unmatched",status_code="401"}')).toBe(1);
+      expect(
+        found.get(
+          'engineering_loop_http_request_duration_seconds_count{method="GET",route="unmatched",status_code="401"}',
+        ),
+      ).toBe(1);
       const again = samples((await get('/metrics')).body);
-      expect(again.get('engineering_loop_http_request_duration_seconds_count{method="GET",route="/metrics",status_code="200"}')).toBe(1);
+      expect(
+        again.get(
+          'engineering_loop_http_request_duration_seconds_count{method="GET",route="/metrics",status_code="200"}',
+        ),
+      ).toBe(1);
     } finally {
       await app.close();
     }
@@ -162,7 +208,10 @@ describe('GET /metrics', () => {
     try {
       const without = await get('/metrics');
       expect(without.statusCode).toBe(401);
-      expect(JSON.parse(without.body)).toMatchObject({ statusCode: 401, message: expect.stringContaining('METRICS_TOKEN') });
+      expect(JSON.parse(without.body)).toMatchObject({
+        statusCode: 401,
+        message: expect.stringContaining('METRICS_TOKEN'),
+      });
       expect((await get('/metrics', { authorization: 'Bearer wrong-token-0123456789' })).statusCode).toBe(401);
       expect((await get('/metrics', { authorization: `Bearer ${TOKEN}` })).statusCode).toBe(200);
     } finally {
@@ -181,8 +230,21 @@ describe('GET /metrics', () => {
 
 describe('telemetry configuration', () => {
   it('is off by default, and empty values count as unset', () => {
-    expect(loadConfig({}).telemetry).toEqual({ metricsToken: null, workerMetrics: null, temporalSdkMetricsAddress: null, tracesUrl: null, serviceName: null });
-    expect(loadConfig({ METRICS_TOKEN: '', WORKER_METRICS_PORT: '', TEMPORAL_SDK_METRICS_ADDRESS: '', OTEL_EXPORTER_OTLP_ENDPOINT: '' }).telemetry.tracesUrl).toBeNull();
+    expect(loadConfig({}).telemetry).toEqual({
+      metricsToken: null,
+      workerMetrics: null,
+      temporalSdkMetricsAddress: null,
+      tracesUrl: null,
+      serviceName: null,
+    });
+    expect(
+      loadConfig({
+        METRICS_TOKEN: '',
+        WORKER_METRICS_PORT: '',
+        TEMPORAL_SDK_METRICS_ADDRESS: '',
+        OTEL_EXPORTER_OTLP_ENDPOINT: '',
+      }).telemetry.tracesUrl,
+    ).toBeNull();
   });
 
   it('reads the standard OpenTelemetry names and the metrics endpoints', () => {
@@ -201,11 +263,18 @@ describe('telemetry configuration', () => {
       tracesUrl: 'http://collector:4318/v1/traces',
       serviceName: 'loops',
     });
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:4318/traces' }).telemetry.tracesUrl).toBe('http://b:4318/traces');
+    expect(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:4318/traces',
+      }).telemetry.tracesUrl,
+    ).toBe('http://b:4318/traces');
   });
 
   it('refuses what it cannot use', () => {
-    expect(() => loadConfig({ TEMPORAL_SDK_METRICS_ADDRESS: '9464' })).toThrow(/TEMPORAL_SDK_METRICS_ADDRESS: must be host:port/);
+    expect(() => loadConfig({ TEMPORAL_SDK_METRICS_ADDRESS: '9464' })).toThrow(
+      /TEMPORAL_SDK_METRICS_ADDRESS: must be host:port/,
+    );
     expect(() => loadConfig({ WORKER_METRICS_PORT: '70000' })).toThrow(/WORKER_METRICS_PORT/);
     expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
@@ -234,17 +303,28 @@ describe('Temporal SDK metrics', () => {
     expect(installTemporalSdkMetrics('127.0.0.1:9464', (l) => logs.push(l))).toBe(true);
     expect(installTemporalSdkMetrics('127.0.0.1:9465', (l) => logs.push(l))).toBe(false);
     expect(install).toHaveBeenCalledTimes(1);
-    expect(install).toHaveBeenCalledWith({ telemetryOptions: { metrics: { prometheus: { bindAddress: '127.0.0.1:9464' } } } });
-    expect(logs).toEqual(['Temporal SDK metrics on http://127.0.0.1:9464/metrics', 'Temporal SDK metrics are served on 127.0.0.1:9464 already; not on 127.0.0.1:9465']);
+    expect(install).toHaveBeenCalledWith({
+      telemetryOptions: { metrics: { prometheus: { bindAddress: '127.0.0.1:9464' } } },
+    });
+    expect(logs).toEqual([
+      'Temporal SDK metrics on http://127.0.0.1:9464/metrics',
+      'Temporal SDK metrics are served on 127.0.0.1:9464 already; not on 127.0.0.1:9465',
+    ]);
   });
 
   it('goes on without them when the process already has a runtime', () => {
     const logs: string[] = [];
     const { installTemporalSdkMetrics } = isolated(() => {
-      throw new IllegalStateError('Runtime singleton has already been instantiated. Did you start a Worker before calling `install`?');
+      throw new IllegalStateError(
+        'Runtime singleton has already been instantiated. Did you start a Worker before calling `install`?',
+      );
     });
     expect(installTemporalSdkMetrics('127.0.0.1:9464', (l) => logs.push(l))).toBe(false);
-    expect(logs).toEqual([expect.stringContaining('Temporal SDK metrics not served on 127.0.0.1:9464: Runtime singleton has already been instantiated')]);
+    expect(logs).toEqual([
+      expect.stringContaining(
+        'Temporal SDK metrics not served on 127.0.0.1:9464: Runtime singleton has already been instantiated',
+      ),
+    ]);
   });
 });
 
@@ -256,7 +336,9 @@ describe('workflow tracing interceptors', () => {
 });
 
 describe('Grafana dashboard (docs/grafana/engineering-loop.json)', () => {
-  const dashboard = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../docs/grafana/engineering-loop.json'), 'utf8')) as {
+  const dashboard = JSON.parse(
+    fs.readFileSync(path.resolve(__dirname, '../../docs/grafana/engineering-loop.json'), 'utf8'),
+  ) as {
     uid: string;
     panels: Array<{ type: string; title: string; gridPos: unknown; targets?: Array<{ expr: string; refId: string }> }>;
   };
@@ -269,10 +351,12 @@ describe('Grafana dashboard (docs/grafana/engineering-loop.json)', () => {
     for (const registry of [processRegistry, createLoopStateRegistry(fakeQueries())]) {
       for (const metric of await registry.getMetricsAsJSON()) {
         names.add(metric.name);
-        if (String(metric.type) === 'histogram' || String(metric.type) === 'summary') for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${metric.name}${suffix}`);
+        if (String(metric.type) === 'histogram' || String(metric.type) === 'summary')
+          for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${metric.name}${suffix}`);
       }
     }
-    for (const name of TEMPORAL_SDK_METRICS) for (const suffix of ['', '_bucket', '_sum', '_count']) names.add(`${name}${suffix}`);
+    for (const name of TEMPORAL_SDK_METRICS)
+      for (const suffix of ['', '_bucket', '_sum', '_count']) names.add(`${name}${suffix}`);
     return names;
   }
 
@@ -283,19 +367,39 @@ describe('Grafana dashboard (docs/grafana/engineering-loop.json)', () => {
       .replace(/\{[^}]*\}/g, ' ')
       .replace(/\[[^\]]*\]/g, ' ')
       .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
-    const keywords = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'offset', 'bool', 'and', 'or', 'unless']);
-    return [...stripped.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(\s*\()?/g)].filter((m) => !m[2] && !keywords.has(m[1]!)).map((m) => m[1]!);
+    const keywords = new Set([
+      'by',
+      'without',
+      'on',
+      'ignoring',
+      'group_left',
+      'group_right',
+      'offset',
+      'bool',
+      'and',
+      'or',
+      'unless',
+    ]);
+    return [...stripped.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(\s*\()?/g)]
+      .filter((m) => !m[2] && !keywords.has(m[1]!))
+      .map((m) => m[1]!);
   }
 
   it('queries only metrics the service exports', async () => {
     const exported = await exportedNames();
     expect(queries.length).toBeGreaterThan(20);
-    const unknown = queries.flatMap(({ panel, expr }) => metricNames(expr).filter((name) => !exported.has(name)).map((name) => `${panel}: ${name}`));
+    const unknown = queries.flatMap(({ panel, expr }) =>
+      metricNames(expr)
+        .filter((name) => !exported.has(name))
+        .map((name) => `${panel}: ${name}`),
+    );
     expect(unknown).toEqual([]);
     // The parser does find them.
-    expect(metricNames('histogram_quantile(0.95, sum by (le, gate) (rate(engineering_loop_gate_duration_seconds_bucket{gate="tests"}[5m])))')).toEqual([
-      'engineering_loop_gate_duration_seconds_bucket',
-    ]);
+    expect(
+      metricNames(
+        'histogram_quantile(0.95, sum by (le, gate) (rate(engineering_loop_gate_duration_seconds_bucket{gate="tests"}[5m])))',
+      ),
+    ).toEqual(['engineering_loop_gate_duration_seconds_bucket']);
   });
 
   it('covers loops, escalations, gates, activities, models, decisions, the API and the Temporal SDK', () => {

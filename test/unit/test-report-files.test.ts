@@ -11,7 +11,12 @@ import {
 
 describe('jest --json --outputFile', () => {
   const checkout = '/work/checkout';
-  const assertion = (ancestorTitles: string[], title: string, status: string) => ({ ancestorTitles, title, status, fullName: [...ancestorTitles, title].join(' ') });
+  const assertion = (ancestorTitles: string[], title: string, status: string) => ({
+    ancestorTitles,
+    title,
+    status,
+    fullName: [...ancestorTitles, title].join(' '),
+  });
   const report = (numTotalTests: number) =>
     JSON.stringify({
       numFailedTestSuites: 2,
@@ -20,9 +25,17 @@ describe('jest --json --outputFile', () => {
         {
           name: `${checkout}/test/sum.test.js`,
           status: 'failed',
-          assertionResults: [assertion(['sum'], 'adds', 'passed'), assertion(['sum'], 'fails', 'failed'), assertion(['sum'], 'skipped', 'pending')],
+          assertionResults: [
+            assertion(['sum'], 'adds', 'passed'),
+            assertion(['sum'], 'fails', 'failed'),
+            assertion(['sum'], 'skipped', 'pending'),
+          ],
         },
-        { name: `${checkout}/test/other.test.js`, status: 'passed', assertionResults: [assertion([], 'other works', 'passed')] },
+        {
+          name: `${checkout}/test/other.test.js`,
+          status: 'passed',
+          assertionResults: [assertion([], 'other works', 'passed')],
+        },
         // a file that did not load: no tests, but the run failed there
         { name: `${checkout}/test/broken.test.js`, status: 'failed', message: 'SyntaxError', assertionResults: [] },
       ],
@@ -121,14 +134,22 @@ describe('pytest --junitxml with junit_family=xunit1', () => {
       passed: 3,
       failed: 2,
       skipped: 1,
-      passedTests: ['tests/test_total.py::test_total', 'tests/test_total.py::TestK::test_param[a.b]', 'test_top.py::test_at_root'],
+      passedTests: [
+        'tests/test_total.py::test_total',
+        'tests/test_total.py::TestK::test_param[a.b]',
+        'test_top.py::test_at_root',
+      ],
       // a module that failed to collect has no classname
       failedTests: ['tests/test_total.py::test_fail', 'tests.test_broken'],
     });
   });
 
   it('falls back to the dotted classname when there is no file attribute (xunit2) or it disagrees', () => {
-    expect(pytestJUnitName({ name: 'test_adds', classname: 'tests.test_sum.TestSum', suites: [] })).toBe('tests.test_sum.TestSum::test_adds');
-    expect(pytestJUnitName({ name: 'test_adds', classname: 'other.module', file: 'tests/test_sum.py', suites: [] })).toBe('other.module::test_adds');
+    expect(pytestJUnitName({ name: 'test_adds', classname: 'tests.test_sum.TestSum', suites: [] })).toBe(
+      'tests.test_sum.TestSum::test_adds',
+    );
+    expect(
+      pytestJUnitName({ name: 'test_adds', classname: 'other.module', file: 'tests/test_sum.py', suites: [] }),
+    ).toBe('other.module::test_adds');
   });
 });

@@ -16,7 +16,14 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-const tests = (argv: string[], extra: Partial<ResolvedGate> = {}): ResolvedGate => ({ gate: 'tests', argv, timeoutSeconds: 60, source: 'contract', detail: 'test', ...extra });
+const tests = (argv: string[], extra: Partial<ResolvedGate> = {}): ResolvedGate => ({
+  gate: 'tests',
+  argv,
+  timeoutSeconds: 60,
+  source: 'contract',
+  detail: 'test',
+  ...extra,
+});
 
 /** A checkout with a package.json holding `scripts`. */
 function checkout(scripts: Record<string, string> = {}): string {
@@ -28,21 +35,56 @@ function checkout(scripts: Record<string, string> = {}): string {
 
 const JEST_FLAGS = () => ['--json', `--outputFile=${reportDir}/jest.json`];
 const VITEST_FLAGS = () => ['--reporter=default', '--reporter=junit', `--outputFile.junit=${reportDir}/junit.xml`];
-const NODE_TEST_FLAGS = () => ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=junit', `--test-reporter-destination=${reportDir}/junit.xml`];
+const NODE_TEST_FLAGS = () => [
+  '--test-reporter=spec',
+  '--test-reporter-destination=stdout',
+  '--test-reporter=junit',
+  `--test-reporter-destination=${reportDir}/junit.xml`,
+];
 
 describe('a package-manager gate whose script is one runner command gets the runner’s report flags', () => {
-  it.each<[string, string[], string, (() => string[])]>([
+  it.each<[string, string[], string, () => string[]]>([
     ['npm test → jest', ['npm', 'test'], 'jest', () => ['npm', 'test', '--', ...JEST_FLAGS()]],
     ['pnpm test → jest --coverage', ['pnpm', 'test'], 'jest --coverage', () => ['pnpm', 'test', '--', ...JEST_FLAGS()]],
-    ['pnpm run test passes arguments as they are', ['pnpm', 'run', 'test'], 'jest', () => ['pnpm', 'run', 'test', ...JEST_FLAGS()]],
+    [
+      'pnpm run test passes arguments as they are',
+      ['pnpm', 'run', 'test'],
+      'jest',
+      () => ['pnpm', 'run', 'test', ...JEST_FLAGS()],
+    ],
     ['yarn test → NODE_ENV=test jest', ['yarn', 'test'], 'NODE_ENV=test jest', () => ['yarn', 'test', ...JEST_FLAGS()]],
-    ['npm run with cross-env', ['npm', 'run', 'test'], 'cross-env TZ=UTC jest --runInBand', () => ['npm', 'run', 'test', '--', ...JEST_FLAGS()]],
+    [
+      'npm run with cross-env',
+      ['npm', 'run', 'test'],
+      'cross-env TZ=UTC jest --runInBand',
+      () => ['npm', 'run', 'test', '--', ...JEST_FLAGS()],
+    ],
     ['npx jest', ['npm', 'test'], 'npx jest', () => ['npm', 'test', '--', ...JEST_FLAGS()]],
-    ['jest through node', ['npm', 'test'], 'node --experimental-vm-modules node_modules/jest/bin/jest.js', () => ['npm', 'test', '--', ...JEST_FLAGS()]],
-    ['the gate’s own script arguments stay first', ['npm', 'test', '--', '--ci'], 'jest', () => ['npm', 'test', '--', '--ci', ...JEST_FLAGS()]],
-    ['jest --json already: only the file is added', ['npm', 'test'], 'jest --json', () => ['npm', 'test', '--', `--outputFile=${reportDir}/jest.json`]],
+    [
+      'jest through node',
+      ['npm', 'test'],
+      'node --experimental-vm-modules node_modules/jest/bin/jest.js',
+      () => ['npm', 'test', '--', ...JEST_FLAGS()],
+    ],
+    [
+      'the gate’s own script arguments stay first',
+      ['npm', 'test', '--', '--ci'],
+      'jest',
+      () => ['npm', 'test', '--', '--ci', ...JEST_FLAGS()],
+    ],
+    [
+      'jest --json already: only the file is added',
+      ['npm', 'test'],
+      'jest --json',
+      () => ['npm', 'test', '--', `--outputFile=${reportDir}/jest.json`],
+    ],
     ['vitest', ['npm', 'test'], 'vitest', () => ['npm', 'test', '--', ...VITEST_FLAGS()]],
-    ['vitest run with its own reporter keeps it', ['yarn', 'test'], 'vitest run --reporter=dot', () => ['yarn', 'test', '--reporter=junit', `--outputFile.junit=${reportDir}/junit.xml`]],
+    [
+      'vitest run with its own reporter keeps it',
+      ['yarn', 'test'],
+      'vitest run --reporter=dot',
+      () => ['yarn', 'test', '--reporter=junit', `--outputFile.junit=${reportDir}/junit.xml`],
+    ],
     ['node --test with no files', ['npm', 'test'], 'node --test', () => ['npm', 'test', '--', ...NODE_TEST_FLAGS()]],
   ])('%s', async (_name, argv, script, expected) => {
     const gate = await instrumentTestsGate(tests(argv), checkout({ test: script }), reportDir);
@@ -57,7 +99,10 @@ describe('a direct runner command gets its report flags where the runner takes t
     [['node_modules/.bin/vitest', 'run'], () => ['node_modules/.bin/vitest', 'run', ...VITEST_FLAGS()]],
     // node takes options only before the test files
     [['node', '--test', 'test/'], () => ['node', '--test', ...NODE_TEST_FLAGS(), 'test/']],
-    [['node', '--import', 'tsx', '--test', 'test/a.test.ts'], () => ['node', '--import', 'tsx', '--test', ...NODE_TEST_FLAGS(), 'test/a.test.ts']],
+    [
+      ['node', '--import', 'tsx', '--test', 'test/a.test.ts'],
+      () => ['node', '--import', 'tsx', '--test', ...NODE_TEST_FLAGS(), 'test/a.test.ts'],
+    ],
     [['go', 'test', './...'], () => ['go', 'test', './...', '-json']],
     [['go', 'test', './...', '-args', '-x'], () => ['go', 'test', '-json', './...', '-args', '-x']],
   ])('%j', async (argv, expected) => {
@@ -65,14 +110,16 @@ describe('a direct runner command gets its report flags where the runner takes t
     expect(gate.argv).toEqual(expected());
   });
 
-  it.each([[['python3', '-m', 'pytest', '-rA']], [['.venv/bin/pytest']], [['uv', 'run', 'pytest', 'tests']], [['npm', 'test']]])(
-    'pytest (%j) gets its report through PYTEST_ADDOPTS, its argv unchanged',
-    async (argv) => {
-      const gate = await instrumentTestsGate(tests(argv), checkout({ test: 'pytest' }), reportDir);
-      expect(gate.argv).toEqual(argv);
-      expect(gate.env).toEqual({ PYTEST_ADDOPTS: `-rA --junitxml='${reportDir}/junit.xml' -o junit_family=xunit1` });
-    },
-  );
+  it.each([
+    [['python3', '-m', 'pytest', '-rA']],
+    [['.venv/bin/pytest']],
+    [['uv', 'run', 'pytest', 'tests']],
+    [['npm', 'test']],
+  ])('pytest (%j) gets its report through PYTEST_ADDOPTS, its argv unchanged', async (argv) => {
+    const gate = await instrumentTestsGate(tests(argv), checkout({ test: 'pytest' }), reportDir);
+    expect(gate.argv).toEqual(argv);
+    expect(gate.env).toEqual({ PYTEST_ADDOPTS: `-rA --junitxml='${reportDir}/junit.xml' -o junit_family=xunit1` });
+  });
 });
 
 describe('commands the service cannot instrument with certainty run as they are', () => {
@@ -82,7 +129,11 @@ describe('commands the service cannot instrument with certainty run as they are'
     ['vitest in watch mode', ['npm', 'test'], { test: 'vitest watch' }],
     ['vitest writing its own report', ['npm', 'test'], { test: 'vitest run --outputFile=r.json' }],
     ['node --test with its own reporter', ['npm', 'test'], { test: 'node --test --test-reporter=tap' }],
-    ['node --test with files in a script (options after them would be files)', ['npm', 'test'], { test: 'node --test test/' }],
+    [
+      'node --test with files in a script (options after them would be files)',
+      ['npm', 'test'],
+      { test: 'node --test test/' },
+    ],
     ['mocha', ['npm', 'test'], { test: 'mocha' }],
     ['react-scripts', ['npm', 'test'], { test: 'react-scripts test' }],
     ['bun', ['bun', 'run', 'test'], { test: 'jest' }],
@@ -104,8 +155,15 @@ describe('commands the service cannot instrument with certainty run as they are'
   it('a gate with a declared junitReport keeps it, and a stale report is removed before the run', async () => {
     const dir = checkout();
     fs.mkdirSync(path.join(dir, 'reports'));
-    fs.writeFileSync(path.join(dir, 'reports/junit.xml'), '<testsuite tests="1"><testcase name="planted"/></testsuite>');
-    const gate = await instrumentTestsGate(tests(['npm', 'test'], { junitReport: 'reports/junit.xml' }), dir, reportDir);
+    fs.writeFileSync(
+      path.join(dir, 'reports/junit.xml'),
+      '<testsuite tests="1"><testcase name="planted"/></testsuite>',
+    );
+    const gate = await instrumentTestsGate(
+      tests(['npm', 'test'], { junitReport: 'reports/junit.xml' }),
+      dir,
+      reportDir,
+    );
     expect(gate).toMatchObject({ argv: ['npm', 'test'], env: {} });
     expect(fs.existsSync(path.join(dir, 'reports/junit.xml'))).toBe(false);
     expect(await gate.read('')).toBeNull();
@@ -117,7 +175,13 @@ describe('reading the run’s report', () => {
     JSON.stringify({
       numFailedTestSuites: 0,
       numTotalTests: 1,
-      testResults: [{ name: file, status: 'passed', assertionResults: [{ ancestorTitles: ['sum'], title: 'adds', status: 'passed' }] }],
+      testResults: [
+        {
+          name: file,
+          status: 'passed',
+          assertionResults: [{ ancestorTitles: ['sum'], title: 'adds', status: 'passed' }],
+        },
+      ],
     });
   const jestOutput = 'Tests:       2 passed, 2 total\n';
 
@@ -125,7 +189,14 @@ describe('reading the run’s report', () => {
     const dir = checkout({ test: 'jest' });
     const gate = await instrumentTestsGate(tests(['npm', 'test']), dir, reportDir);
     fs.writeFileSync(path.join(reportDir, 'jest.json'), jestReport(path.join(dir, 'test/sum.test.js')));
-    expect(await gate.read(jestOutput)).toEqual({ runner: 'jest', passed: 1, failed: 0, skipped: 0, passedTests: ['test/sum.test.js > sum > adds'], failedTests: [] });
+    expect(await gate.read(jestOutput)).toEqual({
+      runner: 'jest',
+      passed: 1,
+      failed: 0,
+      skipped: 0,
+      passedTests: ['test/sum.test.js > sum > adds'],
+      failedTests: [],
+    });
   });
 
   it('falls back to the output when the runner wrote no report', async () => {

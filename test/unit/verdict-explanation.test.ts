@@ -1,7 +1,12 @@
 import type { GateSummary } from '../../domain/gates';
 import { computeVerdict, VERDICT_RULES, type JudgeInput } from '../../domain/judge';
 import type { FindingSummary } from '../../domain/ledger';
-import { explainVerdict, RULE_DESCRIPTIONS, verdictRuleOf, type StoredJudgeReport } from '../../domain/verdict-explanation';
+import {
+  explainVerdict,
+  RULE_DESCRIPTIONS,
+  verdictRuleOf,
+  type StoredJudgeReport,
+} from '../../domain/verdict-explanation';
 
 // Explaining stored verdicts: the recorded rule, or one derived for verdicts stored before rules were.
 
@@ -58,7 +63,10 @@ test.each([
   ['GATES_FAILED', input({ gates: [tests('FAILED')], review: { status: 'SKIPPED', reason: 'gate failed' } })],
   ['BLOCKING_FINDINGS', input({ review: { status: 'COMPLETED', findings: [blocker], responseIds: [] } })],
   ['ACCEPTANCE_UNPROVEN', input({ gates: [{ ...tests('PASSED'), provesAcceptanceCriteria: [] }] })],
-  ['MAX_ITERATIONS', input({ roundIteration: 3, review: { status: 'COMPLETED', findings: [blocker], responseIds: [] } })],
+  [
+    'MAX_ITERATIONS',
+    input({ roundIteration: 3, review: { status: 'COMPLETED', findings: [blocker], responseIds: [] } }),
+  ],
   ['EMPTY_DIFF', input({ maker: { noChange: false, diffHash: 'd', cumulativeDiffEmpty: true, agentReport: null } })],
   ['REVIEW_UNAVAILABLE', input({ review: { status: 'FAILED', reason: 'provider down' } })],
 ] as const)('%s: recorded, and derived the same for a verdict stored without it', (rule, judged) => {
@@ -73,8 +81,12 @@ test('an unrecognisable stored report is UNKNOWN, not a guess', () => {
 });
 
 test('the explanation names the rule, the blocking finding and every input table', () => {
-  const report = computeVerdict(input({ roundIteration: 3, review: { status: 'COMPLETED', findings: [blocker], responseIds: [] } }));
-  const lines = explainVerdict(report, [{ findingId: 'COR-001', source: 'REVIEWER', rule: null, location: blocker.location }]);
+  const report = computeVerdict(
+    input({ roundIteration: 3, review: { status: 'COMPLETED', findings: [blocker], responseIds: [] } }),
+  );
+  const lines = explainVerdict(report, [
+    { findingId: 'COR-001', source: 'REVIEWER', rule: null, location: blocker.location },
+  ]);
   expect(lines).toEqual([
     'ESCALATE (MAX_ITERATIONS) at iteration 3 of 3: the work is not done and the iteration limit is reached. Still blocking: COR-001 BLOCKER VALID “loses precision”.',
     'Rule MAX_ITERATIONS: the work is not done and the iteration limit is reached.',
@@ -89,9 +101,20 @@ test('the explanation names the rule, the blocking finding and every input table
 test('a PASS says all configured gates passed; system findings are listed with their rule and place', () => {
   const report = computeVerdict(input());
   const [headline] = explainVerdict(report);
-  expect(headline).toBe('PASS: all configured gates passed (tests), no valid blocking findings, every acceptance criterion proven (1 of 1).');
-  const gated = computeVerdict(input({ gates: [tests('FAILED')], review: { status: 'SKIPPED', reason: 'gate failed' } }));
-  const lines = explainVerdict(gated, [{ findingId: 'TMP-001', source: 'SYSTEM', rule: 'SKIP_OR_ONLY_ADDED', location: { file: 'test/a.test.js', startLine: 4, endLine: 4 } }]);
+  expect(headline).toBe(
+    'PASS: all configured gates passed (tests), no valid blocking findings, every acceptance criterion proven (1 of 1).',
+  );
+  const gated = computeVerdict(
+    input({ gates: [tests('FAILED')], review: { status: 'SKIPPED', reason: 'gate failed' } }),
+  );
+  const lines = explainVerdict(gated, [
+    {
+      findingId: 'TMP-001',
+      source: 'SYSTEM',
+      rule: 'SKIP_OR_ONLY_ADDED',
+      location: { file: 'test/a.test.js', startLine: 4, endLine: 4 },
+    },
+  ]);
   expect(lines[0]).toBe('ITERATE: the tests gate failed at iteration 1 of 3; the maker is sent back to fix it.');
   expect(lines[3]).toBe('Gates: tests FAILED (exit 1, 0 passed, 2 failed, 0 skipped, 2 tests failed).');
   expect(lines[6]).toBe('System findings: TMP-001 (SKIP_OR_ONLY_ADDED) at test/a.test.js:4.');

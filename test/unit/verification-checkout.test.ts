@@ -4,7 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ActivityDeps } from '../../activities/deps';
 import { stopLauncher } from '../../activities/process/launcher';
-import { discardVerificationCheckout, freshVerificationCheckout } from '../../activities/verification/verification-checkout';
+import {
+  discardVerificationCheckout,
+  freshVerificationCheckout,
+} from '../../activities/verification/verification-checkout';
 import { CORRECT_SUM, createFixtureRepo } from '../support/fixture-repo';
 
 // The verification's checkout, with real git: exactly the commit asked for, nothing a previous run left,
@@ -14,7 +17,11 @@ let repo: string;
 let deps: ActivityDeps;
 let base: string;
 let fixed: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], { cwd: repo, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], {
+    cwd: repo,
+    encoding: 'utf8',
+  }).trim();
 const loopId = '0c4f4861-d4cb-4018-ab9e-cd89cf4226c1';
 
 beforeAll(() => {

@@ -5,7 +5,10 @@ import { ConfigError, loadConfig } from '../../config/service-config';
 
 test('a worker runs loops and activities, 4 activities per core, unless told otherwise', () => {
   expect(loadConfig({}).worker).toEqual({ role: 'all', activityConcurrency: 4 * os.availableParallelism() });
-  expect(loadConfig({ WORKER_ROLE: 'workflows', WORKER_ACTIVITY_CONCURRENCY: '3' }).worker).toEqual({ role: 'workflows', activityConcurrency: 3 });
+  expect(loadConfig({ WORKER_ROLE: 'workflows', WORKER_ACTIVITY_CONCURRENCY: '3' }).worker).toEqual({
+    role: 'workflows',
+    activityConcurrency: 3,
+  });
   expect(loadConfig({ WORKER_ROLE: 'activities' }).worker.role).toBe('activities');
 });
 

@@ -1,6 +1,13 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { LoopIterationKey, LoopPhaseKey, LoopPullRequestKey, LoopRepoKey, LoopStatusKey, LoopVerdictKey } from '../../workflows/search-attributes';
+import {
+  LoopIterationKey,
+  LoopPhaseKey,
+  LoopPullRequestKey,
+  LoopRepoKey,
+  LoopStatusKey,
+  LoopVerdictKey,
+} from '../../workflows/search-attributes';
 import { loopInput } from './support/loop-input';
 import { gateFailed } from './support/loop-results';
 import { loopTestEnvironment } from './support/test-environment';
@@ -11,25 +18,42 @@ import { loopTestEnvironment } from './support/test-environment';
 const loops = loopTestEnvironment();
 
 test('a loop cancelled while it waits for a decision records CANCELLED', async () => {
-  await loops.run({ iterations: [{ verification: gateFailed(1) }] }, loopInput({ maxIterations: 1 }), async ({ handle, activities, awaitingDecision, state }) => {
-    await awaitingDecision();
-    const waiting = (await handle.describe()).typedSearchAttributes;
-    expect([LoopStatusKey, LoopPhaseKey, LoopIterationKey, LoopVerdictKey].map((key) => waiting.get(key))).toEqual(['AWAITING_DECISION', 'AWAITING_DECISION', 1, 'ESCALATE']);
+  await loops.run(
+    { iterations: [{ verification: gateFailed(1) }] },
+    loopInput({ maxIterations: 1 }),
+    async ({ handle, activities, awaitingDecision, state }) => {
+      await awaitingDecision();
+      const waiting = (await handle.describe()).typedSearchAttributes;
+      expect([LoopStatusKey, LoopPhaseKey, LoopIterationKey, LoopVerdictKey].map((key) => waiting.get(key))).toEqual([
+        'AWAITING_DECISION',
+        'AWAITING_DECISION',
+        1,
+        'ESCALATE',
+      ]);
 
-    await handle.cancel();
-    const failure = await handle.result().catch((err: unknown) => err);
-    expect(failure).toBeInstanceOf(WorkflowFailedError);
-    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
-    expect(activities.inputsOf('recordProgress').at(-1)).toMatchObject({ status: 'CANCELLED', phase: 'DONE', failureReason: 'cancelled' });
-    expect(activities.inputsOf('recordDecision')).toEqual([]);
-    expect(await state()).toMatchObject({ status: 'CANCELLED', phase: 'DONE', failureReason: 'cancelled' });
-    expect((await handle.describe()).typedSearchAttributes.get(LoopStatusKey)).toBe('CANCELLED');
-  });
+      await handle.cancel();
+      const failure = await handle.result().catch((err: unknown) => err);
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      expect(activities.inputsOf('recordProgress').at(-1)).toMatchObject({
+        status: 'CANCELLED',
+        phase: 'DONE',
+        failureReason: 'cancelled',
+      });
+      expect(activities.inputsOf('recordDecision')).toEqual([]);
+      expect(await state()).toMatchObject({ status: 'CANCELLED', phase: 'DONE', failureReason: 'cancelled' });
+      expect((await handle.describe()).typedSearchAttributes.get(LoopStatusKey)).toBe('CANCELLED');
+    },
+  );
 });
 
 test('an activity that fails for good fails the loop, recorded as FAILED with the root cause', async () => {
   const problem = '.ai-engineering-loop/verification.json: gates.tests.argv: argv needs at least the program to run';
-  const prepareFailure = ApplicationFailure.create({ type: 'VerificationConfigError', message: problem, nonRetryable: true });
+  const prepareFailure = ApplicationFailure.create({
+    type: 'VerificationConfigError',
+    message: problem,
+    nonRetryable: true,
+  });
   await loops.run({ prepareFailure, iterations: [] }, loopInput(), async ({ handle, activities, state }) => {
     const failure = await handle.result().catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(WorkflowFailedError);
@@ -38,8 +62,16 @@ test('an activity that fails for good fails the loop, recorded as FAILED with th
     expect(cause?.cause).toMatchObject({ type: 'VerificationConfigError', message: problem });
 
     expect(activities.calls.map((c) => c.activity)).toEqual(['prepareWorkspace', 'recordProgress']);
-    expect(activities.inputsOf('recordProgress')[0]).toMatchObject({ status: 'FAILED', phase: 'DONE', failureReason: `prepareWorkspace: ${problem}` });
-    expect(await state()).toMatchObject({ status: 'FAILED', phase: 'DONE', failureReason: `prepareWorkspace: ${problem}` });
+    expect(activities.inputsOf('recordProgress')[0]).toMatchObject({
+      status: 'FAILED',
+      phase: 'DONE',
+      failureReason: `prepareWorkspace: ${problem}`,
+    });
+    expect(await state()).toMatchObject({
+      status: 'FAILED',
+      phase: 'DONE',
+      failureReason: `prepareWorkspace: ${problem}`,
+    });
   });
 });
 
@@ -48,7 +80,11 @@ test('an activity that keeps failing fails the loop once its retries are spent (
   await loops.run({ iterations: [{ verification }] }, loopInput(), async ({ handle, activities }) => {
     await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
     expect(activities.inputsOf('runVerification')).toHaveLength(5);
-    expect(activities.inputsOf('recordProgress').at(-1)).toMatchObject({ status: 'FAILED', phase: 'DONE', failureReason: `runVerification: ${verification.message}` });
+    expect(activities.inputsOf('recordProgress').at(-1)).toMatchObject({
+      status: 'FAILED',
+      phase: 'DONE',
+      failureReason: `runVerification: ${verification.message}`,
+    });
   });
 });
 
@@ -61,13 +97,9 @@ test('a delivery that opened a pull request leaves its URL in the LoopPullReques
   await loops.run({ iterations: [{}], pullRequestUrl }, input, async ({ handle }) => {
     await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED' });
     const attributes = (await handle.describe()).typedSearchAttributes;
-    expect([LoopPullRequestKey, LoopStatusKey, LoopPhaseKey, LoopVerdictKey, LoopRepoKey].map((key) => attributes.get(key))).toEqual([
-      pullRequestUrl,
-      'PASSED',
-      'DONE',
-      'PASS',
-      'https://github.com/acme/sum.git',
-    ]);
+    expect(
+      [LoopPullRequestKey, LoopStatusKey, LoopPhaseKey, LoopVerdictKey, LoopRepoKey].map((key) => attributes.get(key)),
+    ).toEqual([pullRequestUrl, 'PASSED', 'DONE', 'PASS', 'https://github.com/acme/sum.git']);
   });
 });
 

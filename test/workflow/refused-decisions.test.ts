@@ -47,7 +47,9 @@ test('a malformed decision signal is recorded as refused and the loop keeps wait
 
     await handle.signal(decisionSignal, { kind: 'reject', actor: OPERATOR });
     await expect(handle.result()).resolves.toMatchObject({ status: 'REJECTED' });
-    expect(activities.inputsOf('authorizeDecision')).toEqual([expect.objectContaining({ channel: 'signal', decision: { kind: 'reject', actor: OPERATOR } })]);
+    expect(activities.inputsOf('authorizeDecision')).toEqual([
+      expect.objectContaining({ channel: 'signal', decision: { kind: 'reject', actor: OPERATOR } }),
+    ]);
     expect(activities.inputsOf('recordRefusedDecision')).toHaveLength(1);
   });
 });
@@ -82,14 +84,21 @@ test('a decision naming an earlier escalation is rejected as stale; one naming t
     await awaitingDecision(1);
     await decide({ kind: 'approve', actor: ALICE, escalationSequence: 1, ticket: 'dt_1' });
     await awaitingDecision(2);
-    expect(activities.inputsOf('recordEscalation')).toEqual([expect.objectContaining({ escalationSequence: 2, sequence: 1 })]);
+    expect(activities.inputsOf('recordEscalation')).toEqual([
+      expect.objectContaining({ escalationSequence: 2, sequence: 1 }),
+    ]);
 
     // A page still showing the contract approval approves it again.
-    await expect(refusal(decide({ kind: 'approve', actor: ALICE, escalationSequence: 1, ticket: 'dt_2' }))).resolves.toEqual({
+    await expect(
+      refusal(decide({ kind: 'approve', actor: ALICE, escalationSequence: 1, ticket: 'dt_2' })),
+    ).resolves.toEqual({
       type: NOT_AWAITING_DECISION,
       message: `loop ${input.loopId} is not awaiting a decision on escalation #1 (escalation #2 is open)`,
     });
-    await expect(decide({ kind: 'reject', actor: ALICE, escalationSequence: 2, ticket: 'dt_3' })).resolves.toEqual({ escalationSequence: 2, kind: 'reject' });
+    await expect(decide({ kind: 'reject', actor: ALICE, escalationSequence: 2, ticket: 'dt_3' })).resolves.toEqual({
+      escalationSequence: 2,
+      kind: 'reject',
+    });
 
     await expect(handle.result()).resolves.toMatchObject({ status: 'REJECTED' });
     expect(activities.inputsOf('authorizeDecision').map((a) => a.decision.ticket)).toEqual(['dt_1', 'dt_3']);
@@ -104,7 +113,9 @@ test('an amendment that would make the contract invalid is rejected by the updat
   const input = escalating();
   await loops.run({ iterations: [failingFirst] }, input, async ({ activities, awaitingDecision, decide, state }) => {
     await awaitingDecision();
-    const { type, message } = await refusal(decide({ kind: 'amend', actor: ALICE, contract: { acceptanceCriteria: [] }, ticket: 'dt_1' }));
+    const { type, message } = await refusal(
+      decide({ kind: 'amend', actor: ALICE, contract: { acceptanceCriteria: [] }, ticket: 'dt_1' }),
+    );
     expect(type).toBe(INVALID_DECISION);
     expect(message).toMatch(/^the amended contract is invalid: contract\.acceptanceCriteria: /);
     expect(await state()).toMatchObject({ status: 'AWAITING_DECISION', awaitingDecision: { escalationSequence: 1 } });
@@ -115,11 +126,17 @@ test('an amendment that would make the contract invalid is rejected by the updat
 
 test('a decision authorizeDecision refuses is not acted on: the loop keeps waiting for one it honours', async () => {
   const input = escalating();
-  const script = { iterations: [failingFirst], authorizations: [{ honoured: false as const, reason: 'the ticket was issued for another decision' }] };
+  const script = {
+    iterations: [failingFirst],
+    authorizations: [{ honoured: false as const, reason: 'the ticket was issued for another decision' }],
+  };
   await loops.run(script, input, async ({ handle, activities, awaitingDecision, decide, state }) => {
     await awaitingDecision();
     // Accepted by the validator (it cannot check tickets): refused afterwards.
-    await expect(decide({ kind: 'approve', actor: 'mallory', ticket: 'dt_forged' })).resolves.toEqual({ escalationSequence: 1, kind: 'approve' });
+    await expect(decide({ kind: 'approve', actor: 'mallory', ticket: 'dt_forged' })).resolves.toEqual({
+      escalationSequence: 1,
+      kind: 'approve',
+    });
     await activities.called('authorizeDecision');
     // Answered once the workflow task that ran the authorization completed.
     expect(await state()).toMatchObject({ status: 'AWAITING_DECISION', awaitingDecision: { escalationSequence: 1 } });
@@ -131,6 +148,8 @@ test('a decision authorizeDecision refuses is not acted on: the loop keeps waiti
       ['mallory', 'update'],
       [ALICE, 'update'],
     ]);
-    expect(activities.inputsOf('recordDecision')).toEqual([{ loopId: input.loopId, escalationSequence: 1, decision: { kind: 'reject', actor: ALICE } }]);
+    expect(activities.inputsOf('recordDecision')).toEqual([
+      { loopId: input.loopId, escalationSequence: 1, decision: { kind: 'reject', actor: ALICE } },
+    ]);
   });
 });

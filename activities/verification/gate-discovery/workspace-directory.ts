@@ -30,7 +30,8 @@ export class WorkspaceDirectory extends WorkspaceFiles {
     if (real !== this.root && !real.startsWith(this.root + path.sep)) return { kind: 'outside' };
     const stat = await fs.stat(real);
     if (!stat.isFile()) return { kind: 'unreadable', reason: 'not a regular file' };
-    if (stat.size > MAX_MANIFEST_BYTES) return { kind: 'unreadable', reason: `larger than ${MAX_MANIFEST_BYTES} bytes` };
+    if (stat.size > MAX_MANIFEST_BYTES)
+      return { kind: 'unreadable', reason: `larger than ${MAX_MANIFEST_BYTES} bytes` };
     return { kind: 'file', text: await fs.readFile(real, 'utf8') };
   }
 

@@ -20,7 +20,15 @@ export const checkpointOf = (sequence: number) => hex(`checkpoint ${sequence}`, 
 
 /** The plan prepareWorkspace resolves for the request's tests gate (no set-up commands). */
 export const GATE_PLAN: GatePlan = {
-  gates: [{ gate: 'tests', argv: ['node', '--test'], timeoutSeconds: 120, source: 'contract', detail: 'the request\'s "gates"' }],
+  gates: [
+    {
+      gate: 'tests',
+      argv: ['node', '--test'],
+      timeoutSeconds: 120,
+      source: 'contract',
+      detail: 'the request\'s "gates"',
+    },
+  ],
   profile: 'library',
   notes: [],
   warnings: [],
@@ -31,7 +39,13 @@ export const GATE_PLAN: GatePlan = {
 /** The same plan with a dependency install before the maker (a package-lock.json in the repository). */
 export const GATE_PLAN_WITH_SETUP: GatePlan = {
   ...GATE_PLAN,
-  setup: { ...NO_SETUP, commands: [{ argv: ['npm', 'ci'], timeoutSeconds: 600, source: 'manifest-inference', detail: 'package-lock.json (npm ci)' }], outputs: ['node_modules'] },
+  setup: {
+    ...NO_SETUP,
+    commands: [
+      { argv: ['npm', 'ci'], timeoutSeconds: 600, source: 'manifest-inference', detail: 'package-lock.json (npm ci)' },
+    ],
+    outputs: ['node_modules'],
+  },
 };
 
 /** A command maker's iteration that changed src/sum.js and was checked for tampering (nothing found). */
@@ -68,7 +82,12 @@ export function passedGate(gate: GateName, sequence: number, provesAcceptanceCri
 }
 
 /** A gate that ran and failed; `signature` tells failures apart (the same one twice in a row escalates). */
-export function failedGate(gate: GateName, sequence: number, failureReason: string, signature = hex(failureReason).slice(0, 16)): GateSummary {
+export function failedGate(
+  gate: GateName,
+  sequence: number,
+  failureReason: string,
+  signature = hex(failureReason).slice(0, 16),
+): GateSummary {
   return {
     ...passedGate(gate, sequence),
     status: 'FAILED',
@@ -80,7 +99,10 @@ export function failedGate(gate: GateName, sequence: number, failureReason: stri
 }
 
 /** Verification of the request's contract: the tests gate proves AC-2, the named test AC-1. */
-export function verified(sequence: number, { gates, ac1 = 'PASSED' }: { gates?: GateSummary[]; ac1?: 'PASSED' | 'FAILED' } = {}): VerificationOutcome {
+export function verified(
+  sequence: number,
+  { gates, ac1 = 'PASSED' }: { gates?: GateSummary[]; ac1?: 'PASSED' | 'FAILED' } = {},
+): VerificationOutcome {
   return {
     gates: gates ?? [passedGate('tests', sequence, ['AC-2'])],
     acceptanceChecks: [{ acId: 'AC-1', status: ac1, evidenceId: `evidence-${sequence}-ac-1` }],
@@ -90,8 +112,17 @@ export function verified(sequence: number, { gates, ac1 = 'PASSED' }: { gates?: 
 }
 
 /** A verification whose tests gate failed (no acceptance check ran after it). */
-export function gateFailed(sequence: number, failureReason = 'sum adds two numbers: expected 3, got -1', gates: GateSummary[] = []): VerificationOutcome {
-  return { gates: [failedGate('tests', sequence, failureReason), ...gates], acceptanceChecks: [], environmentProblem: null, systemFindings: [] };
+export function gateFailed(
+  sequence: number,
+  failureReason = 'sum adds two numbers: expected 3, got -1',
+  gates: GateSummary[] = [],
+): VerificationOutcome {
+  return {
+    gates: [failedGate('tests', sequence, failureReason), ...gates],
+    acceptanceChecks: [],
+    environmentProblem: null,
+    systemFindings: [],
+  };
 }
 
 /** A verification whose checkout could not be set up: no gate ran. */
@@ -100,7 +131,10 @@ export function checkoutSetupFailed(problem: string): VerificationOutcome {
 }
 
 /** A completed review with these findings. */
-export function reviewed(findings: FindingSummary[] = [], usage: Usage = { tokens: 1_800, costUsd: 0.004, agentMs: 0 }): ReviewOutcome {
+export function reviewed(
+  findings: FindingSummary[] = [],
+  usage: Usage = { tokens: 1_800, costUsd: 0.004, agentMs: 0 },
+): ReviewOutcome {
   return { outcome: { status: 'COMPLETED', findings, responseIds: ['resp_review_1'] }, usage };
 }
 

@@ -36,7 +36,12 @@ export interface LoopWorker {
   running: Promise<void>;
 }
 
-export async function runLoop<T>(env: TestWorkflowEnvironment, { taskQueue, activities, running }: LoopWorker, input: LoopInput, drive: (loop: RunningLoop) => Promise<T>): Promise<T> {
+export async function runLoop<T>(
+  env: TestWorkflowEnvironment,
+  { taskQueue, activities, running }: LoopWorker,
+  input: LoopInput,
+  drive: (loop: RunningLoop) => Promise<T>,
+): Promise<T> {
   const handle = await env.client.workflow.start<typeof engineeringLoop>('engineeringLoop', {
     taskQueue,
     workflowId: loopWorkflowId(input.loopId),
@@ -60,10 +65,15 @@ export async function runLoop<T>(env: TestWorkflowEnvironment, { taskQueue, acti
     decide: (decision) => current().executeUpdate(decideUpdate, { args: [decision] }),
     currentRun: async () => {
       const { runId } = await current().describe();
-      const started = (await env.client.workflow.getHandle(handle.workflowId, runId).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+      const started = (await env.client.workflow.getHandle(handle.workflowId, runId).fetchHistory()).events?.[0]
+        ?.workflowExecutionStartedEventAttributes;
       const payload = started?.input?.payloads?.[0];
       if (!payload) throw new Error(`run ${runId} has no input`);
-      return { runId, input: defaultPayloadConverter.fromPayload<LoopInput>(payload), continuedFrom: started.continuedExecutionRunId || null };
+      return {
+        runId,
+        input: defaultPayloadConverter.fromPayload<LoopInput>(payload),
+        continuedFrom: started.continuedExecutionRunId || null,
+      };
     },
   };
   const stopped = running.then(() => Promise.reject(new Error('the worker stopped while the loop ran')));

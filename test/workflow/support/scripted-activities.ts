@@ -4,7 +4,16 @@ import type { LoopActivities } from '../../../activities';
 import type { DecisionAuthorization } from '../../../activities/decision-authorization';
 import type { DeliverOutput } from '../../../activities/delivery';
 import type { GatePlan } from '../../../domain/gates';
-import { GATE_PLAN, made, reviewed, verified, type MakerOutcome, type ReviewOutcome, type SetupOutcome, type VerificationOutcome } from './loop-results';
+import {
+  GATE_PLAN,
+  made,
+  reviewed,
+  verified,
+  type MakerOutcome,
+  type ReviewOutcome,
+  type SetupOutcome,
+  type VerificationOutcome,
+} from './loop-results';
 
 // Stand-ins for every activity the loop calls, each answering as the test scripted it for the loop it
 // names, and a log of every call (activity name and input) in the order the workflow made them.
@@ -47,7 +56,11 @@ export interface ScriptedLoop {
   /** The inputs of every call of `activity`, in order. */
   inputsOf<K extends ActivityName>(activity: K): InputOf<K>[];
   /** The `nth` call of `activity` that matches, once the workflow made it. */
-  called<K extends ActivityName>(activity: K, match?: (input: InputOf<K>) => boolean, nth?: number): Promise<InputOf<K>>;
+  called<K extends ActivityName>(
+    activity: K,
+    match?: (input: InputOf<K>) => boolean,
+    nth?: number,
+  ): Promise<InputOf<K>>;
 }
 
 interface LoopRecord extends ScriptedLoop {
@@ -67,8 +80,13 @@ export class ScriptedLoops {
   add(loopId: string, script: LoopScript): ScriptedLoop {
     const calls: Call[] = [];
     const waiters: Array<() => void> = [];
-    const inputsOf = <K extends ActivityName>(activity: K) => calls.filter((c) => c.activity === activity).map((c) => c.input as InputOf<K>);
-    const called = <K extends ActivityName>(activity: K, match: (input: InputOf<K>) => boolean = () => true, nth = 1): Promise<InputOf<K>> =>
+    const inputsOf = <K extends ActivityName>(activity: K) =>
+      calls.filter((c) => c.activity === activity).map((c) => c.input as InputOf<K>);
+    const called = <K extends ActivityName>(
+      activity: K,
+      match: (input: InputOf<K>) => boolean = () => true,
+      nth = 1,
+    ): Promise<InputOf<K>> =>
       new Promise((resolve) => {
         const check = () => {
           const found = inputsOf(activity).filter(match);
@@ -81,7 +99,15 @@ export class ScriptedLoops {
       calls.push(call);
       waiters.splice(0).forEach((wake) => wake());
     };
-    const loop: LoopRecord = { calls, inputsOf, called, push, script, setups: [...(script.setup ?? [])], authorizations: [...(script.authorizations ?? [])] };
+    const loop: LoopRecord = {
+      calls,
+      inputsOf,
+      called,
+      push,
+      script,
+      setups: [...(script.setup ?? [])],
+      authorizations: [...(script.authorizations ?? [])],
+    };
     this.loops.set(loopId, loop);
     return loop;
   }
@@ -96,7 +122,8 @@ export class ScriptedLoops {
 
   private iteration(loop: LoopRecord, sequence: number): IterationScript {
     const scripted = loop.script.iterations[sequence - 1];
-    if (!scripted) throw ApplicationFailure.nonRetryable(`iteration #${sequence} is not scripted`, 'UnscriptedIteration');
+    if (!scripted)
+      throw ApplicationFailure.nonRetryable(`iteration #${sequence} is not scripted`, 'UnscriptedIteration');
     return scripted;
   }
 
@@ -104,11 +131,19 @@ export class ScriptedLoops {
     prepareWorkspace: async (input) => {
       const { script } = this.record('prepareWorkspace', input);
       if (script.prepareFailure) throw script.prepareFailure;
-      return { workspacePath: `/var/lib/engineering-loop/workspaces/${input.loopId}`, baseCommit: 'b'.repeat(40), branch: `engineering-loop/${input.loopId}`, gatePlan: script.gatePlan ?? GATE_PLAN };
+      return {
+        workspacePath: `/var/lib/engineering-loop/workspaces/${input.loopId}`,
+        baseCommit: 'b'.repeat(40),
+        branch: `engineering-loop/${input.loopId}`,
+        gatePlan: script.gatePlan ?? GATE_PLAN,
+      };
     },
     freezeContract: async (input) => {
       this.record('freezeContract', input);
-      return { version: input.version, hash: createHash('sha256').update(JSON.stringify(input.contract)).digest('hex') };
+      return {
+        version: input.version,
+        hash: createHash('sha256').update(JSON.stringify(input.contract)).digest('hex'),
+      };
     },
     recordProgress: async (input) => {
       this.record('recordProgress', input);
@@ -123,7 +158,8 @@ export class ScriptedLoops {
       return made(input.sequence, maker);
     },
     runVerification: async (input) => {
-      const verification = this.iteration(this.record('runVerification', input), input.sequence).verification ?? verified(input.sequence);
+      const verification =
+        this.iteration(this.record('runVerification', input), input.sequence).verification ?? verified(input.sequence);
       if (verification instanceof Error) throw verification;
       return verification;
     },
@@ -146,7 +182,8 @@ export class ScriptedLoops {
       this.record('recordContractApproval', input);
       return { escalationId: randomUUID(), reportId: randomUUID() };
     },
-    authorizeDecision: async (input) => this.record('authorizeDecision', input).authorizations.shift() ?? { honoured: true },
+    authorizeDecision: async (input) =>
+      this.record('authorizeDecision', input).authorizations.shift() ?? { honoured: true },
     recordDecision: async (input) => {
       this.record('recordDecision', input);
     },

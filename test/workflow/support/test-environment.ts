@@ -39,10 +39,22 @@ export function loopTestEnvironment(): LoopTestEnvironment {
 
   beforeAll(async () => {
     // Errors only: the tests fail activities and refuse decisions on purpose, and the worker logs each at WARN.
-    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
-    const [started, workflowBundle] = await Promise.all([startTestEnvironment(), bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: quiet })]);
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'ERROR' }) } },
+    });
+    const [started, workflowBundle] = await Promise.all([
+      startTestEnvironment(),
+      bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: quiet }),
+    ]);
     env = started;
-    worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: scripted.activities, sinks: workflowTracingSinks() });
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle,
+      activities: scripted.activities,
+      sinks: workflowTracingSinks(),
+    });
     running = worker.run();
   });
   afterAll(async () => {
@@ -52,17 +64,24 @@ export function loopTestEnvironment(): LoopTestEnvironment {
   });
 
   return {
-    run: (script, input, drive) => runLoop(env!, { taskQueue, activities: scripted.add(input.loopId, script), running }, input, drive),
+    run: (script, input, drive) =>
+      runLoop(env!, { taskQueue, activities: scripted.add(input.loopId, script), running }, input, drive),
     now: () => env!.currentTimeMs(),
   };
 }
 
 /** A fresh test server with the loop's search attributes registered (the workflow upserts them: unknown ones fail its task). */
 async function startTestEnvironment(): Promise<TestWorkflowEnvironment> {
-  if (!fs.existsSync(TEST_SERVER)) throw new Error(`${TEST_SERVER} is missing: run bash scripts/install-temporal-test-server.sh`);
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: TEST_SERVER } } });
+  if (!fs.existsSync(TEST_SERVER))
+    throw new Error(`${TEST_SERVER} is missing: run bash scripts/install-temporal-test-server.sh`);
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: TEST_SERVER } },
+  });
   const searchAttributes = Object.fromEntries(
-    Object.entries(LOOP_SEARCH_ATTRIBUTES).map(([name, type]) => [name, type === 'Int' ? INDEXED_VALUE_TYPE_INT : INDEXED_VALUE_TYPE_KEYWORD]),
+    Object.entries(LOOP_SEARCH_ATTRIBUTES).map(([name, type]) => [
+      name,
+      type === 'Int' ? INDEXED_VALUE_TYPE_INT : INDEXED_VALUE_TYPE_KEYWORD,
+    ]),
   );
   await env.connection.operatorService.addSearchAttributes({ namespace: env.namespace ?? 'default', searchAttributes });
   return env;
