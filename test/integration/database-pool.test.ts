@@ -2,18 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient, createPrismaClient } from '../../prisma/client';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { useTestDatabase } from '../support/database';
 
 // The service's connection pool keeps its idle connections past pg's 10 s idle timeout (a loop after a
 // quiet spell must not open new backends with cold caches), yet they never keep a process alive.
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const db = useTestDatabase();
 let child: ChildProcess | null = null;
 afterEach(() => {
   jest.useRealTimers();

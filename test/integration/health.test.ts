@@ -1,19 +1,13 @@
 import net from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { buildApp } from '../../api/app';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { useTestDatabase } from '../support/database';
 import { freePort } from '../support/free-port';
 
 // /healthz during an outage: each dependency is probed within a deadline, so the answer comes (503,
 // naming the dependency that did not answer) instead of hanging as long as the client would retry.
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const db = useTestDatabase();
 
 test('with Temporal unreachable /healthz answers 503: PostgreSQL ok, Temporal not, with why', async () => {
   const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}` });

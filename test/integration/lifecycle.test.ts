@@ -8,19 +8,13 @@ import { DEFAULT_API_POLICY } from '../../api/deps';
 import { createApiKey } from '../../api/auth/api-keys';
 import { loadConfig } from '../../config/service-config';
 import { removeExpiredWorkspaces } from '../../service/workspace-janitor';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { useTestDatabase } from '../support/database';
 import { loopRequest } from '../support/loop-request';
 
 // Disk use over time: finished loops' working copies go after the retention, and new loops are refused
 // while the disk is nearly full.
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const db = useTestDatabase();
 
 async function loopRow(status: string, finishedAt: Date | null): Promise<string> {
   const id = crypto.randomUUID();

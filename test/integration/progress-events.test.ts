@@ -1,22 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { ActivityDeps } from '../../activities/deps';
 import { recordProgress, type ProgressInput } from '../../activities/progress';
-import { createTestDatabase, insertLoop, type TestDatabase } from '../support/database';
+import { insertLoop, useTestDatabase } from '../support/database';
 
 // recordProgress writes one phase event per workflow transition, in the same transaction as the loop's
 // state; a retried attempt of the same move (same run id and move number, or without a number the same
 // activity id) adds no second event.
 
-let db: TestDatabase;
-let deps: ActivityDeps;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  deps = { prisma: db.prisma } as unknown as ActivityDeps;
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const db = useTestDatabase();
 
 const newLoop = () => insertLoop(db.prisma);
 
@@ -39,7 +30,7 @@ const attemptIn =
       attempt: attemptNo,
       isLocal,
       workflowExecution: { workflowId: `loop-${loopId}`, runId },
-    }).run((i: ProgressInput) => recordProgress(deps, i), input);
+    }).run((i: ProgressInput) => recordProgress(db.deps, i), input);
 
 test('every attempt of a move records it once, under any activity id; a later move with the same fields is its own event', async () => {
   const loopId = await newLoop();
@@ -73,23 +64,23 @@ test('the same move in another run (after continue-as-new) is another event', as
     await new MockActivityEnvironment({
       activityId: '1',
       workflowExecution: { workflowId: `loop-${loopId}`, runId },
-    }).run((i: ProgressInput) => recordProgress(deps, i), progress(loopId));
+    }).run((i: ProgressInput) => recordProgress(db.deps, i), progress(loopId));
   }
   expect(await db.prisma.loopEvent.count({ where: { loopId } })).toBe(2);
 });
 
 test('outside an activity each call is its own event unless the caller names the key; the loop update and the event commit together', async () => {
   const loopId = await newLoop();
-  await recordProgress(deps, progress(loopId, { phase: 'PREPARING' }));
-  await recordProgress(deps, progress(loopId, { phase: 'CONTRACT' }), 'fixed-key');
-  await recordProgress(deps, progress(loopId, { phase: 'CONTRACT' }), 'fixed-key');
+  await recordProgress(db.deps, progress(loopId, { phase: 'PREPARING' }));
+  await recordProgress(db.deps, progress(loopId, { phase: 'CONTRACT' }), 'fixed-key');
+  await recordProgress(db.deps, progress(loopId, { phase: 'CONTRACT' }), 'fixed-key');
   const events = await db.prisma.loopEvent.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } });
   expect(events.map((e) => e.phase)).toEqual(['PREPARING', 'CONTRACT']);
   expect(events[0]!.key).toMatch(/^adhoc:/);
 
   // A loop that does not exist: the update fails, and no event is left without its loop state.
   const missing = randomUUID();
-  await expect(recordProgress(deps, progress(missing), 'orphan')).rejects.toThrow();
+  await expect(recordProgress(db.deps, progress(missing), 'orphan')).rejects.toThrow();
   expect(await db.prisma.loopEvent.count({ where: { key: 'orphan' } })).toBe(0);
 
   // A terminal status closes open escalations and records the end with its reason.
@@ -97,7 +88,7 @@ test('outside an activity each call is its own event unless the caller names the
     data: { loopId, sequence: 1, trigger: 'MAX_ITERATIONS', reportId: 'r', status: 'OPEN' },
   });
   await recordProgress(
-    deps,
+    db.deps,
     progress(loopId, { status: 'FAILED', phase: 'DONE', failureReason: 'runMaker: boom' }),
     'end',
   );
@@ -117,9 +108,9 @@ test('outside an activity each call is its own event unless the caller names the
 test('the move is stamped with the time of the call, in the columns Prisma reads back; a move without a reason keeps the last one', async () => {
   const loopId = await newLoop();
   const before = Date.now();
-  await recordProgress(deps, progress(loopId, { phase: 'VERIFY', failureReason: 'gate timed out' }), 'stamped');
+  await recordProgress(db.deps, progress(loopId, { phase: 'VERIFY', failureReason: 'gate timed out' }), 'stamped');
   const after = Date.now();
-  await recordProgress(deps, progress(loopId, { phase: 'REVIEW' }), 'no-reason');
+  await recordProgress(db.deps, progress(loopId, { phase: 'REVIEW' }), 'no-reason');
 
   const loop = await db.prisma.loop.findUniqueOrThrow({
     where: { id: loopId },

@@ -1,23 +1,13 @@
-import type { ActivityDeps } from '../../activities/deps';
 import { recordVerdict } from '../../activities/records';
 import type { GateSummary } from '../../domain/gates';
 import { computeVerdict } from '../../domain/judge';
 import { verdicts } from '../../telemetry/loop-metrics';
-import { createTestDatabase, insertLoop, type TestDatabase } from '../support/database';
+import { insertLoop, useTestDatabase } from '../support/database';
 
 // The verdict is one statement through its iteration (a local activity, on the loop's critical path): a
 // retry replaces it, the verdict counter counts it once, and the report quotes the gate plan's warnings.
 
-let db: TestDatabase;
-let deps: ActivityDeps;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  deps = { prisma: db.prisma } as unknown as ActivityDeps;
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const db = useTestDatabase();
 
 async function iterationOfNewLoop(warnings: string[]): Promise<string> {
   const id = await insertLoop(db.prisma, {
@@ -82,9 +72,9 @@ test('a retried verdict write replaces the first and is counted once', async () 
   expect([iterate.verdict, pass.verdict]).toEqual(['ITERATE', 'PASS']);
   const before = { iterate: await counted('ITERATE'), pass: await counted('PASS') };
 
-  await recordVerdict(deps, { loopId, sequence: 1, report: iterate, warnings: [] });
+  await recordVerdict(db.deps, { loopId, sequence: 1, report: iterate, warnings: [] });
   const first = await db.prisma.verdict.findFirstOrThrow({ where: { loopId } });
-  await recordVerdict(deps, { loopId, sequence: 1, report: pass, warnings: [] });
+  await recordVerdict(db.deps, { loopId, sequence: 1, report: pass, warnings: [] });
 
   const stored = await db.prisma.verdict.findMany({ where: { loopId } });
   expect(stored).toHaveLength(1);
@@ -105,7 +95,7 @@ test('a retried verdict write replaces the first and is counted once', async () 
 
 test('the report quotes the warnings it is given', async () => {
   const given = await iterationOfNewLoop(['stored warning']);
-  await recordVerdict(deps, { loopId: given, sequence: 1, report: report('PASSED'), warnings: ['no tests gate'] });
+  await recordVerdict(db.deps, { loopId: given, sequence: 1, report: report('PASSED'), warnings: ['no tests gate'] });
   const markdown = (await db.prisma.verdict.findFirstOrThrow({ where: { loopId: given } })).markdown;
   expect(markdown).toContain('**Warning: no tests gate**');
   expect(markdown).not.toContain('stored warning');
@@ -113,7 +103,7 @@ test('the report quotes the warnings it is given', async () => {
 
 test('a verdict for an iteration that does not exist fails, writing nothing', async () => {
   const loopId = await iterationOfNewLoop([]);
-  await expect(recordVerdict(deps, { loopId, sequence: 2, report: report('PASSED'), warnings: [] })).rejects.toThrow(
+  await expect(recordVerdict(db.deps, { loopId, sequence: 2, report: report('PASSED'), warnings: [] })).rejects.toThrow(
     `loop ${loopId} has no iteration 2: its verdict cannot be recorded`,
   );
   expect(await db.prisma.verdict.count({ where: { loopId } })).toBe(0);

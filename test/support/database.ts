@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { ActivityDeps } from '../../activities/deps';
 import { createPrismaClient, type Prisma, type PrismaClient } from '../../prisma/client';
 import { createDatabase, dropDatabase } from '../../service/embedded-postgres';
 import { TEMPLATE_DATABASE, testDatabaseAdminUrl, testDatabaseUrl } from './template-database';
@@ -24,6 +25,40 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     async drop() {
       await prisma.$disconnect();
       await dropDatabase(adminUrl, name);
+    },
+  };
+}
+
+/** The calling test file's database, for use inside its tests and hooks (useTestDatabase). */
+export interface FileDatabase {
+  readonly url: string;
+  readonly prisma: PrismaClient;
+  /** Activity dependencies with only the database: for activities that need nothing else. */
+  readonly deps: ActivityDeps;
+}
+
+/** Registers the hooks that create the calling file's database before its tests and drop it after them. */
+export function useTestDatabase(): FileDatabase {
+  let db: TestDatabase | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+  const current = (): TestDatabase => {
+    if (!db) throw new Error('the test database exists inside tests and their hooks only');
+    return db;
+  };
+  return {
+    get url() {
+      return current().url;
+    },
+    get prisma() {
+      return current().prisma;
+    },
+    get deps() {
+      return { prisma: current().prisma } as unknown as ActivityDeps;
     },
   };
 }
