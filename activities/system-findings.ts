@@ -5,14 +5,10 @@ import { inTransaction, type PendingWrite } from '../store/db';
 import { insertFindings, systemFindings } from '../store/findings';
 import { sanitise } from '../domain/sanitise';
 import { sha256 } from './git';
-import { RULE_HIDES, type TamperFinding, type TamperRule, type VerificationRule } from '../analysis/tamper/types';
+import { RULE_HIDES, type SystemFinding } from '../analysis/tamper/types';
 
 // Findings the system raises itself (docs/design.md §3.4): from the static tamper rules and from verification's
 // frozen tests. VALID BLOCKERs unless the contract allows the change; each says which rule fired, where, and what it would have hidden.
-
-export interface SystemFinding extends Omit<TamperFinding, 'rule'> {
-  rule: TamperRule | VerificationRule;
-}
 
 /** Rules a contract flag turns from a blocker into a change shown to the reviewer and a person. */
 const ALLOWED_BY: Partial<

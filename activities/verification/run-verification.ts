@@ -35,7 +35,7 @@ import {
   type VerificationRunner,
 } from './verification-runner';
 import { entrypointsToRestore, restoreInCheckout } from './protected-files';
-import { frozenTestFindings, type TestsRun } from './frozen-test-findings';
+import { frozenTestFindings, type TestsRun } from '../../analysis/verification/frozen-test-findings';
 import { editedBaseTestFiles, withBaseVersions } from './frozen-tests';
 import { storeSystemFindings, storedSystemFindings, VERIFICATION_FINDING_PREFIX } from '../system-findings';
 import type { FileChange } from '../../analysis/tamper/change-set';

@@ -44,6 +44,11 @@ export interface TamperFinding {
   evidence: string;
 }
 
+/** A finding the system raises itself: a tamper rule's, or one from verification's frozen tests. */
+export interface SystemFinding extends Omit<TamperFinding, 'rule'> {
+  rule: TamperRule | VerificationRule;
+}
+
 export interface TamperInput {
   workspace: string;
   baseCommit: string;

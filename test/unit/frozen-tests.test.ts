@@ -6,7 +6,7 @@ import { frozenTestsForReview } from '../../activities/review/frozen-tests-for-r
 import { quotesShownCode } from '../../activities/review/triage';
 import { goalContractSchema } from '../../domain/contract';
 import { loopRequest } from '../support/loop-request';
-import { frozenTestFindings, type TestsRun } from '../../activities/verification/frozen-test-findings';
+import { frozenTestFindings, type TestsRun } from '../../analysis/verification/frozen-test-findings';
 import { editedBaseTestFiles, withBaseVersions } from '../../activities/verification/frozen-tests';
 import { loadChanges } from '../../activities/tamper/change-set';
 import type { TestReport } from '../../analysis/test-reports';

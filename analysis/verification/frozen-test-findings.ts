@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { SystemFinding } from '../system-findings';
-import type { TestReport } from '../../analysis/test-reports';
+import type { SystemFinding } from '../tamper/types';
+import type { TestReport } from '../test-reports';
 
 // What the frozen run (base test files restored on the maker's code) says about the maker's edits to
 // tests, when the maker's own tests gate passed: any test that now fails was weakened to pass, and a
