@@ -2,6 +2,7 @@ import type { FrozenContract } from '../../domain/contract';
 import { FINDING_TOPICS } from '../../domain/ledger';
 import { sanitise } from '../../domain/sanitise';
 import type { ChatMessage } from './chat-completions';
+import { newBoundary, untrustedBlock, untrustedNotice } from './untrusted';
 
 // The reviewer sees only the frozen contract, the diff against the base commit, the verification
 // summary and prior finding signatures (docs/design.md §5.1) — never the maker's transcript.
@@ -20,7 +21,9 @@ export interface ReviewContext {
   frozenTests: Array<{ file: string; text: string }>;
 }
 
-const SYSTEM_PROMPT = `You are an adversarial code reviewer (devil's advocate). Find real defects in the change
+const systemPrompt = (
+  boundary: string,
+) => `You are an adversarial code reviewer (devil's advocate). Find real defects in the change
 against its contract: correctness, error handling, security, concurrency, performance, maintainability, testing gaps.
 Do not praise. Report only what the diff shows. Answer with ONE JSON object and nothing else:
 {"findings": [{
@@ -38,10 +41,12 @@ Do not praise. Report only what the diff shows. Answer with ONE JSON object and 
 Code that special-cases the tests is a BLOCKER (topic testing_gaps): returning the values a test expects for
 the test's own inputs, or behaving differently under a test run (JEST_WORKER_ID, VITEST, NODE_ENV === 'test',
 "pytest" in sys.modules, PYTEST_CURRENT_TEST, testing.Testing()). Compare the change against the frozen tests shown.
-An empty list {"findings": []} means you found nothing.`;
+An empty list {"findings": []} means you found nothing.
+${untrustedNotice(boundary)}`;
 
 export function buildReviewMessages(ctx: ReviewContext): ChatMessage[] {
   const c = ctx.frozen.contract;
+  const boundary = newBoundary([ctx.diff, ...ctx.verificationSummary, ...ctx.frozenTests.map((f) => f.text)]);
   const user = [
     `# Contract v${ctx.frozen.version} (hash ${ctx.frozen.hash})`,
     `Objective: ${c.objective}`,
@@ -53,7 +58,7 @@ export function buildReviewMessages(ctx: ReviewContext): ChatMessage[] {
     `# Focus first on: ${ctx.focusTopics.join(', ')}`,
     '',
     '# Verification summary',
-    ...ctx.verificationSummary,
+    ...untrustedBlock(boundary, 'what the gates reported, quoting their output', ctx.verificationSummary.join('\n')),
     '',
     ...(ctx.dependencyChanges.length
       ? [
@@ -62,30 +67,32 @@ export function buildReviewMessages(ctx: ReviewContext): ChatMessage[] {
           '',
         ]
       : []),
-    ...frozenTestsSection(ctx.frozenTests, c.allowTestChanges === true),
+    ...frozenTestsSection(boundary, ctx.frozenTests, c.allowTestChanges === true),
     '# Signatures of findings raised in earlier iterations',
     ctx.priorSignatures.length ? ctx.priorSignatures.join('\n') : '(none)',
     '',
     `# Diff against the base commit${ctx.diffTruncated ? ' (truncated)' : ''}`,
-    '```diff',
-    ctx.diff,
-    '```',
+    ...untrustedBlock(boundary, 'the diff', ctx.diff),
   ].join('\n');
   return [
-    { role: 'system', content: SYSTEM_PROMPT },
+    { role: 'system', content: systemPrompt(boundary) },
     // Contract, gate summaries and diff leave the service for a model: no secret goes with them.
     { role: 'user', content: sanitise(user) },
   ];
 }
 
-function frozenTestsSection(files: ReviewContext['frozenTests'], testChangesAllowed: boolean): string[] {
+function frozenTestsSection(
+  boundary: string,
+  files: ReviewContext['frozenTests'],
+  testChangesAllowed: boolean,
+): string[] {
   if (files.length === 0) return [];
   return [
     '# Frozen tests (their versions at the base commit)',
     testChangesAllowed
       ? 'The contract allows changing tests: every change the diff makes to these files is a changed test. Check that each one is what the contract asks for and checks no less than before.'
       : 'The contract does not allow changing these tests; they also run in their base versions against the change. Look for code that passes them by special-casing their inputs or the test run.',
-    ...files.flatMap((f) => [`## ${f.file}`, '```', f.text, '```']),
+    ...files.flatMap((f) => [`## ${f.file}`, ...untrustedBlock(boundary, `${f.file} at the base commit`, f.text)]),
     '',
   ];
 }

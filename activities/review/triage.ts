@@ -5,6 +5,7 @@ import { sanitise } from '../../domain/sanitise';
 import type { ActivityDeps } from '../deps';
 import { git } from '../git';
 import { askForStructuredAnswer } from './structured-answer';
+import { newBoundary, untrustedBlock, untrustedNotice } from './untrusted';
 
 // Triage (docs/design.md §5.2): a separate model call checks the findings that decide the verdict — every VALID
 // BLOCKER/HIGH and every INVALID claim — against the repository: the code at the finding's location
@@ -54,9 +55,13 @@ export async function triageFindings(
   const result: TriageResult = new Map();
   if (toCheck.length === 0) return result;
 
+  // The checkpoint's files were written before the boundary is drawn, so only the diff needs checking.
+  const boundary = newBoundary([input.diff]);
   // Code excerpts leave the service for a model: sanitised like everything else that does.
   const sections = await Promise.all(
-    toCheck.map(async (f) => sanitise(await findingSection(input.workspace, input.checkpointCommit, input.diff, f))),
+    toCheck.map(async (f) =>
+      sanitise(await findingSection(input.workspace, input.checkpointCommit, input.diff, f, boundary)),
+    ),
   );
   // Best effort: if triage cannot be had at all, the conservative fallback below applies.
   const answer = await askForStructuredAnswer(deps, {
@@ -70,7 +75,8 @@ export async function triageFindings(
         content:
           'You triage code-review findings. For each finding decide, from the code and the diff shown, whether it is VALID (the defect is real) ' +
           'or INVALID (the repository shows it is not). An INVALID decision must quote counter-evidence from the code. Answer with ONE JSON object: ' +
-          '{"decisions":[{"findingId":"COR-001","validity":"VALID"|"INVALID","reasoning":"...","counterEvidence":"required when INVALID"}]}',
+          '{"decisions":[{"findingId":"COR-001","validity":"VALID"|"INVALID","reasoning":"...","counterEvidence":"required when INVALID"}]}\n' +
+          untrustedNotice(boundary),
       },
       { role: 'user', content: sections.join('\n\n') },
     ],
@@ -158,7 +164,13 @@ export function quotesShownCode(counterEvidence: string, shown: string): boolean
     .some((line) => line.replace(/\s/g, '').length >= MIN_QUOTED_CHARS && haystack.includes(line));
 }
 
-async function findingSection(workspace: string, commit: string, diff: string, f: Finding): Promise<string> {
+async function findingSection(
+  workspace: string,
+  commit: string,
+  diff: string,
+  f: Finding,
+  boundary: string,
+): Promise<string> {
   const text = await git(workspace, ['show', `${commit}:${f.location.file}`]).catch(() => null);
   const from = Math.max(1, f.location.startLine - EXCERPT_CONTEXT_LINES);
   const excerpt =
@@ -178,12 +190,8 @@ async function findingSection(workspace: string, commit: string, diff: string, f
     `Reviewer's evidence: ${f.evidence}`,
     `Failure scenario: ${f.failureScenario}`,
     '### Code at the checkpoint',
-    '```',
-    excerpt,
-    '```',
+    ...untrustedBlock(boundary, `${f.location.file} at the checkpoint, numbered`, excerpt),
     '### Diff of this file',
-    '```diff',
-    fileDiff.slice(0, MAX_FILE_DIFF_CHARS),
-    '```',
+    ...untrustedBlock(boundary, `the diff of ${f.location.file}`, fileDiff.slice(0, MAX_FILE_DIFF_CHARS)),
   ].join('\n');
 }
