@@ -1,3 +1,4 @@
+import type { NetworkRequest } from '../domain/egress';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
@@ -139,14 +140,15 @@ async function exists(p: string): Promise<boolean> {
   );
 }
 
-/** The request may open the network to gates (`gateNetwork`) even when the repository does not ask. */
+/** Only the request opens the network to gates (`gateNetwork`), within the operator's SANDBOX_EGRESS_GATES. */
 function withRequestedNetwork(plan: GatePlan, request: unknown): GatePlan {
-  const requested = (request as { gateNetwork?: boolean } | null)?.gateNetwork === true;
-  if (!requested || plan.network) return plan;
+  const requested = (request as { gateNetwork?: NetworkRequest } | null)?.gateNetwork ?? false;
+  if (requested === false) return plan;
+  const hosts = requested === true ? 'the hosts of SANDBOX_EGRESS_GATES' : requested.join(', ');
   return {
     ...plan,
-    network: true,
-    notes: [...plan.notes, 'gates may use the network (the request sets gateNetwork: true)'],
+    network: requested,
+    notes: [...plan.notes, `gates may reach ${hosts} (the request sets gateNetwork)`],
   };
 }
 

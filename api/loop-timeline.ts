@@ -21,6 +21,7 @@ const KIND_ORDER: Record<TimelineEventKind, number> = {
   escalation: 5,
   refused_decision: 6,
   decision: 7,
+  egress_refused: 2,
 };
 
 export interface LoopTimeline {
@@ -168,6 +169,17 @@ function executionEvent(x: {
       title: `Decision refused (${x.provider})`,
       durationMs: null,
       detail: { channel: x.provider, reason: detailText },
+    };
+  }
+  // The egress proxy's refusals (activities/egress-refusals.ts): the destination is the "provider".
+  if (x.kind === 'EGRESS') {
+    return {
+      at: x.createdAt.toISOString(),
+      kind: 'egress_refused',
+      iteration: x.iterationSeq,
+      title: `Egress refused: ${x.provider} (${x.role})`,
+      durationMs: null,
+      detail: { role: x.role, destination: x.provider, reason: detailText },
     };
   }
   const what = x.kind === 'MODEL_CALL' ? 'model call' : x.kind === 'AGENT_SESSION' ? 'agent session' : 'agent run';

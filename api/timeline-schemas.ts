@@ -11,6 +11,7 @@ export const TIMELINE_EVENT_KINDS = [
   'escalation',
   'decision',
   'refused_decision',
+  'egress_refused',
 ] as const;
 export type TimelineEventKind = (typeof TIMELINE_EVENT_KINDS)[number];
 

@@ -111,6 +111,7 @@ export const TIMELINE_KINDS = [
   'escalation',
   'decision',
   'refused_decision',
+  'egress_refused',
 ] as const;
 
 /** GET /v1/loops/:id/timeline. */

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_SETUP_EGRESS, endpointEntry, parseEgressList, type EgressEntry } from '../domain/egress';
 import { MAX_LLM_TIMEOUT_SECONDS, MAX_REVIEW_REPAIR_ATTEMPTS } from '../domain/review-limits';
 import { loadGitCredentials, type GitCredential } from './git-credentials';
 
@@ -15,6 +16,15 @@ const httpUrl = z
 const listenAddress = z
   .string()
   .regex(/^(?:\[[0-9a-fA-F:]+\]|[^\s:]+):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:9464');
+
+const egressList = z.string().transform((text, ctx): EgressEntry[] => {
+  try {
+    return parseEgressList(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    return z.NEVER;
+  }
+});
 
 // The service's whole configuration: parsed once from the environment at start, frozen, passed down.
 export const envSchema = z.object({
@@ -101,6 +111,15 @@ export const envSchema = z.object({
     .min(64 * 1024 ** 2)
     .default(8 * 1024 ** 3),
   /**
+   * What a sandbox with network may reach, per role (comma-separated host, host:port or *.domain; see
+   * domain/egress.ts): agents (presets, command makers and reviewer agents with network) default to the
+   * model endpoints LLM_BASE_URL and ANTHROPIC_BASE_URL; set-up to the public package registries; gates to
+   * nothing. A request can only narrow these lists; a repository cannot widen them.
+   */
+  SANDBOX_EGRESS_AGENTS: optional(egressList),
+  SANDBOX_EGRESS_SETUP: egressList.default(parseEgressList(DEFAULT_SETUP_EGRESS)),
+  SANDBOX_EGRESS_GATES: egressList.default([]),
+  /**
    * Names of service environment variables handed to agent processes (makers and reviewer agents, never
    * gates), comma-separated: the credentials an agent CLI logs in with, e.g. ANTHROPIC_API_KEY for Claude Code.
    */
@@ -168,6 +187,8 @@ export interface ServiceConfig {
     maxProcesses: number;
     maxFileBytes: number;
     maxMemoryBytes: number;
+    /** Allow-lists of the egress proxy, by role (domain/egress.ts). */
+    egress: { agents: EgressEntry[]; setup: EgressEntry[]; gates: EgressEntry[] };
   };
   repositories: { allowLocal: boolean; connectTimeoutSeconds: number };
   /** Named credentials for clone, push and pull requests; null when this process was given none. */
@@ -249,6 +270,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       maxProcesses: e.SANDBOX_MAX_PROCESSES,
       maxFileBytes: e.SANDBOX_MAX_FILE_BYTES,
       maxMemoryBytes: e.SANDBOX_MAX_MEMORY_BYTES,
+      egress: {
+        agents: e.SANDBOX_EGRESS_AGENTS ?? [endpointEntry(e.LLM_BASE_URL), endpointEntry(e.ANTHROPIC_BASE_URL)],
+        setup: e.SANDBOX_EGRESS_SETUP,
+        gates: e.SANDBOX_EGRESS_GATES,
+      },
     },
     repositories: { allowLocal: e.ALLOW_LOCAL_REPOSITORIES, connectTimeoutSeconds: e.GIT_CONNECT_TIMEOUT_SECONDS },
     agentCredentials: agentCredentials(e.AGENT_CREDENTIALS, env),

@@ -1,3 +1,4 @@
+import type { NetworkRequest } from './egress';
 import { z } from 'zod';
 import { argvSchema } from './argv';
 import type { SetupPlan } from './setup';
@@ -74,8 +75,8 @@ export interface GatePlan {
    * tests gate). Absent in plans resolved before warnings existed.
    */
   warnings?: string[];
-  /** Whether gate commands may use the network inside the sandbox (off unless the repository or request asks). */
-  network?: boolean;
+  /** What network gate commands ask for (the request's gateNetwork; never the repository's), within SANDBOX_EGRESS_GATES. */
+  network?: NetworkRequest;
   /** How dependencies are installed before the maker and the gates (absent: planned before set-up existed). */
   setup?: SetupPlan;
 }

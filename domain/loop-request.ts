@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { networkRequestSchema } from './egress';
 import { budgetSchema, type Usage } from './budget';
 import { goalContractSchema, MAX_ITERATIONS_CEILING, type GoalContract } from './contract';
 import { argvSchema } from './argv';
@@ -32,8 +33,8 @@ export const commandMakerSettingsSchema = z.strictObject({
   /** The agent command, run without a shell in the workspace; the prompt arrives on stdin and in $LOOP_PROMPT_FILE. */
   argv: argvSchema,
   timeoutSeconds: z.number().int().min(1).max(3600).default(900),
-  /** Network inside the sandbox: off unless asked for (an agent CLI calling its model API needs it). */
-  network: z.boolean().optional(),
+  /** Network inside the sandbox: off unless asked for (true: SANDBOX_EGRESS_AGENTS; a list narrows it). */
+  network: networkRequestSchema.optional(),
 });
 
 /** The built-in tool-using agent; its endpoint and key come from the service configuration. */
@@ -107,8 +108,8 @@ export const loopRequestSchema = z
       .default({ defaultDecision: 'reject' }),
     /** Commands that install dependencies (replace the repository's and inferred ones; [] installs nothing). */
     setup: z.array(setupCommandSchema).max(20).optional(),
-    /** Network access for gates inside the sandbox (also `network` in the repository's verification.json). */
-    gateNetwork: z.boolean().default(false),
+    /** Network for gates inside the sandbox: true gives SANDBOX_EGRESS_GATES, a list narrows it; a repository cannot ask. */
+    gateNetwork: networkRequestSchema.default(false),
     /** The maker waits until a human approves the frozen contract. */
     requireContractApproval: z.boolean().default(false),
     /** On PASS or approval: push the loop's branch, optionally open a pull/merge request (domain/delivery.ts). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { networkRequestSchema, type NetworkRequest } from './egress';
 
 // Maker presets for the coding-agent CLIs people already use (Claude Code, OpenAI Codex, Aider). A
 // preset names the tool; the service builds the documented headless invocation for it
@@ -21,8 +22,8 @@ const modelSchema = z.string().trim().min(1).max(200);
 /** Appended after the preset's own flags (e.g. Claude's `--allowedTools "Bash(npm test:*)"`). */
 const extraArgsSchema = z.array(z.string().min(1).max(4096)).max(64);
 const timeoutSecondsSchema = z.number().int().min(1).max(3600).default(900);
-/** Network inside the sandbox: agent CLIs call their model API, so on unless turned off. */
-const networkSchema = z.boolean().optional();
+/** Network inside the sandbox: agent CLIs call their model API, so on (SANDBOX_EGRESS_AGENTS) unless turned off or narrowed. */
+const networkSchema = networkRequestSchema.optional();
 
 export const claudeCodeMakerSettingsSchema = z.strictObject({
   backend: z.literal('claude-code'),
@@ -72,7 +73,7 @@ export function isPresetBackend(backend: string): backend is PresetBackend {
   return (PRESET_BACKENDS as readonly string[]).includes(backend);
 }
 
-/** Whether an agent's sandbox has network: presets call their model API; a command only when asked. */
-export function agentNetwork(settings: { backend: string; network?: boolean }): boolean {
+/** What an agent asks of the network: presets call their model API; a command only when asked. */
+export function agentNetwork(settings: { backend: string; network?: NetworkRequest }): NetworkRequest {
   return settings.network ?? isPresetBackend(settings.backend);
 }

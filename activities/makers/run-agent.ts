@@ -17,6 +17,8 @@ import { agentNetwork } from '../../domain/maker-presets';
 import { buildPresetInvocation, parseAgentUsage } from './presets';
 import type { SetupPlan } from '../../domain/setup';
 import { setupEnvironment } from '../setup/setup-environment';
+import { sandboxEgress } from '../../domain/egress';
+import { recordEgressRefusals } from '../egress-refusals';
 
 export interface AgentRun {
   loopId: string;
@@ -75,7 +77,7 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
         readOnlyInWorkDir: ['.git'],
         readOnly: [run.promptFile, ...toolchain.readOnly],
         writable: [run.reportDir],
-        network: agentNetwork(run.maker),
+        egress: sandboxEgress(deps.config.sandbox.egress.agents, agentNetwork(run.maker)),
         caches: { dir: run.cacheDir, access: 'use' },
       },
     },
@@ -98,6 +100,11 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
       );
     },
   });
+  await recordEgressRefusals(
+    deps,
+    { loopId: run.loopId, iterationSeq: run.sequence, role: 'maker', step: run.maker.backend },
+    result,
+  );
   const usage = parseAgentUsage(run.maker.backend, result.stdout, result.stderr);
   const completed = result.timeoutStatus === 'COMPLETED';
   const recorded = early(

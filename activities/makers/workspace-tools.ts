@@ -419,7 +419,7 @@ async function runCommandTool(input: z.infer<typeof runCommandInput>, ctx: ToolC
     cwd: ctx.root,
     workspaceRoot: ctx.root,
     timeoutMs: ctx.commandTimeoutMs,
-    sandbox: { sandbox: ctx.sandbox, policy: { workDir: ctx.root, readOnlyInWorkDir: ['.git'], network: false } },
+    sandbox: { sandbox: ctx.sandbox, policy: { workDir: ctx.root, readOnlyInWorkDir: ['.git'], egress: null } },
     env: childEnvironment(),
     outputCapBytes: COMMAND_OUTPUT_CAP,
     heartbeat: ctx.heartbeat,

@@ -7,6 +7,7 @@ import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { openSandboxEgress, type EgressRefusal } from '../sandbox/egress-proxy';
 import type { Sandbox, SandboxPolicy } from '../sandbox/types';
 import { findEscapingArgument } from './confine-paths';
 import { launch } from './launcher';
@@ -58,6 +59,8 @@ export interface CommandResult {
   truncated: boolean;
   /** Why the command could not start (e.g. not found); recorded, not thrown. */
   spawnError: string | null;
+  /** Connections the egress proxy refused (a sandbox with network); empty otherwise. */
+  egressRefused: EgressRefusal[];
 }
 
 export class WorkspaceEscapeError extends Error {
@@ -78,18 +81,37 @@ const KILL_GRACE_MS = 2_000;
 // After the command exits, time for its output to drain before whatever still holds the pipes is killed.
 const DRAIN_GRACE_MS = 1_000;
 // A confined command that cannot be executed: the launcher inside the sandbox reports it and exits 127.
-const NOT_FOUND_IN_SANDBOX = /^(?:setpriv|prlimit|bwrap): (?:failed to execute|execvp) .*: No such file or directory$/m;
+const NOT_FOUND_IN_SANDBOX =
+  /^(?:setpriv|prlimit|bwrap|egress-bridge): (?:failed to execute|execvp) .*: No such file or directory$/m;
 
 export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
-  const command = spec.argv[0];
-  if (command === undefined) throw new Error('argv is empty: there is no command to run');
+  if (spec.argv[0] === undefined) throw new Error('argv is empty: there is no command to run');
   const cwd = await confinedCwd(spec.cwd, spec.workspaceRoot);
   const { sandbox, policy } = spec.sandbox;
-  const [launcher, ...args] = sandbox.wrap(spec.argv, policy, cwd) as [string, ...string[]];
   const escaping = spec.confinePathArguments
     ? await findEscapingArgument(spec.argv, cwd, spec.workspaceRoot, policy.writable)
     : null;
   if (escaping) return refused(spec.argv, `refused: ${escaping}`);
+  // Unconfined (SANDBOX=none) a command has the host's network; confined, only the proxy's allow-list.
+  const egress = sandbox.mode === 'bwrap' && policy.egress ? await openSandboxEgress(policy.egress) : null;
+  let result: Omit<CommandResult, 'egressRefused'>;
+  try {
+    result = await runConfined(spec, cwd, egress?.socketPath);
+  } catch (err) {
+    await egress?.close();
+    throw err;
+  }
+  return { ...result, egressRefused: (await egress?.close()) ?? [] };
+}
+
+async function runConfined(
+  spec: CommandSpec,
+  cwd: string,
+  egressSocket: string | undefined,
+): Promise<Omit<CommandResult, 'egressRefused'>> {
+  const command = spec.argv[0] ?? '';
+  const { sandbox, policy } = spec.sandbox;
+  const [launcher, ...args] = sandbox.wrap(spec.argv, policy, cwd, egressSocket) as [string, ...string[]];
 
   const executionId = randomUUID();
   const startTime = new Date();
@@ -200,6 +222,7 @@ function refused(argv: string[], reason: string): CommandResult {
     stderrBytes: 0,
     truncated: false,
     spawnError: reason,
+    egressRefused: [],
   };
 }
 

@@ -17,6 +17,8 @@ import { agentNetwork } from '../../domain/maker-presets';
 import type { ChatMessage } from './chat-completions';
 import { parseLedger } from './parse-ledger';
 import type { StructuredAnswer } from './structured-answer';
+import { sandboxEgress } from '../../domain/egress';
+import { recordEgressRefusals } from '../egress-refusals';
 
 type AgentReviewer = Extract<ReviewerSettings, { backend: 'agent' }>['agent'];
 
@@ -91,7 +93,7 @@ async function runReviewer(
       policy: {
         workDir: checkout,
         readOnly: [path.join(input.workspace, '.git'), promptFile],
-        network: agentNetwork(agent),
+        egress: sandboxEgress(deps.config.sandbox.egress.agents, agentNetwork(agent)),
       },
     },
     env: childEnvironment({
@@ -106,6 +108,11 @@ async function runReviewer(
     signal: ctx.cancellationSignal,
   });
   await fs.rm(promptFile, { force: true });
+  await recordEgressRefusals(
+    deps,
+    { loopId: input.loopId, iterationSeq: input.sequence, role: 'reviewer', step: agent.backend },
+    result,
+  );
   const usage = parseAgentUsage(agent.backend, result.stdout, result.stderr);
   await recordExecution(deps, {
     loopId: input.loopId,

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { bridgedArgv, EGRESS_SOCKET_IN_SANDBOX } from './egress-bridge';
 import type { SandboxPolicy } from './types';
 
 export interface BwrapSettings {
@@ -18,11 +19,20 @@ const USR_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
 /**
  * The bubblewrap command line for `argv` under `policy`. Namespaces: pid (the host's processes are not
- * visible and everything dies with the sandbox), ipc, uts, cgroup, and net unless the policy allows
- * network. --die-with-parent: a worker that dies takes its sandboxes with it. --new-session: no
- * terminal injection into the worker's session.
+ * visible and everything dies with the sandbox), ipc, uts, cgroup, and always net: a sandbox with network
+ * reaches the outside only through the egress proxy's socket, mounted at EGRESS_SOCKET_IN_SANDBOX, which
+ * the bridge in front of the command offers on loopback (egress-bridge.ts) — never the host's loopback or
+ * network. --die-with-parent: a worker that dies takes its sandboxes with it. --new-session: no terminal
+ * injection into the worker's session.
  */
-export function bwrapArgv(settings: BwrapSettings, policy: SandboxPolicy, cwd: string, argv: string[]): string[] {
+export function bwrapArgv(
+  settings: BwrapSettings,
+  policy: SandboxPolicy,
+  cwd: string,
+  argv: string[],
+  egressSocket?: string,
+): string[] {
+  if (policy.egress && !egressSocket) throw new Error('a sandbox with network needs the egress proxy’s socket');
   const args = [
     'bwrap',
     '--die-with-parent',
@@ -31,8 +41,8 @@ export function bwrapArgv(settings: BwrapSettings, policy: SandboxPolicy, cwd: s
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
+    '--unshare-net',
   ];
-  if (!policy.network) args.push('--unshare-net');
   if (settings.asRoot) {
     // setpriv (below) needs these two to become the unprivileged uid; it then drops every capability.
     args.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID');
@@ -49,12 +59,21 @@ export function bwrapArgv(settings: BwrapSettings, policy: SandboxPolicy, cwd: s
   const caches = policy.caches ? [policy.caches.dir] : [];
   const writable = [...(policy.writable ?? []), ...(policy.caches?.access === 'install' ? caches : [])];
   const readOnly = [...(policy.readOnly ?? []), ...(policy.caches?.access === 'use' ? caches : [])];
-  const mounts = [...settings.readOnlyPaths, ...settings.writablePaths, ...readOnly, ...writable, policy.workDir];
+  const egress = policy.egress && egressSocket ? [EGRESS_SOCKET_IN_SANDBOX] : [];
+  const mounts = [
+    ...settings.readOnlyPaths,
+    ...settings.writablePaths,
+    ...readOnly,
+    ...writable,
+    ...egress,
+    policy.workDir,
+  ];
   for (const dir of ancestorsToCreate(mounts)) args.push('--perms', '0755', '--dir', dir);
   for (const p of settings.readOnlyPaths) args.push('--ro-bind-try', p, p);
   for (const p of settings.writablePaths) args.push('--bind-try', p, p);
   for (const p of readOnly) args.push('--ro-bind', p, p);
   for (const p of writable) args.push('--bind', p, p);
+  if (egress.length > 0 && egressSocket) args.push('--bind', egressSocket, EGRESS_SOCKET_IN_SANDBOX);
   args.push('--bind', policy.workDir, policy.workDir);
   for (const sub of policy.readOnlyInWorkDir ?? []) {
     const p = `${policy.workDir}/${sub}`;
@@ -76,7 +95,7 @@ export function bwrapArgv(settings: BwrapSettings, policy: SandboxPolicy, cwd: s
       '--',
     );
   }
-  return [...args, ...argv];
+  return [...args, ...(policy.egress ? bridgedArgv(process.execPath, policy.egress, argv) : argv)];
 }
 
 // bwrap makes missing parents of a mount point mode 0700, which the unprivileged uid cannot traverse:

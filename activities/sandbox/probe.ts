@@ -11,7 +11,7 @@ export class SandboxUnavailableError extends Error {}
 export async function probeSandbox(sandbox: Sandbox): Promise<void> {
   if (sandbox.mode === 'none') return;
   const workDir = os.tmpdir();
-  const argv = sandbox.wrap(['true'], { workDir, network: false }, workDir);
+  const argv = sandbox.wrap(['true'], { workDir, egress: null }, workDir);
   await new Promise<void>((resolve, reject) => {
     execFile(argv[0]!, argv.slice(1), { timeout: 30_000 }, (err, _stdout, stderr) => {
       if (!err) return resolve();

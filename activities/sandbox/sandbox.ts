@@ -1,5 +1,6 @@
 import type { ServiceConfig } from '../../config/service-config';
 import { bwrapArgv, type BwrapSettings } from './bwrap-argv';
+import { egressEnvironment } from './egress-bridge';
 import { cacheEnvironment } from './repository-caches';
 import { toolchainPaths } from './toolchain-paths';
 import type { Sandbox, SandboxPolicy } from './types';
@@ -7,7 +8,7 @@ import type { Sandbox, SandboxPolicy } from './types';
 // Every untrusted process — maker agents, the built-in agent's commands, reviewer agents, gates — is
 // started through a Sandbox (docs/design.md §10.9). Under bubblewrap it sees a read-only system,
 // its own work directory and nothing else of the host: no $DATA_DIR, no other workspace, no service
-// process in /proc (own pid namespace), no network unless the policy allows it, an unprivileged uid.
+// process in /proc (own pid namespace), no network but the egress proxy's allow-list, an unprivileged uid.
 
 /** HOME inside the sandbox: private and empty on every run (it lives in the sandbox's own /tmp). */
 export const SANDBOX_HOME = '/tmp/home';
@@ -39,13 +40,14 @@ export function createSandbox(
   };
   return {
     mode: 'bwrap',
-    wrap: (argv, policy, cwd) => bwrapArgv(settings, policy, cwd, argv),
+    wrap: (argv, policy, cwd, egressSocket) => bwrapArgv(settings, policy, cwd, argv, egressSocket),
     environment: (e, policy) => ({
       ...e,
       ...toolchains.env,
       HOME: SANDBOX_HOME,
       TMPDIR: '/tmp',
       ...caches(policy),
+      ...(policy.egress ? egressEnvironment() : {}),
       ...GIT_TRUSTS_THE_SANDBOX,
     }),
     owner: asRoot ? { uid: s.uid, gid: s.gid } : null,

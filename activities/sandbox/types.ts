@@ -1,3 +1,5 @@
+import type { EgressEntry } from '../../domain/egress';
+
 // What a sandbox is, apart from how one is made (sandbox.ts): the modules that build it need only these.
 
 export type SandboxMode = 'bwrap' | 'none';
@@ -12,8 +14,12 @@ export interface SandboxPolicy {
   readOnly?: string[];
   /** Other host paths the command may write (the agent's report directory). */
   writable?: string[];
-  /** Agents that call their model API need it; gates get none unless a repository or request opts in. */
-  network: boolean;
+  /**
+   * Network: null for none at all; otherwise the hosts the sandbox may reach through the egress proxy
+   * (activities/sandbox/egress-proxy.ts) and nothing else — the operator's list for the role, narrowed by
+   * the request (domain/egress.ts). Agents calling their model API and set-up need it; gates only on request.
+   */
+  egress: readonly EgressEntry[] | null;
   /**
    * The repository's package caches (repository-caches.ts), the tools pointed at them: writable for set-up
    * (`install`), read-only for makers and gates (`use`), so nothing they run can plant a package that a
@@ -24,8 +30,11 @@ export interface SandboxPolicy {
 
 export interface Sandbox {
   readonly mode: SandboxMode;
-  /** The argv that runs `argv` in `cwd` confined by `policy` (unchanged when mode is none). */
-  wrap(argv: string[], policy: SandboxPolicy, cwd: string): string[];
+  /**
+   * The argv that runs `argv` in `cwd` confined by `policy` (unchanged when mode is none); `egressSocket` is
+   * the host path of the egress proxy's socket when the policy has network.
+   */
+  wrap(argv: string[], policy: SandboxPolicy, cwd: string, egressSocket?: string): string[];
   /** The environment the confined command sees, from the allow-listed one its caller built. */
   environment(env: Record<string, string>, policy: SandboxPolicy): Record<string, string>;
   /** The uid/gid that must own writable trees (null: the service's own). */

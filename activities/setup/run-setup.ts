@@ -9,6 +9,7 @@ import { runCommand, type CommandResult } from '../process/run-command';
 import { repositoryCaches } from '../sandbox/repository-caches';
 import { environmentProblem, gateFailureReason } from '../verification/gate-outcome';
 import { setupEnvironment } from './setup-environment';
+import { recordEgressRefusals, refusedEgressLine } from '../egress-refusals';
 
 // Runs a loop's set-up commands (installing dependencies) in one work dir, with network, each stored as
 // Evidence (gate `setup:<n>`, its layer as source). The first failure stops it; the problem, with the
@@ -23,6 +24,7 @@ export interface SetupRun {
   loopId: string;
   /** The iteration the evidence belongs to; null for the maker workspace's set-up (loop-level evidence). */
   iterationId: string | null;
+  iterationSeq: number | null;
   /** Evidence gate name prefix: `setup` in a verification, `workspace-setup:<key>` in the maker's workspace. */
   prefix: string;
   workDir: string;
@@ -58,14 +60,14 @@ export async function runSetupCommands(deps: ActivityDeps, run: SetupRun): Promi
       cwd: run.workDir,
       workspaceRoot: run.workDir,
       timeoutMs: command.timeoutSeconds * 1000,
-      // Installing needs the registries; the gates after it get no network unless asked for.
+      // Installing needs the registries (SANDBOX_EGRESS_SETUP); the gates after it get no network unless asked for.
       sandbox: {
         sandbox: deps.sandbox,
         policy: {
           workDir: run.workDir,
           readOnlyInWorkDir: run.readOnlyInWorkDir,
           readOnly: [...run.readOnly, ...extra.readOnly],
-          network: true,
+          egress: deps.config.sandbox.egress.setup,
           caches: { dir: cacheDir, access: 'install' },
         },
       },
@@ -75,6 +77,11 @@ export async function runSetupCommands(deps: ActivityDeps, run: SetupRun): Promi
       heartbeat: () => ctx.heartbeat({ phase: run.phase, step: label }),
       signal: ctx.cancellationSignal,
     });
+    await recordEgressRefusals(
+      deps,
+      { loopId: run.loopId, iterationSeq: run.iterationSeq, role: 'setup', step: label },
+      result,
+    );
     const failure = gateFailureReason(label, result, null);
     const problem = failure && describeFailure(result, failure, command.detail);
     const evidenceId = await insertSetupEvidence(deps.prisma, {
@@ -113,9 +120,10 @@ export async function runSetupCommands(deps: ActivityDeps, run: SetupRun): Promi
 /** One paragraph a person can act on: what failed, what was missing, and the end of what it printed. */
 function describeFailure(result: CommandResult, failure: string, detail: string): string {
   const missing = environmentProblem(result);
+  const refused = refusedEgressLine(result.egressRefused);
   const tail = outputTail([result.stdout, result.stderr, result.spawnError ?? ''].filter((t) => t.trim()).join('\n'));
   return [
-    `set-up command \`${result.argv.join(' ')}\` (${detail}) failed: ${missing ?? failure}`,
+    `set-up command \`${result.argv.join(' ')}\` (${detail}) failed: ${missing ?? failure}${refused ? `; ${refused}` : ''}`,
     tail ? `\n\`\`\`\n${tail}\n\`\`\`` : '',
   ].join('\n');
 }

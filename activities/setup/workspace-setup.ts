@@ -24,6 +24,7 @@ export async function runWorkspaceSetup(deps: ActivityDeps, input: WorkspaceSetu
   return runSetupCommands(deps, {
     loopId: input.loopId,
     iterationId: null,
+    iterationSeq: null,
     prefix,
     workDir: loop.workspacePath,
     readOnlyInWorkDir: ['.git'],

@@ -43,6 +43,7 @@ import type { TestReport } from '../../analysis/test-reports';
 import { provenBy } from '../../analysis/verification/proven-criteria';
 import { loadChanges, readAt } from '../tamper/change-set';
 import { observeGate } from '../../telemetry/loop-metrics';
+import { sandboxEgress } from '../../domain/egress';
 
 export interface VerificationInput {
   loopId: string;
@@ -153,7 +154,7 @@ async function prepareCheckout(
     workDir: checkout,
     // The worktree's git directory, so `git` inside a gate can answer (read-only).
     readOnly: [path.join(loop.workspacePath, '.git')],
-    network: loop.gatePlan?.network ?? false,
+    egress: sandboxEgress(deps.config.sandbox.egress.gates, loop.gatePlan?.network ?? false),
     caches: { dir: await cacheDir, access: 'use' },
   };
   return { dir: checkout, policy, buildDir, branchChanges };
@@ -172,6 +173,7 @@ async function installDependencies(
     ? await runSetupCommands(deps, {
         loopId: input.loopId,
         iterationId: iteration.id,
+        iterationSeq: input.sequence,
         prefix: 'setup',
         workDir: checkout,
         readOnly: policy.readOnly ?? [],
@@ -198,7 +200,7 @@ async function setupFailed({ deps, input, iteration }: Verifying, problem: strin
 
 /** The venv's bin first on PATH (gates run `python -m pytest`), pnpm/yarn through corepack. */
 async function sandboxedRunner(
-  { deps }: Verifying,
+  { deps, input }: Verifying,
   { dir: checkout, policy, buildDir }: PreparedCheckout,
   setupPlan: SetupPlan | undefined,
 ): Promise<VerificationRunner> {
@@ -206,7 +208,14 @@ async function sandboxedRunner(
   policy.readOnly = [...(policy.readOnly ?? []), ...toolchain.readOnly];
   const build = await buildDir;
   policy.writable = [build.dir];
-  return verificationRunner(deps, checkout, policy, toolchain.env, build);
+  return verificationRunner(
+    deps,
+    { loopId: input.loopId, iterationSeq: input.sequence },
+    checkout,
+    policy,
+    toolchain.env,
+    build,
+  );
 }
 
 /** The tests gate with the base versions of the test files the maker edited put back on the maker's code, when the contract forbids editing tests. */

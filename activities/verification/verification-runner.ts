@@ -9,6 +9,7 @@ import type { SandboxPolicy } from '../sandbox/types';
 import { gateFailureReason } from './gate-outcome';
 import { instrumentTestsGate } from './test-reporter';
 import { freshReportDir } from './verification-build-dir';
+import { recordEgressRefusals } from '../egress-refusals';
 
 // How verification runs a command in its checkout: in the sandbox, with the set-up's toolchain and the
 // build directory, heartbeating as it goes (docs/design.md §3.3).
@@ -35,6 +36,7 @@ export interface VerificationRunner {
 
 export function verificationRunner(
   deps: ActivityDeps,
+  at: { loopId: string; iterationSeq: number },
   checkout: string,
   policy: SandboxPolicy,
   toolchainEnv: Record<string, string>,
@@ -59,6 +61,7 @@ export function verificationRunner(
       heartbeat: () => ctx.heartbeat({ phase: 'verify', step: label }),
       signal: ctx.cancellationSignal,
     });
+    await recordEgressRefusals(deps, { ...at, role: 'gate', step: label }, result);
     return result;
   };
   const runOther = async (configured: ResolvedGate): Promise<TestsGateRun> => {

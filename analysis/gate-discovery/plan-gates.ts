@@ -19,6 +19,9 @@ export const NO_TESTS_GATE =
   'configuration defines one, so no test runs and no acceptance criterion can be proven by a test';
 
 /** The gate plan of the workspace `files` reads (its notes go into the plan). */
+/** A repository cannot open the network to the commands it chooses; the submitter and the operator can. */
+export const REPOSITORY_NETWORK_IGNORED = `${VERIFICATION_CONFIG_PATH} sets network: true, which a repository cannot do: gates get network only from the request's gateNetwork, within the operator's SANDBOX_EGRESS_GATES`;
+
 export async function planGates(files: WorkspaceFiles, contractGates: GateCommand[]): Promise<GatePlan> {
   const { notes } = files;
   const config = await readVerificationConfig(files);
@@ -35,8 +38,8 @@ export async function planGates(files: WorkspaceFiles, contractGates: GateComman
     'manifest-inference': manifestInference(repo, notes),
   };
   const gates = resolveByPrecedence(layers, notes);
-  if (config?.network) notes.push(`gates may use the network (${VERIFICATION_CONFIG_PATH} sets network: true)`);
   const warnings: string[] = [];
+  if (config?.network) warnings.push(REPOSITORY_NETWORK_IGNORED);
   if (!gates.some((g) => g.gate === 'tests')) warnings.push(NO_TESTS_GATE);
-  return { gates, profile, notes, warnings, network: config?.network ?? false };
+  return { gates, profile, notes, warnings, network: false };
 }

@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { cleanLedger } from '../support/fake-llm-server';
@@ -85,10 +84,6 @@ async function submit(body: unknown): Promise<string> {
 async function cancel(id: string): Promise<void> {
   await h.request('POST', `/v1/loops/${id}/cancel`);
   await h.waitForLoop(id, ['CANCELLED', 'PASSED', 'FAILED', 'REJECTED']);
-}
-
-async function evidenceStdout(loopId: string, evidenceId: string): Promise<string> {
-  return (await h.request('GET', `/v1/loops/${loopId}/evidence/${evidenceId}`)).body.stdout as string;
 }
 
 function makerRecord(loopId: string) {
@@ -380,87 +375,6 @@ test('a fork bomb is stopped by the process limit; its processes die with the st
   expect(loop.iterations[0].evidence.map((e: any) => [e.gate, e.status, e.testCounts])).toEqual([
     ['tests', 'PASSED', { passed: 2, failed: 0, skipped: 0 }],
   ]);
-});
-
-describe('a gate running the repository’s hostile lint script', () => {
-  let server: net.Server;
-  let connections = 0;
-  let repo: string;
-
-  beforeAll(async () => {
-    server = net.createServer((socket) => {
-      connections += 1;
-      socket.end();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as net.AddressInfo).port;
-    // The repository's own lint script is the attacker: gates run repository code.
-    repo = createFixtureRepo();
-    const gitDir = 'd=$(sed -n "s/^gitdir: //p" .git)/../..';
-    commitFiles(
-      repo,
-      {
-        'scripts/lint.js': fs.readFileSync(HOSTILE_MAKER, 'utf8'),
-        'scripts/lint.json': JSON.stringify({
-          attempts: [
-            { name: 'connect-test-server', connect: { host: '127.0.0.1', port } },
-            { name: 'service-environment', env: ['LLM_API_KEY', 'DATABASE_URL'] },
-            { name: 'bootstrap-key', read: path.join(h.dataDir, 'bootstrap-admin-key') },
-            // The checkout's .git names the maker's workspace: its git directory is there read-only, its files not at all.
-            {
-              name: 'workspace-post-commit-hook',
-              exec: ['sh', '-c', `${gitDir}; echo touch /tmp/x > "$d/hooks/post-commit"`],
-            },
-            { name: 'workspace-files', exec: ['sh', '-c', `${gitDir}; cat "$d/../src/sum.js"`] },
-          ],
-        }),
-      },
-      'lint script',
-    );
-  });
-  afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
-  });
-
-  const request = (overrides: Record<string, unknown>) =>
-    loopRequest(repo, scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } }).argv, {
-      gates: [
-        { gate: 'tests', argv: ['node', '--test'], timeoutSeconds: 120 },
-        { gate: 'lint', argv: ['node', 'scripts/lint.js', 'scripts/lint.json'], timeoutSeconds: 60 },
-      ],
-      ...overrides,
-    });
-
-  test('cannot open a TCP connection to the host, read DATA_DIR or touch the maker’s workspace; the evidence shows each refusal', async () => {
-    fs.writeFileSync(path.join(h.dataDir, 'bootstrap-admin-key'), 'elk_gate_must_not_see\n', { mode: 0o600 });
-    h.llm.enqueue({ content: cleanLedger });
-    const id = await submit(request({}));
-    const loop = await h.waitForLoop(id, ENDED);
-    expect(loop.status).toBe('PASSED');
-    const lint = loop.iterations[0].evidence.find((e: any) => e.gate === 'lint');
-    expect(lint.status).toBe('PASSED');
-    const stdout = await evidenceStdout(id, lint.id);
-    expect(stdout).toMatch(/^ATTEMPT connect-test-server DENIED (ECONNREFUSED|ENETUNREACH)$/m);
-    expect(stdout).toMatch(/^ATTEMPT service-environment DENIED ABSENT$/m);
-    expect(stdout).toMatch(/^ATTEMPT bootstrap-key DENIED ENOENT$/m);
-    expect(stdout).toMatch(/^ATTEMPT workspace-post-commit-hook DENIED EXIT_\d+ .*Read-only file system$/m);
-    expect(stdout).toMatch(/^ATTEMPT workspace-files DENIED EXIT_\d+ .*No such file or directory$/m);
-    expect(connections).toBe(0);
-    const workspace = (await h.db.prisma.loop.findUniqueOrThrow({ where: { id } })).workspacePath!;
-    expect(fs.existsSync(path.join(workspace, '.git', 'hooks', 'post-commit'))).toBe(false);
-  });
-
-  test('control: with gateNetwork: true the same script does connect', async () => {
-    h.llm.enqueue({ content: cleanLedger });
-    const before = connections;
-    const id = await submit(request({ gateNetwork: true }));
-    const loop = await h.waitForLoop(id, ENDED);
-    const lint = loop.iterations[0].evidence.find((e: any) => e.gate === 'lint');
-    expect(await evidenceStdout(id, lint.id)).toMatch(
-      /^ATTEMPT connect-test-server OK connected to 127\.0\.0\.1:\d+$/m,
-    );
-    expect(connections).toBe(before + 1);
-  });
 });
 
 test('a runner config the maker hides behind .gitignore does not reach the gate: the bug stays failing, the file is reported', async () => {

@@ -10,6 +10,7 @@ import { probeSandbox } from '../../activities/sandbox/probe';
 import { repositoryCacheDir, repositoryCaches } from '../../activities/sandbox/repository-caches';
 import { stopPreviousAttempt } from '../../activities/sandbox/stop-previous-attempt';
 import { loadConfig } from '../../config/service-config';
+import { parseEgressList } from '../../domain/egress';
 import type { SandboxPolicy } from '../../activities/sandbox/types';
 import { testSandbox } from '../support/sandbox';
 
@@ -41,7 +42,7 @@ function run(script: string, policy: Partial<SandboxPolicy> = {}, args: string[]
     workspaceRoot: workspace,
     timeoutMs: 60_000,
     env: childEnvironment({ LOOP_ID: 'sandbox-test' }, { ...process.env, LLM_API_KEY: 'sk-must-not-leak-0123456789' }),
-    sandbox: { sandbox, policy: { workDir: workspace, network: false, readOnlyInWorkDir: ['.git'], ...policy } },
+    sandbox: { sandbox, policy: { workDir: workspace, egress: null, readOnlyInWorkDir: ['.git'], ...policy } },
     outputCapBytes: 64 * 1024,
   });
 }
@@ -110,17 +111,81 @@ describe('bubblewrap sandbox', () => {
     expect(fs.existsSync('/tmp/private.txt')).toBe(false);
   });
 
-  it('has no network unless the policy allows it', async () => {
-    const server = net.createServer((socket) => socket.end('hello\n'));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as net.AddressInfo).port;
-    const connect = `const s = require('net').connect(${port}, '127.0.0.1'); s.on('data', (d) => { console.log('CONNECTED', String(d).trim()); s.destroy(); }); s.on('error', (e) => console.log('REFUSED', e.code));`;
-    try {
-      expect((await run(connect)).stdout).toMatch(/^REFUSED (ECONNREFUSED|ENETUNREACH)/);
-      expect((await run(connect, { network: true })).stdout).toContain('CONNECTED hello');
-    } finally {
+  describe('network', () => {
+    let server: net.Server;
+    let port: number;
+    let other: net.Server;
+    let otherPort: number;
+    const listen = async (srv: net.Server) => {
+      await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+      return (srv.address() as net.AddressInfo).port;
+    };
+    beforeAll(async () => {
+      server = net.createServer((socket) => socket.end('hello\n'));
+      other = net.createServer((socket) => socket.end('secret\n'));
+      port = await listen(server);
+      otherPort = await listen(other);
+    });
+    afterAll(() => {
       server.close();
-    }
+      other.close();
+    });
+    const connect = (p: number) =>
+      `{ const s = require('net').connect(${p}, '127.0.0.1'); s.on('data', (d) => { console.log('CONNECTED', String(d).trim()); s.destroy(); }); s.on('error', (e) => console.log('REFUSED', e.code)); }`;
+    /** A CONNECT request to the proxy the bridge offers on 127.0.0.1:3128; prints its status line. */
+    const viaProxy = (target: string) =>
+      `{ const s = require('net').connect(3128, '127.0.0.1', () => s.write('CONNECT ${target} HTTP/1.1\\r\\nHost: ${target}\\r\\n\\r\\n')); s.once('data', (d) => { console.log('PROXY', String(d).split('\\r\\n')[0]); s.destroy(); }); s.on('error', (e) => console.log('REFUSED', e.code)); }`;
+
+    it('has none without an allow-list: the host’s loopback is not there', async () => {
+      expect((await run(connect(port))).stdout).toMatch(/^REFUSED (ECONNREFUSED|ENETUNREACH)/);
+    });
+
+    it('reaches an allow-listed loopback port through the bridge, and nothing else of the host', async () => {
+      const allowed = await run(`${connect(port)} ${connect(otherPort)}`, {
+        egress: parseEgressList(`127.0.0.1:${port}`),
+      });
+      expect(allowed.stdout).toContain('CONNECTED hello');
+      expect(allowed.stdout).not.toContain('secret');
+      expect(allowed.stdout).toMatch(/REFUSED ECONNREFUSED/);
+      expect(allowed.egressRefused).toEqual([]);
+    });
+
+    it('refuses through the proxy what the list does not name, and records each destination once with its attempts', async () => {
+      const result = await run(
+        `${viaProxy(`127.0.0.1:${otherPort}`)} setTimeout(() => { ${viaProxy(`127.0.0.1:${otherPort}`)} ${viaProxy('localhost:7233')} }, 300);`,
+        { egress: parseEgressList(`127.0.0.1:${port}`) },
+      );
+      expect(result.stdout).toContain('PROXY HTTP/1.1 403 Forbidden');
+      expect(result.stdout).not.toContain('200');
+      expect(result.egressRefused).toEqual([
+        { host: '127.0.0.1', port: otherPort, reason: 'not on the allow-list', attempts: 2 },
+        { host: 'localhost', port: 7233, reason: 'not on the allow-list', attempts: 1 },
+      ]);
+    });
+
+    it('never lets an allowed name through to an address of the host or a private range', async () => {
+      // /etc/hosts maps this machine's own name to loopback (or its interface address): a DNS answer
+      // cannot turn an allowed name into the host's services.
+      const name = os.hostname();
+      const result = await run(viaProxy(`${name}:${otherPort}`), { egress: parseEgressList(`${name}:${otherPort}`) });
+      expect(result.stdout).toContain('PROXY HTTP/1.1 403 Forbidden');
+      expect(result.egressRefused[0]?.reason).toMatch(/^resolves to .*, an address of the host or a private range$/);
+    });
+
+    it('sees the proxy in the usual variables, and a command that cannot start still says so', async () => {
+      const result = await run('console.log(process.env.HTTPS_PROXY, process.env.NO_PROXY)', { egress: [] });
+      expect(result.stdout.trim()).toBe('http://127.0.0.1:3128 localhost,127.0.0.1,::1');
+      const missing = await runCommand({
+        argv: ['no-such-command-anywhere'],
+        cwd: workspace,
+        workspaceRoot: workspace,
+        timeoutMs: 10_000,
+        env: childEnvironment({}),
+        sandbox: { sandbox, policy: { workDir: workspace, egress: [] } },
+        outputCapBytes: 4096,
+      });
+      expect(missing.spawnError).toMatch(/^ENOENT: command not found: no-such-command-anywhere/);
+    });
   });
 
   it('ends the step when the command exits, whatever it left behind (setsid daemon, a child holding stdout)', async () => {
@@ -158,7 +223,7 @@ describe('bubblewrap sandbox', () => {
       workspaceRoot: workspace,
       timeoutMs: 10_000,
       env: childEnvironment(),
-      sandbox: { sandbox, policy: { workDir: workspace, network: false } },
+      sandbox: { sandbox, policy: { workDir: workspace, egress: null } },
       outputCapBytes: 4096,
     });
     expect(result.spawnError).toMatch(
@@ -174,8 +239,8 @@ describe('a worker without a working sandbox', () => {
   });
 
   it('SANDBOX=none runs commands as they are, and is the only mode that does', () => {
-    expect(testSandbox('none').wrap(['node', '-v'], { workDir: '/w', network: false }, '/w')).toEqual(['node', '-v']);
-    expect(sandbox.wrap(['node', '-v'], { workDir: '/w', network: false }, '/w').slice(0, 1)).toEqual(['bwrap']);
+    expect(testSandbox('none').wrap(['node', '-v'], { workDir: '/w', egress: null }, '/w')).toEqual(['node', '-v']);
+    expect(sandbox.wrap(['node', '-v'], { workDir: '/w', egress: null }, '/w').slice(0, 1)).toEqual(['bwrap']);
   });
 });
 
@@ -224,7 +289,7 @@ describe('package caches', () => {
         workspaceRoot: workspace,
         timeoutMs: 60_000,
         env: childEnvironment(),
-        sandbox: { sandbox, policy: { workDir: workspace, network: false, caches: { dir: cacheDir, access } } },
+        sandbox: { sandbox, policy: { workDir: workspace, egress: null, caches: { dir: cacheDir, access } } },
         outputCapBytes: 4096,
       });
     const installing = await inCaches(

@@ -58,7 +58,7 @@ async function runTestsGate(argv: string[], files: Record<string, string>, optio
     workspaceRoot: checkout,
     timeoutMs: 120_000,
     env: childEnvironment(tests.env),
-    sandbox: { sandbox, policy: { workDir: checkout, writable: [buildDir], readOnly: [packages.dir], network: false } },
+    sandbox: { sandbox, policy: { workDir: checkout, writable: [buildDir], readOnly: [packages.dir], egress: null } },
     outputCapBytes: 1024 * 1024,
     confinePathArguments: true,
   });

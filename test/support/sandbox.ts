@@ -15,7 +15,7 @@ export function testSandbox(mode: 'bwrap' | 'none', env: Record<string, string> 
 
 /** An unconfined sandbox for tests about process mechanics rather than confinement. */
 export function unconfined(workDir: string): { sandbox: Sandbox; policy: SandboxPolicy } {
-  return { sandbox: testSandbox('none'), policy: { workDir, network: true } };
+  return { sandbox: testSandbox('none'), policy: { workDir, egress: [] } };
 }
 
 /**

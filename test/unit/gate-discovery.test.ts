@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { NO_TESTS_GATE } from '../../analysis/gate-discovery/plan-gates';
+import { NO_TESTS_GATE, REPOSITORY_NETWORK_IGNORED } from '../../analysis/gate-discovery/plan-gates';
 import { discoverGates } from '../../activities/verification/gate-discovery';
 import type { GateCommand, GatePlan, ResolvedGate } from '../../domain/gates';
 import { VerificationConfigError } from '../../domain/verification-config';
@@ -569,14 +569,13 @@ describe('nothing to go on', () => {
     });
   });
 
-  it('gates get network only when the repository config asks for it, and the plan says so', async () => {
+  it('a repository cannot give its gates network: its config asking for it is ignored, with a warning', async () => {
     const plan = await discover(
       await repo({ '.ai-engineering-loop/verification.json': JSON.stringify({ version: 1, network: true }) }),
     );
-    expect(plan.network).toBe(true);
-    expect(plan.notes).toContain(
-      'gates may use the network (.ai-engineering-loop/verification.json sets network: true)',
-    );
+    expect(plan.network).toBe(false);
+    expect(plan.warnings).toContain(REPOSITORY_NETWORK_IGNORED);
+    expect(REPOSITORY_NETWORK_IGNORED).toMatch(/gateNetwork, within the operator's SANDBOX_EGRESS_GATES$/);
   });
 
   it('a verification.md alone is noted, not read', async () => {

@@ -397,7 +397,7 @@ describe('path arguments of confined commands', () => {
   });
 
   test('runs paths inside a directory the policy makes writable (where a test report goes), and no other', async () => {
-    const policy = { workDir: workspace, network: true, writable: [outside] };
+    const policy = { workDir: workspace, egress: null, writable: [outside] };
     const report = `--outputFile=${path.join(outside, 'report.json')}`;
     const spec = {
       cwd: workspace,
