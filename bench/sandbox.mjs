@@ -55,7 +55,7 @@ async function timeOne(argv, sandbox) {
     workspaceRoot: workDir,
     timeoutMs: 60_000,
     env: childEnvironment(),
-    sandbox: { sandbox, policy: { workDir, network: false, readOnlyInWorkDir: ['.git'] } },
+    sandbox: { sandbox, policy: { workDir, egress: null, readOnlyInWorkDir: ['.git'] } },
     outputCapBytes: 64 * 1024,
   });
   if (result.exitCode !== 0) throw new Error(`${argv.join(' ')} failed: ${result.spawnError ?? result.stderr}`);

@@ -1,0 +1,123 @@
+// The network layer's cost (docs/threat-model.md, "Network"): a sandbox's start without network and with
+// it (the egress proxy and the in-sandbox bridge), and one HTTP request from inside a sandbox through the
+// proxy and through a forwarded loopback port, against the same request made directly on the host. Not a
+// test: figures vary by machine and load. Run after `npm run build`: `npm run bench:egress`. Writes
+// bench/results/egress.json.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const dist = (file) => new URL(`../dist/${file}`, import.meta.url);
+if (!fs.existsSync(dist('activities/process/run-command.js'))) {
+  console.error('dist/ is missing: run `npm run build` first');
+  process.exit(1);
+}
+// dist is CommonJS: its exports arrive as the default export.
+const load = async (file) => (await import(dist(file).href)).default;
+const { runCommand } = await load('activities/process/run-command.js');
+const { createSandbox } = await load('activities/sandbox/sandbox.js');
+const { handOver } = await load('activities/sandbox/hand-over.js');
+const { childEnvironment } = await load('activities/process/child-environment.js');
+const { loadConfig } = await load('config/service-config.js');
+const { parseEgressList } = await load('domain/egress.js');
+
+const STARTS = 30;
+const REQUESTS = 200;
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const server = http.createServer((_req, res) => res.end('ok'));
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const port = server.address().port;
+const workDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-egress-')));
+const sandbox = createSandbox(loadConfig({ SANDBOX: 'bwrap' }));
+await handOver(sandbox, workDir);
+const allow = parseEgressList(`127.0.0.1:${port}`);
+
+async function run(argv, egress) {
+  const started = performance.now();
+  const result = await runCommand({
+    argv,
+    cwd: workDir,
+    workspaceRoot: workDir,
+    timeoutMs: 120_000,
+    env: childEnvironment(),
+    sandbox: { sandbox, policy: { workDir, egress } },
+    outputCapBytes: 1024 * 1024,
+  });
+  if (result.exitCode !== 0) throw new Error(`${argv.join(' ')} failed: ${result.spawnError ?? result.stderr}`);
+  return { ms: performance.now() - started, stdout: result.stdout };
+}
+
+// Sequential keep-alive-free GETs, each timed; prints the per-request times as JSON.
+const client = (viaProxy) => `
+const http = require('http');
+const times = [];
+const get = () => new Promise((resolve, reject) => {
+  const started = performance.now();
+  const options = ${viaProxy}
+    ? { host: '127.0.0.1', port: 3128, path: 'http://127.0.0.1:${port}/', agent: false }
+    : { host: '127.0.0.1', port: ${port}, path: '/', agent: false };
+  http.get(options, (res) => { res.resume(); res.on('end', () => { times.push(performance.now() - started); resolve(); }); }).on('error', reject);
+});
+(async () => { for (let i = 0; i < ${REQUESTS}; i++) await get(); console.log(JSON.stringify(times)); })();`;
+
+const starts = { none: [], network: [] };
+await run(['true'], null);
+await run(['true'], []);
+for (let i = 0; i < STARTS; i++) {
+  starts.none.push((await run(['true'], null)).ms);
+  starts.network.push((await run(['true'], allow)).ms);
+}
+const requests = async (argv, egress) => median(JSON.parse((await run(argv, egress)).stdout));
+const unconfined = createSandbox(loadConfig({ SANDBOX: 'none' }));
+const hostDirect = median(
+  JSON.parse(
+    (
+      await runCommand({
+        argv: [process.execPath, '-e', client(false)],
+        cwd: workDir,
+        workspaceRoot: workDir,
+        timeoutMs: 120_000,
+        env: childEnvironment(),
+        sandbox: { sandbox: unconfined, policy: { workDir, egress: null } },
+        outputCapBytes: 1024 * 1024,
+      })
+    ).stdout,
+  ),
+);
+const rows = [
+  { what: 'sandbox start, no network (`true`)', medianMs: median(starts.none), runs: STARTS },
+  { what: 'sandbox start with network (proxy + bridge, `true`)', medianMs: median(starts.network), runs: STARTS },
+  { what: 'HTTP GET on the host, direct', medianMs: hostDirect, runs: REQUESTS },
+  {
+    what: 'HTTP GET from a sandbox through the proxy',
+    medianMs: await requests([process.execPath, '-e', client(true)], allow),
+    runs: REQUESTS,
+  },
+  {
+    what: 'HTTP GET from a sandbox to a forwarded loopback port',
+    medianMs: await requests([process.execPath, '-e', client(false)], allow),
+    runs: REQUESTS,
+  },
+].map((r) => ({ ...r, medianMs: Number(r.medianMs.toFixed(2)) }));
+server.close();
+fs.rmSync(workDir, { recursive: true, force: true });
+
+const result = {
+  measuredAt: new Date().toISOString(),
+  machine: {
+    node: process.version,
+    platform: `${process.platform}/${process.arch}`,
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    loadavg: os.loadavg().map((l) => Number(l.toFixed(2))),
+  },
+  rows,
+};
+fs.mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+fs.writeFileSync(new URL('./results/egress.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
+console.log('| what | median (ms) | runs |\n|---|---:|---:|');
+for (const r of rows) console.log(`| ${r.what} | ${r.medianMs} | ${r.runs} |`);
+console.log(`(load average ${result.machine.loadavg.join(' ')})`);
