@@ -120,7 +120,14 @@ test('a named credential opens a draft GitHub pull request; the secret reaches n
   expect(sent[0]!.body.body).toContain('| AC-1 | sum adds two numbers | PROVEN |');
 
   const handle = h.temporal.workflow.getHandle(loop.workflowId);
-  expect((await handle.describe()).typedSearchAttributes.get(LoopPullRequestKey)).toBe(loop.delivery.pullRequestUrl);
+  // The loop's row says PASSED before the workflow's next task upserts the search attribute: wait for it.
+  const deadline = Date.now() + 30_000;
+  let shown = (await handle.describe()).typedSearchAttributes.get(LoopPullRequestKey);
+  while (shown === undefined && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    shown = (await handle.describe()).typedSearchAttributes.get(LoopPullRequestKey);
+  }
+  expect(shown).toBe(loop.delivery.pullRequestUrl);
   const report = await h.request('GET', `/v1/loops/${id}/report`);
   expect(report.body.markdown).toContain(`- pull request: ${loop.delivery.pullRequestUrl}`);
 
