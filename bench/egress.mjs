@@ -8,25 +8,22 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { importDist, requireBuilt } from './lib/dist.mjs';
+import { startResult, table } from './lib/results.mjs';
+import { median, round } from './lib/util.mjs';
 
-const dist = (file) => new URL(`../dist/${file}`, import.meta.url);
-if (!fs.existsSync(dist('activities/process/run-command.js'))) {
-  console.error('dist/ is missing: run `npm run build` first');
-  process.exit(1);
-}
-// dist is CommonJS: its exports arrive as the default export.
-const load = async (file) => (await import(dist(file).href)).default;
-const { runCommand } = await load('activities/process/run-command.js');
-const { createSandbox } = await load('activities/sandbox/sandbox.js');
-const { handOver } = await load('activities/sandbox/hand-over.js');
-const { childEnvironment } = await load('activities/process/child-environment.js');
-const { loadConfig } = await load('config/service-config.js');
-const { parseEgressList } = await load('domain/egress.js');
+requireBuilt();
+const result = startResult('egress');
+const { runCommand } = await importDist('activities/process/run-command.js');
+const { createSandbox } = await importDist('activities/sandbox/sandbox.js');
+const { handOver } = await importDist('activities/sandbox/hand-over.js');
+const { childEnvironment } = await importDist('activities/process/child-environment.js');
+const { loadConfig } = await importDist('config/service-config.js');
+const { parseEgressList } = await importDist('domain/egress.js');
 
 const STARTS = 30;
 const REQUESTS = 200;
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const server = http.createServer((_req, res) => res.end('ok'));
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const port = server.address().port;
@@ -101,23 +98,15 @@ const rows = [
     medianMs: await requests([process.execPath, '-e', client(false)], allow),
     runs: REQUESTS,
   },
-].map((r) => ({ ...r, medianMs: Number(r.medianMs.toFixed(2)) }));
+].map((r) => ({ ...r, medianMs: round(r.medianMs, 2) }));
 server.close();
 fs.rmSync(workDir, { recursive: true, force: true });
 
-const result = {
-  measuredAt: new Date().toISOString(),
-  machine: {
-    node: process.version,
-    platform: `${process.platform}/${process.arch}`,
-    cpus: os.cpus().length,
-    cpu: os.cpus()[0]?.model,
-    loadavg: os.loadavg().map((l) => Number(l.toFixed(2))),
-  },
-  rows,
-};
-fs.mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-fs.writeFileSync(new URL('./results/egress.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
-console.log('| what | median (ms) | runs |\n|---|---:|---:|');
-for (const r of rows) console.log(`| ${r.what} | ${r.medianMs} | ${r.runs} |`);
-console.log(`(load average ${result.machine.loadavg.join(' ')})`);
+result.write(
+  { starts: STARTS, requests: REQUESTS },
+  { rows },
+  table(
+    ['what', 'median (ms)', 'runs'],
+    rows.map((r) => [r.what, r.medianMs, r.runs]),
+  ),
+);

@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { cleanLedger } from '../support/fake-llm-server';
-import { CORRECT_SUM, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
+import { CORRECT_SUM, createFixtureRepo, scriptedMaker, commitFiles } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
 import { FIXTURES_DIR, sharedTestDir } from '../support/sandbox';
@@ -111,20 +110,6 @@ async function submit(body: unknown): Promise<string> {
   const res = await h.request('POST', '/v1/loops', body);
   expect(res.status).toBe(201);
   return res.body.id as string;
-}
-
-function commitFiles(repo: string, files: Record<string, string>, message: string): void {
-  for (const [file, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
-    fs.writeFileSync(path.join(repo, file), content);
-  }
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', ...args], {
-      cwd: repo,
-      stdio: 'pipe',
-    });
-  git('add', '--all');
-  git('commit', '--quiet', '-m', message);
 }
 
 test('a maker with network reaches only the allowed host: Temporal, PostgreSQL, the API and the host are refused, and on record', async () => {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cleanLedger } from '../support/fake-llm-server';
-import { BUGGY_SUM, CORRECT_SUM, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
+import { BUGGY_SUM, CORRECT_SUM, createFixtureRepo, scriptedMaker, commitFiles } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
 import { processesMatching, waitUntilNoProcessMatching } from '../support/processes';
@@ -58,20 +58,6 @@ async function until<T>(what: string, probe: () => T | null | undefined | false,
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nworker output:\n${h.worker.output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-function commitFiles(repo: string, files: Record<string, string>, message: string): void {
-  for (const [file, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
-    fs.writeFileSync(path.join(repo, file), content);
-  }
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', ...args], {
-      cwd: repo,
-      stdio: 'pipe',
-    });
-  git('add', '--all');
-  git('commit', '--quiet', '-m', message);
 }
 
 async function submit(body: unknown): Promise<string> {

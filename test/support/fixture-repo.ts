@@ -80,3 +80,18 @@ export function createBareOrigin(): string {
   fs.rmSync(source, { recursive: true, force: true });
   return bare;
 }
+
+/** Writes `files` into `repo` and commits them. */
+export function commitFiles(repo: string, files: Record<string, string>, message: string): void {
+  for (const [file, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
+    fs.writeFileSync(path.join(repo, file), content);
+  }
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=Fixture', '-c', 'user.email=fixture@example.invalid', ...args], {
+      cwd: repo,
+      stdio: 'pipe',
+    });
+  git('add', '--all');
+  git('commit', '--quiet', '-m', message);
+}
