@@ -88,7 +88,7 @@ export async function headCommit(cwd: string): Promise<string> {
 export interface Checkpoint {
   commit: string;
   parents: string[];
-  /** As `git diff --name-only <first parent>..<commit>` names them. */
+  /** As `git diff --name-only -z <first parent>..<commit>` names them: real paths, never git's quoted forms. */
   changedFiles: string[];
 }
 
@@ -122,9 +122,18 @@ export async function commitAllThen<T>(
     throw err;
   }
   // Its id, its parent (the HEAD it was made on) and its own changed files — what was staged, named as
-  // `git diff --name-only <parent>..<commit>` names them — in one call.
-  const [shown, after] = await inOrder([git(cwd, ['show', '--format=%H%n%P', '--name-only', 'HEAD']), afterCommit()]);
-  const [commit, parents, ...files] = shown.split('\n');
+  // `git diff --name-only -z <parent>..<commit>` names them — in one call. With -z the header ends in a
+  // NUL and each name is NUL-terminated and unquoted, so a name holding a tab, quote or newline is itself.
+  const [shown, after] = await inOrder([
+    git(cwd, ['show', '--format=%H%n%P', '-z', '--name-only', 'HEAD']),
+    afterCommit(),
+  ]);
+  const headerEnd = shown.indexOf('\0');
+  const [commit, parents] = shown.slice(0, headerEnd).split('\n');
+  const files = shown
+    .slice(headerEnd + 1)
+    .replace(/^\n/, '')
+    .split('\0');
   return {
     checkpoint: { commit: commit!, parents: parents!.split(' ').filter(Boolean), changedFiles: files.filter(Boolean) },
     after,
@@ -159,8 +168,8 @@ export async function excludeFromCheckpoints(cwd: string, patterns: readonly str
 const EXCLUDE_HEADER = '# engineering-loop: what set-up, gates and tools create never enters a checkpoint';
 
 export async function changedFiles(cwd: string, from: string, to: string): Promise<string[]> {
-  const out = await git(cwd, ['diff', '--name-only', '--end-of-options', `${from}..${to}`, '--']);
-  return out.split('\n').filter(Boolean);
+  const out = await git(cwd, ['diff', '--name-only', '-z', '--end-of-options', `${from}..${to}`, '--']);
+  return out.split('\0').filter(Boolean);
 }
 
 /** How the full diff is printed, for the maker's diff hash and the reviewer alike. */

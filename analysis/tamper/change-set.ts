@@ -17,6 +17,8 @@ export interface FileChange {
   basePath: string | null;
   /** Path at the checkpoint commit; null for a file the maker deleted. */
   checkpointPath: string | null;
+  /** Set when the checkpoint holds a symbolic link at checkpointPath (git mode 120000). */
+  symlink?: true;
   added: DiffLine[];
   removed: DiffLine[];
 }
@@ -78,19 +80,23 @@ export function pathsAndPatch(output: string): PathsAndPatch {
     return text;
   };
   while (output.startsWith(':', at)) {
-    const status = field().split(' ').pop()!.charAt(0);
+    const [, checkpointMode, , , statusField] = field().split(' ');
+    const status = statusField!.charAt(0);
+    const link = checkpointMode === SYMLINK_MODE ? { symlink: true as const } : {};
     if (status === 'R' || status === 'C') {
       // A copy leaves its source untouched, so the copy is simply a new file.
       const from = field();
-      paths.push({ basePath: status === 'R' ? from : null, checkpointPath: field() });
+      paths.push({ basePath: status === 'R' ? from : null, checkpointPath: field(), ...link });
     } else {
       const file = field();
-      paths.push({ basePath: status === 'A' ? null : file, checkpointPath: status === 'D' ? null : file });
+      paths.push({ basePath: status === 'A' ? null : file, checkpointPath: status === 'D' ? null : file, ...link });
     }
   }
   if (output.charAt(at) === '\0') at++;
   return { paths, patch: output.slice(at) };
 }
+
+const SYMLINK_MODE = '120000';
 
 /** Added/removed lines per file, keyed by checkpoint path (base path for deletions). */
 function parsePatch(patch: string): Map<string, { added: DiffLine[]; removed: DiffLine[] }> {

@@ -1,3 +1,4 @@
+import { danglingSymlink } from './dangling-symlink';
 import { gateEntrypointChanged } from './gate-entrypoint-changed';
 import { mockedModuleUnderTest } from './mocked-module-under-test';
 import { outOfScopeChange } from './out-of-scope-change';
@@ -18,6 +19,7 @@ const RULES: TamperCheck[] = [
   skipOrOnlyAdded,
   suppressionAdded,
   outOfScopeChange,
+  danglingSymlink,
 ];
 
 /**

@@ -13,7 +13,8 @@ export type TamperRule =
   | 'MOCKED_MODULE_UNDER_TEST'
   | 'SKIP_OR_ONLY_ADDED'
   | 'SUPPRESSION_ADDED'
-  | 'OUT_OF_SCOPE_CHANGE';
+  | 'OUT_OF_SCOPE_CHANGE'
+  | 'DANGLING_SYMLINK';
 
 /** Rules verification itself applies, from running the frozen (base) tests beside the maker's. */
 export type VerificationRule = 'TEST_WEAKENED' | 'FEWER_TESTS_RUN';
@@ -29,6 +30,8 @@ export const RULE_HIDES: Record<TamperRule | VerificationRule, string> = {
   SKIP_OR_ONLY_ADDED: 'the skipped or excluded tests would not run, so their failures would not show',
   SUPPRESSION_ADDED: 'the type or lint error the suppression silences would still be there, unreported',
   OUT_OF_SCOPE_CHANGE: 'a change outside what the contract allows would ship without anyone asking for it',
+  DANGLING_SYMLINK:
+    'a link to nothing would ship: tools that walk the tree fail on it, or read whatever a machine has at its target',
   TEST_WEAKENED:
     "with the maker's edit to the test the gate was green, but the unedited test fails against the same code",
   FEWER_TESTS_RUN: "fewer tests ran than the repository's own test files hold, so some checks silently stopped running",

@@ -18,6 +18,8 @@ export interface Change {
   write?: Record<string, string>;
   remove?: string[];
   rename?: [from: string, to: string][];
+  /** Symbolic links to create: path → target. */
+  link?: Record<string, string>;
 }
 
 function git(dir: string, ...args: string[]): string {
@@ -31,6 +33,10 @@ function commit(dir: string, change: Change): string {
   for (const [file, text] of Object.entries(change.write ?? {})) {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     fs.writeFileSync(path.join(dir, file), text);
+  }
+  for (const [file, target] of Object.entries(change.link ?? {})) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.symlinkSync(target, path.join(dir, file));
   }
   for (const file of change.remove ?? []) git(dir, 'rm', '--quiet', file);
   for (const [from, to] of change.rename ?? []) {

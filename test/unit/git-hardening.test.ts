@@ -245,3 +245,17 @@ test('commitAllThen: a commit that fails with changes staged is an error, not "n
   await expect(commitAllThen(repo.dir, 'checkpoint', () => Promise.resolve())).rejects.toThrow(GitError);
   expect(await headCommit(repo.dir)).toBe(repo.base);
 });
+
+test('commitAll and changedFiles name files by their real paths, not git’s quoted forms', async () => {
+  const repo = trappedRepo('config');
+  const names = ['tab\there.txt', 'quote"d.txt', 'ünïcode.txt', 'new\nline.txt', 'back\\slash.txt', 'plain.txt'];
+  for (const name of names) fs.writeFileSync(path.join(repo.dir, name), 'x\n');
+
+  const checkpoint = await commitAll(repo.dir, 'checkpoint');
+  expect([...checkpoint!.changedFiles].sort()).toEqual([...names].sort());
+  expect([...(await changedFiles(repo.dir, repo.base, checkpoint!.commit))].sort()).toEqual([...names].sort());
+  // Plain git quotes all but one of them, which is what the API used to show.
+  expect(plainGit(repo.dir, 'diff', '--name-only', `${repo.base}..${checkpoint!.commit}`)).toContain(
+    '"tab\\there.txt"',
+  );
+});

@@ -345,6 +345,36 @@ describe('OUT_OF_SCOPE_CHANGE', () => {
   });
 });
 
+describe('DANGLING_SYMLINK', () => {
+  it('fires on a committed link to nothing, an absolute link and one out of the repository', async () => {
+    const findings = await tamper(
+      { 'src/a.js': 'module.exports = 1;\n' },
+      { link: { 'src/missing.js': 'gone.js', 'etc-passwd': '/etc/passwd', 'up/out': '../../outside' } },
+    );
+    expect(located(findings).sort()).toEqual([
+      ['DANGLING_SYMLINK', 'etc-passwd', 1],
+      ['DANGLING_SYMLINK', 'src/missing.js', 1],
+      ['DANGLING_SYMLINK', 'up/out', 1],
+    ]);
+    const missing = findings.find((f) => f.location.file === 'src/missing.js')!;
+    expect(missing.topic).toBe('correctness');
+    expect(missing.evidence).toBe(
+      'src/missing.js is a symbolic link to "gone.js", which the checkpoint does not hold.',
+    );
+  });
+
+  it("does not fire on links to a committed file, a directory or the repository's root", async () => {
+    const findings = await tamper(
+      { 'src/a.js': 'module.exports = 1;\n', 'docs/readme.md': 'x\n' },
+      {
+        link: { 'src/b.js': 'a.js', lib: 'src', here: '.', 'docs/up': '../src/a.js' },
+        write: { 'docs/readme.md': 'y\n' },
+      },
+    );
+    expect(located(findings)).toEqual([]);
+  });
+});
+
 describe('detectTampering', () => {
   it('returns nothing when the checkpoint changes nothing', async () => {
     expect(await tamper({ 'src/a.ts': 'export {};\n' }, {}, { scope: ['lib/**'] })).toEqual([]);
