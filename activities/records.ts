@@ -1,7 +1,13 @@
 import type { Decision } from '../domain/decision';
 import type { JudgeReport } from '../domain/judge';
 import { RULE_HIDES } from '../analysis/tamper/types';
-import { describeSandbox, renderEscalationReport, renderJudgeReport, type EscalationReport } from '../domain/reports';
+import {
+  describeSandbox,
+  renderEscalationReport,
+  renderJudgeReport,
+  REPORTED_FILES,
+  type EscalationReport,
+} from '../domain/reports';
 import { describeProof } from '../domain/proof';
 import { loadContract } from './contract';
 import { observeDecision, observeVerdict } from '../telemetry/loop-metrics';
@@ -60,7 +66,7 @@ export async function recordEscalation(
     attempts: loop.iterations.map((i) => ({
       sequence: i.sequence,
       roundIteration: i.roundIteration,
-      changedFiles: Array.isArray(i.changedFiles) ? (i.changedFiles as string[]) : [],
+      ...reportedFiles(Array.isArray(i.changedFiles) ? (i.changedFiles as string[]) : []),
       verdict: i.verdict?.verdict ?? 'NONE',
       reasons: ((i.verdict?.report as { reasons?: string[] } | undefined)?.reasons ?? []).slice(0, 5),
     })),
@@ -192,4 +198,8 @@ export async function recordDecision(
   );
   // Once per escalation: a retried activity finds it decided already.
   if (!escalation.decidedAt) observeDecision(d.kind, escalation.trigger, escalation.createdAt, decidedAt);
+}
+
+function reportedFiles(files: string[]): { changedFiles: string[]; changedFileCount: number } {
+  return { changedFiles: files.slice(0, REPORTED_FILES), changedFileCount: files.length };
 }

@@ -2,7 +2,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_SETUP_EGRESS, endpointEntry, parseEgressList, type EgressEntry } from '../domain/egress';
-import { MAX_LLM_TIMEOUT_SECONDS, MAX_REVIEW_REPAIR_ATTEMPTS } from '../domain/review-limits';
+import { MAX_LLM_TIMEOUT_SECONDS, MAX_REVIEW_PARTS, MAX_REVIEW_REPAIR_ATTEMPTS } from '../domain/review-limits';
+import { REVIEW_PART_CHARS } from '../domain/review-scope';
 import { loadGitCredentials, type GitCredential } from './git-credentials';
 
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -63,6 +64,14 @@ export const envSchema = z.object({
   ANTHROPIC_MODEL: z.string().min(1).default('claude-sonnet-4-5'),
   LLM_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(MAX_LLM_TIMEOUT_SECONDS).default(120),
   REVIEW_REPAIR_ATTEMPTS: z.coerce.number().int().min(0).max(MAX_REVIEW_REPAIR_ATTEMPTS).default(2),
+  /** Past these (exclusions aside) the review does not run and the loop escalates REVIEW_INCOMPLETE. */
+  REVIEW_MAX_CHANGED_FILES: z.coerce.number().int().min(1).max(100_000).default(1000),
+  REVIEW_MAX_DIFF_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_REVIEW_PARTS * REVIEW_PART_CHARS)
+    .default(5 * REVIEW_PART_CHARS),
   /** USD per million tokens by model, e.g. {"gpt-4.1":{"input":2,"output":8}}; unknown models cost nothing known. */
   LLM_PRICES: z
     .string()
@@ -173,6 +182,8 @@ export interface ServiceConfig {
   api: { host: string; port: number; rateLimit: { max: number; timeWindowMs: number } };
   /** The OpenAI-compatible endpoint: the reviewer, triage, and the built-in maker with provider "openai". */
   llm: { baseUrl: string; apiKey: string; model: string; timeoutSeconds: number; repairAttempts: number };
+  /** What one review will take (domain/review-scope.ts); a larger change escalates REVIEW_INCOMPLETE. */
+  review: { maxChangedFiles: number; maxDiffBytes: number };
   /** The Anthropic Messages endpoint for the built-in maker with provider "anthropic". */
   anthropic: { baseUrl: string; apiKey: string; model: string };
   /** USD per million input/output tokens, by model name. */
@@ -254,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       timeoutSeconds: e.LLM_TIMEOUT_SECONDS,
       repairAttempts: e.REVIEW_REPAIR_ATTEMPTS,
     },
+    review: { maxChangedFiles: e.REVIEW_MAX_CHANGED_FILES, maxDiffBytes: e.REVIEW_MAX_DIFF_BYTES },
     anthropic: { baseUrl: e.ANTHROPIC_BASE_URL, apiKey: e.ANTHROPIC_API_KEY, model: e.ANTHROPIC_MODEL },
     prices: e.LLM_PRICES,
     logLevel: e.LOG_LEVEL,

@@ -13,6 +13,7 @@ export const ESCALATION_TRIGGERS = [
   'PING_PONG_DIFF',
   'REPEATED_GATE_FAILURE',
   'REVIEW_UNAVAILABLE',
+  'REVIEW_INCOMPLETE',
   'BUDGET_EXHAUSTED',
   'AGENT_CONTRADICTION',
   'AGENT_DESTRUCTIVE_OPERATION',
@@ -34,6 +35,8 @@ export const VERDICT_RULES = [
   'BLOCKING_FINDINGS',
   /** No PASS without a review, and the review could not be had. */
   'REVIEW_UNAVAILABLE',
+  /** No PASS without a review of every changed file, and the change is past the review's ceiling. */
+  'REVIEW_INCOMPLETE',
   /** Rule 3: an acceptance criterion without passing evidence. */
   'ACCEPTANCE_UNPROVEN',
   /** Everything passes, but the branch has no change against the base commit. */
@@ -57,9 +60,17 @@ export const VERDICT_RULES = [
 export type VerdictRule = (typeof VERDICT_RULES)[number];
 
 export type ReviewOutcome =
-  | { status: 'COMPLETED'; findings: FindingSummary[]; responseIds: string[] }
+  | { status: 'COMPLETED'; findings: FindingSummary[]; responseIds: string[]; coverage?: ReviewCoverage }
   | { status: 'SKIPPED'; reason: string }
-  | { status: 'FAILED'; reason: string };
+  | { status: 'FAILED'; reason: string }
+  /** The change is past the review's ceiling (domain/review-scope.ts): `reason` names what was not reviewed. */
+  | { status: 'INCOMPLETE'; reason: string };
+
+/** How a completed review covered the change: its parts, and the files a named rule left out of it. */
+export interface ReviewCoverage {
+  parts: number;
+  excluded: Array<{ rule: string; files: number; sample: string[] }>;
+}
 
 /** What an agent can report instead of (or besides) doing the work: each goes to a human. */
 export const AGENT_REPORT_KINDS = ['CONTRADICTION', 'DESTRUCTIVE_OPERATION', 'IRREPRODUCIBLE_FAILURE'] as const;
@@ -175,6 +186,12 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
     rule = 'BLOCKING_FINDINGS';
     reasons.push(`${blocking.length} valid blocking finding(s)`);
     directives.push(...blocking.map(findingDirective));
+  } else if (input.review.status === 'INCOMPLETE') {
+    // No PASS on a review that did not see every changed file; the maker's change is what is too large.
+    verdict = 'ESCALATE';
+    trigger = 'REVIEW_INCOMPLETE';
+    rule = 'REVIEW_INCOMPLETE';
+    reasons.push(`review incomplete: ${input.review.reason}`);
   } else if (input.review.status !== 'COMPLETED') {
     // No PASS without a review; retrying the maker cannot repair the reviewer.
     verdict = 'ESCALATE';
@@ -200,6 +217,14 @@ export function computeVerdict(input: JudgeInput): JudgeReport {
     verdict = 'PASS';
     rule = 'ALL_CLEAR';
     reasons.push('all configured gates passed, no valid blocking findings, every acceptance criterion proven');
+  }
+
+  // What the review left out, and by which rule, is part of what the verdict rests on.
+  if (input.review.status === 'COMPLETED') {
+    for (const e of input.review.coverage?.excluded ?? []) {
+      const more = e.files > e.sample.length ? `, ${e.files - e.sample.length} more` : '';
+      reasons.push(`not reviewed (${e.rule}): ${e.files} file(s): ${e.sample.join(', ')}${more}`);
+    }
   }
 
   if (verdict === 'ITERATE') {

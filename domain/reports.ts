@@ -13,7 +13,9 @@ export interface EscalationReport {
   attempts: Array<{
     sequence: number;
     roundIteration: number;
+    /** The first REPORTED_FILES of them; changedFileCount says how many there were. */
     changedFiles: string[];
+    changedFileCount?: number;
     verdict: string;
     reasons: string[];
   }>;
@@ -62,6 +64,14 @@ export function describeSandbox(mode: string | null): string {
   return 'not recorded';
 }
 
+/** How many of an attempt's changed files a report names: a sweeping change must not bury the report. */
+export const REPORTED_FILES = 20;
+
+function filesText(files: string[], count = files.length): string {
+  if (count === 0) return '(no change)';
+  return `${files.join(', ')}${count > files.length ? `, … and ${count - files.length} more` : ''}`;
+}
+
 const TRIGGER_TEXT: Record<EscalationReport['trigger'], string> = {
   MAX_ITERATIONS: 'the iteration limit was reached',
   NO_CHANGE: 'the maker produced no change',
@@ -70,6 +80,8 @@ const TRIGGER_TEXT: Record<EscalationReport['trigger'], string> = {
   PING_PONG_DIFF: 'the diff returned to the one of two iterations back',
   REPEATED_GATE_FAILURE: 'the same gate failure repeated',
   REVIEW_UNAVAILABLE: 'the review could not be completed',
+  REVIEW_INCOMPLETE:
+    'the change is too large to review whole (past the operator’s ceiling of files or bytes), and no part of it passes unreviewed',
   BUDGET_EXHAUSTED: 'the loop reached its budget',
   AGENT_CONTRADICTION: 'the maker reported contradictory requirements',
   AGENT_DESTRUCTIVE_OPERATION: 'the maker reported that the task needs a destructive operation',
@@ -142,7 +154,7 @@ export function renderEscalationReport(r: EscalationReport): string {
       r.attempts.map((a) => [
         a.sequence,
         a.roundIteration,
-        a.changedFiles.join(', ') || '(no change)',
+        filesText(a.changedFiles, a.changedFileCount),
         a.verdict,
         a.reasons.join('; '),
       ]),

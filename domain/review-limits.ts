@@ -9,9 +9,15 @@ export const MAX_LLM_TIMEOUT_SECONDS = 600;
 /** REVIEW_REPAIR_ATTEMPTS's ceiling: how often an invalid ledger or triage answer may be asked again. */
 export const MAX_REVIEW_REPAIR_ATTEMPTS = 5;
 
-/** Start-to-close bound of a review: the reviewer's answers, then triage's, each with every repair attempt, plus slack for the checkout. */
+/** The most parts one review may take (domain/review-scope.ts): REVIEW_MAX_DIFF_BYTES's ceiling is this many prompts' worth. */
+export const MAX_REVIEW_PARTS = 20;
+
+/**
+ * Start-to-close bound of a review: the reviewer's answer for each part, then triage's, each with every
+ * repair attempt, plus slack for the checkout.
+ */
 export function reviewTimeoutSeconds(reviewer: ReviewerSettings): number {
   const attempts = 1 + MAX_REVIEW_REPAIR_ATTEMPTS;
   const answerSeconds = reviewer.backend === 'agent' ? reviewer.agent.timeoutSeconds : MAX_LLM_TIMEOUT_SECONDS;
-  return attempts * (answerSeconds + MAX_LLM_TIMEOUT_SECONDS) + 120;
+  return attempts * (MAX_REVIEW_PARTS * answerSeconds + MAX_LLM_TIMEOUT_SECONDS) + 120;
 }

@@ -11,6 +11,8 @@ export const RULE_DESCRIPTIONS: Record<VerdictRule, string> = {
   BLOCKING_FINDINGS:
     'VALID BLOCKER or HIGH findings (the reviewer’s after triage, or the system’s own tamper/scope rules) must be resolved',
   REVIEW_UNAVAILABLE: 'no PASS without an independent review, and the review could not be had',
+  REVIEW_INCOMPLETE:
+    'no PASS without a review of every changed file, and the change is past the review’s ceiling of files or bytes',
   ACCEPTANCE_UNPROVEN: 'an acceptance criterion has no passing evidence',
   EMPTY_DIFF: 'everything passes but the branch has no change against the base commit: a stall, not a PASS',
   ALL_CLEAR: 'all configured gates passed, no valid blocking findings, every acceptance criterion proven',

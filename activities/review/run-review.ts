@@ -1,7 +1,14 @@
 import type { Usage } from '../../domain/budget';
 import type { ProjectProfile } from '../../domain/gates';
 import type { ReviewerSettings } from '../../domain/loop-request';
-import type { ReviewOutcome } from '../../domain/judge';
+import type { ReviewCoverage, ReviewOutcome } from '../../domain/judge';
+import {
+  describeUnreviewed,
+  generatedRules,
+  reviewScope,
+  type Exclusion,
+  type FileDiff,
+} from '../../domain/review-scope';
 import { signatureMaterial, type Finding, type FindingSummary } from '../../domain/ledger';
 import { sanitise } from '../../domain/sanitise';
 import { loadContract } from '../contract';
@@ -14,7 +21,7 @@ import { iterationWithGateResults, markReviewed } from '../../store/iterations';
 import { touchesSetupInputs } from '../../domain/setup';
 import { sha256 } from '../git';
 import { changedNames } from '../../analysis/tamper/change-set';
-import { reviewDiff } from '../tamper/change-set';
+import { readAt, reviewDiff } from '../tamper/change-set';
 import { recordedUsage } from '../usage';
 import type { ChatMessage } from './chat-completions';
 import { reviewWithAgent } from './agent-review';
@@ -41,8 +48,6 @@ export interface ReviewResult {
   outcome: ReviewOutcome;
   usage: Usage;
 }
-
-const MAX_DIFF_CHARS = 200_000;
 
 /**
  * Asks the reviewer model for a finding ledger, re-asking with the validation errors a bounded number
@@ -78,13 +83,23 @@ async function reviewOnce(
   const frozen = await contract;
   // One git call for the diff text and the files it covers.
   const diff = await earlyDiff;
-  // Sanitised before it is cut, so the cut cannot shorten a token below the length its pattern needs.
+  // Sanitised before it is cut into parts, so no cut can shorten a token below the length its pattern needs.
   const fullDiff = sanitise(diff.patch);
   const changed = changedNames(diff.paths);
-  const messages: ChatMessage[] = buildReviewMessages({
+  const scope = reviewScope(
+    fileSections(fullDiff, changed),
+    generatedRules((await readAt(loop.workspacePath, loop.baseCommit, '.gitattributes')) ?? ''),
+    deps.config.review,
+  );
+  if (scope.kind === 'TOO_LARGE') {
+    return finish(deps, iteration.id, usage, {
+      status: 'INCOMPLETE',
+      reason: `${scope.reason}; not reviewed: ${describeUnreviewed(scope.unreviewed)}`,
+    });
+  }
+  const context = {
     frozen,
-    diff: fullDiff.slice(0, MAX_DIFF_CHARS),
-    diffTruncated: fullDiff.length > MAX_DIFF_CHARS,
+    excluded: scope.excluded,
     verificationSummary: iteration.evidence.map(
       (e) =>
         `- ${e.gate}: ${e.status} (exit code ${e.exitCode ?? '—'}${e.testCounts ? `, tests ${JSON.stringify(e.testCounts)}` : ''})`,
@@ -93,12 +108,12 @@ async function reviewOnce(
     focusTopics: reviewTopics(input.profile),
     dependencyChanges: changed.filter((file) => touchesSetupInputs([file])),
     frozenTests: await frozenTestsForReview(loop.workspacePath, loop.baseCommit, diff.paths, frozen.contract),
-  });
+  };
   // Triage is always a model call; the review itself may be one or an agent CLI.
   const model = (input.reviewer.backend === 'llm' ? input.reviewer.model : undefined) ?? deps.config.llm.model;
-  const answer =
+  const ask = (messages: ChatMessage[]) =>
     input.reviewer.backend === 'agent'
-      ? await reviewWithAgent(deps, {
+      ? reviewWithAgent(deps, {
           loopId: input.loopId,
           sequence: input.sequence,
           workspace: loop.workspacePath,
@@ -106,7 +121,7 @@ async function reviewOnce(
           agent: input.reviewer.agent,
           messages,
         })
-      : await askForStructuredAnswer(deps, {
+      : askForStructuredAnswer(deps, {
           loopId: input.loopId,
           sequence: input.sequence,
           role: 'reviewer',
@@ -118,14 +133,30 @@ async function reviewOnce(
           },
           outcomes: { valid: 'VALID_LEDGER', invalid: 'INVALID_LEDGER' },
         });
-  if (!answer.ok) {
-    return finish(deps, iteration.id, usage, {
-      status: 'FAILED',
-      reason: sanitise(
-        `the reviewer's ledger was still invalid after ${deps.config.llm.repairAttempts} repair attempt(s): ${answer.errors.slice(0, 5).join('; ')}`,
-      ),
+  // An empty diff (every change excluded, or none) is still one review: of the contract and the gates.
+  const parts = scope.parts.length > 0 ? scope.parts : [{ diff: '', files: [] }];
+  const ledgers: Finding[][] = [];
+  const responseIds: string[] = [];
+  for (const [i, part] of parts.entries()) {
+    const messages = buildReviewMessages({
+      ...context,
+      diff: part.diff,
+      part: parts.length > 1 ? { index: i + 1, count: parts.length, files: part.files } : null,
     });
+    const answer = await ask(messages);
+    if (!answer.ok) {
+      const where = parts.length > 1 ? ` (part ${i + 1} of ${parts.length})` : '';
+      return finish(deps, iteration.id, usage, {
+        status: 'FAILED',
+        reason: sanitise(
+          `the reviewer's ledger${where} was still invalid after ${deps.config.llm.repairAttempts} repair attempt(s): ${answer.errors.slice(0, 5).join('; ')}`,
+        ),
+      });
+    }
+    ledgers.push(answer.value.findings);
+    responseIds.push(...answer.responseIds);
   }
+  const findings = mergeLedgers(ledgers).map(sanitiseFinding);
   const triaged = await triageFindings(deps, {
     loopId: input.loopId,
     sequence: input.sequence,
@@ -133,22 +164,59 @@ async function reviewOnce(
     workspace: loop.workspacePath,
     checkpointCommit: checkpointCommit,
     diff: fullDiff,
-    findings: answer.value.findings,
+    findings,
   });
-  const stored = reviewerFindings(
-    deps,
-    iteration.id,
-    input.loopId,
-    answer.value.findings.map(sanitiseFinding),
-    triaged,
-  );
+  const stored = reviewerFindings(deps, iteration.id, input.loopId, findings, triaged);
   return finish(
     deps,
     iteration.id,
     usage,
-    { status: 'COMPLETED', findings: stored.summaries, responseIds: answer.responseIds },
+    {
+      status: 'COMPLETED',
+      findings: stored.summaries,
+      responseIds,
+      coverage: { parts: scope.parts.length, excluded: excludedByRule(scope.excluded) },
+    },
     [stored.write],
   );
+}
+
+/**
+ * Each file's `diff --git` section of the review's diff, named as the raw part of the same git call
+ * names it: one section per path, in the same order (content lines never begin with "diff --git").
+ */
+function fileSections(patch: string, files: string[]): FileDiff[] {
+  const sections = patch.split(/^(?=diff --git )/m).filter((s) => s.startsWith('diff --git '));
+  if (sections.length !== files.length)
+    throw new Error(`the review diff has ${sections.length} file sections for ${files.length} changed paths`);
+  return sections.map((text, i) => ({ file: files[i]!, text }));
+}
+
+/** One ledger from the parts' ledgers: an id two parts both used is renumbered in the later one. */
+function mergeLedgers(ledgers: Finding[][]): Finding[] {
+  const used = new Set<string>();
+  const merged: Finding[] = [];
+  for (const ledger of ledgers) {
+    for (const f of ledger) {
+      let id = f.id;
+      for (let n = 1; used.has(id); n++) id = `${f.id.slice(0, 4)}${String(900 + n).padStart(3, '0')}`;
+      used.add(id);
+      merged.push({ ...f, id });
+    }
+  }
+  return merged;
+}
+
+const EXCLUSION_SAMPLE = 5;
+
+function excludedByRule(excluded: Exclusion[]): ReviewCoverage['excluded'] {
+  const byRule = new Map<string, string[]>();
+  for (const e of excluded) {
+    const files = byRule.get(e.rule) ?? [];
+    files.push(e.file);
+    byRule.set(e.rule, files);
+  }
+  return [...byRule].map(([rule, files]) => ({ rule, files: files.length, sample: files.slice(0, EXCLUSION_SAMPLE) }));
 }
 
 /** The judge's summaries of the reviewer's findings, and their rows' write (run in finish's transaction). */

@@ -149,3 +149,10 @@ test('the gaming table is a table whatever the text holds: pipes are escaped, li
     '| GATE_ENTRYPOINT_CHANGED | TMP-001 | scripts/a\\|b.sh:1-1 | the gate would run something else |',
   );
 });
+
+test('an attempt that changed thousands of files names the first ones and how many more', () => {
+  const files = Array.from({ length: 20 }, (_, i) => `generated/f${i}.js`);
+  const attempt = { ...stored.attempts[0]!, changedFiles: files, changedFileCount: 100_001 };
+  const markdown = renderEscalationReport({ ...stored, attempts: [attempt] });
+  expect(markdown).toContain(`| 1 | 1 | ${files.join(', ')}, … and 99981 more | FAIL |`);
+});

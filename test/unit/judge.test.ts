@@ -301,6 +301,31 @@ describe('computeVerdict', () => {
     expect(r.trigger).toBe('REVIEW_UNAVAILABLE');
   });
 
+  test('no PASS on a review that did not see every changed file: REVIEW_INCOMPLETE names what was not reviewed', () => {
+    const reason = "1201 changed files exceed the review's ceiling of 1000; not reviewed: 1201 changed file(s)";
+    const r = computeVerdict(input({ review: { status: 'INCOMPLETE', reason } }));
+    expect(r.verdict).toBe('ESCALATE');
+    expect(r.trigger).toBe('REVIEW_INCOMPLETE');
+    expect(r.rule).toBe('REVIEW_INCOMPLETE');
+    expect(r.reasons).toEqual([`review incomplete: ${reason}`]);
+  });
+
+  test('files a completed review left out by rule are named in the reasons of its PASS', () => {
+    const coverage = {
+      parts: 2,
+      excluded: [
+        { rule: 'LOCKFILE', files: 1, sample: ['package-lock.json'] },
+        { rule: 'LINGUIST_GENERATED', files: 7, sample: ['gen/a.ts', 'gen/b.ts'] },
+      ],
+    };
+    const r = computeVerdict(input({ review: { status: 'COMPLETED', findings: [], responseIds: [], coverage } }));
+    expect(r.verdict).toBe('PASS');
+    expect(r.reasons.slice(1)).toEqual([
+      'not reviewed (LOCKFILE): 1 file(s): package-lock.json',
+      'not reviewed (LINGUIST_GENERATED): 7 file(s): gen/a.ts, gen/b.ts, 5 more',
+    ]);
+  });
+
   const tamper = finding({
     findingId: 'TMP-001',
     title: 'test skip marker added',

@@ -16,7 +16,8 @@ const context = (
     contract: goalContractSchema.parse({ ...loopRequest('/repo', ['agent']).contract, allowTestChanges }),
   },
   diff: '+exports.sum = (a, b) => a + b;',
-  diffTruncated: false,
+  part: null,
+  excluded: [],
   verificationSummary: ['- tests: PASSED (exit code 0)'],
   priorSignatures: [],
   focusTopics: ['correctness'],
@@ -94,4 +95,20 @@ test('each prompt draws its own random boundary', () => {
   );
   expect(boundaries.size).toBe(20);
   for (const b of boundaries) expect(b).toMatch(/^[0-9a-f]{16}$/);
+});
+
+test('a part of a large diff says which part it is; files left out by rule are named with the rule', () => {
+  const ctx = {
+    ...context(['package-lock.json']),
+    part: { index: 2, count: 3, files: ['src/a.js', 'src/b.js'] },
+    excluded: [{ file: 'package-lock.json', rule: 'LOCKFILE' }],
+  };
+  const user = buildReviewMessages(ctx)[1]!.content;
+  expect(user).toContain('# Diff against the base commit, part 2 of 3\nThe change is too large for one prompt');
+  expect(user).toContain('this one holds the diff of 2 file(s)');
+  expect(user).toContain('# Changed files left out of this review\n');
+  expect(user).toContain('- package-lock.json (LOCKFILE)');
+  const whole = buildReviewMessages(context([]))[1]!.content;
+  expect(whole).toContain('# Diff against the base commit\n');
+  expect(whole).not.toContain('left out of this review');
 });
