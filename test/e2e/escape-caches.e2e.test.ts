@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { cleanLedger } from '../support/fake-llm-server';
 import { createFixtureRepo, commitFiles, scriptedMaker } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
@@ -134,6 +135,8 @@ test('a Cargo test runner one branch’s set-up plants in CARGO_HOME does not ma
   fs.rmSync(control, { recursive: true, force: true });
 
   // Loop 1, on branch-a: its set-up plants the runner (and succeeds), into its own loop's caches only.
+  // A clean review for each loop, so that gates that pass would make it pass (as they did before the fix).
+  h.llm.enqueue({ content: cleanLedger });
   const first = await submit(request(repo, 'branch-a'));
   const loop1 = await h.waitForLoop(first, ENDED);
   const setup1 = await h.db.prisma.evidence.findFirstOrThrow({ where: { loopId: first, gate: 'setup:1' } });
@@ -150,6 +153,7 @@ test('a Cargo test runner one branch’s set-up plants in CARGO_HOME does not ma
   await cancel(first);
 
   // Loop 2, on main of the same repository: fails honestly.
+  h.llm.enqueue({ content: cleanLedger });
   const second = await submit(request(repo, 'main'));
   const loop2 = await h.waitForLoop(second, ENDED);
   const [iteration] = loop2.iterations;
