@@ -13,6 +13,8 @@ export interface FetchStep {
   stubs: string[];
   argv: string[];
   env: Record<string, string>;
+  /** A lockfile matching this is not fetched for: the fetch would build or link something (the set-up still installs). */
+  declines?: RegExp;
 }
 
 export const FETCH_STEPS: readonly FetchStep[] = [
@@ -40,5 +42,7 @@ export const FETCH_STEPS: readonly FetchStep[] = [
     stubs: [],
     argv: ['npm', 'ci', '--ignore-scripts', '--no-audit', '--no-fund'],
     env: {},
+    // npm packs a git dependency by installing it and running its `prepare`; a local one is a link.
+    declines: /"(resolved|version)":\s*"(git\+|git:|github:|gitlab:|bitbucket:|file:)|"link":\s*true/,
   },
 ];

@@ -35,7 +35,7 @@ export async function fetchSharedCaches(deps: ActivityDeps, at: FetchContext): P
   const shared: SharedCache[] = [];
   for (const step of FETCH_STEPS) {
     const inputs = await readInputs(at.workDir, step.files);
-    if (!inputs) continue;
+    if (!inputs || inputs.some((i) => step.declines?.test(i.content.toString('utf8')))) continue;
     const dir = sharedCacheDir(deps.config.cachesDir, at.repoUrl, step.tool, lockfileKey(inputs));
     if ((await fs.stat(dir).catch(() => null)) || (await fetchInto(deps, at, step, inputs, dir))) {
       shared.push({ dir, subdir: step.subdir });

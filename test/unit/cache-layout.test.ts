@@ -72,4 +72,17 @@ describe('fetch steps', () => {
     for (const step of FETCH_STEPS) expect(CACHE_SUBDIRS).toContain(step.subdir);
     expect(FETCH_STEPS.find((s) => s.tool === 'go')!.env.GOTOOLCHAIN).toBe('local');
   });
+
+  it('decline an npm lockfile with git or local dependencies, whose fetch would run their scripts', () => {
+    const npm = FETCH_STEPS.find((s) => s.tool === 'npm')!;
+    const lock = (entry: object) =>
+      JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/x': entry } }, null, 2);
+    expect(npm.declines!.test(lock({ resolved: 'git+ssh://git@github.com/acme/x.git#abc' }))).toBe(true);
+    expect(npm.declines!.test(lock({ version: 'github:acme/x' }))).toBe(true);
+    expect(npm.declines!.test(lock({ resolved: 'file:../x' }))).toBe(true);
+    expect(npm.declines!.test(lock({ resolved: '../x', link: true }))).toBe(true);
+    expect(npm.declines!.test(lock({ version: '1.0.0', resolved: 'https://registry.npmjs.org/x/-/x-1.0.0.tgz' }))).toBe(
+      false,
+    );
+  });
 });
