@@ -21,7 +21,7 @@ import { countMakerAttempt, createIteration, findIteration, recordMakerResult } 
 import { changedFiles, commitAllThen, diffText, headCommit, resetTo, sha256, type Checkpoint } from './git';
 import { runAgent, type AgentOutcome } from './makers/run-agent';
 import { handOver, handOverNewDirs } from './sandbox/hand-over';
-import { repositoryCaches } from './sandbox/repository-caches';
+import { loopCaches } from './sandbox/loop-caches';
 import { stopPreviousAttempt } from './sandbox/stop-previous-attempt';
 import { recordedUsage } from './usage';
 import { whileHeartbeating } from './heartbeat';
@@ -69,7 +69,7 @@ export async function runMaker(
   const previousCheckoutGone = early(discardVerificationCheckout(deps, input.loopId));
   const frozenContract = early(loadContract(deps, input.loopId, input.contractVersion));
   const findings = early(openFindings(deps, input));
-  const cacheDir = early(repositoryCaches(deps, loop.repoUrl));
+  const cacheDir = early(loopCaches(deps, input.loopId));
   const attempt = await prepareWorkspace(deps, input, loop.workspacePath, existing, head);
   const { frozen, prompt } = await writePrompt(deps, input, attempt, frozenContract, findings);
   const result = await runAgentInWorkspace(deps, input, loop, attempt, prompt, await cacheDir);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { loopsEndedBefore } from '../store/loops';
 import type { PrismaClient } from '../store/db';
 import type { ServiceConfig } from '../config/service-config';
+import { privateCachesRoot } from '../activities/sandbox/cache-layout';
 
 // A worker removes the working copies of loops that ended longer ago than the retention: the branch has
 // been delivered or the change is in the report, and a finished loop never runs again. Only directories
@@ -10,15 +11,21 @@ import type { ServiceConfig } from '../config/service-config';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
-/** Per loop: its workspace, verification checkout and control files; review checkouts are named `<loop>-<n>`. */
+/**
+ * Per loop: its workspace, verification checkout, control files and package caches (`<loop>` and
+ * `<loop>.seeded` under `$CACHE_DIR/private`); review checkouts are named `<loop>-<n>`.
+ */
 export async function removeExpiredWorkspaces(
   prisma: PrismaClient,
   config: Readonly<ServiceConfig>,
   now = new Date(),
 ): Promise<string[]> {
-  const dirs = ['workspaces', 'verification', 'verification-build', 'control', 'review-checkouts'].map((d) =>
-    path.join(config.dataDir, d),
-  );
+  const dirs = [
+    ...['workspaces', 'verification', 'verification-build', 'control', 'review-checkouts'].map((d) =>
+      path.join(config.dataDir, d),
+    ),
+    privateCachesRoot(config.cachesDir),
+  ];
   const entries = (
     await Promise.all(dirs.map(async (dir) => (await fs.readdir(dir).catch(() => [])).map((name) => ({ dir, name }))))
   ).flat();

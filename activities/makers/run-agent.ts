@@ -30,7 +30,7 @@ export interface AgentRun {
   /** The one directory outside the workspace the agent may write (its report goes there). */
   reportDir: string;
   reportFile: string;
-  /** The repository's package caches (an agent that runs the tests installs from them). */
+  /** The loop's package caches (an agent that runs the tests installs from them). */
   cacheDir: string;
   /** What set-up installed in the workspace: the agent runs the tests as the gates do (venv, pnpm/yarn). */
   setupPlan?: SetupPlan;

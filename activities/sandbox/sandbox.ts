@@ -1,7 +1,7 @@
 import type { ServiceConfig } from '../../config/service-config';
 import { bwrapArgv, type BwrapSettings } from './bwrap-argv';
 import { egressEnvironment } from './egress-bridge';
-import { cacheEnvironment } from './repository-caches';
+import { cacheEnvironment } from './cache-layout';
 import { toolchainPaths } from './toolchain-paths';
 import type { Sandbox, SandboxPolicy } from './types';
 

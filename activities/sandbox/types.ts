@@ -21,9 +21,9 @@ export interface SandboxPolicy {
    */
   egress: readonly EgressEntry[] | null;
   /**
-   * The repository's package caches (repository-caches.ts), the tools pointed at them: writable for set-up
+   * The loop's own package caches (loop-caches.ts), the tools pointed at them: writable for set-up
    * (`install`), read-only for makers and gates (`use`), so nothing they run can plant a package that a
-   * later verification would build from.
+   * later verification would build from. The shared caches are only ever mounted for their fetch steps.
    */
   caches?: { dir: string; access: 'install' | 'use' };
 }

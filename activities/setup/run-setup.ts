@@ -6,7 +6,9 @@ import type { ActivityDeps } from '../deps';
 import { insertSetupEvidence } from '../../store/evidence';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand, type CommandResult } from '../process/run-command';
-import { repositoryCaches } from '../sandbox/repository-caches';
+import { seedLoopCaches } from '../sandbox/loop-caches';
+import { stripToolConfig } from '../sandbox/strip-tool-config';
+import { fetchSharedCaches } from './cache-fetch';
 import { environmentProblem, gateFailureReason } from '../verification/gate-outcome';
 import { setupEnvironment } from './setup-environment';
 import { recordEgressRefusals, refusedEgressLine } from '../egress-refusals';
@@ -50,7 +52,32 @@ export function setupPlanOf(gatePlan: unknown): SetupPlan | undefined {
 export async function runSetupCommands(deps: ActivityDeps, run: SetupRun): Promise<SetupOutcome> {
   if (run.plan.commands.length === 0) return { problem: null, evidenceIds: [] };
   const ctx = Context.current();
-  const cacheDir = await repositoryCaches(deps, run.repoUrl);
+  const cacheDir = await setupCaches(deps, run, ctx);
+  try {
+    return await runEach(deps, run, ctx, cacheDir);
+  } finally {
+    // What the commands left in the caches steers nothing after them: no tool config survives set-up.
+    await stripToolConfig(deps.sandbox, cacheDir);
+  }
+}
+
+/**
+ * The loop's own caches, seeded from the shared ones for the work dir's lockfiles (fetched first when no
+ * loop fetched them yet). Set-up commands run the repository's code, so they write only the loop's copy.
+ */
+async function setupCaches(deps: ActivityDeps, run: SetupRun, ctx: Context): Promise<string> {
+  const shared = await fetchSharedCaches(deps, {
+    loopId: run.loopId,
+    iterationSeq: run.iterationSeq,
+    repoUrl: run.repoUrl,
+    workDir: run.workDir,
+    heartbeat: () => ctx.heartbeat({ phase: run.phase, step: 'cache-fetch' }),
+    signal: ctx.cancellationSignal,
+  });
+  return seedLoopCaches(deps, run.loopId, shared);
+}
+
+async function runEach(deps: ActivityDeps, run: SetupRun, ctx: Context, cacheDir: string): Promise<SetupOutcome> {
   const extra = await setupEnvironment(deps.config.dataDir, run.workDir, run.plan, process.env, true);
   const evidenceIds: string[] = [];
   for (const [index, command] of run.plan.commands.entries()) {

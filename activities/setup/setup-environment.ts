@@ -4,7 +4,7 @@ import type { SetupPlan } from '../../domain/setup';
 
 // What set-up leaves for the commands that come after it in the same work dir (gates, the maker): the
 // virtual environment's bin directory first on PATH, and pnpm/yarn through corepack. Corepack's
-// downloads live in COREPACK_HOME, one of the repository's caches (repository-caches.ts), so a gate
+// downloads live in COREPACK_HOME, one of the loop's caches (loop-caches.ts), so a gate
 // without network finds the package manager the set-up fetched.
 
 /**

@@ -22,7 +22,7 @@ import type { CommandResult } from '../process/run-command';
 import { COULD_NOT_START, environmentProblem, gateFailureReason, normaliseOutput } from './gate-outcome';
 import { runSetupCommands, setupPlanOf } from '../setup/run-setup';
 import { setupEnvironment } from '../setup/setup-environment';
-import { repositoryCaches } from '../sandbox/repository-caches';
+import { loopCaches } from '../sandbox/loop-caches';
 import type { SandboxPolicy } from '../sandbox/types';
 import { storedTestNames } from './stored-test-names';
 import { freshBuildDir } from './verification-build-dir';
@@ -132,7 +132,7 @@ async function prepareCheckout(
   const testsGate = input.gates.find((g) => g.gate === 'tests');
   // Read while the checkout is made, when either use below needs them.
   if (!contract.allowGateConfigChanges || (testsGate && !contract.allowTestChanges)) void branchChanges();
-  const cacheDir = early(repositoryCaches(deps, loop.repoUrl));
+  const cacheDir = early(loopCaches(deps, input.loopId));
   const commits = {
     workspace: loop.workspacePath,
     baseCommit: loop.baseCommit,

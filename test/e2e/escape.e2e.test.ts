@@ -163,7 +163,7 @@ describe('a maker that goes for the service’s secrets, the host and git’s ho
         { name: 'write-beside-workspace', write: `../${marker}.txt` },
         { name: 'write-other-workspace', write: path.join(victim.workspace, `${marker}.txt`) },
         { name: 'write-fixtures', write: path.join(FIXTURES_DIR, 'agents', `${marker}.txt`) },
-        // The repository's package caches are set-up's to write; a config there would steer every later gate.
+        // The loop's package caches are its set-up's to write; a config there would steer its later gates.
         {
           name: 'write-cargo-home',
           write: '$CARGO_HOME/config.toml',

@@ -43,14 +43,19 @@ test('the janitor removes the directories of loops that ended before the retenti
   const recent = await loopRow('REJECTED', new Date(now.getTime() - 3_600_000));
   const waiting = await loopRow('AWAITING_DECISION', null);
   const dirs = (id: string) =>
-    [`workspaces/${id}`, `verification/${id}`, `control/${id}/1`, `review-checkouts/${id}-1`].map((d) =>
-      path.join(dataDir, d),
-    );
+    [
+      `workspaces/${id}`,
+      `verification/${id}`,
+      `control/${id}/1`,
+      `review-checkouts/${id}-1`,
+      `caches/private/${id}/cargo`,
+      `caches/private/${id}.seeded`,
+    ].map((d) => path.join(dataDir, d));
   for (const id of [old, recent, waiting]) for (const dir of dirs(id)) fs.mkdirSync(dir, { recursive: true });
   fs.mkdirSync(path.join(dataDir, 'workspaces', 'not-a-loop'), { recursive: true });
 
   expect(await removeExpiredWorkspaces(db.prisma, config, now)).toEqual([old]);
-  expect(dirs(old).map((d) => fs.existsSync(d))).toEqual([false, false, false, false]);
+  expect(dirs(old).map((d) => fs.existsSync(d))).toEqual([false, false, false, false, false, false]);
   for (const id of [recent, waiting]) expect(dirs(id).every((d) => fs.existsSync(d))).toBe(true);
   expect(fs.existsSync(path.join(dataDir, 'workspaces', 'not-a-loop'))).toBe(true);
   fs.rmSync(dataDir, { recursive: true, force: true });

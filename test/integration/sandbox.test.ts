@@ -7,7 +7,7 @@ import { childEnvironment } from '../../activities/process/child-environment';
 import { runCommand, type CommandResult } from '../../activities/process/run-command';
 import { handOver } from '../../activities/sandbox/hand-over';
 import { probeSandbox } from '../../activities/sandbox/probe';
-import { repositoryCacheDir, repositoryCaches } from '../../activities/sandbox/repository-caches';
+import { loopCaches } from '../../activities/sandbox/loop-caches';
 import { stopPreviousAttempt } from '../../activities/sandbox/stop-previous-attempt';
 import { loadConfig } from '../../config/service-config';
 import { parseEgressList } from '../../domain/egress';
@@ -278,10 +278,10 @@ describe('agent credentials', () => {
 });
 
 describe('package caches', () => {
-  it("point every tool at the repository's own caches: writable for set-up, read-only for makers and gates", async () => {
+  it("point every tool at the loop's own caches: writable for set-up, read-only for makers and gates", async () => {
     const config = loadConfig({ DATA_DIR: root });
-    const cacheDir = await repositoryCaches({ config, sandbox }, 'https://example.invalid/acme/widgets.git');
-    expect(repositoryCacheDir(config.cachesDir, 'https://example.invalid/acme/other.git')).not.toBe(cacheDir);
+    const cacheDir = await loopCaches({ config, sandbox }, 'loop-a');
+    expect(await loopCaches({ config, sandbox }, 'loop-b')).not.toBe(cacheDir);
     const inCaches = (script: string, access: 'install' | 'use') =>
       runCommand({
         argv: ['sh', '-c', script],

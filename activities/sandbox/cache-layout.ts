@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+
+// Where package caches live and what they are keyed by (pure: no file is read here).
+//
+//   $CACHE_DIR/shared/<url hash>/<tool>-<lockfile hash>/   written only by that tool's own fetch step
+//                                                           (cache-fetch.ts), which runs no repository code
+//   $CACHE_DIR/private/<loop id>/<tool dir>/                the loop's copy: its set-up writes it, its
+//                                                           makers and gates read it; gone with the loop
+//
+// A shared cache is keyed by the repository and by the lockfile it was fetched for, so what one branch's
+// lockfile fetched is never mixed with another's; and nothing but the fetcher ever writes it.
+
+/** Where each tool keeps its cache, relative to a loop's private cache directory. */
+export const CACHE_VARIABLES: Record<string, string> = {
+  npm_config_cache: 'npm',
+  npm_config_store_dir: 'pnpm-store',
+  YARN_CACHE_FOLDER: 'yarn',
+  COREPACK_HOME: 'corepack',
+  PIP_CACHE_DIR: 'pip',
+  UV_CACHE_DIR: 'uv',
+  GOMODCACHE: 'go-mod',
+  CARGO_HOME: 'cargo',
+};
+
+export const CACHE_SUBDIRS = Object.values(CACHE_VARIABLES);
+
+/**
+ * Tool configuration and executables a tool would pick up from its cache home: never in a shared cache,
+ * never in a copy handed to a loop, removed again after every set-up (strip-tool-config.ts). Cargo reads
+ * `config.toml` (a test `runner`, a `rustc-wrapper`) and credentials from CARGO_HOME and runs external
+ * subcommands from its `bin`; npx runs what its cache holds. The others are not read from a cache dir by
+ * the tools today; removing them keeps it that way if one ever starts.
+ */
+export const TOOL_CONFIG_IN_CACHES: readonly string[] = [
+  'cargo/config',
+  'cargo/config.toml',
+  'cargo/credentials',
+  'cargo/credentials.toml',
+  'cargo/bin',
+  'npm/.npmrc',
+  'npm/_npx',
+  'pip/pip.conf',
+  'uv/uv.toml',
+  'yarn/.yarnrc',
+  'yarn/.yarnrc.yml',
+];
+
+export function urlKey(repositoryUrl: string): string {
+  return sha256(repositoryUrl).slice(0, 16);
+}
+
+/** The key of one fetch: the files it read (path and content), in the order given. */
+export function lockfileKey(files: readonly { path: string; content: Buffer }[]): string {
+  const hash = createHash('sha256');
+  for (const file of files) {
+    hash.update(`${file.path}\0${file.content.length}\0`);
+    hash.update(file.content);
+  }
+  return hash.digest('hex').slice(0, 24);
+}
+
+export function sharedCacheDir(cachesDir: string, repositoryUrl: string, tool: string, lockKey: string): string {
+  return path.join(cachesDir, 'shared', urlKey(repositoryUrl), `${tool}-${lockKey}`);
+}
+
+export function privateCachesRoot(cachesDir: string): string {
+  return path.join(cachesDir, 'private');
+}
+
+/** The loop's own caches (mounted into its sandboxes). */
+export function privateCacheDir(cachesDir: string, loopId: string): string {
+  return path.join(privateCachesRoot(cachesDir), loopId);
+}
+
+/** Which shared caches were copied into the loop's caches: beside them, so no sandbox can write it. */
+export function seededListFile(cachesDir: string, loopId: string): string {
+  return path.join(privateCachesRoot(cachesDir), `${loopId}.seeded`);
+}
+
+/** The variables that point every tool at a cache directory laid out like a loop's. */
+export function cacheEnvironment(cacheDir: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(CACHE_VARIABLES).map(([name, dir]) => [name, path.join(cacheDir, dir)]));
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
