@@ -20,6 +20,7 @@ import {
   type EscalationInput,
 } from './records';
 import { runReview, type ReviewInput } from './review/run-review';
+import { boundToLoopRun, claimContinuedRun } from './run-binding';
 import { withSanitisedFailures } from './sanitised-failures';
 import { runWorkspaceSetup, type WorkspaceSetupInput } from './setup/workspace-setup';
 import { runVerification, type VerificationInput } from './verification/run-verification';
@@ -27,10 +28,19 @@ import { prepareWorkspace, type PrepareWorkspaceInput } from './workspace';
 
 /**
  * Every activity the loop workflow calls, bound to the service's dependencies; failures leave sanitised.
+ * Each acts only for the loop's own workflow run (run-binding.ts), which a continued run claims first.
  * The git steps heartbeat while they run: the workflow gives them a 20 s heartbeat timeout.
  */
 export function createActivities(deps: ActivityDeps) {
   return withSanitisedFailures({
+    claimContinuedRun: (input: { loopId: string; continuedFrom: string | null }) =>
+      claimContinuedRun(deps.prisma, input),
+    ...loopActivities(deps),
+  });
+}
+
+function loopActivities(deps: ActivityDeps) {
+  return boundToLoopRun(deps.prisma, {
     prepareWorkspace: (input: InPhase<PrepareWorkspaceInput>) =>
       whileHeartbeating(
         inPhase(deps, input, () => prepareWorkspace(deps, input)),

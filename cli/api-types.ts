@@ -130,6 +130,6 @@ export interface Timeline {
 }
 
 export const SUCCESS_STATUSES = ['PASSED', 'APPROVED'];
-export const FAILURE_STATUSES = ['FAILED', 'REJECTED', 'CANCELLED'];
+export const FAILURE_STATUSES = ['FAILED', 'REJECTED', 'CANCELLED', 'TERMINATED'];
 /** What `list --status` accepts: the service's own statuses (GET /v1/loops validates the same list). */
 export const LIST_STATUSES = [...LOOP_STATUSES, 'QUEUED'] as const;

@@ -10,9 +10,18 @@ export const LOOP_STATUSES = [
   'REJECTED',
   'CANCELLED',
   'FAILED',
+  /** The loop's workflow run was ended outside the service (api/run-ended-outside.ts). */
+  'TERMINATED',
 ] as const;
 export type LoopStatus = (typeof LOOP_STATUSES)[number] | 'QUEUED';
-export const TERMINAL_STATUSES: readonly LoopStatus[] = ['PASSED', 'APPROVED', 'REJECTED', 'CANCELLED', 'FAILED'];
+export const TERMINAL_STATUSES: readonly LoopStatus[] = [
+  'PASSED',
+  'APPROVED',
+  'REJECTED',
+  'CANCELLED',
+  'FAILED',
+  'TERMINATED',
+];
 
 export type LoopPhase =
   | 'QUEUED'

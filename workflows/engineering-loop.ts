@@ -4,18 +4,20 @@ import {
   ContinueAsNew,
   deprecatePatch,
   isCancellation,
+  patched,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { isWorse, recoveryBrief, scoreOf } from '../domain/backtrack';
 import { describeIssues } from '../domain/ledger';
 import { loopInputSchema, type LoopInput } from '../domain/loop-request';
 import type { LoopStatus } from '../domain/loop-state';
-import { gitWork } from './activities';
+import { gitWork, records } from './activities';
 import { escalate, handleMessages } from './decisions';
 import { rootCause } from './details';
 import { continueAsNewRound, deliver, endRejected, resumeWith, type LoopOutcome } from './endings';
 import { iterate, type IterationOutcome } from './iteration';
 import { LoopRun, withSummary } from './loop-run';
-import { SETUP_PHASE } from './patches';
+import { CLAIM_CONTINUED_RUN, SETUP_PHASE } from './patches';
 import { prepare } from './prepare';
 import { setUp } from './setup';
 
@@ -33,6 +35,13 @@ export async function engineeringLoop(input: LoopInput): Promise<LoopOutcome> {
     if (!run.resumed) {
       const rejected = await prepare(run);
       if (rejected) return rejected;
+    } else if (patched(CLAIM_CONTINUED_RUN)) {
+      // The loop's activities act only for its own run (activities/run-binding.ts): this run takes over
+      // from the one Temporal says it continues, which a run started or reset from outside cannot claim.
+      await records.claimContinuedRun({
+        loopId: run.loopId,
+        continuedFrom: workflowInfo().continuedFromExecutionRunId ?? null,
+      });
     }
     for (;;) {
       if (run.setupDue && (run.gatePlan.setup?.commands.length ?? 0) > 0) {

@@ -1,3 +1,8 @@
+// Patches in force: their patched() guards the new branch, so loops started before it replay the old one.
+
+/** A continued run claims the loop's run binding from the run it continues before anything else. */
+export const CLAIM_CONTINUED_RUN = 'claim-continued-run';
+
 // Patches retired at the version floor (CONTRIBUTING.md, "The version floor"): their old branches are gone,
 // and each is called as deprecatePatch() where its patched() was, so a loop started on the release before
 // the floor (its history carries the patch's marker) still replays. The next floor raise removes them.

@@ -17,6 +17,8 @@ import { checkRepositorySource } from '../repository-policy';
 import { checkFreeDisk } from '../disk-guard';
 import { loadLoop } from '../load-loop';
 import { cancelLoop } from '../loop-cancellation';
+import { recordRunEndedOutside } from '../run-ended-outside';
+import { findLoop } from '../../store/loops';
 import {
   acceptedSchema,
   evidenceSchema,
@@ -89,6 +91,8 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
       response: { 200: loopDetailSchema, ...errors },
     },
     handler: async (request) => {
+      const row = await findLoop(deps.prisma, request.params.id);
+      if (row) await recordRunEndedOutside(deps, row);
       const detail = await loopDetail(deps.prisma, request.params.id);
       if (!detail) throw notFound(`loop ${request.params.id}`);
       return detail;

@@ -145,6 +145,8 @@ test('retry with guidance continues as a new run that carries the loop on', asyn
           setupDue: false,
         },
       });
+      // The new run first claims the loop from the run it continues (activities/run-binding.ts), once.
+      expect(activities.inputsOf('claimContinuedRun')).toEqual([{ loopId: input.loopId, continuedFrom: first.runId }]);
       // The new run prepares nothing again: it goes straight to the maker, a new round of iterations.
       expect(activities.inputsOf('prepareWorkspace')).toHaveLength(1);
       expect(activities.inputsOf('runMaker')[1]).toMatchObject({

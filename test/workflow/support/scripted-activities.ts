@@ -128,6 +128,9 @@ export class ScriptedLoops {
   }
 
   readonly activities: LoopActivities = {
+    claimContinuedRun: async (input) => {
+      this.record('claimContinuedRun', input);
+    },
     prepareWorkspace: async (input) => {
       const { script } = this.record('prepareWorkspace', input);
       if (script.prepareFailure) throw script.prepareFailure;
