@@ -1,5 +1,6 @@
 import type { ServiceConfig } from '../../config/service-config';
 import { bwrapArgv, type BwrapSettings } from './bwrap-argv';
+import { createLimiter } from './cgroups';
 import { egressEnvironment } from './egress-bridge';
 import { cacheEnvironment } from './repository-caches';
 import { toolchainPaths } from './toolchain-paths';
@@ -22,6 +23,8 @@ export function createSandbox(
     return {
       mode: 'none',
       wrap: (argv) => argv,
+      lease: async () => null,
+      limits: null,
       environment: (e, policy) => ({ ...e, ...caches(policy) }),
       owner: null,
     };
@@ -30,17 +33,34 @@ export function createSandbox(
   // service's own uid, which is unprivileged already.
   const asRoot = process.getuid?.() === 0;
   const toolchains = toolchainPaths(env);
+  const values = {
+    processes: s.maxProcesses,
+    memoryBytes: s.maxMemoryBytes,
+    fileBytes: s.maxFileBytes,
+    tmpBytes: s.maxTmpBytes,
+    workspaceBytes: s.maxWorkspaceBytes,
+  };
+  const limiter = createLimiter(values, {
+    mode: s.limits,
+    delegated: s.cgroup,
+    uidRange: s.uidRange,
+    asRoot,
+  });
+  const { kind } = limiter.mechanism;
   const settings: BwrapSettings = {
     asRoot,
     uid: s.uid,
     gid: s.gid,
     readOnlyPaths: [...toolchains.paths, ...s.readOnlyPaths],
     writablePaths: s.writablePaths,
-    limits: { processes: s.maxProcesses, fileBytes: s.maxFileBytes, memoryBytes: s.maxMemoryBytes },
+    limits: values,
+    processLimit: kind === 'cgroup-v2' || kind === 'cgroup-v1' ? 'cgroup' : 'uid',
   };
   return {
     mode: 'bwrap',
-    wrap: (argv, policy, cwd, egressSocket) => bwrapArgv(settings, policy, cwd, argv, egressSocket),
+    wrap: (argv, policy, cwd, egressSocket, lease) => bwrapArgv(settings, policy, cwd, argv, egressSocket, lease),
+    lease: () => limiter.lease(),
+    limits: { mechanism: limiter.mechanism, values, workspaceCheckMs: s.workspaceCheckSeconds * 1000 },
     environment: (e, policy) => ({
       ...e,
       ...toolchains.env,
@@ -50,7 +70,7 @@ export function createSandbox(
       ...(policy.egress ? egressEnvironment() : {}),
       ...GIT_TRUSTS_THE_SANDBOX,
     }),
-    owner: asRoot ? { uid: s.uid, gid: s.gid } : null,
+    owner: asRoot ? { uid: s.uid, gid: s.gid, groupWritable: kind === 'uid-range' } : null,
   };
 }
 

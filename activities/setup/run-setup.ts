@@ -7,7 +7,7 @@ import { insertSetupEvidence } from '../../store/evidence';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand, type CommandResult } from '../process/run-command';
 import { repositoryCaches } from '../sandbox/repository-caches';
-import { environmentProblem, gateFailureReason } from '../verification/gate-outcome';
+import { environmentProblem, gateFailureReason, limitProblem } from '../verification/gate-outcome';
 import { setupEnvironment } from './setup-environment';
 import { recordEgressRefusals, refusedEgressLine } from '../egress-refusals';
 
@@ -119,7 +119,7 @@ export async function runSetupCommands(deps: ActivityDeps, run: SetupRun): Promi
 
 /** One paragraph a person can act on: what failed, what was missing, and the end of what it printed. */
 function describeFailure(result: CommandResult, failure: string, detail: string): string {
-  const missing = environmentProblem(result);
+  const missing = environmentProblem({ ...result, limit: limitProblem(result) });
   const refused = refusedEgressLine(result.egressRefused);
   const tail = outputTail([result.stdout, result.stderr, result.spawnError ?? ''].filter((t) => t.trim()).join('\n'));
   return [
