@@ -224,3 +224,51 @@ export function limitsFromCounters(
     reached.push(limitReached('tmp', values, 'the command reported ENOSPC (or the host disk is full)'));
   return reached;
 }
+
+/** What /readyz and the worker's start line say about the limits in force. */
+export interface SandboxLimitsStatus {
+  mechanism: LimitsMechanism['kind'];
+  /** The cgroup directories sandboxes' groups go under, or the uid range; empty for shared-uid. */
+  where: string;
+  /** Whether processes and memory are counted for each sandbox as a whole (else per uid / per process). */
+  perSandbox: { processes: boolean; memory: boolean };
+  processes: number;
+  memoryBytes: number;
+  fileBytes: number;
+  tmpBytes: number;
+  workspaceBytes: number;
+  workspaceCheckSeconds: number;
+  note: string;
+}
+
+export function limitsStatus(
+  mechanism: LimitsMechanism,
+  values: SandboxLimitValues,
+  workspaceCheckMs: number,
+): SandboxLimitsStatus {
+  const cgroup = mechanism.kind === 'cgroup-v2' || mechanism.kind === 'cgroup-v1';
+  const where =
+    mechanism.kind === 'cgroup-v2'
+      ? mechanism.dir
+      : mechanism.kind === 'cgroup-v1'
+        ? `${mechanism.pidsDir}, ${mechanism.memoryDir}`
+        : mechanism.kind === 'uid-range'
+          ? `uids ${mechanism.first}-${mechanism.last}`
+          : '';
+  const notes: Record<LimitsMechanism['kind'], string> = {
+    'cgroup-v2': 'a cgroup v2 group per command: processes and memory (with its /tmp) counted per sandbox',
+    'cgroup-v1':
+      'a cgroup v1 pids and memory group per command: processes and memory (with its /tmp) counted per sandbox',
+    'uid-range': 'a uid per concurrent command: processes counted per sandbox, memory per process (no usable cgroup)',
+    'shared-uid':
+      "no usable cgroup and not root: processes are counted for the service's uid across all sandboxes, memory per process",
+  };
+  return {
+    mechanism: mechanism.kind,
+    where,
+    perSandbox: { processes: mechanism.kind !== 'shared-uid', memory: cgroup },
+    ...values,
+    workspaceCheckSeconds: workspaceCheckMs / 1000,
+    note: `${notes[mechanism.kind]}; /tmp ${formatBytes(values.tmpBytes)}; workspace growth measured every ${workspaceCheckMs / 1000} s, at most ${formatBytes(values.workspaceBytes)}`,
+  };
+}

@@ -1,6 +1,7 @@
 import type { ServiceConfig } from '../../config/service-config';
 import { bwrapArgv, type BwrapSettings } from './bwrap-argv';
-import { createLimiter } from './cgroups';
+import { createLimiter, LimitsUnavailableError } from './cgroups';
+import { limitsStatus, type SandboxLimitsStatus } from './limits';
 import { egressEnvironment } from './egress-bridge';
 import { cacheEnvironment } from './repository-caches';
 import { toolchainPaths } from './toolchain-paths';
@@ -72,6 +73,22 @@ export function createSandbox(
     }),
     owner: asRoot ? { uid: s.uid, gid: s.gid, groupWritable: kind === 'uid-range' } : null,
   };
+}
+
+/**
+ * The limits a worker on this host would apply, for /readyz (the API detects them as the worker does; each
+ * worker prints its own at start). null when unconfined; a string when SANDBOX_LIMITS cannot be met here.
+ */
+export function sandboxLimitsStatus(
+  config: Pick<Readonly<ServiceConfig>, 'sandbox'>,
+): SandboxLimitsStatus | string | null {
+  try {
+    const limits = createSandbox(config).limits;
+    return limits && limitsStatus(limits.mechanism, limits.values, limits.workspaceCheckMs);
+  } catch (err) {
+    if (err instanceof LimitsUnavailableError) return err.message;
+    throw err;
+  }
 }
 
 // git inside the sandbox meets directories the service created as root (a worktree's git dir); the
