@@ -109,7 +109,8 @@ function probeCgroup(
   mechanism: Extract<LimitsMechanism, { kind: 'cgroup-v2' | 'cgroup-v1' }>,
   values: SandboxLimitValues,
 ): string | null {
-  const name = `${instanceGroupName(process.pid, randomBytes(4).toString('hex'))}-probe`;
+  // Named like an instance's group: one a crash left behind is swept like theirs.
+  const name = instanceGroupName(process.pid, randomBytes(4).toString('hex'));
   const made: string[] = [];
   try {
     if (mechanism.kind === 'cgroup-v2') {
