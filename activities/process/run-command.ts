@@ -102,19 +102,20 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
     : null;
   if (escaping) return refused(spec.argv, `refused: ${escaping}`);
   const limits = sandbox.limits;
-  // The writable trees' growth is measured from before the command (workspace-meter.ts).
-  let grownTooMuch: ((grown: number) => void) | null = null;
-  const watch: GrowthWatch | null = limits
-    ? await watchGrowth(writableTrees(policy), limits.values.workspaceBytes, limits.workspaceCheckMs, (grown) =>
-        grownTooMuch?.(grown),
-      )
-    : null;
   // Unconfined (SANDBOX=none) a command has the host's network; confined, only the proxy's allow-list.
   const egress = sandbox.mode === 'bwrap' && policy.egress ? await openSandboxEgress(policy.egress) : null;
   let result: Omit<CommandResult, 'egressRefused' | 'limitsReached'>;
   const reached: LimitReached[] = [];
   let lease: Awaited<ReturnType<Sandbox['lease']>> = null;
+  let watch: GrowthWatch | null = null;
+  // Set once the command runs: kills it when its writable trees grew past the limit.
+  let grownTooMuch: ((grown: number) => void) | null = null;
   try {
+    // The writable trees' growth is measured from before the command (workspace-meter.ts).
+    if (limits)
+      watch = await watchGrowth(writableTrees(policy), limits.values.workspaceBytes, limits.workspaceCheckMs, (grown) =>
+        grownTooMuch?.(grown),
+      );
     lease = await sandbox.lease();
     result = await runConfined(spec, cwd, egress?.socketPath, lease, (kill) => {
       grownTooMuch = (grown) => {

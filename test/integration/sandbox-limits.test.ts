@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,6 +101,27 @@ describe('processes per sandbox', () => {
     );
     expect(result.stdout).toContain('left');
     expect(mine()).toBe(0);
+  });
+});
+
+describe('groups a crashed worker left behind', () => {
+  it('are emptied and removed by the next worker to start in the same cgroup', async () => {
+    const probe = testSandbox('bwrap');
+    const mechanism = probe.limits?.mechanism;
+    if (mechanism?.kind !== 'cgroup-v1') return;
+    // A pid that is gone, and a group named for it holding a live process.
+    const dead = spawnSync('true').pid;
+    const group = `loop-sandboxes.${dead}.0badc0de`;
+    const dirs = [mechanism.pidsDir, mechanism.memoryDir].map((parent) => path.join(parent, group, '7'));
+    for (const dir of dirs) fs.mkdirSync(dir, { recursive: true });
+    const straggler = spawn('sleep', ['60'], { stdio: 'ignore' });
+    for (const dir of dirs) fs.writeFileSync(path.join(dir, 'cgroup.procs'), String(straggler.pid));
+    const exited = new Promise((resolve) => straggler.on('exit', (_code, signal) => resolve(signal)));
+    testSandbox('bwrap');
+    expect(await exited).toBe('SIGKILL');
+    for (let i = 0; i < 100 && dirs.some((d) => fs.existsSync(path.dirname(d))); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(dirs.map((d) => fs.existsSync(path.dirname(d)))).toEqual([false, false]);
   });
 });
 
