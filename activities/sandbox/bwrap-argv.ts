@@ -14,8 +14,8 @@ export interface BwrapSettings {
   writablePaths: string[];
   limits: { processes: number; fileBytes: number; memoryBytes: number; tmpBytes: number };
   /**
-   * Where processes are counted: `cgroup` (each command's own cgroup holds pids.max, so RLIMIT_NPROC is
-   * lifted) or `uid` (RLIMIT_NPROC of the uid the command runs as).
+   * Where processes are counted: `cgroup` (each command's own cgroup holds pids.max; RLIMIT_NPROC is left at
+   * the worker's own) or `uid` (RLIMIT_NPROC of the uid the command runs as).
    */
   processLimit: 'cgroup' | 'uid';
 }
