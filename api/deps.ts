@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { SandboxLimitsStatus } from '../activities/sandbox/limits';
 import type { ServiceConfig } from '../config/service-config';
 import type { PrismaClient } from '../store/db';
 
@@ -17,7 +18,13 @@ export interface AppDeps {
 }
 
 export type ApiPolicy = Pick<ServiceConfig, 'repositories' | 'decisions'> & {
-  sandbox: Pick<ServiceConfig['sandbox'], 'mode'>;
+  sandbox: Pick<ServiceConfig['sandbox'], 'mode'> & {
+    /**
+     * The limits per sandbox a worker on this host applies (activities/sandbox/sandbox.ts sandboxLimitsStatus): null
+     * when unconfined or not known to this process, a string when SANDBOX_LIMITS cannot be met.
+     */
+    limits?: SandboxLimitsStatus | string | null;
+  };
   /** New loops are refused while the disk holding `path` has less than `minFreeBytes` free. */
   disk: { path: string; minFreeBytes: number };
   /** Names of the configured git credentials (no secrets); null or absent: this process has none, the worker checks. */
@@ -34,11 +41,14 @@ export const DEFAULT_API_POLICY: ApiPolicy = {
   disk: { path: '.', minFreeBytes: 0 },
 };
 
-export function apiPolicy(config: Readonly<ServiceConfig>): ApiPolicy {
+export function apiPolicy(
+  config: Readonly<ServiceConfig>,
+  limits: SandboxLimitsStatus | string | null = null,
+): ApiPolicy {
   return {
     repositories: config.repositories,
     decisions: config.decisions,
-    sandbox: { mode: config.sandbox.mode },
+    sandbox: { mode: config.sandbox.mode, limits },
     disk: { path: config.dataDir, minFreeBytes: config.minFreeDiskBytes },
     credentialNames: config.gitCredentials ? Object.keys(config.gitCredentials) : null,
     metricsToken: config.telemetry.metricsToken,

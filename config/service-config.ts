@@ -107,7 +107,10 @@ export const envSchema = z.object({
   SANDBOX_READONLY_PATHS: z.string().default(''),
   /** Host paths writable inside every sandbox (colon-separated): shared package caches, say. */
   SANDBOX_WRITABLE_PATHS: z.string().default(''),
-  /** Per-sandbox limits: processes (of the sandbox uid), largest file written, writable memory. */
+  /**
+   * Per-sandbox limits (docs/threat-model.md, "Limits"): processes and memory of the whole sandbox (with
+   * cgroups; see SANDBOX_LIMITS), largest file one process writes, size of its /tmp, growth of its writable trees.
+   */
   SANDBOX_MAX_PROCESSES: z.coerce.number().int().min(16).default(1024),
   SANDBOX_MAX_FILE_BYTES: z.coerce
     .number()
@@ -119,6 +122,36 @@ export const envSchema = z.object({
     .int()
     .min(64 * 1024 ** 2)
     .default(8 * 1024 ** 3),
+  SANDBOX_MAX_TMP_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .default(1024 ** 3),
+  SANDBOX_MAX_WORKSPACE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .default(16 * 1024 ** 3),
+  /** Seconds between two measurements of a running command's writable trees against SANDBOX_MAX_WORKSPACE_BYTES. */
+  SANDBOX_WORKSPACE_CHECK_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
+  /**
+   * How processes and memory are limited per sandbox: auto (a cgroup per command — v2 under SANDBOX_CGROUP or
+   * the worker's own cgroup, else v1 — else, as root, a uid per sandbox from SANDBOX_UID_RANGE), cgroup
+   * (refuse to start without one) or uid-range.
+   */
+  SANDBOX_LIMITS: z.enum(['auto', 'cgroup', 'uid-range']).default('auto'),
+  /** A cgroup v2 directory the service may write, its children allowed the pids and memory controllers. */
+  SANDBOX_CGROUP: optional(z.string().min(1)),
+  /** first-last: the uids sandboxes run as under SANDBOX_LIMITS=uid-range (one per concurrent command). */
+  SANDBOX_UID_RANGE: z
+    .string()
+    .regex(/^\d+-\d+$/, 'must be first-last, e.g. 200000-200255')
+    .transform((text) => {
+      const [first, last] = text.split('-').map(Number) as [number, number];
+      return { first, last };
+    })
+    .refine((r) => r.first >= 1 && r.first <= r.last && r.last < 2 ** 31, 'must be 1 <= first <= last < 2^31')
+    .default({ first: 200000, last: 200255 }),
   /**
    * What a sandbox with network may reach, per role (comma-separated host, host:port or *.domain; see
    * domain/egress.ts): agents (presets, command makers and reviewer agents with network) default to the
@@ -198,6 +231,13 @@ export interface ServiceConfig {
     maxProcesses: number;
     maxFileBytes: number;
     maxMemoryBytes: number;
+    maxTmpBytes: number;
+    maxWorkspaceBytes: number;
+    workspaceCheckSeconds: number;
+    limits: 'auto' | 'cgroup' | 'uid-range';
+    /** SANDBOX_CGROUP; null: look for a usable cgroup. */
+    cgroup: string | null;
+    uidRange: { first: number; last: number };
     /** Allow-lists of the egress proxy, by role (domain/egress.ts). */
     egress: { agents: EgressEntry[]; setup: EgressEntry[]; gates: EgressEntry[] };
   };
@@ -282,6 +322,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       maxProcesses: e.SANDBOX_MAX_PROCESSES,
       maxFileBytes: e.SANDBOX_MAX_FILE_BYTES,
       maxMemoryBytes: e.SANDBOX_MAX_MEMORY_BYTES,
+      maxTmpBytes: e.SANDBOX_MAX_TMP_BYTES,
+      maxWorkspaceBytes: e.SANDBOX_MAX_WORKSPACE_BYTES,
+      workspaceCheckSeconds: e.SANDBOX_WORKSPACE_CHECK_SECONDS,
+      limits: e.SANDBOX_LIMITS,
+      cgroup: e.SANDBOX_CGROUP ? path.resolve(e.SANDBOX_CGROUP) : null,
+      uidRange: e.SANDBOX_UID_RANGE,
       egress: {
         agents: e.SANDBOX_EGRESS_AGENTS ?? [endpointEntry(e.LLM_BASE_URL), endpointEntry(e.ANTHROPIC_BASE_URL)],
         setup: e.SANDBOX_EGRESS_SETUP,

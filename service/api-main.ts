@@ -1,6 +1,7 @@
 import { serviceSecrets } from '../config/service-secrets';
 import { buildApp } from '../api/app';
 import { apiPolicy } from '../api/deps';
+import { sandboxLimitsStatus } from '../activities/sandbox/sandbox';
 import { registerServiceSecrets } from '../domain/sanitise';
 import { createPrismaClient } from '../prisma/client';
 import { loadConfig } from '../config/service-config';
@@ -29,7 +30,8 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     logLevel: config.logLevel,
     rateLimit: config.api.rateLimit,
-    policy: apiPolicy(config),
+    // /readyz shows the limits per sandbox as a worker on this host detects them.
+    policy: apiPolicy(config, sandboxLimitsStatus(config)),
   });
   await app.listen({ host: config.api.host, port: config.api.port });
   const shutdown = async () => {

@@ -1,4 +1,5 @@
 import { stopLauncher } from '../activities/process/launcher';
+import { limitsStatus } from '../activities/sandbox/limits';
 import { createPrismaClient } from '../prisma/client';
 import { loadConfig } from '../config/service-config';
 import { required } from './require-env';
@@ -27,7 +28,9 @@ async function main(): Promise<void> {
     temporalAddress: required(config.temporal.address, 'TEMPORAL_ADDRESS'),
   });
   const { role, activityConcurrency } = config.worker;
-  const sandboxed = `(sandbox: ${sandbox.mode === 'none' ? 'NONE, commands run unsandboxed' : 'bubblewrap'})`;
+  const limits =
+    sandbox.limits && limitsStatus(sandbox.limits.mechanism, sandbox.limits.values, sandbox.limits.workspaceCheckMs);
+  const sandboxed = `(sandbox: ${sandbox.mode === 'none' ? 'NONE, commands run unsandboxed' : `bubblewrap; limits: ${limits?.mechanism}${limits?.where ? ` at ${limits.where}` : ''}`})`;
   const runs =
     role === 'workflows'
       ? 'loops and their record writes, no commands'

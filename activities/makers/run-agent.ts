@@ -120,11 +120,13 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
           : usage.isError
             ? 'AGENT_ERROR'
             : `EXIT_${result.exitCode}`,
-      detail: (
-        result.spawnError ??
-        usage.summary ??
-        `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`
-      ).trim(),
+      // A limit of its own sandbox it ran into comes first: its own doing, but the machine's rule.
+      detail: [
+        ...result.limitsReached.map((l) => l.message),
+        (result.spawnError ?? usage.summary ?? `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`).trim(),
+      ]
+        .join('\n')
+        .trim(),
     }),
   );
   if (result.timeoutStatus === 'CANCELLED' || result.spawnError) await recorded;

@@ -8,7 +8,9 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { openSandboxEgress, type EgressRefusal } from '../sandbox/egress-proxy';
+import { limitReached, type LimitReached } from '../sandbox/limits';
 import type { Sandbox, SandboxPolicy } from '../sandbox/types';
+import { watchGrowth, type GrowthWatch } from '../sandbox/workspace-meter';
 import { findEscapingArgument } from './confine-paths';
 import { launch } from './launcher';
 
@@ -61,6 +63,11 @@ export interface CommandResult {
   spawnError: string | null;
   /** Connections the egress proxy refused (a sandbox with network); empty otherwise. */
   egressRefused: EgressRefusal[];
+  /**
+   * Sandbox limits the command ran into (its own cgroup's counters, the workspace meter, SIGXFSZ, ENOSPC):
+   * the environment's doing, reported as such, never as the code's (activities/verification/gate-outcome.ts).
+   */
+  limitsReached: LimitReached[];
 }
 
 export class WorkspaceEscapeError extends Error {
@@ -83,6 +90,8 @@ const DRAIN_GRACE_MS = 1_000;
 // A confined command that cannot be executed: the launcher inside the sandbox reports it and exits 127.
 const NOT_FOUND_IN_SANDBOX =
   /^(?:setpriv|prlimit|bwrap|egress-bridge): (?:failed to execute|execvp) .*: No such file or directory$/m;
+// The shell that puts the command into its cgroups (limits.ts enterArgv) could not.
+const NOT_IN_CGROUP = /^sandbox: cannot enter cgroup .*$/m;
 
 export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
   if (spec.argv[0] === undefined) throw new Error('argv is empty: there is no command to run');
@@ -92,26 +101,67 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
     ? await findEscapingArgument(spec.argv, cwd, spec.workspaceRoot, policy.writable)
     : null;
   if (escaping) return refused(spec.argv, `refused: ${escaping}`);
+  const limits = sandbox.limits;
   // Unconfined (SANDBOX=none) a command has the host's network; confined, only the proxy's allow-list.
   const egress = sandbox.mode === 'bwrap' && policy.egress ? await openSandboxEgress(policy.egress) : null;
-  let result: Omit<CommandResult, 'egressRefused'>;
+  let result: Omit<CommandResult, 'egressRefused' | 'limitsReached'>;
+  const reached: LimitReached[] = [];
+  let lease: Awaited<ReturnType<Sandbox['lease']>> = null;
+  let watch: GrowthWatch | null = null;
+  // Set once the command runs: kills it when its writable trees grew past the limit.
+  let grownTooMuch: ((grown: number) => void) | null = null;
   try {
-    result = await runConfined(spec, cwd, egress?.socketPath);
+    // The writable trees' growth is measured from before the command (workspace-meter.ts).
+    if (limits)
+      watch = await watchGrowth(writableTrees(policy), limits.values.workspaceBytes, limits.workspaceCheckMs, (grown) =>
+        grownTooMuch?.(grown),
+      );
+    lease = await sandbox.lease();
+    result = await runConfined(spec, cwd, egress?.socketPath, lease, (kill) => {
+      grownTooMuch = (grown) => {
+        reached.push(workspaceReached(limits!.values, grown, 'killed while it ran'));
+        kill();
+      };
+    });
   } catch (err) {
     await egress?.close();
+    await watch?.stop();
+    await lease?.release({ exitCode: null, signal: null, stderr: '' });
     throw err;
   }
-  return { ...result, egressRefused: (await egress?.close()) ?? [] };
+  const grown = (await watch?.stop()) ?? 0;
+  if (limits && reached.length === 0 && grown > limits.values.workspaceBytes)
+    reached.push(workspaceReached(limits.values, grown, 'measured after it ended'));
+  const kernel = (await lease?.release(result)) ?? [];
+  return {
+    ...result,
+    egressRefused: (await egress?.close()) ?? [],
+    limitsReached: [...kernel, ...reached],
+  };
+}
+
+/** The trees a command may write that count against SANDBOX_MAX_WORKSPACE_BYTES (not shared caches). */
+function writableTrees(policy: SandboxPolicy): string[] {
+  return [policy.workDir, ...(policy.writable ?? [])];
+}
+
+function workspaceReached(values: NonNullable<Sandbox['limits']>['values'], grown: number, how: string): LimitReached {
+  return limitReached('workspace', values, `the writable trees grew by ${grown} bytes, ${how}`);
 }
 
 async function runConfined(
   spec: CommandSpec,
   cwd: string,
   egressSocket: string | undefined,
-): Promise<Omit<CommandResult, 'egressRefused'>> {
+  lease: Awaited<ReturnType<Sandbox['lease']>>,
+  onKill: (kill: () => void) => void,
+): Promise<Omit<CommandResult, 'egressRefused' | 'limitsReached'>> {
   const command = spec.argv[0] ?? '';
   const { sandbox, policy } = spec.sandbox;
-  const [launcher, ...args] = sandbox.wrap(spec.argv, policy, cwd, egressSocket) as [string, ...string[]];
+  const [launcher, ...args] = sandbox.wrap(spec.argv, policy, cwd, egressSocket, lease ?? undefined) as [
+    string,
+    ...string[],
+  ];
 
   const executionId = randomUUID();
   const startTime = new Date();
@@ -134,6 +184,7 @@ async function runConfined(
   });
   const pid = child.pid;
   if (pid !== null) spec.onSpawn?.(pid);
+  if (pid !== null) onKill(() => signalGroup(pid, 'SIGKILL'));
   const failedSpawn = child.spawnError;
   let spawnError =
     failedSpawn && (failedSpawn.code === 'ENOENT' ? `ENOENT: command not found: ${command}` : failedSpawn.message);
@@ -181,6 +232,8 @@ async function runConfined(
   if (spawnError === null && exitCode === 127 && NOT_FOUND_IN_SANDBOX.test(err.text)) {
     spawnError = `ENOENT: command not found: ${command} (the sandbox shows only the system, toolchains, SANDBOX_READONLY_PATHS and the workspace)`;
   }
+  const notInCgroup = exitCode === 125 ? NOT_IN_CGROUP.exec(err.text) : null;
+  if (spawnError === null && notInCgroup) spawnError = `the sandbox's limits could not be applied: ${notInCgroup[0]}`;
   return {
     executionId,
     argv: spec.argv,
@@ -223,6 +276,7 @@ function refused(argv: string[], reason: string): CommandResult {
     truncated: false,
     spawnError: reason,
     egressRefused: [],
+    limitsReached: [],
   };
 }
 

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
+import type { SandboxLease } from './cgroups';
 import { bridgedArgv, EGRESS_SOCKET_IN_SANDBOX } from './egress-bridge';
+import { enterArgv } from './limits';
 import type { SandboxPolicy } from './types';
 
 export interface BwrapSettings {
@@ -10,7 +12,12 @@ export interface BwrapSettings {
   readOnlyPaths: string[];
   /** Host paths writable in every sandbox (operator-chosen shared caches). */
   writablePaths: string[];
-  limits: { processes: number; fileBytes: number; memoryBytes: number };
+  limits: { processes: number; fileBytes: number; memoryBytes: number; tmpBytes: number };
+  /**
+   * Where processes are counted: `cgroup` (each command's own cgroup holds pids.max; RLIMIT_NPROC is left at
+   * the worker's own) or `uid` (RLIMIT_NPROC of the uid the command runs as).
+   */
+  processLimit: 'cgroup' | 'uid';
 }
 
 // The read-only system: /usr and /etc, plus the merged-/usr links or directories beside them.
@@ -31,6 +38,7 @@ export function bwrapArgv(
   cwd: string,
   argv: string[],
   egressSocket?: string,
+  lease?: Pick<SandboxLease, 'uid' | 'procsFiles'>,
 ): string[] {
   if (policy.egress && !egressSocket) throw new Error('a sandbox with network needs the egress proxy’s socket');
   const args = [
@@ -55,7 +63,9 @@ export function bwrapArgv(
     if (target !== null) args.push('--symlink', target, link);
     else args.push('--ro-bind-try', link, link);
   }
-  args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp');
+  // /tmp is memory: bounded (SANDBOX_MAX_TMP_BYTES), and with cgroups charged to the sandbox's memory too.
+  args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--size', String(settings.limits.tmpBytes));
+  args.push('--tmpfs', '/tmp');
   const caches = policy.caches ? [policy.caches.dir] : [];
   const writable = [...(policy.writable ?? []), ...(policy.caches?.access === 'install' ? caches : [])];
   const readOnly = [...(policy.readOnly ?? []), ...(policy.caches?.access === 'use' ? caches : [])];
@@ -80,14 +90,18 @@ export function bwrapArgv(
     args.push('--ro-bind-try', p, p);
   }
   args.push('--chdir', cwd, '--');
-  // Limits are per process: processes counts every process of the sandbox uid, file size is the largest
-  // file one process may write, data is its writable memory.
+  // Per process: file size is the largest file one process may write, data its writable memory. Processes:
+  // with a cgroup, pids.max counts the sandbox's own, and RLIMIT_NPROC (which counts a uid's processes
+  // host-wide) stays the worker's own (it cannot be raised without CAP_SYS_RESOURCE); otherwise RLIMIT_NPROC
+  // of the uid — the sandbox's own under uid-range.
   const { processes, fileBytes, memoryBytes } = settings.limits;
-  args.push('prlimit', `--nproc=${processes}`, `--fsize=${fileBytes}`, `--data=${memoryBytes}`, '--');
+  const nproc = settings.processLimit === 'cgroup' ? [] : [`--nproc=${processes}`];
+  args.push('prlimit', ...nproc, `--fsize=${fileBytes}`, `--data=${memoryBytes}`, '--');
+  const uid = lease?.uid ?? settings.uid;
   if (settings.asRoot) {
     args.push(
       'setpriv',
-      `--reuid=${settings.uid}`,
+      `--reuid=${uid}`,
       `--regid=${settings.gid}`,
       '--clear-groups',
       '--inh-caps=-all',
@@ -95,7 +109,10 @@ export function bwrapArgv(
       '--',
     );
   }
-  return [...args, ...(policy.egress ? bridgedArgv(process.execPath, policy.egress, argv) : argv)];
+  const command = [...args, ...(policy.egress ? bridgedArgv(process.execPath, policy.egress, argv) : argv)];
+  // Into its cgroups before bwrap starts; under uid-range with a umask that leaves the group write access.
+  const sharedGroup = lease?.uid != null && lease.uid !== settings.uid;
+  return enterArgv(lease?.procsFiles ?? [], sharedGroup ? '002' : null, command);
 }
 
 // bwrap makes missing parents of a mount point mode 0700, which the unprivileged uid cannot traverse:

@@ -12,22 +12,29 @@ const CHOWN_LIMIT_MS = 5 * 60_000;
 export async function handOver(sandbox: Sandbox, ...dirs: string[]): Promise<void> {
   const owner = sandbox.owner;
   if (!owner || dirs.length === 0) return;
-  const stderr: Buffer[] = [];
   // -h: a symlink the maker made is re-owned itself; its target (possibly outside) is never followed.
-  const chown = await launch({
-    command: 'chown',
-    args: ['-R', '-h', `${owner.uid}:${owner.gid}`, '--', ...dirs],
+  await runTool('chown', ['-R', '-h', `${owner.uid}:${owner.gid}`, '--', ...dirs], dirs);
+  // uid-range: each command runs as its own uid of the sandbox group, which must write what others made.
+  // chmod never follows symlinks found in the tree (-R without -L); the trees are the service's own paths.
+  if (owner.groupWritable) await runTool('chmod', ['-R', 'g+rwX', '--', ...dirs], dirs);
+}
+
+async function runTool(command: string, args: string[], dirs: string[]): Promise<void> {
+  const stderr: Buffer[] = [];
+  const tool = await launch({
+    command,
+    args,
     cwd: '/',
     env: { PATH: process.env.PATH },
     onStdout: () => undefined,
     onStderr: (chunk) => stderr.push(chunk),
   });
-  const pid = chown.pid;
+  const pid = tool.pid;
   const timer = pid === null ? undefined : setTimeout(() => killGroup(pid), CHOWN_LIMIT_MS);
-  const exit = chown.spawnError ? null : await chown.closed.finally(() => clearTimeout(timer));
+  const exit = tool.spawnError ? null : await tool.closed.finally(() => clearTimeout(timer));
   if (exit?.code === 0) return;
   const reason =
-    Buffer.concat(stderr).toString('utf8').trim() || chown.spawnError?.message || `exit ${exit?.code ?? exit?.signal}`;
+    Buffer.concat(stderr).toString('utf8').trim() || tool.spawnError?.message || `exit ${exit?.code ?? exit?.signal}`;
   throw new Error(`could not hand ${dirs.join(', ')} to the sandbox user: ${reason}`);
 }
 
@@ -38,5 +45,8 @@ export async function handOver(sandbox: Sandbox, ...dirs: string[]): Promise<voi
 export async function handOverNewDirs(sandbox: Sandbox, ...dirs: string[]): Promise<void> {
   const owner = sandbox.owner;
   if (!owner) return;
-  for (const dir of dirs) await fs.lchown(dir, owner.uid, owner.gid);
+  for (const dir of dirs) {
+    await fs.lchown(dir, owner.uid, owner.gid);
+    if (owner.groupWritable) await fs.chmod(dir, ((await fs.lstat(dir)).mode & 0o7777) | 0o070);
+  }
 }

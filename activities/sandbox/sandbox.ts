@@ -1,5 +1,7 @@
 import type { ServiceConfig } from '../../config/service-config';
 import { bwrapArgv, type BwrapSettings } from './bwrap-argv';
+import { createLimiter, LimitsUnavailableError } from './cgroups';
+import { limitsStatus, type SandboxLimitsStatus } from './limits';
 import { egressEnvironment } from './egress-bridge';
 import { cacheEnvironment } from './cache-layout';
 import { toolchainPaths } from './toolchain-paths';
@@ -22,6 +24,8 @@ export function createSandbox(
     return {
       mode: 'none',
       wrap: (argv) => argv,
+      lease: async () => null,
+      limits: null,
       environment: (e, policy) => ({ ...e, ...caches(policy) }),
       owner: null,
     };
@@ -30,17 +34,34 @@ export function createSandbox(
   // service's own uid, which is unprivileged already.
   const asRoot = process.getuid?.() === 0;
   const toolchains = toolchainPaths(env);
+  const values = {
+    processes: s.maxProcesses,
+    memoryBytes: s.maxMemoryBytes,
+    fileBytes: s.maxFileBytes,
+    tmpBytes: s.maxTmpBytes,
+    workspaceBytes: s.maxWorkspaceBytes,
+  };
+  const limiter = createLimiter(values, {
+    mode: s.limits,
+    delegated: s.cgroup,
+    uidRange: s.uidRange,
+    asRoot,
+  });
+  const { kind } = limiter.mechanism;
   const settings: BwrapSettings = {
     asRoot,
     uid: s.uid,
     gid: s.gid,
     readOnlyPaths: [...toolchains.paths, ...s.readOnlyPaths],
     writablePaths: s.writablePaths,
-    limits: { processes: s.maxProcesses, fileBytes: s.maxFileBytes, memoryBytes: s.maxMemoryBytes },
+    limits: values,
+    processLimit: kind === 'cgroup-v2' || kind === 'cgroup-v1' ? 'cgroup' : 'uid',
   };
   return {
     mode: 'bwrap',
-    wrap: (argv, policy, cwd, egressSocket) => bwrapArgv(settings, policy, cwd, argv, egressSocket),
+    wrap: (argv, policy, cwd, egressSocket, lease) => bwrapArgv(settings, policy, cwd, argv, egressSocket, lease),
+    lease: () => limiter.lease(),
+    limits: { mechanism: limiter.mechanism, values, workspaceCheckMs: s.workspaceCheckSeconds * 1000 },
     environment: (e, policy) => ({
       ...e,
       ...toolchains.env,
@@ -50,8 +71,24 @@ export function createSandbox(
       ...(policy.egress ? egressEnvironment() : {}),
       ...GIT_TRUSTS_THE_SANDBOX,
     }),
-    owner: asRoot ? { uid: s.uid, gid: s.gid } : null,
+    owner: asRoot ? { uid: s.uid, gid: s.gid, groupWritable: kind === 'uid-range' } : null,
   };
+}
+
+/**
+ * The limits a worker on this host would apply, for /readyz (the API detects them as the worker does; each
+ * worker prints its own at start). null when unconfined; a string when SANDBOX_LIMITS cannot be met here.
+ */
+export function sandboxLimitsStatus(
+  config: Pick<Readonly<ServiceConfig>, 'sandbox'>,
+): SandboxLimitsStatus | string | null {
+  try {
+    const limits = createSandbox(config).limits;
+    return limits && limitsStatus(limits.mechanism, limits.values, limits.workspaceCheckMs);
+  } catch (err) {
+    if (err instanceof LimitsUnavailableError) return err.message;
+    throw err;
+  }
 }
 
 // git inside the sandbox meets directories the service created as root (a worktree's git dir); the

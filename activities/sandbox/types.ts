@@ -1,4 +1,6 @@
 import type { EgressEntry } from '../../domain/egress';
+import type { SandboxLease } from './cgroups';
+import type { LimitsMechanism, SandboxLimitValues } from './limits';
 
 // What a sandbox is, apart from how one is made (sandbox.ts): the modules that build it need only these.
 
@@ -34,9 +36,26 @@ export interface Sandbox {
    * The argv that runs `argv` in `cwd` confined by `policy` (unchanged when mode is none); `egressSocket` is
    * the host path of the egress proxy's socket when the policy has network.
    */
-  wrap(argv: string[], policy: SandboxPolicy, cwd: string, egressSocket?: string): string[];
+  wrap(argv: string[], policy: SandboxPolicy, cwd: string, egressSocket?: string, lease?: SandboxLease): string[];
+  /**
+   * The per-sandbox limits of one command (its own cgroup, or uid): taken before it starts, released after it
+   * ends (cgroups.ts). null when unconfined.
+   */
+  lease(): Promise<SandboxLease | null>;
+  /** What limits a command and how; null when unconfined (SANDBOX=none). */
+  readonly limits: SandboxLimitsInForce | null;
   /** The environment the confined command sees, from the allow-listed one its caller built. */
   environment(env: Record<string, string>, policy: SandboxPolicy): Record<string, string>;
-  /** The uid/gid that must own writable trees (null: the service's own). */
-  readonly owner: { uid: number; gid: number } | null;
+  /**
+   * The uid/gid that must own writable trees (null: the service's own). groupWritable: commands run as other
+   * uids of the same group (uid-range), so the trees must be writable by the group too.
+   */
+  readonly owner: { uid: number; gid: number; groupWritable: boolean } | null;
+}
+
+export interface SandboxLimitsInForce {
+  mechanism: LimitsMechanism;
+  values: SandboxLimitValues;
+  /** How often a running command's writable trees are measured against values.workspaceBytes. */
+  workspaceCheckMs: number;
 }

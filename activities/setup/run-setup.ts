@@ -9,7 +9,7 @@ import { runCommand, type CommandResult } from '../process/run-command';
 import { seedLoopCaches } from '../sandbox/loop-caches';
 import { stripToolConfig } from '../sandbox/strip-tool-config';
 import { fetchSharedCaches } from './cache-fetch';
-import { environmentProblem, gateFailureReason } from '../verification/gate-outcome';
+import { environmentProblem, gateFailureReason, limitProblem } from '../verification/gate-outcome';
 import { setupEnvironment } from './setup-environment';
 import { recordEgressRefusals, refusedEgressLine } from '../egress-refusals';
 
@@ -146,7 +146,7 @@ async function runEach(deps: ActivityDeps, run: SetupRun, ctx: Context, cacheDir
 
 /** One paragraph a person can act on: what failed, what was missing, and the end of what it printed. */
 function describeFailure(result: CommandResult, failure: string, detail: string): string {
-  const missing = environmentProblem(result);
+  const missing = environmentProblem({ ...result, limit: limitProblem(result) });
   const refused = refusedEgressLine(result.egressRefused);
   const tail = outputTail([result.stdout, result.stderr, result.spawnError ?? ''].filter((t) => t.trim()).join('\n'));
   return [

@@ -6,8 +6,22 @@ import type { CommandResult } from '../process/run-command';
 /** How a failure reason for a command that never ran begins (stored, then read back by environmentProblem's callers). */
 export const COULD_NOT_START = 'the command could not start: ';
 
+/** How a failure reason for a command stopped by a sandbox limit begins (read back like COULD_NOT_START). */
+export const LIMIT_REACHED = 'the command ran into a limit of its sandbox: ';
+
+/** The limits a failed command ran into, as one line; null when it ended on its own terms. */
+export function limitProblem(run: Pick<CommandResult, 'exitCode' | 'signal' | 'limitsReached'>): string | null {
+  // Writing past the workspace limit fails the command even if it then exits 0: the limit is the rule.
+  const failed = run.exitCode !== 0 || run.signal !== null || run.limitsReached.some((l) => l.limit === 'workspace');
+  if (!failed || run.limitsReached.length === 0) return null;
+  return run.limitsReached.map((l) => l.message).join('; ');
+}
+
 export function gateFailureReason(gate: string, run: CommandResult, counts: TestCounts | null): string | null {
   if (run.spawnError) return `${COULD_NOT_START}${run.spawnError}`;
+  // Before the exit code: a gate that died of its sandbox's limits failed because of the machine.
+  const limit = limitProblem(run);
+  if (limit) return `${LIMIT_REACHED}${limit}`;
   if (run.timeoutStatus === 'TIMED_OUT') return 'the command timed out and was killed';
   if (run.timeoutStatus === 'CANCELLED') return 'the command was cancelled';
   if (run.exitCode !== 0) {
@@ -42,13 +56,15 @@ export function normaliseOutput(text: string): string {
 }
 
 /**
- * Why a command could not start, when that is the machine's fault rather than the code's: not found
- * (ENOENT, or a shell's exit 127 "not found"), or not executable (126). The judge escalates these as
- * ENVIRONMENT instead of sending the maker back to "fix" a missing tool.
+ * Why a command failed, when that is the machine's fault rather than the code's: not found (ENOENT, or a
+ * shell's exit 127 "not found"), not executable (126), or a sandbox limit reached (`limit`: what
+ * limitProblem said). The judge escalates these as ENVIRONMENT instead of sending the maker back to "fix"
+ * a missing tool, or the limits of a sandbox it does not control.
  */
 export function environmentProblem(
-  run: Pick<CommandResult, 'argv' | 'exitCode' | 'spawnError' | 'stderr'>,
+  run: Pick<CommandResult, 'argv' | 'exitCode' | 'spawnError' | 'stderr'> & { limit?: string | null },
 ): string | null {
+  if (run.limit) return `\`${run.argv.join(' ')}\` ran into a limit of its sandbox: ${run.limit}`;
   if (run.spawnError)
     return /ENOENT|not found/i.test(run.spawnError)
       ? `\`${run.argv.join(' ')}\` could not start: ${run.spawnError}`

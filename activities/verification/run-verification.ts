@@ -19,7 +19,7 @@ import {
 import { iterationAt, markVerified } from '../../store/iterations';
 import { sha256 } from '../git';
 import type { CommandResult } from '../process/run-command';
-import { COULD_NOT_START, environmentProblem, gateFailureReason, normaliseOutput } from './gate-outcome';
+import { COULD_NOT_START, environmentProblem, gateFailureReason, LIMIT_REACHED, normaliseOutput } from './gate-outcome';
 import { runSetupCommands, setupPlanOf } from '../setup/run-setup';
 import { setupEnvironment } from '../setup/setup-environment';
 import { loopCaches } from '../sandbox/loop-caches';
@@ -468,6 +468,7 @@ function gateSummary(row: GateEvidence): GateSummary {
   const couldNotStart = row.failureReason?.startsWith(COULD_NOT_START)
     ? row.failureReason.slice(COULD_NOT_START.length)
     : null;
+  const limit = row.failureReason?.startsWith(LIMIT_REACHED) ? row.failureReason.slice(LIMIT_REACHED.length) : null;
   return {
     environmentProblem:
       row.status === 'FAILED'
@@ -476,6 +477,7 @@ function gateSummary(row: GateEvidence): GateSummary {
             exitCode: row.exitCode,
             spawnError: couldNotStart,
             stderr: row.stderr,
+            limit,
           })
         : null,
     gate: row.gate as GateName,

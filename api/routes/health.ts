@@ -4,7 +4,25 @@ import type { RouteDeps } from '../deps';
 import { ping } from '../../store/db';
 
 const checkSchema = z.object({ ok: z.boolean(), error: z.string().optional() });
-const sandboxSchema = z.object({ mode: z.enum(['bwrap', 'none']), confined: z.boolean(), note: z.string() });
+const limitsSchema = z.object({
+  mechanism: z.enum(['cgroup-v2', 'cgroup-v1', 'uid-range', 'shared-uid']),
+  where: z.string(),
+  perSandbox: z.object({ processes: z.boolean(), memory: z.boolean() }),
+  processes: z.number(),
+  memoryBytes: z.number(),
+  fileBytes: z.number(),
+  tmpBytes: z.number(),
+  workspaceBytes: z.number(),
+  workspaceCheckSeconds: z.number(),
+  note: z.string(),
+});
+const sandboxSchema = z.object({
+  mode: z.enum(['bwrap', 'none']),
+  confined: z.boolean(),
+  note: z.string(),
+  /** The limits per sandbox in force (docs/threat-model.md, "Limits"); null: unconfined or unknown here; a string: why none can be applied. */
+  limits: z.union([limitsSchema, z.string()]).nullable(),
+});
 const healthSchema = z.object({
   status: z.enum(['ok', 'unavailable']),
   checks: z.object({ postgres: checkSchema, temporal: checkSchema }),
@@ -12,13 +30,15 @@ const healthSchema = z.object({
 });
 
 /** What the operator chose for untrusted commands; workers refuse to start when bubblewrap cannot run. */
-function sandboxStatus(mode: 'bwrap' | 'none'): z.infer<typeof sandboxSchema> {
+function sandboxStatus(sandbox: RouteDeps['policy']['sandbox']): z.infer<typeof sandboxSchema> {
+  const { mode } = sandbox;
   return mode === 'bwrap'
-    ? { mode, confined: true, note: 'makers, agents and gates run under bubblewrap' }
+    ? { mode, confined: true, note: 'makers, agents and gates run under bubblewrap', limits: sandbox.limits ?? null }
     : {
         mode,
         confined: false,
         note: "SANDBOX=none: makers, agents and gates run unsandboxed with the worker's own access",
+        limits: null,
       };
 }
 
@@ -72,7 +92,7 @@ export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (typed, deps
           ),
         ]);
         const ok = postgres.ok && temporal.ok;
-        const sandbox = sandboxStatus(deps.policy.sandbox.mode);
+        const sandbox = sandboxStatus(deps.policy.sandbox);
         return reply
           .code(ok ? 200 : 503)
           .send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, temporal }, sandbox });

@@ -478,7 +478,7 @@ test('unknown loops are 404 and /healthz checks PostgreSQL and Temporal', async 
     body: {
       status: 'ok',
       checks: { postgres: { ok: true }, temporal: { ok: true } },
-      sandbox: { mode: 'bwrap', confined: true, note: expect.any(String) },
+      sandbox: { mode: 'bwrap', confined: true, note: expect.any(String), limits: null },
     },
   });
   const docs = await fetch(`${h.baseUrl}/docs/json`);

@@ -483,7 +483,9 @@ describe('the docker-compose topology as real processes', () => {
     ]);
     for (const w of workers)
       expect(w.output()).toMatch(
-        new RegExp(`worker ready on task queue ${taskQueue}: up to \\d+ activities at once \\(sandbox: bubblewrap\\)`),
+        new RegExp(
+          `worker ready on task queue ${taskQueue}: up to \\d+ activities at once \\(sandbox: bubblewrap; limits: [^)]+\\)`,
+        ),
       );
     expect(loopWorker.output()).toContain(
       `worker ready on task queue ${taskQueue}: loops and their record writes, no commands`,

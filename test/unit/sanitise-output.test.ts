@@ -44,7 +44,7 @@ describe('API answers', () => {
         postgres: { ok: false, error: 'connect failed: postgres://loop:[REDACTED]@db/x' },
         temporal: { ok: false, error: 'unavailable (token [REDACTED])' },
       },
-      sandbox: { mode: 'bwrap', confined: true, note: 'makers, agents and gates run under bubblewrap' },
+      sandbox: { mode: 'bwrap', confined: true, note: 'makers, agents and gates run under bubblewrap', limits: null },
     });
   });
 
