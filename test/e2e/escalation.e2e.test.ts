@@ -90,6 +90,8 @@ test('amend: a new contract version, the iteration count restarts, and the loop 
   expect(attribute('LoopRepo')).toEqual(expect.any(String));
   recordHistory(loop.workflowId, 'amend-continue-as-new', firstRun);
   recordHistory(loop.workflowId, 'amend-resumed-run-passes', latest.runId);
+  // The resumed run claims the loop's run binding first (activities/run-binding.ts).
+  recordHistory(loop.workflowId, 'claimed-resumed-run-passes', latest.runId);
 });
 
 test('a decision deadline applies the configured default on a durable timer; approve is not a default the operator allows', async () => {

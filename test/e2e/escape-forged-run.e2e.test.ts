@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { resolveTemporalCli } from '../../service/temporal-dev-server';
-import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
+import { blockerLedger } from '../support/fake-llm-server';
 import { CORRECT_SUM, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
@@ -57,7 +57,6 @@ test('a run started under an escalated loop’s id after terminating it does not
   // The stored input, with a maker that leaves a mark and a reviewer of the attacker's choosing.
   const marker = path.join(sharedTestDir('forged-run-'), 'maker-ran');
   const forgedMaker = [process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')`];
-  h.llm.enqueue({ content: cleanLedger });
   const forged = await h.temporal.workflow.start('engineeringLoop', {
     taskQueue: h.taskQueue,
     workflowId: loop.workflowId,
