@@ -30,6 +30,11 @@ test('a loop run with SANDBOX=none passes, and the API, its report and /healthz 
   expect(report.body.body.sandbox).toMatch(/^NONE: the operator set SANDBOX=none/);
   expect(report.body.markdown).toContain('- sandbox: NONE');
   const health = (await (await fetch(`${h.baseUrl}/healthz`)).json()) as any;
-  expect(health.sandbox).toEqual({ mode: 'none', confined: false, note: expect.stringContaining('unsandboxed') });
+  expect(health.sandbox).toEqual({
+    mode: 'none',
+    confined: false,
+    limits: null,
+    note: expect.stringContaining('unsandboxed'),
+  });
   expect(h.worker.output()).toContain('sandbox: NONE, commands run unsandboxed');
 });
