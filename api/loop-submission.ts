@@ -7,6 +7,7 @@ import { LoopPhaseKey, LoopRepoKey, LoopStatusKey } from '../workflows/search-at
 import { conflict } from './errors';
 import type { PrismaClient } from '../store/db';
 import { insertLoop, loopByIdempotencyKey, withdrawQueuedLoop } from '../store/loops';
+import { bindFirstRun as bindRun } from '../store/run-binding';
 import type { LoopRow } from './load-loop';
 import { callTemporal, TEMPORAL_RETRY_AFTER_SECONDS } from './temporal-calls';
 
@@ -79,7 +80,7 @@ async function startWorkflow(deps: SubmissionDeps, loop: LoopRow, request: LoopR
   const notStarted = `the loop was not started; send the same request again (with its Idempotency-Key, if any) in ${TEMPORAL_RETRY_AFTER_SECONDS} s`;
   try {
     // Typed by the workflow function, named by its string: `import type` keeps workflow code out of the API process.
-    await callTemporal(deps.temporal, notStarted, () =>
+    const started = await callTemporal(deps.temporal, notStarted, () =>
       deps.temporal.workflow.start<typeof engineeringLoop>('engineeringLoop', {
         taskQueue: deps.taskQueue,
         workflowId: loop.workflowId,
@@ -94,6 +95,9 @@ async function startWorkflow(deps: SubmissionDeps, loop: LoopRow, request: LoopR
         ],
       }),
     );
+    // The run the API started is the loop's own (activities/run-binding.ts). Its first activity binds it
+    // too, so a failed write here must not fail a submission whose workflow runs.
+    await bindRun(deps.prisma, loop.workflowId, started.firstExecutionRunId).catch(() => undefined);
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }

@@ -31,6 +31,9 @@ async function escalatedLoop() {
   const submitted = await h.request('POST', '/v1/loops', request);
   const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
   expect(loop.status).toBe('AWAITING_DECISION');
+  // The run the API started is the one bound to the loop.
+  const row = await h.db.prisma.loop.findUniqueOrThrow({ where: { id: loop.id } });
+  expect(row.currentRunId).toBe((await h.temporal.workflow.getHandle(loop.workflowId).describe()).runId);
   return { loop, request, repo };
 }
 
@@ -102,7 +105,8 @@ test('a run reset from outside cannot act either, and the loop shows its run was
   );
   // The reset made a new run (the latest under the id) and terminated the loop's own.
   const latest = h.temporal.workflow.getHandle(loop.workflowId);
-  expect((await latest.describe()).runId).not.toBe(loop.currentRunId ?? '');
+  const bound = (await h.db.prisma.loop.findUniqueOrThrow({ where: { id: loop.id } })).currentRunId;
+  expect((await latest.describe()).runId).not.toBe(bound);
   const failure = await latest.result().then(
     () => null,
     (err: unknown) => err,
