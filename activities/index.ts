@@ -52,10 +52,24 @@ function loopActivities(deps: ActivityDeps) {
         ? inPhase(deps, { ...input, progress: input.progress }, () => freezeContract(deps, input))
         : freezeContract(deps, input),
     recordProgress: (input: ProgressInput) => recordProgress(deps, input),
-    runWorkspaceSetup: (input: WorkspaceSetupInput) => runWorkspaceSetup(deps, input),
-    runMaker: (input: InPhase<MakerInput & CheckpointInspection>) => inPhase(deps, input, () => runMaker(deps, input)),
-    runVerification: (input: InPhase<VerificationInput>) => inPhase(deps, input, () => runVerification(deps, input)),
-    runReview: (input: InPhase<ReviewInput>) => inPhase(deps, input, () => runReview(deps, input)),
+    // The heavy phases heartbeat throughout, not only while a command runs: committing, checking out or
+    // diffing a sweeping change (100,000 files) takes longer than the 20 s heartbeat timeout.
+    runWorkspaceSetup: (input: WorkspaceSetupInput) => whileHeartbeating(runWorkspaceSetup(deps, input), 'set-up'),
+    runMaker: (input: InPhase<MakerInput & CheckpointInspection>) =>
+      whileHeartbeating(
+        inPhase(deps, input, () => runMaker(deps, input)),
+        'maker',
+      ),
+    runVerification: (input: InPhase<VerificationInput>) =>
+      whileHeartbeating(
+        inPhase(deps, input, () => runVerification(deps, input)),
+        'verify',
+      ),
+    runReview: (input: InPhase<ReviewInput>) =>
+      whileHeartbeating(
+        inPhase(deps, input, () => runReview(deps, input)),
+        'review',
+      ),
     backtrack: (input: BacktrackInput) => whileHeartbeating(backtrack(deps, input), 'backtrack'),
     recordVerdict: (input: InPhase<Parameters<typeof recordVerdict>[1]>) =>
       inPhase(deps, input, () => recordVerdict(deps, input)),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ActivityDeps } from '../deps';
@@ -30,9 +31,22 @@ export async function freshVerificationCheckout(
   return dir;
 }
 
-/** Removes the loop's verification checkout (the maker's activity does, while its maker works: it can be large). */
+/**
+ * Removes the loop's verification checkout (the maker's activity does, while its maker works: it can be
+ * large). It is first renamed aside: an earlier attempt of the activity that Temporal already gave up on
+ * (a heartbeat timeout) may still be writing into it, and then goes on writing into the renamed tree,
+ * never into the next checkout; removing that tree may fail while it writes, which leaves it for later.
+ */
 export async function discardVerificationCheckout(deps: ActivityDeps, loopId: string): Promise<void> {
-  await fs.rm(checkoutDir(deps, loopId), { recursive: true, force: true });
+  const dir = checkoutDir(deps, loopId);
+  const aside = `${dir}.discarded-${randomUUID()}`;
+  try {
+    await fs.rename(dir, aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  await fs.rm(aside, { recursive: true, force: true, maxRetries: 5 }).catch(() => undefined);
 }
 
 function checkoutDir(deps: ActivityDeps, loopId: string): string {

@@ -44,7 +44,7 @@ test('100,000 generated files beside the real fix: no PASS, REVIEW_INCOMPLETE na
   const res = await h.request('POST', '/v1/loops', loopRequest(createFixtureRepo(), argv));
   expect(res.status).toBe(201);
   const loop = await h.waitForLoop(res.body.id, ENDED, 600_000);
-  expect(loop.status).toBe('AWAITING_DECISION');
+  expect([loop.status, loop.failureReason]).toEqual(['AWAITING_DECISION', null]);
   expect(loop.escalations[0].trigger).toBe('REVIEW_INCOMPLETE');
   // The gates passed (the fix is real), so only the review stands between the change and a PASS.
   expect(loop.iterations[0].evidence.map((e: any) => [e.gate, e.status])).toContainEqual(['tests', 'PASSED']);
