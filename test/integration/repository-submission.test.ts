@@ -19,7 +19,12 @@ describe('repository sources at POST /v1/loops', () => {
     db = await createTestDatabase();
     submitter = await createApiKey(db.prisma, { name: 'sam', role: 'submitter' });
     const temporal = {
-      workflow: { start: (_name: string, options: unknown) => Promise.resolve(void started.push(options)) },
+      workflow: {
+        start: (_name: string, options: unknown) => {
+          started.push(options);
+          return Promise.resolve({ firstExecutionRunId: `run-${started.length}` });
+        },
+      },
       withDeadline: <T>(_deadline: number, call: () => Promise<T>) => call(),
     };
     app = await buildApp({
