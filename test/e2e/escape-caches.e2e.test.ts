@@ -54,12 +54,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function submit(body: unknown): Promise<string> {
-  const res = await h.request('POST', '/v1/loops', body);
-  expect(res.status).toBe(201);
-  return res.body.id as string;
-}
-
 async function cancel(id: string): Promise<void> {
   await h.request('POST', `/v1/loops/${id}/cancel`);
   await h.waitForLoop(id, ['CANCELLED', 'PASSED', 'FAILED', 'REJECTED']);
@@ -137,7 +131,7 @@ test('a Cargo test runner one branch’s set-up plants in CARGO_HOME does not ma
   // Loop 1, on branch-a: its set-up plants the runner (and succeeds), into its own loop's caches only.
   // A clean review for each loop, so that gates that pass would make it pass (as they did before the fix).
   h.llm.enqueue({ content: cleanLedger });
-  const first = await submit(request(repo, 'branch-a'));
+  const first = await h.submit(request(repo, 'branch-a'));
   const loop1 = await h.waitForLoop(first, ENDED);
   const setup1 = await h.db.prisma.evidence.findFirstOrThrow({ where: { loopId: first, gate: 'setup:1' } });
   expect([setup1.status, setup1.source, setup1.stdout]).toEqual([
@@ -154,7 +148,7 @@ test('a Cargo test runner one branch’s set-up plants in CARGO_HOME does not ma
 
   // Loop 2, on main of the same repository: fails honestly.
   h.llm.enqueue({ content: cleanLedger });
-  const second = await submit(request(repo, 'main'));
+  const second = await h.submit(request(repo, 'main'));
   const loop2 = await h.waitForLoop(second, ENDED);
   const [iteration] = loop2.iterations;
   expect(iteration.evidence.map((e: any) => [e.gate, e.status])).toEqual(

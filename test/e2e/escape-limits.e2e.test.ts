@@ -64,12 +64,6 @@ async function until(what: string, probe: () => boolean, timeoutMs = 120_000): P
   }
 }
 
-async function submit(body: unknown): Promise<string> {
-  const res = await h.request('POST', '/v1/loops', body);
-  expect(res.status).toBe(201);
-  return res.body.id as string;
-}
-
 test('/readyz names the limits per sandbox in force', async () => {
   const ready = await h.request('GET', '/readyz');
   expect(ready.status).toBe(200);
@@ -88,7 +82,7 @@ test('a fork-bombing, memory-hogging maker stops at its own limits; the honest l
   const script = path.join(dir, 'hog-and-bomb.js');
   fs.writeFileSync(script, HOG_AND_BOMB);
   const hostileArgv = [process.execPath, script, dir];
-  const hostile = await submit(
+  const hostile = await h.submit(
     loopRequest(createFixtureRepo(), hostileArgv, {
       maker: { backend: 'command', argv: hostileArgv, timeoutSeconds: 180 },
     }),
@@ -98,7 +92,7 @@ test('a fork-bombing, memory-hogging maker stops at its own limits; the honest l
   // The honest loop, while the bomb holds every process its sandbox may have.
   h.llm.enqueue({ content: cleanLedger });
   const honestMaker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
-  const honest = await h.waitForLoop(await submit(loopRequest(createFixtureRepo(), honestMaker.argv)), ENDED);
+  const honest = await h.waitForLoop(await h.submit(loopRequest(createFixtureRepo(), honestMaker.argv)), ENDED);
   expect(fs.existsSync(path.join(dir, 'results.json'))).toBe(false);
   expect(honest.status).toBe('PASSED');
   expect(honest.iterations[0].evidence.map((e: any) => [e.gate, e.status])).toEqual([['tests', 'PASSED']]);

@@ -106,12 +106,6 @@ async function refusedOnTimeline(loopId: string, role: string): Promise<string[]
     .map((e: any) => e.detail.destination as string);
 }
 
-async function submit(body: unknown): Promise<string> {
-  const res = await h.request('POST', '/v1/loops', body);
-  expect(res.status).toBe(201);
-  return res.body.id as string;
-}
-
 test('a maker with network reaches only the allowed host: Temporal, PostgreSQL, the API and the host are refused, and on record', async () => {
   const dir = sharedTestDir('escape-network-');
   const planFile = path.join(dir, 'plan.json');
@@ -122,7 +116,7 @@ test('a maker with network reaches only the allowed host: Temporal, PostgreSQL, 
   const argv = [process.execPath, HOSTILE_MAKER, planFile];
   h.llm.enqueue({ content: cleanLedger });
   const before = connections;
-  const id = await submit(
+  const id = await h.submit(
     loopRequest(createFixtureRepo(), argv, { maker: { backend: 'command', argv, timeoutSeconds: 120, network: true } }),
   );
   const loop = await h.waitForLoop(id, ENDED);
@@ -167,7 +161,7 @@ describe('a gate running the repository’s hostile lint script', () => {
   test('gets no network from the repository’s own verification.json, and the plan says it was ignored', async () => {
     h.llm.enqueue({ content: cleanLedger });
     const before = connections;
-    const id = await submit(request({}));
+    const id = await h.submit(request({}));
     const loop = await h.waitForLoop(id, ENDED);
     expect(loop.status).toBe('PASSED');
     expect(loop.gatePlan.network).toBe(false);
@@ -183,7 +177,7 @@ describe('a gate running the repository’s hostile lint script', () => {
   test('with gateNetwork: true it reaches the operator’s gate host and nothing of the service; the refusals are on the timeline', async () => {
     h.llm.enqueue({ content: cleanLedger });
     const before = connections;
-    const id = await submit(request({ gateNetwork: true }));
+    const id = await h.submit(request({ gateNetwork: true }));
     const loop = await h.waitForLoop(id, ENDED);
     expect(loop.status).toBe('PASSED');
     const stdout = await lintOutput(loop);

@@ -60,12 +60,6 @@ async function until<T>(what: string, probe: () => T | null | undefined | false,
   }
 }
 
-async function submit(body: unknown): Promise<string> {
-  const res = await h.request('POST', '/v1/loops', body);
-  expect(res.status).toBe(201);
-  return res.body.id as string;
-}
-
 /** Ends a loop left waiting for a human, so nothing outlives the test. */
 async function cancel(id: string): Promise<void> {
   await h.request('POST', `/v1/loops/${id}/cancel`);
@@ -135,7 +129,7 @@ describe('a maker that goes for the service’s secrets, the host and git’s ho
       steps: { '1': { write: { 'src/sum.js': CORRECT_SUM, 'NOTES.private': 'victim secret\n' } } },
     });
     h.llm.enqueue({ content: cleanLedger });
-    const victimId = await submit(loopRequest(createFixtureRepo(), victimMaker.argv));
+    const victimId = await h.submit(loopRequest(createFixtureRepo(), victimMaker.argv));
     expect((await h.waitForLoop(victimId, ENDED)).status).toBe('PASSED');
     const victimWorkspace = (await h.db.prisma.loop.findUniqueOrThrow({ where: { id: victimId } })).workspacePath!;
     expect(fs.readFileSync(path.join(victimWorkspace, 'NOTES.private'), 'utf8')).toBe('victim secret\n');
@@ -196,7 +190,7 @@ describe('a maker that goes for the service’s secrets, the host and git’s ho
     });
 
     h.llm.enqueue({ content: cleanLedger });
-    const id = await submit(
+    const id = await h.submit(
       loopRequest(createFixtureRepo(), maker.argv, {
         maker: { backend: 'command', argv: maker.argv, timeoutSeconds: 120 },
       }),
@@ -337,7 +331,7 @@ test('a fork bomb is stopped by the process limit; its processes die with the st
     waitFor: path.join(dir, 'go'),
   }));
   h.llm.enqueue({ content: cleanLedger });
-  const id = await submit(
+  const id = await h.submit(
     loopRequest(createFixtureRepo(), maker.argv, {
       maker: { backend: 'command', argv: maker.argv, timeoutSeconds: 120 },
     }),
@@ -385,7 +379,7 @@ test('a runner config the maker hides behind .gitignore does not reach the gate:
   const maker = scriptedMaker({
     steps: { '1': { write: { 'src/sum.js': `// sums\n${BUGGY_SUM}`, 'support/setup.local.js': cheat } } },
   });
-  const id = await submit(
+  const id = await h.submit(
     loopRequest(repo, maker.argv, { gates: [{ gate: 'tests', argv: gate, timeoutSeconds: 120 }], maxIterations: 1 }),
   );
   const loop = await h.waitForLoop(id, ENDED);
@@ -438,7 +432,7 @@ test('a passing JUnit report committed with a future mtime is deleted before the
     '',
   ].join('\n');
   const maker = hostileMaker(() => ({ write: { 'reports/junit.xml': junit }, futureMtime: ['reports/junit.xml'] }));
-  const id = await submit(loopRequest(repo, maker.argv, { gates: [], maxIterations: 1 }));
+  const id = await h.submit(loopRequest(repo, maker.argv, { gates: [], maxIterations: 1 }));
   const loop = await h.waitForLoop(id, ENDED);
 
   // The forged report is in the checkpoint, dated tomorrow when the maker left it.
@@ -506,7 +500,7 @@ test('a test binary the maker built from other sources and committed with the co
     { id: 'AC-2', statement: 'the test suite passes', verification: { type: 'gate', gate: 'tests' } },
   ];
   h.llm.enqueue({ content: cleanLedger });
-  const id = await submit(body);
+  const id = await h.submit(body);
   const loop = await h.waitForLoop(id, ENDED);
 
   expect(maker.results()['prebuilt-test-binary']).toEqual({
@@ -542,7 +536,7 @@ test('a change that tries to instruct the reviewer and close the diff’s fence 
   const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': `${injection}\n${CORRECT_SUM}` } } } });
   h.llm.enqueue({ content: cleanLedger });
   const before = h.llm.requests.length;
-  const id = await submit(loopRequest(createFixtureRepo(), maker.argv));
+  const id = await h.submit(loopRequest(createFixtureRepo(), maker.argv));
   expect((await h.waitForLoop(id, ENDED)).status).toBe('PASSED');
 
   const review = h.llm.requests

@@ -37,6 +37,8 @@ export interface LoopHarness {
     body?: unknown,
     headers?: Record<string, string>,
   ): Promise<{ status: number; body: any }>;
+  /** Submits a loop with the admin key; its id, or an error naming the status and body when it is not a 201. */
+  submit(body: unknown): Promise<string>;
   waitForLoop(id: string, statuses: string[], timeoutMs?: number): Promise<any>;
   close(): Promise<void>;
 }
@@ -112,6 +114,11 @@ export async function startLoopHarness(
       worker = await startWorkerProcess(workerEnv);
     },
     request,
+    submit: async (body) => {
+      const res = await request('POST', '/v1/loops', body);
+      if (res.status !== 201) throw new Error(`POST /v1/loops answered ${res.status}: ${JSON.stringify(res.body)}`);
+      return res.body.id as string;
+    },
     waitForLoop: async (id, statuses, timeoutMs = 180_000) => {
       const deadline = Date.now() + timeoutMs;
       let last: any;
