@@ -214,6 +214,7 @@ function runAgentInWorkspace(
     prompt,
     promptFile: control.promptFile,
     reportDir: control.reportDir,
+    stateDir: control.stateDir,
     reportFile: control.reportFile,
     cacheDir,
     setupPlan: loop.gatePlan?.setup,
@@ -342,11 +343,17 @@ async function openFindings(deps: ActivityDeps, input: MakerInput): Promise<Open
   }));
 }
 
-/** Per iteration, under $DATA_DIR/control: the prompt (read-only to the agent) and its report directory. */
+/** Per iteration, under $DATA_DIR/control: the prompt (read-only to the agent), its report directory, a preset's home. */
 function controlFiles(deps: ActivityDeps, loopId: string, sequence: number) {
   const dir = path.join(deps.config.dataDir, 'control', loopId, String(sequence));
   const reportDir = path.join(dir, 'out');
-  return { dir, promptFile: path.join(dir, 'prompt.md'), reportDir, reportFile: path.join(reportDir, 'report.json') };
+  return {
+    dir,
+    promptFile: path.join(dir, 'prompt.md'),
+    reportDir,
+    reportFile: path.join(reportDir, 'report.json'),
+    stateDir: path.join(dir, 'agent'),
+  };
 }
 
 const agentReportSchema = z.object({ kind: z.enum(AGENT_REPORT_KINDS), reason: z.string().trim().min(1).max(5000) });

@@ -5,6 +5,8 @@ import { DEFAULT_SETUP_EGRESS, endpointEntry, parseEgressList, type EgressEntry 
 import { MAX_LLM_TIMEOUT_SECONDS, MAX_REVIEW_PARTS, MAX_REVIEW_REPAIR_ATTEMPTS } from '../domain/review-limits';
 import { REVIEW_PART_CHARS } from '../domain/review-scope';
 import { loadGitCredentials, type GitCredential } from './git-credentials';
+import { DEFAULT_AGENT_TOOLS_DIR, presetEndpoints, type PresetEndpoint } from './agent-presets';
+import type { PresetBackend } from '../domain/maker-presets';
 
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 /** An optional setting where an empty value (docker-compose's `${VAR:-}`) means unset. */
@@ -166,6 +168,12 @@ export const envSchema = z.object({
    * gates), comma-separated: the credentials an agent CLI logs in with, e.g. ANTHROPIC_API_KEY for Claude Code.
    */
   AGENT_CREDENTIALS: z.string().default(''),
+  /**
+   * Where scripts/install-agents.sh installs the preset CLIs (default .tools/agents): visible read-only in
+   * every sandbox, its bin/ first on an agent's PATH. Each preset's own endpoint is read by
+   * config/agent-presets.ts (CLAUDE_CODE_BASE_URL, CODEX_API_KEY, AIDER_MODEL, …).
+   */
+  AGENT_TOOLS_DIR: z.string().min(1).optional(),
   /** Local paths and file:// URLs as repositories: handy on one machine, off in production. */
   ALLOW_LOCAL_REPOSITORIES: booleanFlag.default(true),
   /** Seconds before a clone or fetch that has not connected (or stalls) is abandoned. */
@@ -246,6 +254,8 @@ export interface ServiceConfig {
   gitCredentials: Record<string, GitCredential> | null;
   /** Variables (name → value) every agent process gets; their values are secrets like the service's own. */
   agentCredentials: Record<string, string>;
+  /** The preset CLIs: where they are installed, and each one's model endpoint (config/agent-presets.ts). */
+  agents: { toolsDir: string; endpoints: Record<PresetBackend, PresetEndpoint> };
   decisions: { allowDeadlineApprove: boolean; separationOfDuties: boolean; signalActors: string[] };
   telemetry: {
     /** Bearer token the metrics endpoints require; null: they are public, like /healthz. */
@@ -270,6 +280,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
     throw new ConfigError(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  const presets = presetEndpoints(env);
+  if (presets.problems.length) throw new ConfigError(`Invalid configuration: ${presets.problems.join('; ')}`);
+  const agentToolsDir = e.AGENT_TOOLS_DIR ? path.resolve(e.AGENT_TOOLS_DIR) : DEFAULT_AGENT_TOOLS_DIR;
+  const presetUrls = Object.values(presets.endpoints).flatMap((p) => (p.baseUrl ? [p.baseUrl] : []));
   const dataDir = path.resolve(e.DATA_DIR);
   return Object.freeze({
     dataDir,
@@ -313,9 +327,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       mode: e.SANDBOX,
       uid: e.SANDBOX_UID,
       gid: e.SANDBOX_GID,
-      readOnlyPaths: e.SANDBOX_READONLY_PATHS.split(':')
-        .filter(Boolean)
-        .map((p) => path.resolve(p)),
+      // The installed agent CLIs are there for every agent (bound only if the directory exists).
+      readOnlyPaths: [
+        agentToolsDir,
+        ...e.SANDBOX_READONLY_PATHS.split(':')
+          .filter(Boolean)
+          .map((p) => path.resolve(p)),
+      ],
       writablePaths: e.SANDBOX_WRITABLE_PATHS.split(':')
         .filter(Boolean)
         .map((p) => path.resolve(p)),
@@ -329,13 +347,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       cgroup: e.SANDBOX_CGROUP ? path.resolve(e.SANDBOX_CGROUP) : null,
       uidRange: e.SANDBOX_UID_RANGE,
       egress: {
-        agents: e.SANDBOX_EGRESS_AGENTS ?? [endpointEntry(e.LLM_BASE_URL), endpointEntry(e.ANTHROPIC_BASE_URL)],
+        agents: e.SANDBOX_EGRESS_AGENTS ?? [e.LLM_BASE_URL, e.ANTHROPIC_BASE_URL, ...presetUrls].map(endpointEntry),
         setup: e.SANDBOX_EGRESS_SETUP,
         gates: e.SANDBOX_EGRESS_GATES,
       },
     },
     repositories: { allowLocal: e.ALLOW_LOCAL_REPOSITORIES, connectTimeoutSeconds: e.GIT_CONNECT_TIMEOUT_SECONDS },
     agentCredentials: agentCredentials(e.AGENT_CREDENTIALS, env),
+    agents: { toolsDir: agentToolsDir, endpoints: presets.endpoints },
     gitCredentials: loadGitCredentials(e.GIT_CREDENTIALS, e.GIT_CREDENTIALS_FILE),
     decisions: {
       allowDeadlineApprove: e.ALLOW_DEADLINE_APPROVE,

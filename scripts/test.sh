@@ -6,6 +6,11 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/setup.sh
+# The real coding-agent CLIs the presets run (npm registry, PyPI; pinned in config/agent-tools.json), installed
+# meanwhile: the e2e tier drives each one through a loop.
+mkdir -p .tools
+bash scripts/install-agents.sh > .tools/install-agents.log 2>&1 &
+AGENTS_INSTALL=$!
 # Workflow tests run on Temporal's time-skipping test server (Maven Central, pinned; jars and a launcher in .tools/).
 bash scripts/install-temporal-test-server.sh
 echo "== typecheck" && npx --no-install tsc -p tsconfig.json --noEmit
@@ -20,6 +25,8 @@ bash scripts/install-chromium.sh
 # The API is fuzzed from its OpenAPI document by schemathesis (PyPI, pinned; a venv in .tools/).
 bash scripts/install-schemathesis.sh
 echo "== build" && npm run --silent build
+wait "$AGENTS_INSTALL" || { cat .tools/install-agents.log; exit 1; }
+cat .tools/install-agents.log
 if [ "$#" -gt 0 ]; then
   echo "== jest $*" && npx --no-install jest "$@"
   exit 0

@@ -11,46 +11,51 @@ export interface PresetInvocation {
   stdin: string | undefined;
 }
 
+/** What a run of a preset is given besides its settings. */
+export interface PresetRun {
+  prompt: string;
+  /** The prompt as a file (read-only to the agent). */
+  promptFile: string;
+  /** The run's writable control directory: the CLI's home (agent-home.ts), its history and log files. */
+  stateDir: string;
+  /** The operator's <PREFIX>_MODEL, used when the request names none; null: the CLI's own default. */
+  defaultModel: string | null;
+  /** The loop's gate commands: the agent may run these to check its work as the judge will. */
+  gateCommands: string[][];
+}
+
 /**
- * Builds the documented headless command line for a preset.
+ * Builds the documented headless command line for a preset. Each CLI runs in our sandbox
+ * (docs/threat-model.md), so its own sandbox and approval prompts are off wherever the CLI allows it,
+ * and nobody is there to answer a prompt anyway.
  *
- * claude-code — `claude -p --output-format json --permission-mode acceptEdits [--model M] [extra…]`,
- *   prompt on stdin. `-p`/`--print` runs one non-interactive turn and exits; with no prompt argument
- *   the piped stdin is the prompt. `--output-format json` prints one result object (result, session_id,
- *   total_cost_usd, usage, modelUsage, is_error). Permission mode: in print mode nobody can answer a
- *   permission prompt, so anything that would prompt is denied. `acceptEdits` auto-approves file edits
- *   (and mkdir/touch/mv/cp) in the working directory, which is all a maker needs — the loop runs the
- *   gates itself — while shell commands such as `git commit` stay denied, so the agent cannot commit
- *   behind the loop's back. `--dangerously-skip-permissions` (= `--permission-mode bypassPermissions`)
- *   would give the agent an unrestricted shell, is meant for isolated VMs only, and refuses to run as
- *   root; pre-approve specific commands through extraArgs (`--allowedTools "Bash(npm test:*)"`) instead.
+ * claude-code — `claude -p --output-format json --permission-mode acceptEdits --allowedTools <gates>
+ *   [--model M] [extra…]`, prompt on stdin. `-p` runs one non-interactive turn; `--output-format json`
+ *   prints one result object (result, session_id, total_cost_usd, usage, modelUsage per model, is_error).
+ *   In print mode anything that would prompt is denied: `acceptEdits` approves file edits in the working
+ *   directory, and `--allowedTools "Bash(<gate command>:*)"` the loop's own gate commands, so the agent
+ *   can run the tests as the judge will. Other shell commands (`git commit`) stay denied.
+ *   `--dangerously-skip-permissions` refuses to run as root, which SANDBOX=none would be.
  *
- * codex — `codex exec --json --sandbox workspace-write [--model M] [extra…] -`, prompt on stdin.
- *   `exec` is the non-interactive mode; `--json` prints JSONL events (thread.started, item.completed,
- *   turn.completed with usage). `exec` runs read-only unless told otherwise, and never asks for
- *   approvals; `--sandbox workspace-write` lets it edit the workspace (the former `--full-auto` alias is
- *   deprecated/removed). The prompt argument `-` reads the instructions from stdin. No
- *   `--skip-git-repo-check`: the workspace is always a git clone, so Codex's own safety check passes.
+ * codex — `codex exec --json --dangerously-bypass-approvals-and-sandbox --skip-git-repo-check [--model M]
+ *   [extra…] -`, prompt on stdin. `exec` is the non-interactive mode; `--json` prints JSONL events
+ *   (thread.started, item.completed, turn.completed with usage). Codex's own sandbox cannot start inside
+ *   ours (it wants its helper outside /tmp and namespaces bwrap already took), and its documentation
+ *   says to bypass it when an outer sandbox confines it — ours does. `-` reads the prompt from stdin.
  *
  * aider — `aider --message-file <promptFile> --yes-always --no-auto-commits --no-dirty-commits
- *   --no-gitignore --chat-history-file <dir>/aider.chat.history.md --input-history-file
- *   <dir>/aider.input.history --no-pretty --no-stream --no-check-update --no-show-release-notes
- *   --no-analytics [--model M] [extra…]`, stdin closed empty. `--message-file` sends one message and
- *   exits; `--yes-always` answers its confirmations (add file to chat, create file). The loop commits a
- *   checkpoint itself, so Aider must not commit: `--no-auto-commits` (its edits) and
- *   `--no-dirty-commits` (pre-existing changes). Git stays on: Aider's repo map needs it.
- *   `--no-gitignore` stops it adding `.aider*` to the repo's .gitignore (a change in the checkpoint);
- *   the history files go next to the prompt file, inside .git, for the same reason. `--no-analytics`
- *   keeps `--yes-always` from opting in to analytics; `--no-pretty`/`--no-stream` give plain output.
- *   Aider still writes its tags cache (`.aider.tags.cache.v4`, a directory) at the repo root: exclude `.aider*` in
- *   the workspace's .git/info/exclude.
+ *   --no-gitignore --chat-history-file <state>/aider.chat.history.md --input-history-file
+ *   <state>/aider.input.history --llm-history-file <state>/aider.llm.history --no-pretty --no-stream
+ *   --no-check-update --no-show-release-notes --no-show-model-warnings --analytics-disable [--model M]
+ *   [extra…]`, stdin closed empty. `--message-file` sends one message and exits; `--yes-always` answers
+ *   its confirmations. The loop commits checkpoints itself, so Aider must not: `--no-auto-commits`,
+ *   `--no-dirty-commits`. Git stays on for its repo map; `--no-gitignore` keeps it from adding `.aider*`
+ *   to .gitignore (its tags cache, `.aider.tags.cache.v4`, is excluded from checkpoints instead). Its
+ *   history files go to the run's state directory, outside the working tree.
  */
-export function buildPresetInvocation(
-  settings: PresetMakerSettings,
-  prompt: string,
-  promptFile: string,
-): PresetInvocation {
-  const model = settings.model ? ['--model', settings.model] : [];
+export function buildPresetInvocation(settings: PresetMakerSettings, run: PresetRun): PresetInvocation {
+  const chosen = settings.model ?? run.defaultModel;
+  const model = chosen ? ['--model', chosen] : [];
   switch (settings.backend) {
     case 'claude-code':
       return {
@@ -61,10 +66,13 @@ export function buildPresetInvocation(
           'json',
           '--permission-mode',
           'acceptEdits',
+          ...(run.gateCommands.length
+            ? ['--allowedTools', run.gateCommands.map((c) => `Bash(${shellWords(c)}:*)`).join(',')]
+            : []),
           ...model,
           ...settings.extraArgs,
         ],
-        stdin: prompt,
+        stdin: run.prompt,
       };
     case 'codex':
       return {
@@ -72,41 +80,47 @@ export function buildPresetInvocation(
           settings.binaryPath,
           'exec',
           '--json',
-          '--sandbox',
-          'workspace-write',
+          '--dangerously-bypass-approvals-and-sandbox',
+          '--skip-git-repo-check',
           ...model,
           ...settings.extraArgs,
           '-',
         ],
-        stdin: prompt,
+        stdin: run.prompt,
       };
-    case 'aider': {
-      const stateDir = path.dirname(promptFile);
+    case 'aider':
       return {
         argv: [
           settings.binaryPath,
           '--message-file',
-          promptFile,
+          run.promptFile,
           '--yes-always',
           '--no-auto-commits',
           '--no-dirty-commits',
           '--no-gitignore',
           '--chat-history-file',
-          path.join(stateDir, 'aider.chat.history.md'),
+          path.join(run.stateDir, 'aider.chat.history.md'),
           '--input-history-file',
-          path.join(stateDir, 'aider.input.history'),
+          path.join(run.stateDir, 'aider.input.history'),
+          '--llm-history-file',
+          path.join(run.stateDir, 'aider.llm.history'),
           '--no-pretty',
           '--no-stream',
           '--no-check-update',
           '--no-show-release-notes',
-          '--no-analytics',
+          '--no-show-model-warnings',
+          '--analytics-disable',
           ...model,
           ...settings.extraArgs,
         ],
         stdin: undefined,
       };
-    }
   }
+}
+
+/** argv as one shell command line (Claude Code's permission rules match the command's text). */
+function shellWords(argv: string[]): string {
+  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
 export interface AgentUsage {
@@ -186,14 +200,18 @@ function claudeResult(stdout: string): Json | null {
 function parseClaudeUsage(stdout: string): AgentUsage {
   const result = claudeResult(stdout);
   if (!result) return { ...NOTHING_REPORTED };
+  const modelUsage = asObject(result.modelUsage);
+  // `usage` covers the main model only; modelUsage has every model the run called (a small model for
+  // side tasks, sub-agents), so when it is there its sums are the run's tokens.
+  const perModel = modelUsage ? claudeModelTotals(modelUsage) : null;
   const usage = asObject(result.usage);
   const input = count(usage?.input_tokens);
   const cacheWrite = count(usage?.cache_creation_input_tokens);
   const cacheRead = count(usage?.cache_read_input_tokens);
   return {
-    model: claudeModels(asObject(result.modelUsage)),
-    promptTokens: input === null ? null : input + (cacheWrite ?? 0) + (cacheRead ?? 0),
-    completionTokens: count(usage?.output_tokens),
+    model: modelUsage ? claudeModels(modelUsage) : null,
+    promptTokens: perModel?.input ?? (input === null ? null : input + (cacheWrite ?? 0) + (cacheRead ?? 0)),
+    completionTokens: perModel?.output ?? count(usage?.output_tokens),
     costUsd: money(result.total_cost_usd),
     sessionId: text(result.session_id),
     isError: result.is_error === true,
@@ -201,8 +219,23 @@ function parseClaudeUsage(stdout: string): AgentUsage {
   };
 }
 
-function claudeModels(modelUsage: Json | null): string | null {
-  if (!modelUsage) return null;
+/** Input (uncached + cache writes + cache reads) and output tokens summed over modelUsage; null if it has none. */
+function claudeModelTotals(modelUsage: Json): { input: number; output: number } | null {
+  let input = 0;
+  let output = 0;
+  let seen = false;
+  for (const row of Object.values(modelUsage)) {
+    const m = asObject(row);
+    const tokens = count(m?.inputTokens);
+    if (!m || tokens === null) continue;
+    seen = true;
+    input += tokens + (count(m.cacheCreationInputTokens) ?? 0) + (count(m.cacheReadInputTokens) ?? 0);
+    output += count(m.outputTokens) ?? 0;
+  }
+  return seen ? { input, output } : null;
+}
+
+function claudeModels(modelUsage: Json): string | null {
   const models = Object.entries(modelUsage)
     .map(([name, row]) => ({ name, cost: money(asObject(row)?.costUSD) ?? 0 }))
     .filter((m) => m.name.trim() !== '')

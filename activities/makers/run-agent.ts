@@ -14,7 +14,8 @@ import { modelCallCost } from '../usage';
 import { agentProcessFields } from './agent-process-record';
 import { ProviderCallError, runLlmMaker, type ModelCallRecord } from './llm-maker';
 import { agentNetwork } from '../../domain/maker-presets';
-import { buildPresetInvocation, parseAgentUsage } from './presets';
+import { parseAgentUsage } from './presets';
+import { launchPreset } from './launch-preset';
 import type { SetupPlan } from '../../domain/setup';
 import { setupEnvironment } from '../setup/setup-environment';
 import { sandboxEgress } from '../../domain/egress';
@@ -27,8 +28,10 @@ export interface AgentRun {
   workspace: string;
   prompt: string;
   promptFile: string;
-  /** The one directory outside the workspace the agent may write (its report goes there). */
+  /** A directory outside the workspace the agent may write (its report goes there). */
   reportDir: string;
+  /** Where a preset CLI's home, history and logs go (created here; writable to the agent). */
+  stateDir: string;
   reportFile: string;
   /** The loop's package caches (an agent that runs the tests installs from them). */
   cacheDir: string;
@@ -58,14 +61,20 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
   if (run.maker.backend === 'llm') return runBuiltInAgent(deps, run, run.maker);
 
   const ctx = Context.current();
-  const invocation =
-    run.maker.backend === 'command'
-      ? { argv: run.maker.argv, stdin: run.prompt }
-      : buildPresetInvocation(run.maker, run.prompt, run.promptFile);
-  if (run.maker.backend === 'aider') await excludeFromCheckpoints(run.workspace, ['.aider*']);
   const toolchain = await setupEnvironment(deps.config.dataDir, run.workspace, run.setupPlan);
+  const launch =
+    run.maker.backend === 'command'
+      ? { argv: run.maker.argv, stdin: run.prompt, env: deps.config.agentCredentials, home: undefined }
+      : await launchPreset(deps, run.maker, {
+          prompt: run.prompt,
+          promptFile: run.promptFile,
+          stateDir: run.stateDir,
+          gateCommands: await gateCommands(deps, run.loopId),
+          path: toolchain.env.PATH,
+        });
+  if (run.maker.backend === 'aider') await excludeFromCheckpoints(run.workspace, ['.aider*']);
   const result = await runCommand({
-    argv: invocation.argv,
+    argv: launch.argv,
     cwd: run.workspace,
     workspaceRoot: run.workspace,
     timeoutMs: run.maker.timeoutSeconds * 1000,
@@ -76,21 +85,22 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
         workDir: run.workspace,
         readOnlyInWorkDir: ['.git'],
         readOnly: [run.promptFile, ...toolchain.readOnly],
-        writable: [run.reportDir],
+        writable: [run.reportDir, ...(launch.home ? [run.stateDir] : [])],
+        home: launch.home,
         egress: sandboxEgress(deps.config.sandbox.egress.agents, agentNetwork(run.maker)),
         caches: { dir: run.cacheDir, access: 'use' },
       },
     },
     env: childEnvironment({
       ...toolchain.env,
-      ...deps.config.agentCredentials,
+      ...launch.env,
       LOOP_PROMPT_FILE: run.promptFile,
       LOOP_REPORT_FILE: run.reportFile,
       LOOP_ID: run.loopId,
       LOOP_SEQUENCE: String(run.sequence),
       LOOP_ITERATION: String(run.roundIteration),
     }),
-    stdin: invocation.stdin,
+    stdin: launch.stdin,
     outputCapBytes: MAKER_OUTPUT_CAP,
     heartbeat: () => ctx.heartbeat({ phase: 'maker', sequence: run.sequence }),
     signal: ctx.cancellationSignal,
@@ -145,9 +155,7 @@ async function runBuiltInAgent(deps: ActivityDeps, run: AgentRun, settings: LlmM
   const ctx = Context.current();
   const endpoint = settings.provider === 'openai' ? deps.config.llm : deps.config.anthropic;
   const model = settings.model ?? endpoint.model;
-  const loop = await loopGatePlan(deps.prisma, run.loopId);
-  // The agent may run the loop's own gate commands, so it can check its work as the judge will.
-  const gateCommands = ((loop.gatePlan as GatePlan | null)?.gates ?? []).map((g) => g.argv);
+  const allowedGates = await gateCommands(deps, run.loopId);
   const started = Date.now();
   const record = (calls: ModelCallRecord[]) =>
     Promise.all(
@@ -191,7 +199,7 @@ async function runBuiltInAgent(deps: ActivityDeps, run: AgentRun, settings: LlmM
       sandbox: deps.sandbox,
       prompt: run.prompt,
       maxSteps: settings.maxSteps,
-      allowedCommands: [...settings.allowedCommands, ...gateCommands],
+      allowedCommands: [...settings.allowedCommands, ...allowedGates],
       commandTimeoutMs: 5 * 60_000,
       requestTimeoutMs: deps.config.llm.timeoutSeconds * 1000,
       maxOutputTokens: 8192,
@@ -215,4 +223,10 @@ async function runBuiltInAgent(deps: ActivityDeps, run: AgentRun, settings: LlmM
     // 429/5xx: the activity retry policy backs off and tries again; 401/403 and other 4xx cannot recover.
     throw ApplicationFailure.create({ type: 'MakerProviderError', message: err.message, nonRetryable: !err.retryable });
   }
+}
+
+/** The loop's gate commands: an agent may run these, so it can check its work as the judge will. */
+async function gateCommands(deps: ActivityDeps, loopId: string): Promise<string[][]> {
+  const loop = await loopGatePlan(deps.prisma, loopId);
+  return ((loop.gatePlan as GatePlan | null)?.gates ?? []).map((g) => g.argv);
 }

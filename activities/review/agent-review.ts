@@ -9,7 +9,8 @@ import { settlePendingLedger } from '../../store/execution-records';
 import { recordExecution } from '../execution-records';
 import { git } from '../git';
 import { agentProcessFields } from '../makers/agent-process-record';
-import { buildPresetInvocation, extractAgentText, parseAgentUsage } from '../makers/presets';
+import { extractAgentText, parseAgentUsage } from '../makers/presets';
+import { launchPreset } from '../makers/launch-preset';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand } from '../process/run-command';
 import { handOver } from '../sandbox/hand-over';
@@ -78,12 +79,13 @@ async function runReviewer(
   const promptFile = path.join(path.dirname(checkout), `${path.basename(checkout)}-prompt-${attempt}.md`);
   await fs.writeFile(promptFile, prompt);
   const agent = input.agent;
-  const invocation =
+  const stateDir = path.join(path.dirname(checkout), `${path.basename(checkout)}-agent-${attempt}`);
+  const launch =
     agent.backend === 'command'
-      ? { argv: agent.argv, stdin: prompt }
-      : buildPresetInvocation(agent, prompt, promptFile);
+      ? { argv: agent.argv, stdin: prompt, env: deps.config.agentCredentials, home: undefined }
+      : await launchPreset(deps, agent, { prompt, promptFile, stateDir, gateCommands: [] });
   const result = await runCommand({
-    argv: invocation.argv,
+    argv: launch.argv,
     cwd: checkout,
     workspaceRoot: checkout,
     timeoutMs: agent.timeoutSeconds * 1000,
@@ -93,21 +95,23 @@ async function runReviewer(
       policy: {
         workDir: checkout,
         readOnly: [path.join(input.workspace, '.git'), promptFile],
+        writable: launch.home ? [stateDir] : [],
+        home: launch.home,
         egress: sandboxEgress(deps.config.sandbox.egress.agents, agentNetwork(agent)),
       },
     },
     env: childEnvironment({
-      ...deps.config.agentCredentials,
+      ...launch.env,
       LOOP_PROMPT_FILE: promptFile,
       LOOP_ID: input.loopId,
       LOOP_SEQUENCE: String(input.sequence),
     }),
-    stdin: invocation.stdin,
+    stdin: launch.stdin,
     outputCapBytes: 1024 * 1024,
     heartbeat: () => ctx.heartbeat({ phase: 'review', sequence: input.sequence }),
     signal: ctx.cancellationSignal,
   });
-  await fs.rm(promptFile, { force: true });
+  await Promise.all([fs.rm(promptFile, { force: true }), fs.rm(stateDir, { recursive: true, force: true })]);
   await recordEgressRefusals(
     deps,
     { loopId: input.loopId, iterationSeq: input.sequence, role: 'reviewer', step: agent.backend },

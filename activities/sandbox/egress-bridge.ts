@@ -29,9 +29,14 @@ export function egressEnvironment(): Record<string, string> {
 
 /** The argv that runs `argv` behind the bridge, with `node` the service's own Node binary. */
 export function bridgedArgv(node: string, allow: readonly EgressEntry[], argv: string[]): string[] {
-  const forwards = allow
-    .filter((e) => LOOPBACK_HOSTS.has(e.host) && e.port !== null)
-    .map((e) => ({ port: e.port, target: formatEgressEntry(e) }));
+  // One listener per port: two endpoints (two presets, say) on the same loopback server share it.
+  const forwards = [
+    ...new Map(
+      allow
+        .filter((e) => LOOPBACK_HOSTS.has(e.host) && e.port !== null)
+        .map((e) => [e.port, { port: e.port, target: formatEgressEntry(e) }] as const),
+    ).values(),
+  ];
   const spec = JSON.stringify({ socket: EGRESS_SOCKET_IN_SANDBOX, proxyPort: EGRESS_PROXY_PORT, forwards });
   return [node, '-e', `(${bridgeMain.toString()})()`, spec, '--', ...argv];
 }

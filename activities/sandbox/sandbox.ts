@@ -12,7 +12,7 @@ import type { Sandbox, SandboxPolicy } from './types';
 // its own work directory and nothing else of the host: no $DATA_DIR, no other workspace, no service
 // process in /proc (own pid namespace), no network but the egress proxy's allow-list, an unprivileged uid.
 
-/** HOME inside the sandbox: private and empty on every run (it lives in the sandbox's own /tmp). */
+/** HOME inside the sandbox unless the policy gives one: private and empty on every run (in the sandbox's own /tmp). */
 export const SANDBOX_HOME = '/tmp/home';
 
 export function createSandbox(
@@ -65,7 +65,7 @@ export function createSandbox(
     environment: (e, policy) => ({
       ...e,
       ...toolchains.env,
-      HOME: SANDBOX_HOME,
+      HOME: policy.home ?? SANDBOX_HOME,
       TMPDIR: '/tmp',
       ...caches(policy),
       ...(policy.egress ? egressEnvironment() : {}),

@@ -17,6 +17,11 @@ export interface SandboxPolicy {
   /** Other host paths the command may write (the agent's report directory). */
   writable?: string[];
   /**
+   * The command's HOME, inside one of `writable` (a preset agent's per-run home, outside /tmp: Codex will not
+   * put its helpers under /tmp); default a fresh, empty SANDBOX_HOME.
+   */
+  home?: string;
+  /**
    * Network: null for none at all; otherwise the hosts the sandbox may reach through the egress proxy
    * (activities/sandbox/egress-proxy.ts) and nothing else — the operator's list for the role, narrowed by
    * the request (domain/egress.ts). Agents calling their model API and set-up need it; gates only on request.

@@ -1,10 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-// A real HTTP server speaking both tool-calling wire formats with scripted, provider-neutral turns:
-// OpenAI Chat Completions (POST /v1/chat/completions) and Anthropic Messages (POST /v1/messages).
-// Each request takes the next scripted turn and gets it rendered in the format of the endpoint it hit.
-// Non-streaming only. Every request is recorded so tests can check what was sent back to the model.
+// A real HTTP server speaking the tool-calling wire formats with scripted, provider-neutral turns:
+// OpenAI Chat Completions (POST /v1/chat/completions; aider, the built-in agent), Anthropic Messages
+// (POST /v1/messages, JSON or SSE when the request streams; Claude Code, the built-in agent) and OpenAI
+// Responses (POST /v1/responses, SSE; Codex). Each request takes the next scripted turn and gets it
+// rendered in the format of the endpoint it hit. Every request is recorded so tests can check what
+// was sent back to the model.
 
 export interface ScriptedToolCall {
   /** Defaults to call_<n> (OpenAI) / toolu_<n> (Anthropic). */
@@ -12,7 +14,8 @@ export interface ScriptedToolCall {
   name: string;
   /**
    * The tool input. OpenAI: sent as JSON.stringify(input), or verbatim when `rawArguments` is set.
-   * Anthropic: sent as the tool_use block's `input` object.
+   * Anthropic: sent as the tool_use block's `input` object. A function computes it from the request (a
+   * CLI's absolute paths are in its system prompt).
    */
   input?: unknown;
   /** OpenAI only: the exact `function.arguments` string, e.g. malformed JSON. */
@@ -36,7 +39,7 @@ export interface RecordedProviderRequest {
 }
 
 export interface FakeProviderServer {
-  /** http://127.0.0.1:<port>/v1, the baseUrl for both providers. */
+  /** http://127.0.0.1:<port>/v1, the baseUrl for every format (Claude Code wants it without /v1). */
   baseUrl: string;
   requests: RecordedProviderRequest[];
   /** Queues turns; each request takes the next one. */
@@ -68,7 +71,7 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
         body = text;
       }
       requests.push({ path: req.url ?? '', headers: req.headers, body });
-      const format = req.url === '/v1/chat/completions' ? 'openai' : req.url === '/v1/messages' ? 'anthropic' : null;
+      const format = FORMATS[(req.url ?? '').split('?')[0]!] ?? null;
       const turn = queue.shift();
       const send = (status: number, payload: unknown) => {
         res.statusCode = status;
@@ -82,6 +85,10 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
         return;
       }
       const model = typeof body?.model === 'string' ? body.model : 'unknown-model';
+      if (turn.kind === 'tools') {
+        const request = requests[requests.length - 1]!;
+        turn.calls = turn.calls.map((c) => (typeof c.input === 'function' ? { ...c, input: c.input(request) } : c));
+      }
       switch (turn.kind) {
         case 'error':
           send(turn.status, errorBody(format, turn.status, turn.message ?? `scripted HTTP ${turn.status}`));
@@ -98,7 +105,15 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
           return;
         }
         default:
-          send(200, render(format, n, model, turn));
+          if (body?.stream === true && format !== 'openai') {
+            res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': `req_${n}` });
+            for (const [type, data] of streamEvents(format, n, model, turn)) {
+              res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+            }
+            res.end();
+          } else {
+            send(200, render(format, n, model, turn));
+          }
       }
     });
   });
@@ -117,10 +132,112 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
   };
 }
 
+type Format = 'openai' | 'anthropic' | 'responses';
+const FORMATS: Record<string, Format> = {
+  '/v1/chat/completions': 'openai',
+  '/v1/messages': 'anthropic',
+  '/v1/responses': 'responses',
+};
+
 type Answer = Extract<ScriptedTurn, { kind: 'tools' } | { kind: 'text' }>;
 
-function render(format: 'openai' | 'anthropic', n: number, model: string, turn: Answer): unknown {
+/** A turn as server-sent events: Anthropic's message_start … message_stop, or the Responses API's events. */
+function streamEvents(format: 'anthropic' | 'responses', n: number, model: string, turn: Answer): [string, object][] {
+  if (format === 'responses') {
+    const response = render('responses', n, model, turn) as { output: unknown[] };
+    const events: [string, object][] = [
+      ['response.created', { response: { ...response, status: 'in_progress', output: [] } }],
+    ];
+    response.output.forEach((item, output_index) => {
+      events.push(['response.output_item.added', { output_index, item }]);
+      events.push(['response.output_item.done', { output_index, item }]);
+    });
+    events.push(['response.completed', { response }]);
+    return events;
+  }
+  const message = render('anthropic', n, model, turn) as {
+    content: ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown })[];
+    stop_reason: string;
+    usage: { input_tokens: number; output_tokens: number };
+  };
+  const events: [string, object][] = [
+    [
+      'message_start',
+      {
+        message: {
+          ...message,
+          content: [],
+          stop_reason: null,
+          usage: { input_tokens: message.usage.input_tokens, output_tokens: 1 },
+        },
+      },
+    ],
+  ];
+  message.content.forEach((block, index) => {
+    if (block.type === 'text') {
+      events.push(['content_block_start', { index, content_block: { type: 'text', text: '' } }]);
+      events.push(['content_block_delta', { index, delta: { type: 'text_delta', text: block.text } }]);
+    } else {
+      events.push(['content_block_start', { index, content_block: { ...block, input: {} } }]);
+      events.push([
+        'content_block_delta',
+        { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } },
+      ]);
+    }
+    events.push(['content_block_stop', { index }]);
+  });
+  events.push([
+    'message_delta',
+    {
+      delta: { stop_reason: message.stop_reason, stop_sequence: null },
+      usage: { output_tokens: message.usage.output_tokens },
+    },
+  ]);
+  events.push(['message_stop', {}]);
+  return events;
+}
+
+function render(format: Format, n: number, model: string, turn: Answer): unknown {
   const usage = { input: FAKE_USAGE.input + n, output: FAKE_USAGE.output };
+  if (format === 'responses') {
+    const output: unknown[] = [];
+    if (turn.text) {
+      output.push({
+        type: 'message',
+        id: `msg_${n}`,
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: turn.text, annotations: [] }],
+      });
+    }
+    if (turn.kind === 'tools') {
+      turn.calls.forEach((call, i) =>
+        output.push({
+          type: 'function_call',
+          id: `fc_${n}_${i}`,
+          call_id: call.id ?? `call_${n}_${i}`,
+          name: call.name,
+          arguments: call.rawArguments ?? JSON.stringify(call.input ?? {}),
+          status: 'completed',
+        }),
+      );
+    }
+    return {
+      id: `resp_${n}`,
+      object: 'response',
+      created_at: 1700000000 + n,
+      status: 'completed',
+      model,
+      output,
+      usage: {
+        input_tokens: usage.input,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: usage.output,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: usage.input + usage.output,
+      },
+    };
+  }
   if (format === 'openai') {
     const toolCalls =
       turn.kind === 'tools'
@@ -164,7 +281,7 @@ function render(format: 'openai' | 'anthropic', n: number, model: string, turn: 
   };
 }
 
-function errorBody(format: 'openai' | 'anthropic' | null, status: number, message: string): unknown {
+function errorBody(format: Format | null, status: number, message: string): unknown {
   if (format === 'anthropic') {
     const type =
       status === 401

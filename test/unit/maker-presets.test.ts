@@ -9,6 +9,7 @@ import {
   extractAgentText,
   parseAgentUsage,
   type PresetInvocation,
+  type PresetRun,
 } from '../../activities/makers/presets';
 import { childEnvironment } from '../../activities/process/child-environment';
 import { runCommand, type CommandResult } from '../../activities/process/run-command';
@@ -31,6 +32,18 @@ const FAKE_BINARY: Record<PresetBackend, string> = {
   aider: path.join(FAKES, 'fake-aider'),
 };
 const PROMPT = '# Goal\nMake hello.txt say "hello, loop".\n';
+
+/** A run's inputs as the maker passes them: the state directory beside the prompt file, model from settings. */
+function presetRun(promptFile: string, extra: Partial<PresetRun> = {}): PresetRun {
+  return {
+    prompt: PROMPT,
+    promptFile,
+    stateDir: path.dirname(promptFile),
+    defaultModel: null,
+    gateCommands: [],
+    ...extra,
+  };
+}
 
 let scratch: string;
 
@@ -146,17 +159,46 @@ describe('maker preset settings', () => {
 
   it('builds each documented argv', () => {
     const promptFile = '/ws/.git/engineering-loop/prompt-3.md';
-    expect(buildPresetInvocation(settings({ backend: 'claude-code', model: 'opus' }), PROMPT, promptFile)).toEqual({
+    expect(buildPresetInvocation(settings({ backend: 'claude-code', model: 'opus' }), presetRun(promptFile))).toEqual({
       argv: ['claude', '-p', '--output-format', 'json', '--permission-mode', 'acceptEdits', '--model', 'opus'],
       stdin: PROMPT,
     });
     expect(
-      buildPresetInvocation(settings({ backend: 'codex', extraArgs: ['--ephemeral'] }), PROMPT, promptFile),
+      buildPresetInvocation(settings({ backend: 'codex', extraArgs: ['--ephemeral'] }), presetRun(promptFile)),
     ).toEqual({
-      argv: ['codex', 'exec', '--json', '--sandbox', 'workspace-write', '--ephemeral', '-'],
+      argv: [
+        'codex',
+        'exec',
+        '--json',
+        '--dangerously-bypass-approvals-and-sandbox',
+        '--skip-git-repo-check',
+        '--ephemeral',
+        '-',
+      ],
       stdin: PROMPT,
     });
-    const aider = buildPresetInvocation(settings({ backend: 'aider', model: 'sonnet' }), PROMPT, promptFile);
+    // The loop's gate commands are pre-approved for Claude Code's Bash tool, quoted as a shell would.
+    const gates = presetRun(promptFile, {
+      gateCommands: [
+        ['npm', 'test'],
+        ['node', '--test', 'a b'],
+      ],
+    });
+    expect(buildPresetInvocation(settings({ backend: 'claude-code' }), gates).argv).toEqual([
+      'claude',
+      '-p',
+      '--output-format',
+      'json',
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      "Bash(npm test:*),Bash(node --test 'a b':*)",
+    ]);
+    // The operator's default model applies when the request names none.
+    expect(
+      buildPresetInvocation(settings({ backend: 'codex' }), presetRun(promptFile, { defaultModel: 'o' })).argv,
+    ).toContain('o');
+    const aider = buildPresetInvocation(settings({ backend: 'aider', model: 'sonnet' }), presetRun(promptFile));
     expect(aider.stdin).toBeUndefined();
     expect(aider.argv).toEqual([
       'aider',
@@ -170,11 +212,14 @@ describe('maker preset settings', () => {
       '/ws/.git/engineering-loop/aider.chat.history.md',
       '--input-history-file',
       '/ws/.git/engineering-loop/aider.input.history',
+      '--llm-history-file',
+      '/ws/.git/engineering-loop/aider.llm.history',
       '--no-pretty',
       '--no-stream',
       '--no-check-update',
       '--no-show-release-notes',
-      '--no-analytics',
+      '--no-show-model-warnings',
+      '--analytics-disable',
       '--model',
       'sonnet',
     ]);
@@ -197,8 +242,7 @@ describe('maker presets against fake agents (real subprocesses)', () => {
     });
     const invocation = buildPresetInvocation(
       settings({ backend: 'claude-code', binaryPath: fake.binaryPath, model: 'claude-opus-4-1' }),
-      PROMPT,
-      ws.promptFile,
+      presetRun(ws.promptFile),
     );
     const result = await run(invocation, ws.dir, ws.promptFile);
 
@@ -231,8 +275,7 @@ describe('maker presets against fake agents (real subprocesses)', () => {
     });
     const invocation = buildPresetInvocation(
       settings({ backend: 'codex', binaryPath: fake.binaryPath, model: 'gpt-5-codex' }),
-      PROMPT,
-      ws.promptFile,
+      presetRun(ws.promptFile),
     );
     const result = await run(invocation, ws.dir, ws.promptFile);
 
@@ -264,8 +307,7 @@ describe('maker presets against fake agents (real subprocesses)', () => {
     });
     const invocation = buildPresetInvocation(
       settings({ backend: 'aider', binaryPath: fake.binaryPath, model: 'anthropic/claude-sonnet-4-20250514' }),
-      PROMPT,
-      ws.promptFile,
+      presetRun(ws.promptFile),
     );
     const result = await run(invocation, ws.dir, ws.promptFile);
 
@@ -324,7 +366,7 @@ describe('maker presets against fake agents (real subprocesses)', () => {
       await writeFile(path.join(ws.dir, '.git', 'info', 'exclude'), '.aider*\n');
       const fake = await fakeAgent(`no-change-${backend}`, backend, { write: {}, result: 'Nothing to do.' });
       const result = await run(
-        buildPresetInvocation(settings({ backend, binaryPath: fake.binaryPath }), PROMPT, ws.promptFile),
+        buildPresetInvocation(settings({ backend, binaryPath: fake.binaryPath }), presetRun(ws.promptFile)),
         ws.dir,
         ws.promptFile,
       );
@@ -343,8 +385,7 @@ describe('maker presets against fake agents (real subprocesses)', () => {
     const fake = await fakeAgent('hang', 'claude-code', { hang: true, write: { 'hello.txt': 'never\n' } });
     const invocation = buildPresetInvocation(
       settings({ backend: 'claude-code', binaryPath: fake.binaryPath, timeoutSeconds: 1 }),
-      PROMPT,
-      ws.promptFile,
+      presetRun(ws.promptFile),
     );
     const started = Date.now();
     const result = await run(invocation, ws.dir, ws.promptFile, 1_000);
@@ -380,14 +421,21 @@ describe('usage parsers on captured output', () => {
       },
       modelUsage: {
         'claude-3-5-haiku-20241022': { inputTokens: 400, outputTokens: 30, costUSD: 0.0005 },
-        'claude-sonnet-4-5-20250929': { inputTokens: 30, outputTokens: 1900, costUSD: 0.0837 },
+        'claude-sonnet-4-5-20250929': {
+          inputTokens: 30,
+          cacheCreationInputTokens: 5000,
+          cacheReadInputTokens: 60000,
+          outputTokens: 1900,
+          costUSD: 0.0837,
+        },
       },
       permission_denials: [],
     });
+    // `usage` is the main model's alone: the small model's tokens are counted from modelUsage.
     expect(parseAgentUsage('claude-code', stdout, '')).toEqual({
       model: 'claude-sonnet-4-5-20250929,claude-3-5-haiku-20241022',
-      promptTokens: 65030,
-      completionTokens: 1900,
+      promptTokens: 65030 + 400,
+      completionTokens: 1900 + 30,
       costUsd: 0.0842,
       sessionId: '0e639165-79b1-4bd4-bb0f-4cb4c15115d4',
       isError: false,

@@ -1,0 +1,138 @@
+import { cleanLedger } from '../support/fake-llm-server';
+import {
+  startFakeProviderServer,
+  type FakeProviderServer,
+  type RecordedProviderRequest,
+} from '../support/fake-provider-server';
+import { createFixtureRepo } from '../support/fixture-repo';
+import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
+import { loopRequest } from '../support/loop-request';
+
+// The maker presets with the real coding-agent CLIs, installed from the registries at the versions pinned
+// in config/agent-tools.json (scripts/install-agents.sh), each against a scripted model server speaking
+// its own wire format: Claude Code over Anthropic Messages (SSE, tool_use), Codex over the Responses API
+// (SSE, function calls), Aider over Chat Completions (its edit formats). The operator's settings are the
+// documented ones (docs/agents.md): one endpoint, key and model per preset, nothing else.
+
+let h: LoopHarness;
+let model: FakeProviderServer;
+beforeAll(async () => {
+  model = await startFakeProviderServer();
+  const root = model.baseUrl.replace(/\/v1$/, '');
+  h = await startLoopHarness({
+    workerEnv: {
+      CLAUDE_CODE_BASE_URL: root,
+      CLAUDE_CODE_API_KEY: 'claude-code-test-key',
+      CLAUDE_CODE_MODEL: 'scripted-claude',
+      CODEX_BASE_URL: model.baseUrl,
+      CODEX_API_KEY: 'codex-test-key',
+      CODEX_MODEL: 'scripted-codex',
+      AIDER_BASE_URL: model.baseUrl,
+      AIDER_API_KEY: 'aider-test-key',
+      AIDER_MODEL: 'openai/scripted-aider',
+    },
+  });
+});
+afterAll(async () => {
+  await h?.close();
+  await model?.close();
+});
+
+/** The workspace the CLI runs in, as Claude Code states it in its system prompt. */
+function claudeWorkingDirectory(request: RecordedProviderRequest): string {
+  const match = /Primary working directory: ([^\s\\]+)/.exec(JSON.stringify(request.body));
+  if (!match) throw new Error('no working directory in the request');
+  return match[1]!;
+}
+
+async function passes(backend: string): Promise<any> {
+  h.llm.enqueue({ content: cleanLedger });
+  const id = await h.submit(
+    loopRequest(createFixtureRepo(), [], { maker: { backend, timeoutSeconds: 180 } as never, maxIterations: 1 }),
+  );
+  const loop = await h.waitForLoop(id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+  // Nothing but the model API: no update check, telemetry or price-list download knocked on the egress proxy.
+  const refused = await h.db.prisma.executionRecord.findMany({ where: { loopId: id, kind: 'EGRESS' } });
+  expect(refused.map((r) => `${r.provider} ${r.detail}`)).toEqual([]);
+  return loop;
+}
+
+test('claude-code: the real CLI reads, edits, runs the gate command and PASSes; usage from every model', async () => {
+  const file = (r: RecordedProviderRequest) => `${claudeWorkingDirectory(r)}/src/sum.js`;
+  const before = model.requests.length;
+  model.enqueue(
+    { kind: 'tools', calls: [{ name: 'Read', input: (r: RecordedProviderRequest) => ({ file_path: file(r) }) }] },
+    {
+      kind: 'tools',
+      calls: [
+        {
+          name: 'Edit',
+          input: (r: RecordedProviderRequest) => ({ file_path: file(r), old_string: 'a - b', new_string: 'a + b' }),
+        },
+      ],
+    },
+    { kind: 'tools', calls: [{ name: 'Bash', input: { command: 'node --test', description: 'run the tests' } }] },
+    { kind: 'text', text: 'sum() adds now; node --test passes.' },
+  );
+  const loop = await passes('claude-code');
+  expect(loop.status).toBe('PASSED');
+  const calls = model.requests.slice(before);
+  expect(calls.map((c) => c.path.split('?')[0])).toEqual(Array(4).fill('/v1/messages'));
+  expect(calls[0]!.headers['x-api-key']).toBe('claude-code-test-key');
+  expect(calls[0]!.body.model).toBe('scripted-claude');
+  // The gate command ran inside the agent: its result went back to the model, not a permission denial.
+  const bashResult = JSON.stringify(calls[3]!.body.messages.at(-1));
+  expect(bashResult).toMatch(/pass 2/);
+  expect(bashResult).not.toMatch(/permission|denied/i);
+  const maker = await h.db.prisma.executionRecord.findFirstOrThrow({
+    where: { loopId: loop.id, role: 'maker', kind: 'AGENT_PROCESS' },
+  });
+  expect(maker).toMatchObject({ kind: 'AGENT_PROCESS', provider: 'claude-code', model: 'scripted-claude' });
+  expect(maker.outcome).toBe('EXIT_0');
+  expect(maker.promptTokens).toBeGreaterThan(400);
+  expect(maker.completionTokens).toBeGreaterThan(0);
+}, 240_000);
+
+test('codex: the real CLI runs its shell tool in our sandbox and PASSes, usage recorded', async () => {
+  const before = model.requests.length;
+  model.enqueue(
+    {
+      kind: 'tools',
+      calls: [{ name: 'exec_command', input: { cmd: "sed -i 's/a - b/a + b/' src/sum.js && node --test" } }],
+    },
+    { kind: 'text', text: 'Fixed sum(); the tests pass.' },
+  );
+  const loop = await passes('codex');
+  expect(loop.status).toBe('PASSED');
+  const calls = model.requests.slice(before);
+  expect(calls.map((c) => c.path)).toEqual(['/v1/responses', '/v1/responses']);
+  expect(calls[0]!.headers.authorization).toBe('Bearer codex-test-key');
+  expect(calls[0]!.body.model).toBe('scripted-codex');
+  expect(JSON.stringify(calls[1]!.body.input)).toMatch(/pass 2/);
+  const maker = await h.db.prisma.executionRecord.findFirstOrThrow({
+    where: { loopId: loop.id, role: 'maker', kind: 'AGENT_PROCESS' },
+  });
+  expect(maker).toMatchObject({ kind: 'AGENT_PROCESS', provider: 'codex', outcome: 'EXIT_0' });
+  expect(maker.promptTokens).toBeGreaterThan(0);
+  expect(maker.completionTokens).toBeGreaterThan(0);
+}, 240_000);
+
+test('aider: the real CLI applies its edit format with git on and PASSes, usage recorded', async () => {
+  const before = model.requests.length;
+  const fixed = 'exports.sum = (a, b) => a + b;';
+  // A model aider does not know gets its "whole" edit format: the file's new content, fenced, after its path.
+  const listing = { kind: 'text' as const, text: `src/sum.js\n\`\`\`\n${fixed}\n\`\`\`\n` };
+  // The file is not in aider's chat yet: it adds it (--yes-always) and asks the model again.
+  model.enqueue(listing, listing);
+  const loop = await passes('aider');
+  expect(loop.status).toBe('PASSED');
+  expect(loop.iterations[0].changedFiles).toEqual(['src/sum.js']);
+  const calls = model.requests.slice(before);
+  expect(calls[0]!.path).toBe('/v1/chat/completions');
+  expect(calls[0]!.headers.authorization).toBe('Bearer aider-test-key');
+  const maker = await h.db.prisma.executionRecord.findFirstOrThrow({
+    where: { loopId: loop.id, role: 'maker', kind: 'AGENT_PROCESS' },
+  });
+  expect(maker).toMatchObject({ kind: 'AGENT_PROCESS', provider: 'aider', outcome: 'EXIT_0' });
+  expect(maker.promptTokens).toBeGreaterThan(0);
+}, 240_000);
