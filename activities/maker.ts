@@ -18,6 +18,8 @@ import { early, inOrder } from './in-order';
 import type { ActivityDeps } from './deps';
 import { blockingFindingsForMaker } from '../store/findings';
 import { countMakerAttempt, createIteration, findIteration, recordMakerResult } from '../store/iterations';
+import { countMakerRuns } from '../store/execution-records';
+import { recordExecution } from './execution-records';
 import { changedFiles, commitAllThen, diffText, headCommit, resetTo, sha256, type Checkpoint } from './git';
 import { runAgent, type AgentOutcome } from './makers/run-agent';
 import { handOver, handOverNewDirs } from './sandbox/hand-over';
@@ -139,7 +141,13 @@ async function prepareWorkspace(
   deps: ActivityDeps,
   input: MakerInput,
   workspace: string,
-  existing: { id: string; startCommit: string; makerPid: number | null; makerHost: string | null } | null,
+  existing: {
+    id: string;
+    startCommit: string;
+    makerPid: number | null;
+    makerHost: string | null;
+    makerAttempts: number;
+  } | null,
   head: Promise<string>,
 ): Promise<Attempt> {
   // The service's own files live outside the workspace: the maker reads the prompt and may write only
@@ -159,6 +167,7 @@ async function prepareWorkspace(
     if (existing.makerPid && existing.makerHost === os.hostname()) {
       await stopPreviousAttempt(existing.makerPid, { LOOP_ID: input.loopId, LOOP_SEQUENCE: String(input.sequence) });
     }
+    await recordInterruptedAttempt(deps, input, existing);
     await resetTo(workspace, startCommit);
     await handOver(deps.sandbox, workspace);
     await countMakerAttempt(deps.prisma, existing.id);
@@ -177,6 +186,31 @@ async function prepareWorkspace(
     }));
   }
   return { iterationId, startCommit, control, controlDir };
+}
+
+/**
+ * An attempt that left no record of its agent run was cut short — its worker died, restarted or shut
+ * down — and is recorded now, with what is known of it: the process, and that its spending is unknown.
+ */
+async function recordInterruptedAttempt(
+  deps: ActivityDeps,
+  input: MakerInput,
+  existing: { makerPid: number | null; makerHost: string | null; makerAttempts: number },
+): Promise<void> {
+  const recorded = await countMakerRuns(deps.prisma, input.loopId, input.sequence);
+  if (recorded >= existing.makerAttempts) return;
+  const process = existing.makerPid ? ` (pid ${existing.makerPid} on ${existing.makerHost ?? 'an unknown host'})` : '';
+  await recordExecution(deps, {
+    loopId: input.loopId,
+    iterationSeq: input.sequence,
+    role: 'maker',
+    kind: 'AGENT_PROCESS',
+    provider: input.maker.backend,
+    pid: existing.makerPid,
+    latencyMs: 0,
+    outcome: 'INTERRUPTED',
+    detail: `attempt ${existing.makerAttempts}${process} ended without finishing: its worker stopped (a crash, a restart or a shutdown) and the attempt runs again; its duration and what it spent were not reported`,
+  });
 }
 
 /** The prompt, from the frozen contract and the findings left open, written where the agent reads it. */

@@ -16,6 +16,8 @@ import { closeWithDecision, escalationAt, openEscalation } from '../store/escala
 import { blockingFindings } from '../store/findings';
 import { loopById, loopWithAttempts } from '../store/loops';
 import { upsertVerdict } from '../store/verdicts';
+import { makerRunRecords } from '../store/execution-records';
+import { makerOutcomesBySequence } from '../domain/maker-outcome';
 
 // Audit-trail writes for verdicts, escalations and decisions. Each is idempotent on its natural key.
 
@@ -59,6 +61,9 @@ export async function recordEscalation(
   const blocking = current ? await blockingFindings(deps.prisma, current.id) : [];
   const checkpoint = current?.checkpointCommit ?? loop.baseCommit ?? '';
   const trigger = input.report.trigger ?? 'MAX_ITERATIONS';
+  const makerRuns = makerOutcomesBySequence(await makerRunRecords(deps.prisma, input.loopId));
+  // A maker that produced nothing: why comes first, not the gates it left failing.
+  const makerBlocker = current?.noChange ? makerRuns.get(current.sequence) : undefined;
   const report: EscalationReport = {
     trigger,
     roundIteration: input.report.roundIteration,
@@ -69,8 +74,13 @@ export async function recordEscalation(
       ...reportedFiles(Array.isArray(i.changedFiles) ? (i.changedFiles as string[]) : []),
       verdict: i.verdict?.verdict ?? 'NONE',
       reasons: ((i.verdict?.report as { reasons?: string[] } | undefined)?.reasons ?? []).slice(0, 5),
+      maker: makerRuns.get(i.sequence) ?? null,
     })),
-    coreBlocker: [input.report.reasons.join('; '), ...input.report.directives].join('\n'),
+    coreBlocker: [
+      ...(makerBlocker ? [`The maker changed nothing: ${makerBlocker.explanation}`] : []),
+      input.report.reasons.join('; '),
+      ...input.report.directives,
+    ].join('\n'),
     openFindings: blocking.map((f) => ({
       findingId: f.findingId,
       title: f.title,

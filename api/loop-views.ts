@@ -1,11 +1,14 @@
 import type { PrismaClient } from '../store/db';
 import { loopWithHistory } from '../store/read-model';
+import { makerRunRecords } from '../store/execution-records';
+import { makerOutcomesBySequence } from '../domain/maker-outcome';
 
 // How loops look through the API: read-model rows mapped to plain JSON (large texts left out).
 
 export async function loopDetail(prisma: PrismaClient, id: string) {
   const loop = await loopWithHistory(prisma, id);
   if (!loop) return null;
+  const makerRuns = makerOutcomesBySequence(await makerRunRecords(prisma, id));
   return {
     ...loopSummary(loop),
     baseCommit: loop.baseCommit,
@@ -39,6 +42,8 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
       changedFiles: (i.changedFiles as string[] | null) ?? [],
       noChange: i.noChange,
       makerExitCode: i.makerExitCode,
+      /** How the maker's run ended and why, from its execution record (null: not recorded). */
+      maker: makerRuns.get(i.sequence) ?? null,
       makerAttempts: i.makerAttempts,
       backtrackedTo: i.backtrackedTo,
       verdict: i.verdict

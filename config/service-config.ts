@@ -174,6 +174,18 @@ export const envSchema = z.object({
    * config/agent-presets.ts (CLAUDE_CODE_BASE_URL, CODEX_API_KEY, AIDER_MODEL, …).
    */
   AGENT_TOOLS_DIR: z.string().min(1).optional(),
+  /** Claude Code's Anthropic API root, without /v1 (Claude Code appends /v1/messages); unset: its default. */
+  CLAUDE_CODE_BASE_URL: optional(httpUrl),
+  CLAUDE_CODE_API_KEY: optional(z.string()),
+  CLAUDE_CODE_MODEL: optional(z.string().min(1).max(200)),
+  /** Codex's Responses API base, with /v1 (a model provider of its own in its config.toml); unset: OpenAI's. */
+  CODEX_BASE_URL: optional(httpUrl),
+  CODEX_API_KEY: optional(z.string()),
+  CODEX_MODEL: optional(z.string().min(1).max(200)),
+  /** Aider's OpenAI-compatible base, with /v1 (OPENAI_API_BASE); AIDER_MODEL as LiteLLM names it, e.g. openai/gpt-4.1. */
+  AIDER_BASE_URL: optional(httpUrl),
+  AIDER_API_KEY: optional(z.string()),
+  AIDER_MODEL: optional(z.string().min(1).max(200)),
   /** Local paths and file:// URLs as repositories: handy on one machine, off in production. */
   ALLOW_LOCAL_REPOSITORIES: booleanFlag.default(true),
   /** Seconds before a clone or fetch that has not connected (or stalls) is abandoned. */
@@ -280,10 +292,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
     throw new ConfigError(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
-  const presets = presetEndpoints(env);
-  if (presets.problems.length) throw new ConfigError(`Invalid configuration: ${presets.problems.join('; ')}`);
+  const presets = presetEndpoints(e);
   const agentToolsDir = e.AGENT_TOOLS_DIR ? path.resolve(e.AGENT_TOOLS_DIR) : DEFAULT_AGENT_TOOLS_DIR;
-  const presetUrls = Object.values(presets.endpoints).flatMap((p) => (p.baseUrl ? [p.baseUrl] : []));
+  const presetUrls = Object.values(presets).flatMap((p) => (p.baseUrl ? [p.baseUrl] : []));
   const dataDir = path.resolve(e.DATA_DIR);
   return Object.freeze({
     dataDir,
@@ -354,7 +365,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
     },
     repositories: { allowLocal: e.ALLOW_LOCAL_REPOSITORIES, connectTimeoutSeconds: e.GIT_CONNECT_TIMEOUT_SECONDS },
     agentCredentials: agentCredentials(e.AGENT_CREDENTIALS, env),
-    agents: { toolsDir: agentToolsDir, endpoints: presets.endpoints },
+    agents: { toolsDir: agentToolsDir, endpoints: presets },
     gitCredentials: loadGitCredentials(e.GIT_CREDENTIALS, e.GIT_CREDENTIALS_FILE),
     decisions: {
       allowDeadlineApprove: e.ALLOW_DEADLINE_APPROVE,

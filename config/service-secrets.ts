@@ -11,6 +11,7 @@ export function serviceSecrets(config: Readonly<ServiceConfig>, databaseUrl = co
     config.llm.apiKey,
     config.anthropic.apiKey,
     ...Object.values(config.agentCredentials),
+    ...Object.values(config.agents.endpoints).flatMap((e) => (e.apiKey ? [e.apiKey] : [])),
     ...gitCredentialSecrets(config.gitCredentials),
   ];
   if (databaseUrl) {

@@ -1,5 +1,6 @@
 import type { GateSummary } from './gates';
 import type { EscalationTrigger, JudgeReport } from './judge';
+import type { MakerRunOutcome } from './maker-outcome';
 
 // Reports people read: the judge report of each verdict, the escalation report (docs/design.md §7.1) and the
 // final report delivered on PASS or human approval (docs/design.md §9). Pure data in, Markdown out.
@@ -18,6 +19,8 @@ export interface EscalationReport {
     changedFileCount?: number;
     verdict: string;
     reasons: string[];
+    /** How the maker's run ended and why (domain/maker-outcome.ts); absent from older reports. */
+    maker?: MakerRunOutcome | null;
   }>;
   coreBlocker: string;
   openFindings: Array<{ findingId: string; title: string; severity: string; location: string }>;
@@ -150,11 +153,12 @@ export function renderEscalationReport(r: EscalationReport): string {
     '',
     '## 2. What each iteration tried',
     table(
-      ['#', 'K', 'changed files', 'verdict', 'why'],
+      ['#', 'K', 'changed files', 'maker', 'verdict', 'why'],
       r.attempts.map((a) => [
         a.sequence,
         a.roundIteration,
         filesText(a.changedFiles, a.changedFileCount),
+        a.maker?.explanation ?? null,
         a.verdict,
         a.reasons.join('; '),
       ]),

@@ -47,3 +47,19 @@ export function lastValidReview(db: PrismaClient, loopId: string, sequence: numb
     orderBy: { createdAt: 'desc' },
   });
 }
+
+/** The maker's runs (agent processes, built-in sessions) and what the egress proxy refused them, oldest first. */
+export function makerRunRecords(db: PrismaClient, loopId: string) {
+  return db.executionRecord.findMany({
+    where: { loopId, role: 'maker', kind: { in: ['AGENT_PROCESS', 'AGENT_SESSION', 'EGRESS'] } },
+    orderBy: { createdAt: 'asc' },
+    select: { iterationSeq: true, kind: true, provider: true, outcome: true, detail: true, latencyMs: true },
+  });
+}
+
+/** How many maker runs an iteration has records of (one per attempt that ended, however it ended). */
+export function countMakerRuns(db: PrismaClient, loopId: string, sequence: number) {
+  return db.executionRecord.count({
+    where: { loopId, iterationSeq: sequence, role: 'maker', kind: { in: ['AGENT_PROCESS', 'AGENT_SESSION'] } },
+  });
+}

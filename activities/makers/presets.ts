@@ -136,6 +136,8 @@ export interface AgentUsage {
   isError: boolean;
   /** The agent's final message, when it reports one as such. */
   summary: string | null;
+  /** The HTTP status of the model API's error that ended the run, when the tool reports it (Claude's api_error_status). */
+  apiErrorStatus: number | null;
 }
 
 const NOTHING_REPORTED: AgentUsage = {
@@ -146,6 +148,7 @@ const NOTHING_REPORTED: AgentUsage = {
   sessionId: null,
   isError: false,
   summary: null,
+  apiErrorStatus: null,
 };
 
 const SUMMARY_CAP = 4000;
@@ -216,6 +219,7 @@ function parseClaudeUsage(stdout: string): AgentUsage {
     sessionId: text(result.session_id),
     isError: result.is_error === true,
     summary: capped(text(result.result)),
+    apiErrorStatus: count(result.api_error_status),
   };
 }
 
@@ -299,6 +303,7 @@ function parseCodexUsage(stdout: string): AgentUsage {
     sessionId: events.threadId,
     isError: events.failed,
     summary: capped(events.lastAgentMessage),
+    apiErrorStatus: null,
   };
 }
 

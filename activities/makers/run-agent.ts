@@ -133,6 +133,7 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
       // A limit of its own sandbox it ran into comes first: its own doing, but the machine's rule.
       detail: [
         ...result.limitsReached.map((l) => l.message),
+        ...(usage.apiErrorStatus ? [`The model API answered HTTP ${usage.apiErrorStatus}.`] : []),
         (result.spawnError ?? usage.summary ?? `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`).trim(),
       ]
         .join('\n')

@@ -74,7 +74,9 @@ test('the Claude Code preset edits the workspace and its own usage and cost are 
   expect(maker.pid).toEqual(expect.any(Number));
   // The agent got its own credential, its private HOME, and none of the service's other secrets.
   const seen = JSON.parse(fs.readFileSync(recordFile, 'utf8')).env;
-  expect(seen).toMatchObject({ ANTHROPIC_API_KEY: 'anthropic-test-key', HOME: '/tmp/home' });
+  expect(seen).toMatchObject({ ANTHROPIC_API_KEY: 'anthropic-test-key' });
+  // A home of its own in the iteration's control directory (outside /tmp), with a git identity.
+  expect(seen.HOME).toMatch(/\/control\/[^/]+\/1\/agent\/home$/);
   expect(seen).not.toHaveProperty('LLM_API_KEY');
   expect(seen).not.toHaveProperty('DATABASE_URL');
 });

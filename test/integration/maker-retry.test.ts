@@ -101,3 +101,62 @@ test('a retry after the inspection was lost checks the stored checkpoint again, 
   expect(iteration.makerAttempts).toBe(1);
   expect(await db.prisma.finding.count({ where: { loopId } })).toBe(first.inspected.length);
 });
+
+test('an attempt its dying worker never recorded is recorded as INTERRUPTED when the maker runs again', async () => {
+  const repo = createFixtureRepo();
+  const request = loopRequest(repo, []);
+  const loopId = await insertLoop(db.prisma, {
+    repoUrl: repo,
+    status: 'RUNNING',
+    phase: 'MAKER',
+    input: request as object,
+  });
+  const activity = new MockActivityEnvironment({ workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' } });
+  await activity.run(() =>
+    prepareWorkspace(deps, { loopId, repository: { url: repo, baseRef: 'main' }, contractGates: [testsGate] }),
+  );
+  await freezeContract(deps, {
+    loopId,
+    version: 1,
+    contract: goalContractSchema.parse(request.contract),
+    reason: 'submitted',
+  });
+  const input = {
+    loopId,
+    sequence: 1,
+    roundIteration: 1,
+    maxIterations: 3,
+    contractVersion: 1,
+    directives: [],
+    maker: {
+      backend: 'command' as const,
+      argv: ['sh', '-c', `printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`],
+      timeoutSeconds: 60,
+    },
+    inspect: { gates: [testsGate] },
+  };
+  await inActivity(activity, () => runMaker(deps, input));
+  // The worker died while the maker ran: neither its record nor its result were stored.
+  await db.prisma.executionRecord.deleteMany({ where: { loopId } });
+  await db.prisma.iteration.updateMany({ where: { loopId }, data: { makerFinishedAt: null, checkpointCommit: null } });
+
+  const env = new MockActivityEnvironment({
+    attempt: 2,
+    workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' },
+  });
+  await inActivity(env, () => runMaker(deps, input));
+  const records = await db.prisma.executionRecord.findMany({
+    where: { loopId, role: 'maker', kind: 'AGENT_PROCESS' },
+    orderBy: { createdAt: 'asc' },
+  });
+  expect(records.map((r) => r.outcome)).toEqual(['INTERRUPTED', 'EXIT_0']);
+  expect(records[0]!.detail).toMatch(/^attempt 1 \(pid \d+ on .+\) ended without finishing: its worker stopped/);
+  // The second attempt's record lost too: the third attempt records that one, and only that one.
+  await db.prisma.iteration.updateMany({ where: { loopId }, data: { makerFinishedAt: null, checkpointCommit: null } });
+  await db.prisma.executionRecord.deleteMany({ where: { loopId, outcome: 'EXIT_0' } });
+  await inActivity(env, () => runMaker(deps, input));
+  const outcomes = await db.prisma.executionRecord.findMany({
+    where: { loopId, role: 'maker', kind: 'AGENT_PROCESS' },
+  });
+  expect(outcomes.map((r) => r.outcome).sort()).toEqual(['EXIT_0', 'INTERRUPTED', 'INTERRUPTED']);
+});

@@ -46,6 +46,8 @@ export interface FakeProviderServer {
   enqueue(...turns: ScriptedTurn[]): void;
   /** Turns not consumed yet. */
   pending(): number;
+  /** Drops the turns not consumed (a CLI that gave up early leaves some). */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -124,6 +126,7 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
     requests,
     enqueue: (...turns) => queue.push(...turns),
     pending: () => queue.length,
+    reset: () => void queue.splice(0),
     close: () => {
       for (const timer of timers) clearTimeout(timer);
       server.closeAllConnections();

@@ -262,6 +262,7 @@ describe('maker presets against fake agents (real subprocesses)', () => {
       sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       isError: false,
       summary: 'Updated hello.txt.',
+      apiErrorStatus: null,
     });
     expect(extractAgentText('claude-code', result.stdout)).toBe('Updated hello.txt.');
   });
@@ -293,6 +294,7 @@ describe('maker presets against fake agents (real subprocesses)', () => {
       sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       isError: false,
       summary: 'Changed hello.txt as asked.',
+      apiErrorStatus: null,
     });
     expect(extractAgentText('codex', result.stdout)).toBe('Changed hello.txt as asked.');
   });
@@ -325,6 +327,7 @@ describe('maker presets against fake agents (real subprocesses)', () => {
       sessionId: null,
       isError: false,
       summary: null,
+      apiErrorStatus: null,
     });
     expect(extractAgentText('aider', result.stdout)).toBe(result.stdout);
   });
@@ -440,6 +443,7 @@ describe('usage parsers on captured output', () => {
       sessionId: '0e639165-79b1-4bd4-bb0f-4cb4c15115d4',
       isError: false,
       summary: 'All done.',
+      apiErrorStatus: null,
     });
   });
 
@@ -460,6 +464,7 @@ describe('usage parsers on captured output', () => {
       completionTokens: 9,
       model: null,
       summary: null,
+      apiErrorStatus: null,
     });
 
     const stream = [
@@ -482,6 +487,7 @@ describe('usage parsers on captured output', () => {
       sessionId: null,
       isError: false,
       summary: null,
+      apiErrorStatus: null,
     });
     expect(extractAgentText('claude-code', 'plain text\n')).toBe('plain text\n');
   });
@@ -506,6 +512,7 @@ describe('usage parsers on captured output', () => {
       sessionId: '0199a213-81c0-7800-8aa1-bbab2a035a53',
       isError: false,
       summary: 'final answer',
+      apiErrorStatus: null,
     });
     expect(extractAgentText('codex', stdout)).toBe('final answer');
 
@@ -516,6 +523,7 @@ describe('usage parsers on captured output', () => {
       sessionId: 't',
       promptTokens: null,
       summary: null,
+      apiErrorStatus: null,
     });
     expect(parseAgentUsage('codex', 'final message only (no --json)\n', '')).toMatchObject({
       sessionId: null,
@@ -542,6 +550,7 @@ describe('usage parsers on captured output', () => {
       sessionId: null,
       isError: false,
       summary: null,
+      apiErrorStatus: null,
     });
     // A model without pricing metadata: aider prints only the Tokens part.
     expect(parseAgentUsage('aider', 'Tokens: 116 sent, 30 received.\n', '')).toMatchObject({
@@ -572,6 +581,7 @@ describe('usage parsers on captured output', () => {
       sessionId: null,
       isError: false,
       summary: null,
+      apiErrorStatus: null,
     });
     expect(extractAgentText('command', 'review text\n')).toBe('review text\n');
   });
