@@ -23,6 +23,8 @@ export const escalationReportBodySchema = z.looseObject({
       changedFiles: z.array(z.string()),
       verdict: z.string(),
       reasons: z.array(z.string()),
+      /** How the maker's run ended and why (domain/maker-outcome.ts); null when it left no record. */
+      maker: z.object({ outcome: z.string(), explanation: z.string() }).nullable().optional(),
     }),
   ),
   coreBlocker: z.string(),
