@@ -11,6 +11,7 @@ import { escalationRoutes } from './routes/escalations';
 import { inboxRoutes } from './routes/inbox';
 import { loopRoutes } from './routes/loops';
 import { metricsRoutes } from './routes/metrics';
+import { policyRoutes } from './routes/policy';
 import { timelineRoutes } from './routes/timeline';
 import { sanitiseAnswers, sanitiseLogLine } from './sanitise-output';
 import { rejectUnstorableText } from './storable-input';
@@ -69,5 +70,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(inboxRoutes);
   await app.register(apiKeyRoutes, { prisma: deps.prisma });
   await app.register(metricsRoutes, routeDeps);
+  await app.register(policyRoutes, routeDeps);
   return app;
 }

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { SandboxLimitsStatus } from '../activities/sandbox/limits';
 import type { ServiceConfig } from '../config/service-config';
 import type { PrismaClient } from '../store/db';
+import type { OperatorPolicy } from '../domain/operator-policy';
 
 // What the API is built from, below the app and its routes so they both import it (service/api-main.ts
 // injects the real clients; tests inject their own).
@@ -31,6 +32,8 @@ export type ApiPolicy = Pick<ServiceConfig, 'repositories' | 'decisions'> & {
   credentialNames?: string[] | null;
   /** GET /metrics answers only `Authorization: Bearer <token>` when set; null or absent: public. */
   metricsToken?: string | null;
+  /** The operator's ceilings on loop requests (OPERATOR_POLICY); absent: none. */
+  operator?: OperatorPolicy;
 };
 
 /** Without configuration the API enforces the same defaults as the service's environment schema. */
@@ -52,6 +55,7 @@ export function apiPolicy(
     disk: { path: config.dataDir, minFreeBytes: config.minFreeDiskBytes },
     credentialNames: config.gitCredentials ? Object.keys(config.gitCredentials) : null,
     metricsToken: config.telemetry.metricsToken,
+    operator: config.operatorPolicy,
   };
 }
 

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -7,6 +8,7 @@ import { REVIEW_PART_CHARS } from '../domain/review-scope';
 import { loadGitCredentials, type GitCredential } from './git-credentials';
 import { DEFAULT_AGENT_TOOLS_DIR, presetEndpoints, type PresetEndpoint } from './agent-presets';
 import type { PresetBackend } from '../domain/maker-presets';
+import { operatorPolicySchema, type OperatorPolicy } from '../domain/operator-policy';
 
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 /** An optional setting where an empty value (docker-compose's `${VAR:-}`) means unset. */
@@ -186,6 +188,9 @@ export const envSchema = z.object({
   AIDER_BASE_URL: optional(httpUrl),
   AIDER_API_KEY: optional(z.string()),
   AIDER_MODEL: optional(z.string().min(1).max(200)),
+  /** The operator's ceilings on loop requests (domain/operator-policy.ts), as JSON inline or in a file. */
+  OPERATOR_POLICY: optional(z.string()),
+  OPERATOR_POLICY_FILE: optional(z.string().min(1)),
   /** Local paths and file:// URLs as repositories: handy on one machine, off in production. */
   ALLOW_LOCAL_REPOSITORIES: booleanFlag.default(true),
   /** Seconds before a clone or fetch that has not connected (or stalls) is abandoned. */
@@ -266,6 +271,8 @@ export interface ServiceConfig {
   gitCredentials: Record<string, GitCredential> | null;
   /** Variables (name → value) every agent process gets; their values are secrets like the service's own. */
   agentCredentials: Record<string, string>;
+  /** Ceilings no loop request may exceed (OPERATOR_POLICY); {} when none are set. */
+  operatorPolicy: OperatorPolicy;
   /** The preset CLIs: where they are installed, and each one's model endpoint (config/agent-presets.ts). */
   agents: { toolsDir: string; endpoints: Record<PresetBackend, PresetEndpoint> };
   decisions: { allowDeadlineApprove: boolean; separationOfDuties: boolean; signalActors: string[] };
@@ -366,6 +373,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
     repositories: { allowLocal: e.ALLOW_LOCAL_REPOSITORIES, connectTimeoutSeconds: e.GIT_CONNECT_TIMEOUT_SECONDS },
     agentCredentials: agentCredentials(e.AGENT_CREDENTIALS, env),
     agents: { toolsDir: agentToolsDir, endpoints: presets },
+    operatorPolicy: loadOperatorPolicy(e.OPERATOR_POLICY, e.OPERATOR_POLICY_FILE),
     gitCredentials: loadGitCredentials(e.GIT_CREDENTIALS, e.GIT_CREDENTIALS_FILE),
     decisions: {
       allowDeadlineApprove: e.ALLOW_DEADLINE_APPROVE,
@@ -389,6 +397,32 @@ function tracesUrl(tracesEndpoint: string | undefined, endpoint: string | undefi
   if (tracesEndpoint) return tracesEndpoint;
   if (!endpoint) return null;
   return `${endpoint.replace(/\/+$/, '')}/v1/traces`;
+}
+
+function loadOperatorPolicy(inline: string | undefined, file: string | undefined): OperatorPolicy {
+  if (inline !== undefined && file !== undefined) {
+    throw new ConfigError('Invalid configuration: set OPERATOR_POLICY or OPERATOR_POLICY_FILE, not both');
+  }
+  const name = file === undefined ? 'OPERATOR_POLICY' : 'OPERATOR_POLICY_FILE';
+  let text: string | undefined;
+  try {
+    text = file === undefined ? inline : fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration: ${name}: ${(err as Error).message}`);
+  }
+  if (text === undefined) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration: ${name} is not JSON: ${(err as Error).message}`);
+  }
+  const parsed = operatorPolicySchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(policy)'}: ${i.message}`).join('; ');
+    throw new ConfigError(`Invalid configuration: ${name}: ${problems}`);
+  }
+  return parsed.data;
 }
 
 function agentCredentials(names: string, env: NodeJS.ProcessEnv): Record<string, string> {

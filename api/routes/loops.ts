@@ -14,6 +14,7 @@ import { sendDecision } from '../decision-submission';
 import { submitLoop } from '../loop-submission';
 import { loopDetail, loopSummary } from '../loop-views';
 import { checkRepositorySource } from '../repository-policy';
+import { applyOperatorPolicy } from '../operator-policy';
 import { checkFreeDisk } from '../disk-guard';
 import { loadLoop } from '../load-loop';
 import { cancelLoop } from '../loop-cancellation';
@@ -55,10 +56,11 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
     handler: async (request, reply) => {
       checkRepositorySource(policy, request.body);
       checkDeadlineDefault(policy, request.body);
+      const body = applyOperatorPolicy(policy, request.body);
       await checkFreeDisk(policy);
       const { loop, created } = await submitLoop(
         { prisma: deps.prisma, temporal: deps.temporal, taskQueue: deps.taskQueue },
-        request.body,
+        body,
         request.headers['idempotency-key'],
         requirePrincipal(request).keyId,
       );

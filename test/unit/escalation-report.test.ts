@@ -84,9 +84,9 @@ const markdown = (section4: string[]) =>
     'Escalated at iteration 1 of 1 because the iteration limit was reached.',
     '',
     '## 2. What each iteration tried',
-    '| # | K | changed files | verdict | why |',
-    '| --- | --- | --- | --- | --- |',
-    '| 1 | 1 | test/price.test.js | FAIL | 3 valid blocking finding(s) |',
+    '| # | K | changed files | maker | verdict | why |',
+    '| --- | --- | --- | --- | --- | --- |',
+    '| 1 | 1 | test/price.test.js | — | FAIL | 3 valid blocking finding(s) |',
     '',
     '## 3. Core blocker',
     '3 valid blocking finding(s)',
@@ -154,5 +154,5 @@ test('an attempt that changed thousands of files names the first ones and how ma
   const files = Array.from({ length: 20 }, (_, i) => `generated/f${i}.js`);
   const attempt = { ...stored.attempts[0]!, changedFiles: files, changedFileCount: 100_001 };
   const markdown = renderEscalationReport({ ...stored, attempts: [attempt] });
-  expect(markdown).toContain(`| 1 | 1 | ${files.join(', ')}, … and 99981 more | FAIL |`);
+  expect(markdown).toContain(`| 1 | 1 | ${files.join(', ')}, … and 99981 more | — | FAIL |`);
 });
