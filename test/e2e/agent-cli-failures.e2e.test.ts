@@ -1,4 +1,4 @@
-import { startFakeProviderServer, type FakeProviderServer } from '../support/fake-provider-server';
+import { presetEndpointsEnv, startFakeProviderServer, type FakeProviderServer } from '../support/fake-provider-server';
 import { createFixtureRepo } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
@@ -12,19 +12,7 @@ let h: LoopHarness;
 let model: FakeProviderServer;
 beforeAll(async () => {
   model = await startFakeProviderServer();
-  h = await startLoopHarness({
-    workerEnv: {
-      CLAUDE_CODE_BASE_URL: model.baseUrl.replace(/\/v1$/, ''),
-      CLAUDE_CODE_API_KEY: 'claude-code-test-key',
-      CLAUDE_CODE_MODEL: 'scripted-claude',
-      CODEX_BASE_URL: model.baseUrl,
-      CODEX_API_KEY: 'codex-test-key',
-      CODEX_MODEL: 'scripted-codex',
-      AIDER_BASE_URL: model.baseUrl,
-      AIDER_API_KEY: 'aider-test-key',
-      AIDER_MODEL: 'openai/scripted-aider',
-    },
-  });
+  h = await startLoopHarness({ workerEnv: presetEndpointsEnv(model) });
 });
 beforeEach(() => model.reset());
 afterAll(async () => {

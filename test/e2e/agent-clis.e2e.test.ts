@@ -1,5 +1,6 @@
 import { cleanLedger } from '../support/fake-llm-server';
 import {
+  presetEndpointsEnv,
   startFakeProviderServer,
   type FakeProviderServer,
   type RecordedProviderRequest,
@@ -18,20 +19,7 @@ let h: LoopHarness;
 let model: FakeProviderServer;
 beforeAll(async () => {
   model = await startFakeProviderServer();
-  const root = model.baseUrl.replace(/\/v1$/, '');
-  h = await startLoopHarness({
-    workerEnv: {
-      CLAUDE_CODE_BASE_URL: root,
-      CLAUDE_CODE_API_KEY: 'claude-code-test-key',
-      CLAUDE_CODE_MODEL: 'scripted-claude',
-      CODEX_BASE_URL: model.baseUrl,
-      CODEX_API_KEY: 'codex-test-key',
-      CODEX_MODEL: 'scripted-codex',
-      AIDER_BASE_URL: model.baseUrl,
-      AIDER_API_KEY: 'aider-test-key',
-      AIDER_MODEL: 'openai/scripted-aider',
-    },
-  });
+  h = await startLoopHarness({ workerEnv: presetEndpointsEnv(model) });
 });
 afterAll(async () => {
   await h?.close();

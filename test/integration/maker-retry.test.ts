@@ -44,7 +44,8 @@ const testsGate: ResolvedGate = {
   detail: 'the contract',
 };
 
-test('a retry after the inspection was lost checks the stored checkpoint again, without running the maker', async () => {
+/** A prepared loop with its contract frozen, and the activity environment of its first attempt. */
+async function preparedLoop(): Promise<{ loopId: string; activity: MockActivityEnvironment }> {
   const repo = createFixtureRepo();
   const request = loopRequest(repo, []);
   const loopId = await insertLoop(db.prisma, {
@@ -63,11 +64,12 @@ test('a retry after the inspection was lost checks the stored checkpoint again, 
     contract: goalContractSchema.parse(request.contract),
     reason: 'submitted',
   });
+  return { loopId, activity };
+}
 
-  // The maker fixes the code and deletes the tests; each run leaves a line outside the workspace.
-  const runs = path.join(dir, 'maker-runs.txt');
-  const script = `echo run >> ${runs}; printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js; rm test/sum.test.js`;
-  const input = {
+/** The maker input of iteration 1, running `script` as a command maker. */
+function makerInput(loopId: string, script: string) {
+  return {
     loopId,
     sequence: 1,
     roundIteration: 1,
@@ -77,6 +79,15 @@ test('a retry after the inspection was lost checks the stored checkpoint again, 
     maker: { backend: 'command' as const, argv: ['sh', '-c', script], timeoutSeconds: 60 },
     inspect: { gates: [testsGate] },
   };
+}
+
+test('a retry after the inspection was lost checks the stored checkpoint again, without running the maker', async () => {
+  const { loopId, activity } = await preparedLoop();
+
+  // The maker fixes the code and deletes the tests; each run leaves a line outside the workspace.
+  const runs = path.join(dir, 'maker-runs.txt');
+  const script = `echo run >> ${runs}; printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js; rm test/sum.test.js`;
+  const input = makerInput(loopId, script);
   const first = await inActivity(activity, () => runMaker(deps, input));
   expect(first.inspected?.map((f) => [f.findingId, f.title, f.severity])).toEqual([
     ['TMP-001', 'Existing test file deleted', 'BLOCKER'],
@@ -103,38 +114,8 @@ test('a retry after the inspection was lost checks the stored checkpoint again, 
 });
 
 test('an attempt its dying worker never recorded is recorded as INTERRUPTED when the maker runs again', async () => {
-  const repo = createFixtureRepo();
-  const request = loopRequest(repo, []);
-  const loopId = await insertLoop(db.prisma, {
-    repoUrl: repo,
-    status: 'RUNNING',
-    phase: 'MAKER',
-    input: request as object,
-  });
-  const activity = new MockActivityEnvironment({ workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' } });
-  await activity.run(() =>
-    prepareWorkspace(deps, { loopId, repository: { url: repo, baseRef: 'main' }, contractGates: [testsGate] }),
-  );
-  await freezeContract(deps, {
-    loopId,
-    version: 1,
-    contract: goalContractSchema.parse(request.contract),
-    reason: 'submitted',
-  });
-  const input = {
-    loopId,
-    sequence: 1,
-    roundIteration: 1,
-    maxIterations: 3,
-    contractVersion: 1,
-    directives: [],
-    maker: {
-      backend: 'command' as const,
-      argv: ['sh', '-c', `printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`],
-      timeoutSeconds: 60,
-    },
-    inspect: { gates: [testsGate] },
-  };
+  const { loopId, activity } = await preparedLoop();
+  const input = makerInput(loopId, `printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`);
   await inActivity(activity, () => runMaker(deps, input));
   // The worker died while the maker ran: neither its record nor its result were stored.
   await db.prisma.executionRecord.deleteMany({ where: { loopId } });

@@ -301,3 +301,21 @@ function errorBody(format: Format | null, status: number, message: string): unkn
   const type = status === 429 ? 'rate_limit_exceeded' : status === 401 ? 'invalid_api_key' : 'server_error';
   return { error: { message, type, code: type } };
 }
+
+/**
+ * The worker settings that point every preset CLI at `server`, as docs/agents.md tells an operator to:
+ * Claude Code at the root (it appends /v1), Codex and Aider at /v1, one key and model each.
+ */
+export function presetEndpointsEnv(server: FakeProviderServer): Record<string, string> {
+  return {
+    CLAUDE_CODE_BASE_URL: server.baseUrl.replace(/\/v1$/, ''),
+    CLAUDE_CODE_API_KEY: 'claude-code-test-key',
+    CLAUDE_CODE_MODEL: 'scripted-claude',
+    CODEX_BASE_URL: server.baseUrl,
+    CODEX_API_KEY: 'codex-test-key',
+    CODEX_MODEL: 'scripted-codex',
+    AIDER_BASE_URL: server.baseUrl,
+    AIDER_API_KEY: 'aider-test-key',
+    AIDER_MODEL: 'openai/scripted-aider',
+  };
+}
