@@ -56,12 +56,12 @@ export async function prepareAgentHome(
     }
     case 'aider': {
       // Aider downloads LiteLLM's price list into this cache unless a fresh, non-empty one is there; with a
-      // stub it stays offline and LiteLLM answers from the copy it ships (LITELLM_LOCAL_MODEL_COST_MAP).
+      // one-entry list it stays offline and LiteLLM answers from the copy it ships (LITELLM_LOCAL_MODEL_COST_MAP).
       const caches = path.join(home, '.aider', 'caches');
       await fs.mkdir(caches, { recursive: true });
       await fs.writeFile(
         path.join(caches, 'model_prices_and_context_window.json'),
-        JSON.stringify({ 'engineering-loop-offline-stub': {} }),
+        JSON.stringify({ 'engineering-loop-offline': {} }),
       );
       env.LITELLM_LOCAL_MODEL_COST_MAP = 'True';
       if (endpoint.baseUrl) env.OPENAI_API_BASE = endpoint.baseUrl;

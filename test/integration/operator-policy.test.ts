@@ -1,4 +1,3 @@
-import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app';
 import { DEFAULT_API_POLICY } from '../../api/deps';
@@ -7,6 +6,7 @@ import { loadConfig, ConfigError } from '../../config/service-config';
 import type { OperatorPolicy } from '../../domain/operator-policy';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { loopRequest } from '../support/loop-request';
+import { recordingTemporal } from '../support/recording-temporal';
 
 // The operator's ceilings at the API: GET /v1/policy shows them; a request above one is refused with 400
 // naming the field and the ceiling, before anything is stored or started; a budget left out takes the
@@ -26,23 +26,14 @@ let db: TestDatabase;
 let app: FastifyInstance;
 let submitter: CreatedApiKey;
 let base: string;
-const started: Array<{ args: Array<{ request: { budget: unknown } }> }> = [];
+const started: unknown[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase();
   submitter = await createApiKey(db.prisma, { name: 'sam', role: 'submitter' });
-  const temporal = {
-    workflow: {
-      start: (_name: string, options: (typeof started)[number]) => {
-        started.push(options);
-        return Promise.resolve({ firstExecutionRunId: `run-${started.length}` });
-      },
-    },
-    withDeadline: <T>(_deadline: number, call: () => Promise<T>) => call(),
-  };
   app = await buildApp({
     prisma: db.prisma,
-    temporal: temporal as unknown as Client,
+    temporal: recordingTemporal(started),
     taskQueue: 'q',
     logLevel: 'silent',
     policy: { ...DEFAULT_API_POLICY, operator: POLICY },
@@ -113,7 +104,9 @@ test('a request within the ceilings starts, and a budget left out takes the ceil
     loopRequest('https://example.invalid/r.git', ['x'], { maxIterations: 3 }),
   );
   expect([answer.status, answer.body.message]).toEqual([201, undefined]);
-  expect(started.at(-1)!.args[0]!.request.budget).toEqual({ maxCostUsd: 3 });
+  expect((started.at(-1) as { args: [{ request: { budget: unknown } }] }).args[0].request.budget).toEqual({
+    maxCostUsd: 3,
+  });
 });
 
 test('the policy comes from OPERATOR_POLICY; a bad one stops the service naming the field', () => {

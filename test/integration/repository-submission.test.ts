@@ -1,10 +1,10 @@
-import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app';
 import { DEFAULT_API_POLICY } from '../../api/deps';
 import { createApiKey, type CreatedApiKey } from '../../api/auth/api-keys';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { loopRequest } from '../support/loop-request';
+import { recordingTemporal } from '../support/recording-temporal';
 
 // POST /v1/loops with repository URLs git could misread, and local repositories with the operator's switch
 // off: a 400 naming the field, before anything is recorded or started.
@@ -18,18 +18,9 @@ describe('repository sources at POST /v1/loops', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     submitter = await createApiKey(db.prisma, { name: 'sam', role: 'submitter' });
-    const temporal = {
-      workflow: {
-        start: (_name: string, options: unknown) => {
-          started.push(options);
-          return Promise.resolve({ firstExecutionRunId: `run-${started.length}` });
-        },
-      },
-      withDeadline: <T>(_deadline: number, call: () => Promise<T>) => call(),
-    };
     app = await buildApp({
       prisma: db.prisma,
-      temporal: temporal as unknown as Client,
+      temporal: recordingTemporal(started),
       taskQueue: 'q',
       logLevel: 'silent',
       policy: { ...DEFAULT_API_POLICY, repositories: { allowLocal: false, connectTimeoutSeconds: 20 } },
