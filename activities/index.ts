@@ -1,4 +1,6 @@
 import { backtrack, type BacktrackInput } from './backtrack';
+import type { PresetBackend } from '../domain/maker-presets';
+import { checkAgent } from './makers/agent-check';
 import { freezeContract, type FreezeContractInput } from './contract';
 import {
   authorizeDecision,
@@ -26,16 +28,28 @@ import { runWorkspaceSetup, type WorkspaceSetupInput } from './setup/workspace-s
 import { runVerification, type VerificationInput } from './verification/run-verification';
 import { prepareWorkspace, type PrepareWorkspaceInput } from './workspace';
 
+/** Every activity the worker runs: the loop's and the presets' smoke tests. */
+export function createActivities(deps: ActivityDeps) {
+  return { ...createLoopActivities(deps), ...createAgentCheckActivities(deps) };
+}
+
 /**
  * Every activity the loop workflow calls, bound to the service's dependencies; failures leave sanitised.
  * Each acts only for the loop's own workflow run (run-binding.ts), which a continued run claims first.
  * The git steps heartbeat while they run: the workflow gives them a 20 s heartbeat timeout.
  */
-export function createActivities(deps: ActivityDeps) {
+function createLoopActivities(deps: ActivityDeps) {
   return withSanitisedFailures({
     claimContinuedRun: (input: { loopId: string; continuedFrom: string | null }) =>
       claimContinuedRun(deps.prisma, input),
     ...loopActivities(deps),
+  });
+}
+
+/** A preset's smoke test (workflows/agent-checks.ts): no loop's, so not bound to a loop run. */
+function createAgentCheckActivities(deps: ActivityDeps) {
+  return withSanitisedFailures({
+    checkAgent: (input: { backend: PresetBackend }) => checkAgent(deps, input),
   });
 }
 
@@ -84,7 +98,8 @@ function loopActivities(deps: ActivityDeps) {
   });
 }
 
-export type LoopActivities = ReturnType<typeof createActivities>;
+export type LoopActivities = ReturnType<typeof createLoopActivities>;
+export type AgentCheckActivities = ReturnType<typeof createAgentCheckActivities>;
 
 /** The input of a phase's first activity, which records the loop's entry into the phase. */
 type InPhase<T> = T & { progress: ProgressInput };

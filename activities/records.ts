@@ -115,6 +115,7 @@ export async function recordEscalation(
       gates: input.report.gateAudit.map((g) => ({ gate: g.gate, status: g.status })),
     },
     sandbox: describeSandbox(loop.sandbox),
+    operatorPolicy: deps.config.operatorPolicy,
   };
   return storeEscalation(deps, input.loopId, input.escalationSequence, report);
 }
@@ -169,6 +170,7 @@ export async function recordContractApproval(
     ],
     workspace: { branch: loop.branch ?? '', checkpointCommit: loop.baseCommit ?? '', gates: [] },
     sandbox: describeSandbox(loop.sandbox),
+    operatorPolicy: deps.config.operatorPolicy,
   };
   return storeEscalation(deps, input.loopId, input.escalationSequence, report);
 }

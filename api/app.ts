@@ -2,6 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { agentRoutes } from './routes/agents';
 import { apiKeyRoutes } from './auth/api-key-routes';
 import { API_KEY_REDACT_PATHS, DEFAULT_PUBLIC_ROUTES, registerAuth } from './auth/auth-plugin';
 import { DEFAULT_API_POLICY, type AppDeps, type RouteDeps } from './deps';
@@ -71,5 +72,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(apiKeyRoutes, { prisma: deps.prisma });
   await app.register(metricsRoutes, routeDeps);
   await app.register(policyRoutes, routeDeps);
+  await app.register(agentRoutes, routeDeps);
   return app;
 }

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { EgressEntry } from '../domain/egress';
 import type { SandboxLimitsStatus } from '../activities/sandbox/limits';
 import type { ServiceConfig } from '../config/service-config';
 import type { PrismaClient } from '../store/db';
@@ -34,6 +35,8 @@ export type ApiPolicy = Pick<ServiceConfig, 'repositories' | 'decisions'> & {
   metricsToken?: string | null;
   /** The operator's ceilings on loop requests (OPERATOR_POLICY); absent: none. */
   operator?: OperatorPolicy;
+  /** The coding-agent presets as configured here, and the agents' egress allow-list (GET /v1/agents); absent: unknown. */
+  agents?: ServiceConfig['agents'] & { egress: readonly EgressEntry[] };
 };
 
 /** Without configuration the API enforces the same defaults as the service's environment schema. */
@@ -56,6 +59,7 @@ export function apiPolicy(
     credentialNames: config.gitCredentials ? Object.keys(config.gitCredentials) : null,
     metricsToken: config.telemetry.metricsToken,
     operator: config.operatorPolicy,
+    agents: { ...config.agents, egress: config.sandbox.egress.agents },
   };
 }
 

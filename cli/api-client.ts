@@ -43,6 +43,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** 'text' for the plain-text routes (evidence logs, patches). */
   as?: 'json' | 'text';
+  /** For a request known to take long (smoke tests); the client's own timeout otherwise. */
+  timeoutMs?: number;
 }
 
 export class ApiClient {
@@ -83,11 +85,11 @@ export class ApiClient {
         method,
         headers,
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs),
       });
       text = await response.text();
     } catch (error) {
-      throw this.connectionError(error);
+      throw this.connectionError(error, options.timeoutMs ?? this.timeoutMs);
     }
     if (!response.ok) throw apiError(response, text);
     if (options.as === 'text') return { status: response.status, body: text as T };
@@ -100,11 +102,11 @@ export class ApiClient {
     }
   }
 
-  private connectionError(error: unknown): ConnectionError {
+  private connectionError(error: unknown, timeoutMs: number): ConnectionError {
     const hint = `is the service running? Set ${URL_VARIABLE} (or "url" in the config file) to its address`;
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
       return new ConnectionError(
-        `the API at ${this.baseUrl} did not answer within ${Math.round(this.timeoutMs / 1000)} s`,
+        `the API at ${this.baseUrl} did not answer within ${Math.round(timeoutMs / 1000)} s`,
         hint,
       );
     }

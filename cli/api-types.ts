@@ -133,3 +133,23 @@ export const SUCCESS_STATUSES = ['PASSED', 'APPROVED'];
 export const FAILURE_STATUSES = ['FAILED', 'REJECTED', 'CANCELLED', 'TERMINATED'];
 /** What `list --status` accepts: the service's own statuses (GET /v1/loops validates the same list). */
 export const LIST_STATUSES = [...LOOP_STATUSES, 'QUEUED'] as const;
+
+/** GET /v1/agents: one coding-agent preset (api/agent-inventory.ts). */
+export interface AgentView {
+  backend: string;
+  package: string;
+  pinnedVersion: string;
+  installedVersion: string | null;
+  endpoint: { baseUrl: string | null; model: string | null; apiKeySet: boolean } | null;
+  allowed: boolean;
+  network: string[] | null;
+  lastCheck: {
+    host: string;
+    version: string | null;
+    ok: boolean;
+    outcome: string;
+    explanation: string;
+    latencyMs: number;
+    checkedAt: string;
+  } | null;
+}

@@ -125,24 +125,20 @@ export function narrowEgress(
   return { allow, dropped };
 }
 
+/** One allow-list entry as written (parseEgressEntry's forms), refused with parseEgressEntry's reason. */
+export const egressEntryTextSchema = z
+  .string()
+  .max(300)
+  .superRefine((text, ctx) => {
+    try {
+      parseEgressEntry(text);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    }
+  });
+
 /** A request's network setting: on (the operator's whole list), off, or only these of its hosts. */
-export const networkRequestSchema = z.union([
-  z.boolean(),
-  z
-    .array(
-      z
-        .string()
-        .max(300)
-        .superRefine((text, ctx) => {
-          try {
-            parseEgressEntry(text);
-          } catch (err) {
-            ctx.addIssue({ code: 'custom', message: (err as Error).message });
-          }
-        }),
-    )
-    .max(64),
-]);
+export const networkRequestSchema = z.union([z.boolean(), z.array(egressEntryTextSchema).max(64)]);
 export type NetworkRequest = z.infer<typeof networkRequestSchema>;
 
 /** A sandbox's egress: null (no network at all) when nothing was asked for, else the narrowed list. */

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { egressEntryTextSchema } from './egress';
 import type { LoopRequest } from './loop-request';
+import { PRESET_BACKENDS } from './maker-presets';
 
 // The operator's ceilings (the seeds' immutable global layer): what no loop request may exceed, set once
 // for the service in OPERATOR_POLICY (JSON) or OPERATOR_POLICY_FILE, shown at GET /v1/policy. A request
@@ -20,6 +22,11 @@ export const operatorPolicySchema = z.strictObject({
   allowedMakerBackends: z.array(z.string().min(1)).min(1).optional(),
   /** Models a request may name for its maker or reviewer; absent: any. */
   allowedModels: z.array(z.string().min(1)).min(1).optional(),
+  /**
+   * Per preset (claude-code, codex, aider, …), the hosts its agents — makers and reviewer agents — may reach,
+   * in place of SANDBOX_EGRESS_AGENTS; a request's `network` can only narrow it. [] gives no network.
+   */
+  agentNetwork: z.partialRecord(z.enum(PRESET_BACKENDS), z.array(egressEntryTextSchema).max(64)).optional(),
 });
 export type OperatorPolicy = z.infer<typeof operatorPolicySchema>;
 
@@ -84,4 +91,19 @@ function modelViolation(policy: OperatorPolicy, field: string, model: string | u
 
 function modelOf(settings: object): string | undefined {
   return 'model' in settings && typeof settings.model === 'string' ? settings.model : undefined;
+}
+
+/** The policy in one line for a report: "maxIterations 5; allowedMakerBackends codex, aider; …", or "none". */
+export function describeOperatorPolicy(policy: OperatorPolicy): string {
+  const parts = Object.entries(policy).map(([name, value]) => {
+    if (Array.isArray(value)) return `${name} ${value.join(', ')}`;
+    if (value !== null && typeof value === 'object') {
+      const lists = Object.entries(value as Record<string, string[]>).map(
+        ([preset, hosts]) => `${preset}: ${hosts.join(', ') || 'no host'}`,
+      );
+      return `${name} (${lists.join('; ')})`;
+    }
+    return `${name} ${String(value)}`;
+  });
+  return parts.length ? parts.join('; ') : 'none';
 }

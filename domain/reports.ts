@@ -1,6 +1,7 @@
 import type { GateSummary } from './gates';
 import type { EscalationTrigger, JudgeReport } from './judge';
 import type { MakerRunOutcome } from './maker-outcome';
+import { describeOperatorPolicy, type OperatorPolicy } from './operator-policy';
 
 // Reports people read: the judge report of each verdict, the escalation report (docs/design.md §7.1) and the
 // final report delivered on PASS or human approval (docs/design.md §9). Pure data in, Markdown out.
@@ -33,6 +34,8 @@ export interface EscalationReport {
   workspace: { branch: string; checkpointCommit: string; gates: Array<Pick<GateSummary, 'gate' | 'status'>> };
   /** How the loop's untrusted commands were confined (describeSandbox). */
   sandbox: string;
+  /** The operator's ceilings in force when the report was written (OPERATOR_POLICY); absent from older reports. */
+  operatorPolicy?: OperatorPolicy;
 }
 
 export interface FinalReport {
@@ -182,6 +185,7 @@ export function renderEscalationReport(r: EscalationReport): string {
     `- checkpoint commit: \`${r.workspace.checkpointCommit}\``,
     `- gates: ${r.workspace.gates.map((g) => `${g.gate} ${g.status}`).join(', ') || 'none run'}`,
     `- sandbox: ${r.sandbox}`,
+    ...(r.operatorPolicy ? [`- operator policy: ${describeOperatorPolicy(r.operatorPolicy)}`] : []),
   ].join('\n');
 }
 

@@ -29,3 +29,23 @@ export function agentProcessFields(
     latencyMs: result.endTime.getTime() - result.startTime.getTime(),
   };
 }
+
+/** How an agent CLI run ended, as its execution record states it (domain/maker-outcome.ts explains it). */
+export function agentRunOutcome(result: CommandResult, usage: AgentUsage): { outcome: string; detail: string } {
+  const outcome = result.spawnError
+    ? 'SPAWN_FAILED'
+    : result.timeoutStatus !== 'COMPLETED'
+      ? result.timeoutStatus
+      : usage.isError
+        ? 'AGENT_ERROR'
+        : `EXIT_${result.exitCode}`;
+  // A limit of its own sandbox it ran into comes first: its own doing, but the machine's rule.
+  const detail = [
+    ...result.limitsReached.map((l) => l.message),
+    ...(usage.apiErrorStatus ? [`The model API answered HTTP ${usage.apiErrorStatus}.`] : []),
+    (result.spawnError ?? usage.summary ?? `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`).trim(),
+  ]
+    .join('\n')
+    .trim();
+  return { outcome, detail };
+}

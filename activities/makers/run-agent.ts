@@ -11,15 +11,14 @@ import { excludeFromCheckpoints } from '../git';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand } from '../process/run-command';
 import { modelCallCost } from '../usage';
-import { agentProcessFields } from './agent-process-record';
+import { agentProcessFields, agentRunOutcome } from './agent-process-record';
 import { ProviderCallError, runLlmMaker, type ModelCallRecord } from './llm-maker';
-import { agentNetwork } from '../../domain/maker-presets';
 import { parseAgentUsage } from './presets';
 import { launchPreset } from './launch-preset';
 import type { SetupPlan } from '../../domain/setup';
 import { setupEnvironment } from '../setup/setup-environment';
-import { sandboxEgress } from '../../domain/egress';
 import { recordEgressRefusals } from '../egress-refusals';
+import { agentEgress } from './agent-egress';
 
 export interface AgentRun {
   loopId: string;
@@ -87,7 +86,7 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
         readOnly: [run.promptFile, ...toolchain.readOnly],
         writable: [run.reportDir, ...(launch.home ? [run.stateDir] : [])],
         home: launch.home,
-        egress: sandboxEgress(deps.config.sandbox.egress.agents, agentNetwork(run.maker)),
+        egress: agentEgress(deps.config, run.maker),
         caches: { dir: run.cacheDir, access: 'use' },
       },
     },
@@ -116,28 +115,13 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
     result,
   );
   const usage = parseAgentUsage(run.maker.backend, result.stdout, result.stderr);
-  const completed = result.timeoutStatus === 'COMPLETED';
   const recorded = early(
     recordExecution(deps, {
       loopId: run.loopId,
       iterationSeq: run.sequence,
       role: 'maker',
       ...agentProcessFields(deps.config, run.maker.backend, result, usage),
-      outcome: result.spawnError
-        ? 'SPAWN_FAILED'
-        : !completed
-          ? result.timeoutStatus
-          : usage.isError
-            ? 'AGENT_ERROR'
-            : `EXIT_${result.exitCode}`,
-      // A limit of its own sandbox it ran into comes first: its own doing, but the machine's rule.
-      detail: [
-        ...result.limitsReached.map((l) => l.message),
-        ...(usage.apiErrorStatus ? [`The model API answered HTTP ${usage.apiErrorStatus}.`] : []),
-        (result.spawnError ?? usage.summary ?? `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`).trim(),
-      ]
-        .join('\n')
-        .trim(),
+      ...agentRunOutcome(result, usage),
     }),
   );
   if (result.timeoutStatus === 'CANCELLED' || result.spawnError) await recorded;

@@ -14,12 +14,11 @@ import { launchPreset } from '../makers/launch-preset';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand } from '../process/run-command';
 import { handOver } from '../sandbox/hand-over';
-import { agentNetwork } from '../../domain/maker-presets';
 import type { ChatMessage } from './chat-completions';
 import { parseLedger } from './parse-ledger';
 import type { StructuredAnswer } from './structured-answer';
-import { sandboxEgress } from '../../domain/egress';
 import { recordEgressRefusals } from '../egress-refusals';
+import { agentEgress } from '../makers/agent-egress';
 
 type AgentReviewer = Extract<ReviewerSettings, { backend: 'agent' }>['agent'];
 
@@ -97,7 +96,7 @@ async function runReviewer(
         readOnly: [path.join(input.workspace, '.git'), promptFile],
         writable: launch.home ? [stateDir] : [],
         home: launch.home,
-        egress: sandboxEgress(deps.config.sandbox.egress.agents, agentNetwork(agent)),
+        egress: agentEgress(deps.config, agent),
       },
     },
     env: childEnvironment({

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { operatorPolicySchema } from '../../domain/operator-policy';
 import { authErrorResponses } from '../auth/auth-plugin';
 import type { RouteDeps } from '../deps';
 import { openEscalations } from '../../store/escalations';
@@ -37,6 +38,8 @@ export const escalationReportBodySchema = z.looseObject({
     checkpointCommit: z.string(),
     gates: z.array(z.looseObject({ gate: z.string(), status: z.string() })),
   }),
+  /** The operator's ceilings in force when it was written (GET /v1/policy's shape); absent from older reports. */
+  operatorPolicy: operatorPolicySchema.optional(),
 });
 
 export const openEscalationSchema = z.object({

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { RouteDeps } from '../deps';
 import { ping } from '../../store/db';
+import { agentInventory } from '../agent-inventory';
 
 const checkSchema = z.object({ ok: z.boolean(), error: z.string().optional() });
 const limitsSchema = z.object({
@@ -23,10 +24,18 @@ const sandboxSchema = z.object({
   /** The limits per sandbox in force (docs/threat-model.md, "Limits"); null: unconfined or unknown here; a string: why none can be applied. */
   limits: z.union([limitsSchema, z.string()]).nullable(),
 });
+/** Each preset's installed version and latest smoke test (GET /v1/agents has the rest); they do not decide readiness. */
+const agentStatusSchema = z.object({
+  backend: z.string(),
+  installedVersion: z.string().nullable(),
+  lastCheck: z.object({ ok: z.boolean(), version: z.string().nullable(), checkedAt: z.string() }).nullable(),
+});
 const healthSchema = z.object({
   status: z.enum(['ok', 'unavailable']),
   checks: z.object({ postgres: checkSchema, temporal: checkSchema }),
   sandbox: sandboxSchema,
+  /** null while PostgreSQL, which holds the checks, cannot be read. */
+  agents: z.array(agentStatusSchema).nullable(),
 });
 
 /** What the operator chose for untrusted commands; workers refuse to start when bubblewrap cannot run. */
@@ -40,6 +49,18 @@ function sandboxStatus(sandbox: RouteDeps['policy']['sandbox']): z.infer<typeof 
         note: "SANDBOX=none: makers, agents and gates run unsandboxed with the worker's own access",
         limits: null,
       };
+}
+
+async function agentStatus(deps: RouteDeps): Promise<Array<z.infer<typeof agentStatusSchema>> | null> {
+  try {
+    return (await agentInventory(deps.prisma, deps.policy)).map((a) => ({
+      backend: a.backend,
+      installedVersion: a.installedVersion,
+      lastCheck: a.lastCheck && { ok: a.lastCheck.ok, version: a.lastCheck.version, checkedAt: a.lastCheck.checkedAt },
+    }));
+  } catch {
+    return null;
+  }
 }
 
 /** Each dependency gets this long: a health check that hangs during an outage tells nobody anything. */
@@ -93,9 +114,10 @@ export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (typed, deps
         ]);
         const ok = postgres.ok && temporal.ok;
         const sandbox = sandboxStatus(deps.policy.sandbox);
+        const agents = postgres.ok ? await agentStatus(deps) : null;
         return reply
           .code(ok ? 200 : 503)
-          .send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, temporal }, sandbox });
+          .send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, temporal }, sandbox, agents });
       },
     });
   }

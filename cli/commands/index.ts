@@ -1,4 +1,5 @@
 import type { Command } from '../command';
+import { agentsCommand } from './agents';
 import { decideCommand } from './decide';
 import { listCommand } from './list';
 import { logsCommand } from './logs';
@@ -16,4 +17,5 @@ export const COMMANDS: Command<unknown>[] = [
   decideCommand,
   logsCommand,
   timelineCommand,
+  agentsCommand,
 ];

@@ -1,3 +1,4 @@
+import { recordHistory } from '../support/histories';
 import { presetEndpointsEnv, startFakeProviderServer, type FakeProviderServer } from '../support/fake-provider-server';
 import { createFixtureRepo } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
@@ -12,7 +13,9 @@ let h: LoopHarness;
 let model: FakeProviderServer;
 beforeAll(async () => {
   model = await startFakeProviderServer();
-  h = await startLoopHarness({ workerEnv: presetEndpointsEnv(model) });
+  h = await startLoopHarness({
+    workerEnv: { ...presetEndpointsEnv(model), OPERATOR_POLICY: JSON.stringify({ maxMakerTimeoutSeconds: 300 }) },
+  });
 });
 beforeEach(() => model.reset());
 afterAll(async () => {
@@ -23,13 +26,15 @@ afterAll(async () => {
 const PRESETS = ['claude-code', 'codex', 'aider'] as const;
 
 /** Runs one iteration with `maker` and returns how the loop explains its maker run. */
-async function explained(maker: Record<string, unknown>): Promise<{ status: string; maker: any; coreBlocker: string }> {
+async function explained(
+  maker: Record<string, unknown>,
+): Promise<{ status: string; maker: any; coreBlocker: string; report: any }> {
   const id = await h.submit(loopRequest(createFixtureRepo(), [], { maker: maker as never, maxIterations: 1 }));
   const loop = await h.waitForLoop(id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
   const report = loop.escalations[0]
-    ? (await h.request('GET', `/v1/loops/${id}/report`)).body.body
-    : { coreBlocker: '' };
-  return { status: loop.status, maker: loop.iterations[0]?.maker, coreBlocker: report.coreBlocker };
+    ? (await h.request('GET', `/v1/loops/${id}/report`)).body
+    : { body: { coreBlocker: '' } };
+  return { status: loop.status, maker: loop.iterations[0]?.maker, coreBlocker: report.body.coreBlocker, report };
 }
 
 test.each(PRESETS)(
@@ -41,6 +46,9 @@ test.each(PRESETS)(
     expect(run.maker.outcome).toBe('EXIT_0');
     expect(run.maker.explanation).toContain('decided to change nothing');
     expect(run.coreBlocker).toMatch(/^The maker changed nothing: .*exited 0.*decided to change nothing/s);
+    // The report states the operator's policy in force.
+    expect(run.report.body.operatorPolicy).toEqual({ maxMakerTimeoutSeconds: 300 });
+    expect(run.report.markdown).toContain('- operator policy: maxMakerTimeoutSeconds 300');
   },
   180_000,
 );
@@ -80,3 +88,16 @@ test.each(PRESETS)(
   },
   180_000,
 );
+
+test('a smoke test against a model API answering 404 fails, saying so', async () => {
+  model.enqueue(...Array(12).fill({ kind: 'error', status: 404, message: 'model scripted-x does not exist' }));
+  const checked = await h.request('POST', '/v1/agents/checks', { backends: ['codex'] });
+  expect(checked.status).toBe(200);
+  expect(checked.body.agents).toHaveLength(1);
+  expect(checked.body.agents[0].lastCheck).toMatchObject({ ok: false });
+  expect(checked.body.agents[0].lastCheck.explanation).toContain('the model API answered HTTP 404');
+  recordHistory(checked.body.workflowId, 'agent-check-fails');
+  // Each check costs a model call: an admin's to ask for.
+  const refused = await h.request('POST', '/v1/agents/checks', {}, { authorization: `Bearer ${h.keys.submitter}` });
+  expect(refused.status).toBe(403);
+}, 180_000);

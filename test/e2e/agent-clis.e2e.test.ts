@@ -1,3 +1,8 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PRESET_BACKENDS } from '../../domain/maker-presets';
+import { requireBuiltCli, runCliProcess } from '../support/cli-process';
 import { cleanLedger } from '../support/fake-llm-server';
 import {
   presetEndpointsEnv,
@@ -13,17 +18,32 @@ import { loopRequest } from '../support/loop-request';
 // in config/agent-tools.json (scripts/install-agents.sh), each against a scripted model server speaking
 // its own wire format: Claude Code over Anthropic Messages (SSE, tool_use), Codex over the Responses API
 // (SSE, function calls), Aider over Chat Completions (its edit formats). The operator's settings are the
-// documented ones (docs/agents.md): one endpoint, key and model per preset, nothing else.
+// documented ones (docs/agents.md): one endpoint, key and model per preset, and the operator policy's
+// network allow-list per preset — the only way to the model server, as SANDBOX_EGRESS_AGENTS names another host.
 
 let h: LoopHarness;
 let model: FakeProviderServer;
+let modelHost: string;
+let home: string;
 beforeAll(async () => {
+  requireBuiltCli();
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-home-'));
   model = await startFakeProviderServer();
-  h = await startLoopHarness({ workerEnv: presetEndpointsEnv(model) });
+  modelHost = new URL(model.baseUrl).host;
+  const agentNetwork = Object.fromEntries(PRESET_BACKENDS.map((b) => [b, [modelHost]]));
+  h = await startLoopHarness({
+    workerEnv: {
+      ...presetEndpointsEnv(model),
+      SANDBOX_EGRESS_AGENTS: 'example.invalid',
+      OPERATOR_POLICY: JSON.stringify({ agentNetwork }),
+    },
+    policy: 'worker',
+  });
 });
 afterAll(async () => {
   await h?.close();
   await model?.close();
+  fs.rmSync(home, { recursive: true, force: true });
 });
 
 /** The workspace the CLI runs in, as Claude Code states it in its system prompt. */
@@ -124,3 +144,39 @@ test('aider: the real CLI applies its edit format with git on and PASSes, usage 
   expect(maker).toMatchObject({ kind: 'AGENT_PROCESS', provider: 'aider', outcome: 'EXIT_0' });
   expect(maker.promptTokens).toBeGreaterThan(0);
 }, 240_000);
+
+test('agents: GET /v1/agents lists the installed pins; `engineering-loop agents --check` smoke-tests each real CLI', async () => {
+  const listed = await h.request('GET', '/v1/agents');
+  expect(listed.status).toBe(200);
+  expect(listed.body.agents.map((a: any) => a.backend)).toEqual([...PRESET_BACKENDS]);
+  for (const agent of listed.body.agents) {
+    expect(agent.installedVersion).toBe(agent.pinnedVersion);
+    expect(agent).toMatchObject({ allowed: true, network: [modelHost], endpoint: { apiKeySet: true } });
+  }
+  const before = model.requests.length;
+  // One text turn each (the three run at once, so any may take any); spares for a CLI that asks twice.
+  model.enqueue(...Array(6).fill({ kind: 'text', text: 'OK' }));
+  const run = await runCliProcess(['agents', '--check'], home, {
+    ENGINEERING_LOOP_URL: h.baseUrl,
+    ENGINEERING_LOOP_API_KEY: h.keys.admin,
+  });
+  model.reset();
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  for (const backend of PRESET_BACKENDS) expect(run.stdout).toMatch(new RegExp(`^${backend} .* ok `, 'm'));
+  const paths = model.requests.slice(before).map((r) => r.path.split('?')[0]);
+  expect(new Set(paths)).toEqual(new Set(['/v1/messages', '/v1/responses', '/v1/chat/completions']));
+  const checked = (await h.request('GET', '/v1/agents')).body.agents;
+  for (const agent of checked) {
+    expect(agent.lastCheck).toMatchObject({ ok: true, outcome: 'EXIT_0' });
+    expect(agent.lastCheck.version).toContain(agent.pinnedVersion);
+  }
+  const ready = await h.request('GET', '/readyz');
+  expect(ready.body.agents).toEqual(
+    checked.map((a: any) => ({
+      backend: a.backend,
+      installedVersion: a.pinnedVersion,
+      lastCheck: { ok: true, version: a.lastCheck.version, checkedAt: a.lastCheck.checkedAt },
+    })),
+  );
+}, 300_000);

@@ -1,65 +1,34 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
+import { requireBuiltCli, runCliProcess, type CliRun } from '../support/cli-process';
 import { blockerLedger, cleanLedger } from '../support/fake-llm-server';
 import { CORRECT_SUM, WRONG_SUM, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
 import { freePort } from '../support/free-port';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
 
-// The `engineering-loop` CLI as users run it: the compiled dist/cli/main.js in its own process, against
+// The `engineering-loop` CLI as users run it (test/support/cli-process.ts), against
 // the real API (Temporal dev server, PostgreSQL, worker process, fake reviewer LLM). The timeline
 // command runs against the API's own route, and against a small local server for what an older server
 // (without the route) answers.
 
-const CLI = path.resolve(__dirname, '../../dist/cli/main.js');
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const STACK_TRACE = /\n\s+at .+\(.+:\d+:\d+\)/;
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 let home: string;
 beforeAll(() => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p tsconfig.build.json)`);
+  requireBuiltCli();
   // A home of its own, so no config file of whoever runs the tests is read.
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-home-'));
 });
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
-/** Runs the CLI (asynchronously: the API under test listens in this process). */
-function cli(args: string[], env: Record<string, string>, timeoutMs = 240_000): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: path.join(home, 'xdg'), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new Error(
-          `engineering-loop ${args.join(' ')} did not end within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
-        ),
-      );
-    }, timeoutMs);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[], env: Record<string, string>, timeoutMs?: number): Promise<CliRun> =>
+  runCliProcess(args, home, env, timeoutMs);
 
 function writeFile(name: string, content: string): string {
   const file = path.join(fs.mkdtempSync(path.join(home, 'input-')), name);
@@ -291,7 +260,7 @@ describe('against the real API', () => {
       [
         ['frobnicate'],
         env,
-        'error: unknown command "frobnicate"; commands: submit, watch, list, show, decide, logs, timeline\nhint: see: engineering-loop --help\n',
+        'error: unknown command "frobnicate"; commands: submit, watch, list, show, decide, logs, timeline, agents\nhint: see: engineering-loop --help\n',
       ],
       [
         ['decide', '3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f', 'maybe'],

@@ -51,6 +51,8 @@ test('histories of the loop paths are committed', () => {
       // Started with trace context, so the bundled OpenTelemetry workflow interceptors run (test/e2e/metrics.e2e.test.ts).
       'traced-pass.json',
       'traced-escalate-approve.json',
+      // A smoke test of a preset (workflows/agent-checks.ts).
+      'agent-check-fails.json',
     ]),
   );
 });

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app';
-import type { ApiPolicy } from '../../api/deps';
+import { apiPolicy, type ApiPolicy } from '../../api/deps';
+import { loadConfig } from '../../config/service-config';
 import { createApiKey } from '../../api/auth/api-keys';
 import { workflowClientInterceptors } from '../../telemetry/tracing';
 import { createTestDatabase, type TestDatabase } from './database';
@@ -45,10 +46,10 @@ export interface LoopHarness {
 
 /**
  * `workerEnv` adds to (or overrides) the worker's configuration, e.g. other model endpoints; `policy` is
- * the operator policy the API enforces (default: the service's defaults).
+ * the operator policy the API enforces (default: the service's defaults; 'worker': the worker's configuration).
  */
 export async function startLoopHarness(
-  options: { workerEnv?: Record<string, string>; policy?: ApiPolicy } = {},
+  options: { workerEnv?: Record<string, string>; policy?: ApiPolicy | 'worker' } = {},
 ): Promise<LoopHarness> {
   const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS;
   if (!temporalAddress) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run through jest (global set-up)');
@@ -77,7 +78,8 @@ export async function startLoopHarness(
     temporal,
     taskQueue,
     logLevel: 'warn',
-    policy: options.policy,
+    // 'worker': the API reads the worker's configuration, as the service's processes read the same environment.
+    policy: options.policy === 'worker' ? apiPolicy(loadConfig(workerEnv)) : options.policy,
   });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   const keys = {

@@ -156,3 +156,22 @@ test('an attempt that changed thousands of files names the first ones and how ma
   const markdown = renderEscalationReport({ ...stored, attempts: [attempt] });
   expect(markdown).toContain(`| 1 | 1 | ${files.join(', ')}, … and 99981 more | — | FAIL |`);
 });
+
+test('the operator policy in force closes section 6: each ceiling, each preset allow-list; "none" when empty', () => {
+  const withPolicy = renderEscalationReport({
+    ...stored,
+    operatorPolicy: {
+      maxIterations: 4,
+      allowedMakerBackends: ['codex', 'aider'],
+      agentNetwork: { codex: ['models.internal:8443'], aider: [] },
+    },
+  });
+  expect(withPolicy.split('\n').at(-1)).toBe(
+    '- operator policy: maxIterations 4; allowedMakerBackends codex, aider; agentNetwork (codex: models.internal:8443; aider: no host)',
+  );
+  expect(
+    renderEscalationReport({ ...stored, operatorPolicy: {} })
+      .split('\n')
+      .at(-1),
+  ).toBe('- operator policy: none');
+});

@@ -32,12 +32,13 @@ beforeAll(() => deepFreeze(SHARED_MODULES));
 
 const HISTORIES = path.resolve(__dirname, '../fixtures/histories');
 
-/** The loop input each recorded history started with: real requests of every loop path. */
+/** The loop input each recorded loop history started with: real requests of every loop path. */
 function recordedInputs(): unknown[] {
-  return fs.readdirSync(HISTORIES).map((file) => {
-    const history = JSON.parse(fs.readFileSync(path.join(HISTORIES, file), 'utf8'));
-    const payload = history.events[0].workflowExecutionStartedEventAttributes.input.payloads[0];
-    return JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8'));
+  return fs.readdirSync(HISTORIES).flatMap((file) => {
+    const started = JSON.parse(fs.readFileSync(path.join(HISTORIES, file), 'utf8')).events[0]
+      .workflowExecutionStartedEventAttributes;
+    if (started.workflowType.name !== 'engineeringLoop') return [];
+    return [JSON.parse(Buffer.from(started.input.payloads[0].data, 'base64').toString('utf8'))];
   });
 }
 
