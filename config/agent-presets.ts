@@ -12,6 +12,7 @@ export const PRESET_ENV_PREFIX = {
   'claude-code': 'CLAUDE_CODE',
   codex: 'CODEX',
   aider: 'AIDER',
+  gemini: 'GEMINI',
 } as const satisfies Record<PresetBackend, string>;
 
 export interface PresetEndpoint {
@@ -27,7 +28,7 @@ export interface PresetEndpoint {
 export const DEFAULT_AGENT_TOOLS_DIR = path.join(PROJECT_ROOT, '.tools', 'agents');
 
 type PresetSettings = Partial<
-  Record<`${'CLAUDE_CODE' | 'CODEX' | 'AIDER'}_${'BASE_URL' | 'API_KEY' | 'MODEL'}`, string>
+  Record<`${'CLAUDE_CODE' | 'CODEX' | 'AIDER' | 'GEMINI'}_${'BASE_URL' | 'API_KEY' | 'MODEL'}`, string>
 >;
 
 /** Each preset's endpoint from its <PREFIX>_BASE_URL, _API_KEY and _MODEL (validated by envSchema). */

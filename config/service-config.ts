@@ -188,6 +188,10 @@ export const envSchema = z.object({
   AIDER_BASE_URL: optional(httpUrl),
   AIDER_API_KEY: optional(z.string()),
   AIDER_MODEL: optional(z.string().min(1).max(200)),
+  /** Gemini CLI's Gemini API root, without /v1beta (GOOGLE_GEMINI_BASE_URL; the SDK appends it); unset: Google's. */
+  GEMINI_BASE_URL: optional(httpUrl),
+  GEMINI_API_KEY: optional(z.string()),
+  GEMINI_MODEL: optional(z.string().min(1).max(200)),
   /** The operator's ceilings on loop requests (domain/operator-policy.ts), as JSON inline or in a file. */
   OPERATOR_POLICY: optional(z.string()),
   OPERATOR_POLICY_FILE: optional(z.string().min(1)),

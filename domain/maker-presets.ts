@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { networkRequestSchema, type NetworkRequest } from './egress';
 
-// Maker presets for the coding-agent CLIs people already use (Claude Code, OpenAI Codex, Aider). A
+// Maker presets for the coding-agent CLIs people already use (Claude Code, OpenAI Codex, Aider, Gemini CLI). A
 // preset names the tool; the service builds the documented headless invocation for it
 // (activities/makers/presets.ts) instead of trusting a hand-written argv to get the flags right.
 // Pure: shared with the workflow sandbox, so no Node imports here.
 
-export const PRESET_BACKENDS = ['claude-code', 'codex', 'aider'] as const;
+export const PRESET_BACKENDS = ['claude-code', 'codex', 'aider', 'gemini'] as const;
 export type PresetBackend = (typeof PRESET_BACKENDS)[number];
 
 /** The executable each preset runs when binaryPath is not given (looked up on the child's PATH). */
@@ -14,6 +14,7 @@ export const PRESET_DEFAULT_BINARIES: Readonly<Record<PresetBackend, string>> = 
   'claude-code': 'claude',
   codex: 'codex',
   aider: 'aider',
+  gemini: 'gemini',
 };
 
 // Same bounds as a command maker's argv entries (domain/argv.ts argvSchema).
@@ -25,45 +26,28 @@ const timeoutSecondsSchema = z.number().int().min(1).max(3600).default(900);
 /** Network inside the sandbox: agent CLIs call their model API, so on (SANDBOX_EGRESS_AGENTS) unless turned off or narrowed. */
 const networkSchema = networkRequestSchema.optional();
 
-export const claudeCodeMakerSettingsSchema = z.strictObject({
-  backend: z.literal('claude-code'),
-  binaryPath: binaryPathSchema.default(PRESET_DEFAULT_BINARIES['claude-code']),
-  model: modelSchema.optional(),
-  extraArgs: extraArgsSchema.default([]),
-  timeoutSeconds: timeoutSecondsSchema,
-  network: networkSchema,
-});
+/** One preset's settings: the same fields for every CLI, its own backend name and default binary. */
+function presetSettingsSchema<B extends PresetBackend>(backend: B) {
+  return z.strictObject({
+    backend: z.literal(backend),
+    binaryPath: binaryPathSchema.default(PRESET_DEFAULT_BINARIES[backend]),
+    model: modelSchema.optional(),
+    extraArgs: extraArgsSchema.default([]),
+    timeoutSeconds: timeoutSecondsSchema,
+    network: networkSchema,
+  });
+}
 
-export const codexMakerSettingsSchema = z.strictObject({
-  backend: z.literal('codex'),
-  binaryPath: binaryPathSchema.default(PRESET_DEFAULT_BINARIES.codex),
-  model: modelSchema.optional(),
-  extraArgs: extraArgsSchema.default([]),
-  timeoutSeconds: timeoutSecondsSchema,
-  network: networkSchema,
-});
-
-export const aiderMakerSettingsSchema = z.strictObject({
-  backend: z.literal('aider'),
-  binaryPath: binaryPathSchema.default(PRESET_DEFAULT_BINARIES.aider),
-  model: modelSchema.optional(),
-  extraArgs: extraArgsSchema.default([]),
-  timeoutSeconds: timeoutSecondsSchema,
-  network: networkSchema,
-});
-
-/** The three strict objects, for spreading into a discriminated union with the command maker. */
+/** The presets' strict objects, for spreading into a discriminated union with the command maker. */
 export const presetMakerSettingsSchemas = [
-  claudeCodeMakerSettingsSchema,
-  codexMakerSettingsSchema,
-  aiderMakerSettingsSchema,
+  presetSettingsSchema('claude-code'),
+  presetSettingsSchema('codex'),
+  presetSettingsSchema('aider'),
+  presetSettingsSchema('gemini'),
 ] as const;
 
 export const presetMakerSettingsSchema = z.discriminatedUnion('backend', presetMakerSettingsSchemas);
 
-export type ClaudeCodeMakerSettings = z.infer<typeof claudeCodeMakerSettingsSchema>;
-export type CodexMakerSettings = z.infer<typeof codexMakerSettingsSchema>;
-export type AiderMakerSettings = z.infer<typeof aiderMakerSettingsSchema>;
 /** Parsed settings (defaults applied). */
 export type PresetMakerSettings = z.infer<typeof presetMakerSettingsSchema>;
 /** Settings as a client writes them (defaults not yet applied). */

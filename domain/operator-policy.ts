@@ -18,7 +18,7 @@ export const operatorPolicySchema = z.strictObject({
   maxReviewerTimeoutSeconds: z.number().int().min(1).optional(),
   /** budget.maxCostUsd per loop; a request without one gets this. */
   maxCostUsdPerLoop: z.number().positive().optional(),
-  /** maker.backend values allowed (command, llm, claude-code, codex, aider); absent: all. */
+  /** maker.backend values allowed (command, llm, claude-code, codex, aider, gemini); absent: all. */
   allowedMakerBackends: z.array(z.string().min(1)).min(1).optional(),
   /** Models a request may name for its maker or reviewer; absent: any. */
   allowedModels: z.array(z.string().min(1)).min(1).optional(),

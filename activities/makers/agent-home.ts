@@ -68,9 +68,33 @@ export async function prepareAgentHome(
       if (endpoint.apiKey) env.OPENAI_API_KEY = endpoint.apiKey;
       break;
     }
+    case 'gemini': {
+      const gemini = path.join(home, '.gemini');
+      await fs.mkdir(gemini);
+      await fs.writeFile(path.join(gemini, 'settings.json'), JSON.stringify(GEMINI_SETTINGS, null, 2));
+      // The Gemini SDK appends /v1beta/models/… to this itself.
+      if (endpoint.baseUrl) env.GOOGLE_GEMINI_BASE_URL = endpoint.baseUrl.replace(/\/+$/, '');
+      if (endpoint.apiKey) env.GEMINI_API_KEY = endpoint.apiKey;
+      break;
+    }
   }
   return { home, env };
 }
+
+/**
+ * Gemini CLI's user settings (~/.gemini/settings.json): log in with GEMINI_API_KEY (it refuses to pick an
+ * auth method headless), trust the workspace (an untrusted folder turns --yolo back into prompts nobody
+ * answers), and no auto-update, usage statistics, telemetry or IDE connection. Its sessions and history stay
+ * in this home. No next-speaker or loop-detection calls: each would be a model call of its own.
+ */
+const GEMINI_SETTINGS = {
+  general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+  privacy: { usageStatisticsEnabled: false },
+  telemetry: { enabled: false },
+  security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+  model: { skipNextSpeakerCheck: true, disableLoopDetection: true },
+  ide: { enabled: false },
+};
 
 /**
  * Codex's configuration: the operator's endpoint as a Responses-API provider of its own (Codex reads no base

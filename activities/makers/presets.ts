@@ -52,6 +52,12 @@ export interface PresetRun {
  *   `--no-dirty-commits`. Git stays on for its repo map; `--no-gitignore` keeps it from adding `.aider*`
  *   to .gitignore (its tags cache, `.aider.tags.cache.v4`, is excluded from checkpoints instead). Its
  *   history files go to the run's state directory, outside the working tree.
+ *
+ * gemini — `gemini --prompt "Carry out the task above." --output-format json --yolo [--model M] [extra…]`,
+ *   the task on stdin (Gemini CLI puts piped input before the --prompt text). `--output-format json` prints
+ *   one object (response, stats.models per model with its tokens, error). `--yolo` approves every tool
+ *   call, shell included: our sandbox confines it (its own sandbox is off unless asked for), and `.git` is
+ *   read-only to it, so it cannot commit.
  */
 export function buildPresetInvocation(settings: PresetMakerSettings, run: PresetRun): PresetInvocation {
   const chosen = settings.model ?? run.defaultModel;
@@ -115,6 +121,20 @@ export function buildPresetInvocation(settings: PresetMakerSettings, run: Preset
         ],
         stdin: undefined,
       };
+    case 'gemini':
+      return {
+        argv: [
+          settings.binaryPath,
+          '--prompt',
+          'Carry out the task above.',
+          '--output-format',
+          'json',
+          '--yolo',
+          ...model,
+          ...settings.extraArgs,
+        ],
+        stdin: run.prompt,
+      };
   }
 }
 
@@ -162,6 +182,8 @@ export function parseAgentUsage(backend: PresetBackend | 'command', stdout: stri
       return parseCodexUsage(stdout);
     case 'aider':
       return parseAiderUsage(`${stdout}\n${stderr}`);
+    case 'gemini':
+      return parseGeminiUsage(stdout, stderr);
     default:
       return { ...NOTHING_REPORTED };
   }
@@ -176,6 +198,8 @@ export function extractAgentText(backend: PresetBackend | 'command', stdout: str
     }
     case 'codex':
       return codexEvents(stdout).lastAgentMessage ?? stdout;
+    case 'gemini':
+      return text(geminiResult(stdout, '')?.response) ?? stdout;
     default:
       return stdout;
   }
@@ -304,6 +328,57 @@ function parseCodexUsage(stdout: string): AgentUsage {
     isError: events.failed,
     summary: capped(events.lastAgentMessage),
     apiErrorStatus: null,
+  };
+}
+
+// ---- Gemini CLI: one JSON object from `--output-format json` -----------------------------------------
+// { session_id, response, stats: { models: { "<model>": { tokens: { prompt, candidates, thoughts, total, … } } } },
+//   error?: { type, message, code } }. On failure the object goes to stderr, after the error's trace, which
+// ends with the HTTP status as `code: 404`; an argument it does not take is reported (by yargs) above its
+// help text. It prints no cost.
+
+const GEMINI_API_STATUS = /^\s+code: ([45]\d\d)$/m;
+const GEMINI_USAGE_ERROR =
+  /^(?:Unknown arguments?|Invalid values?|Not enough arguments|Missing required argument)\b.*$/m;
+
+function geminiResult(stdout: string, stderr: string): Json | null {
+  const printed = parseObject(stdout.trim());
+  if (printed) return printed;
+  const at = stderr.lastIndexOf('\n{');
+  return parseObject((at === -1 ? stderr : stderr.slice(at)).trim());
+}
+
+function parseGeminiUsage(stdout: string, stderr: string): AgentUsage {
+  const result = geminiResult(stdout, stderr);
+  if (!result) return { ...NOTHING_REPORTED, summary: GEMINI_USAGE_ERROR.exec(stderr)?.[0] ?? null };
+  let input = 0;
+  let output = 0;
+  const models: Array<{ name: string; total: number }> = [];
+  for (const [name, row] of Object.entries(asObject(asObject(result.stats)?.models) ?? {})) {
+    const tokens = asObject(asObject(row)?.tokens);
+    const prompt = count(tokens?.prompt);
+    if (!tokens || prompt === null) continue;
+    input += prompt;
+    // Thinking tokens are billed as output.
+    output += (count(tokens.candidates) ?? 0) + (count(tokens.thoughts) ?? 0);
+    models.push({ name, total: count(tokens.total) ?? 0 });
+  }
+  const error = asObject(result.error);
+  const status = GEMINI_API_STATUS.exec(stderr)?.[1];
+  return {
+    model: models.length
+      ? models
+          .sort((a, b) => b.total - a.total)
+          .map((m) => m.name)
+          .join(',')
+      : null,
+    promptTokens: models.length ? input : null,
+    completionTokens: models.length ? output : null,
+    costUsd: null,
+    sessionId: text(result.session_id),
+    isError: error !== null,
+    summary: capped(text(result.response) ?? text(error?.message)),
+    apiErrorStatus: status ? Number(status) : null,
   };
 }
 

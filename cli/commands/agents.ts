@@ -17,7 +17,11 @@ export const agentsCommand = defineCommand({
     'each check is a model call); exits 1 if any check failed. --backend limits --check to one preset.',
   options: {
     check: { type: 'boolean', description: 'smoke-test the presets now (GET /v1/agents shows the latest)' },
-    backend: { type: 'string', value: 'B', description: 'with --check: only this preset (claude-code, codex, aider)' },
+    backend: {
+      type: 'string',
+      value: 'B',
+      description: 'with --check: only this preset (claude-code, codex, aider, gemini)',
+    },
   },
   input: z.object({
     check: z.boolean().optional(),

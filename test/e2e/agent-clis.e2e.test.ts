@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PRESET_BACKENDS } from '../../domain/maker-presets';
 import { requireBuiltCli, runCliProcess } from '../support/cli-process';
+import { recordHistory } from '../support/histories';
 import { cleanLedger } from '../support/fake-llm-server';
 import {
   presetEndpointsEnv,
@@ -17,7 +18,8 @@ import { loopRequest } from '../support/loop-request';
 // The maker presets with the real coding-agent CLIs, installed from the registries at the versions pinned
 // in config/agent-tools.json (scripts/install-agents.sh), each against a scripted model server speaking
 // its own wire format: Claude Code over Anthropic Messages (SSE, tool_use), Codex over the Responses API
-// (SSE, function calls), Aider over Chat Completions (its edit formats). The operator's settings are the
+// (SSE, function calls), Aider over Chat Completions (its edit formats), Gemini CLI over the Gemini API (SSE,
+// function calls). The operator's settings are the
 // documented ones (docs/agents.md): one endpoint, key and model per preset, and the operator policy's
 // network allow-list per preset — the only way to the model server, as SANDBOX_EGRESS_AGENTS names another host.
 
@@ -145,6 +147,38 @@ test('aider: the real CLI applies its edit format with git on and PASSes, usage 
   expect(maker.promptTokens).toBeGreaterThan(0);
 }, 240_000);
 
+test('gemini: the real CLI runs its shell tool in our sandbox and PASSes, usage recorded', async () => {
+  const before = model.requests.length;
+  model.enqueue(
+    {
+      kind: 'tools',
+      calls: [
+        {
+          name: 'run_shell_command',
+          input: { command: "sed -i 's/a - b/a + b/' src/sum.js && node --test", description: 'fix and test' },
+        },
+      ],
+    },
+    { kind: 'text', text: 'Fixed sum(); the tests pass.' },
+  );
+  const loop = await passes('gemini');
+  expect(loop.status).toBe('PASSED');
+  const calls = model.requests.slice(before);
+  expect(calls.map((c) => c.path)).toEqual(
+    Array(2).fill('/v1beta/models/scripted-gemini:streamGenerateContent?alt=sse'),
+  );
+  expect(calls[0]!.headers['x-goog-api-key']).toBe('gemini-test-key');
+  // The shell tool's result went back to the model.
+  expect(JSON.stringify(calls[1]!.body.contents.at(-1))).toMatch(/pass 2/);
+  const maker = await h.db.prisma.executionRecord.findFirstOrThrow({
+    where: { loopId: loop.id, role: 'maker', kind: 'AGENT_PROCESS' },
+  });
+  expect(maker).toMatchObject({ provider: 'gemini', model: 'scripted-gemini', outcome: 'EXIT_0' });
+  expect(maker.promptTokens).toBeGreaterThan(0);
+  expect(maker.completionTokens).toBeGreaterThan(0);
+  recordHistory(loop.workflowId, 'gemini-preset-pass');
+}, 240_000);
+
 test('agents: GET /v1/agents lists the installed pins; `engineering-loop agents --check` smoke-tests each real CLI', async () => {
   const listed = await h.request('GET', '/v1/agents');
   expect(listed.status).toBe(200);
@@ -154,8 +188,8 @@ test('agents: GET /v1/agents lists the installed pins; `engineering-loop agents 
     expect(agent).toMatchObject({ allowed: true, network: [modelHost], endpoint: { apiKeySet: true } });
   }
   const before = model.requests.length;
-  // One text turn each (the three run at once, so any may take any); spares for a CLI that asks twice.
-  model.enqueue(...Array(6).fill({ kind: 'text', text: 'OK' }));
+  // One text turn each (they run at once, so any may take any); spares for a CLI that asks twice.
+  model.enqueue(...Array(8).fill({ kind: 'text', text: 'OK' }));
   const run = await runCliProcess(['agents', '--check'], home, {
     ENGINEERING_LOOP_URL: h.baseUrl,
     ENGINEERING_LOOP_API_KEY: h.keys.admin,
@@ -165,7 +199,14 @@ test('agents: GET /v1/agents lists the installed pins; `engineering-loop agents 
   expect(run.code).toBe(0);
   for (const backend of PRESET_BACKENDS) expect(run.stdout).toMatch(new RegExp(`^${backend} .* ok `, 'm'));
   const paths = model.requests.slice(before).map((r) => r.path.split('?')[0]);
-  expect(new Set(paths)).toEqual(new Set(['/v1/messages', '/v1/responses', '/v1/chat/completions']));
+  expect(new Set(paths)).toEqual(
+    new Set([
+      '/v1/messages',
+      '/v1/responses',
+      '/v1/chat/completions',
+      '/v1beta/models/scripted-gemini:streamGenerateContent',
+    ]),
+  );
   const checked = (await h.request('GET', '/v1/agents')).body.agents;
   for (const agent of checked) {
     expect(agent.lastCheck).toMatchObject({ ok: true, outcome: 'EXIT_0' });

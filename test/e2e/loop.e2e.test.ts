@@ -1,3 +1,4 @@
+import { PRESET_BACKENDS } from '../../domain/maker-presets';
 import {
   CORRECT_SUM,
   WRONG_SUM,
@@ -479,6 +480,8 @@ test('unknown loops are 404 and /healthz checks PostgreSQL and Temporal', async 
       status: 'ok',
       checks: { postgres: { ok: true }, temporal: { ok: true } },
       sandbox: { mode: 'bwrap', confined: true, note: expect.any(String), limits: null },
+      // This harness's API is not told where the CLIs are installed, and nothing was checked.
+      agents: PRESET_BACKENDS.map((backend) => ({ backend, installedVersion: null, lastCheck: null })),
     },
   });
   const docs = await fetch(`${h.baseUrl}/docs/json`);

@@ -43,6 +43,7 @@ beforeAll(async () => {
           'claude-code': endpoint,
           codex: { baseUrl: 'http://models.internal:8443/v1', apiKey: 'sk-codex', model: 'gpt-x' },
           aider: endpoint,
+          gemini: endpoint,
         },
         egress: parseEgressList('api.anthropic.com'),
       },
@@ -93,7 +94,7 @@ test('the listing: pins, what is installed here, endpoint without its key, polic
   });
   const { status, body } = await call('GET', '/v1/agents');
   expect(status).toBe(200);
-  const [claude, codex, aider] = body.agents;
+  const [claude, codex, aider, gemini] = body.agents;
   expect(codex).toEqual({
     backend: 'codex',
     registry: 'npm',
@@ -112,7 +113,7 @@ test('the listing: pins, what is installed here, endpoint without its key, polic
     network: ['api.anthropic.com'],
     lastCheck: null,
   });
-  expect(aider.backend).toBe('aider');
+  expect([aider.backend, gemini.backend]).toEqual(['aider', 'gemini']);
   const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.json() as Promise<any>);
   expect(ready.agents[1]).toEqual({
     backend: 'codex',
@@ -125,7 +126,7 @@ test('a check with no worker on the task queue is refused at once (503), an unkn
   const refused = await call('POST', '/v1/agents/checks', { backends: ['codex'] });
   expect(refused.status).toBe(503);
   expect(refused.body.message).toMatch(/^no worker polls task queue unpolled-\d+ for workflow or activity tasks/);
-  const unknown = await call('POST', '/v1/agents/checks', { backends: ['gemini'] });
+  const unknown = await call('POST', '/v1/agents/checks', { backends: ['cursor'] });
   expect(unknown.status).toBe(400);
   expect(unknown.body.message).toContain('body.backends.0');
 });

@@ -53,6 +53,8 @@ test('histories of the loop paths are committed', () => {
       'traced-escalate-approve.json',
       // A smoke test of a preset (workflows/agent-checks.ts).
       'agent-check-fails.json',
+      // A loop with the gemini preset (the fourth preset; domain/maker-presets.ts).
+      'gemini-preset-pass.json',
     ]),
   );
 });

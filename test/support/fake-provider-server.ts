@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 
 // A real HTTP server speaking the tool-calling wire formats with scripted, provider-neutral turns:
 // OpenAI Chat Completions (POST /v1/chat/completions; aider, the built-in agent), Anthropic Messages
-// (POST /v1/messages, JSON or SSE when the request streams; Claude Code, the built-in agent) and OpenAI
-// Responses (POST /v1/responses, SSE; Codex). Each request takes the next scripted turn and gets it
+// (POST /v1/messages, JSON or SSE when the request streams; Claude Code, the built-in agent), OpenAI
+// Responses (POST /v1/responses, SSE; Codex) and the Gemini API (POST /v1beta/models/<model>:generateContent,
+// or :streamGenerateContent?alt=sse; Gemini CLI). Each request takes the next scripted turn and gets it
 // rendered in the format of the endpoint it hit. Every request is recorded so tests can check what
 // was sent back to the model.
 
@@ -73,7 +74,7 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
         body = text;
       }
       requests.push({ path: req.url ?? '', headers: req.headers, body });
-      const format = FORMATS[(req.url ?? '').split('?')[0]!] ?? null;
+      const format = formatOf(req.url ?? '');
       const turn = queue.shift();
       const send = (status: number, payload: unknown) => {
         res.statusCode = status;
@@ -86,7 +87,8 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
         send(500, errorBody(format, 500, `no scripted answer for request ${n}: ${req.method} ${req.url}`));
         return;
       }
-      const model = typeof body?.model === 'string' ? body.model : 'unknown-model';
+      const model =
+        typeof body?.model === 'string' ? body.model : (GEMINI_PATH.exec(req.url ?? '')?.[1] ?? 'unknown-model');
       if (turn.kind === 'tools') {
         const request = requests[requests.length - 1]!;
         turn.calls = turn.calls.map((c) => (typeof c.input === 'function' ? { ...c, input: c.input(request) } : c));
@@ -107,7 +109,11 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
           return;
         }
         default:
-          if (body?.stream === true && format !== 'openai') {
+          if (format === 'gemini' && (req.url ?? '').includes(':streamGenerateContent')) {
+            // One chunk holds the whole turn: the Gemini API's SSE is `data:` lines with no event names.
+            res.writeHead(200, { 'content-type': 'text/event-stream' });
+            res.end(`data: ${JSON.stringify(render(format, n, model, turn))}\r\n\r\n`);
+          } else if (body?.stream === true && (format === 'anthropic' || format === 'responses')) {
             res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': `req_${n}` });
             for (const [type, data] of streamEvents(format, n, model, turn)) {
               res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
@@ -135,12 +141,17 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
   };
 }
 
-type Format = 'openai' | 'anthropic' | 'responses';
+type Format = 'openai' | 'anthropic' | 'responses' | 'gemini';
 const FORMATS: Record<string, Format> = {
   '/v1/chat/completions': 'openai',
   '/v1/messages': 'anthropic',
   '/v1/responses': 'responses',
 };
+const GEMINI_PATH = /^\/v1beta\/models\/([^/:?]+):(?:stream)?[gG]enerateContent(?:\?|$)/;
+
+function formatOf(url: string): Format | null {
+  return FORMATS[url.split('?')[0]!] ?? (GEMINI_PATH.test(url) ? 'gemini' : null);
+}
 
 type Answer = Extract<ScriptedTurn, { kind: 'tools' } | { kind: 'text' }>;
 
@@ -202,6 +213,25 @@ function streamEvents(format: 'anthropic' | 'responses', n: number, model: strin
 
 function render(format: Format, n: number, model: string, turn: Answer): unknown {
   const usage = { input: FAKE_USAGE.input + n, output: FAKE_USAGE.output };
+  if (format === 'gemini') {
+    const parts: unknown[] = [];
+    if (turn.text) parts.push({ text: turn.text });
+    if (turn.kind === 'tools') {
+      turn.calls.forEach((call, i) =>
+        parts.push({ functionCall: { id: call.id ?? `call_${n}_${i}`, name: call.name, args: call.input ?? {} } }),
+      );
+    }
+    return {
+      candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: {
+        promptTokenCount: usage.input,
+        candidatesTokenCount: usage.output,
+        totalTokenCount: usage.input + usage.output,
+      },
+      modelVersion: model,
+      responseId: `resp_${n}`,
+    };
+  }
   if (format === 'responses') {
     const output: unknown[] = [];
     if (turn.text) {
@@ -284,7 +314,17 @@ function render(format: Format, n: number, model: string, turn: Answer): unknown
   };
 }
 
+// The Gemini API's error shape (google.rpc.Status).
+const GOOGLE_STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+};
+
 function errorBody(format: Format | null, status: number, message: string): unknown {
+  if (format === 'gemini') return { error: { code: status, message, status: GOOGLE_STATUS[status] ?? 'INTERNAL' } };
   if (format === 'anthropic') {
     const type =
       status === 401
@@ -304,7 +344,7 @@ function errorBody(format: Format | null, status: number, message: string): unkn
 
 /**
  * The worker settings that point every preset CLI at `server`, as docs/agents.md tells an operator to:
- * Claude Code at the root (it appends /v1), Codex and Aider at /v1, one key and model each.
+ * Claude Code and Gemini CLI at the root (they append /v1, /v1beta), Codex and Aider at /v1, one key and model each.
  */
 export function presetEndpointsEnv(server: FakeProviderServer): Record<string, string> {
   return {
@@ -317,5 +357,9 @@ export function presetEndpointsEnv(server: FakeProviderServer): Record<string, s
     AIDER_BASE_URL: server.baseUrl,
     AIDER_API_KEY: 'aider-test-key',
     AIDER_MODEL: 'openai/scripted-aider',
+    // The Gemini SDK appends /v1beta/models/… itself.
+    GEMINI_BASE_URL: server.baseUrl.replace(/\/v1$/, ''),
+    GEMINI_API_KEY: 'gemini-test-key',
+    GEMINI_MODEL: 'scripted-gemini',
   };
 }

@@ -58,7 +58,7 @@ test('the policy refuses an allow-list entry that is not a host, and a preset it
     path: ['agentNetwork', 'codex', 0],
     message: '"http://x.org" is not a host, host:port or *.domain',
   });
-  expect(operatorPolicySchema.safeParse({ agentNetwork: { gemini: ['x.org'] } }).success).toBe(false);
+  expect(operatorPolicySchema.safeParse({ agentNetwork: { cursor: ['x.org'] } }).success).toBe(false);
 });
 
 test('agents table: versions, endpoint, policy and the latest check; why a failed check failed', () => {

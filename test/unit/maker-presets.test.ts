@@ -20,13 +20,14 @@ import {
   type PresetMakerSettingsInput,
 } from '../../domain/maker-presets';
 
-// Each preset's documented argv is run against a fake of the real tool (test/fixtures/agents/fake-*),
+// Each preset's documented argv is run against a fake of the real tool (test/fixtures/agents/fake-*; Gemini
+// CLI, the newest preset, only as the real CLI in test/e2e/agent-clis.e2e.test.ts),
 // which parses the same flags the real CLI does and prints the real output format. The fakes get their
 // script through a generated wrapper (binaryPath), exactly as the maker activity would run them: the
 // child environment is the allow-list plus LOOP_PROMPT_FILE, nothing test-specific.
 
 const FAKES = path.resolve(__dirname, '../fixtures/agents');
-const FAKE_BINARY: Record<PresetBackend, string> = {
+const FAKE_BINARY: Record<Exclude<PresetBackend, 'gemini'>, string> = {
   'claude-code': path.join(FAKES, 'fake-claude'),
   codex: path.join(FAKES, 'fake-codex'),
   aider: path.join(FAKES, 'fake-aider'),
@@ -83,7 +84,7 @@ function shellQuote(value: string): string {
 /** Writes the fake's script and a wrapper that hands it over; the wrapper is what binaryPath names. */
 async function fakeAgent(
   name: string,
-  backend: PresetBackend,
+  backend: keyof typeof FAKE_BINARY,
   script: Record<string, unknown>,
 ): Promise<{ binaryPath: string; recordFile: string }> {
   const dir = path.join(scratch, name);
@@ -223,6 +224,11 @@ describe('maker preset settings', () => {
       '--model',
       'sonnet',
     ]);
+    // Gemini CLI puts its piped input before the --prompt text.
+    expect(buildPresetInvocation(settings({ backend: 'gemini', model: 'g' }), presetRun(promptFile))).toEqual({
+      argv: ['gemini', '--prompt', 'Carry out the task above.', '--output-format', 'json', '--yolo', '--model', 'g'],
+      stdin: PROMPT,
+    });
   });
 });
 
@@ -570,6 +576,58 @@ describe('usage parsers on captured output', () => {
       abbreviatedCount('1.5M'),
       abbreviatedCount('x'),
     ]).toEqual([512, 2300, 1_500_000, null]);
+  });
+
+  it('gemini: tokens summed over every model, thoughts as output; the error object on stderr with its status', () => {
+    const tokens = (prompt: number, candidates: number, thoughts: number) => ({
+      api: { totalRequests: 1 },
+      tokens: {
+        input: prompt,
+        prompt,
+        candidates,
+        total: prompt + candidates + thoughts,
+        cached: 0,
+        thoughts,
+        tool: 0,
+      },
+    });
+    const stdout = JSON.stringify({
+      session_id: 's-1',
+      response: 'Fixed sum().',
+      stats: { models: { 'gemini-2.5-flash-lite': tokens(300, 10, 0), 'gemini-2.5-pro': tokens(9000, 400, 250) } },
+    });
+    expect(parseAgentUsage('gemini', stdout, 'YOLO mode is enabled.\n')).toEqual({
+      model: 'gemini-2.5-pro,gemini-2.5-flash-lite',
+      promptTokens: 9300,
+      completionTokens: 660,
+      costUsd: null,
+      sessionId: 's-1',
+      isError: false,
+      summary: 'Fixed sum().',
+      apiErrorStatus: null,
+    });
+    expect(extractAgentText('gemini', stdout)).toBe('Fixed sum().');
+    // As 0.61.0 prints a model API's 404: the trace, its status, then the JSON object, all on stderr.
+    const stderr = [
+      'Error when talking to Gemini API ModelNotFoundError: model x does not exist',
+      '    at classifyGoogleError (file:///gemini/bundle/chunk.js:1:1) {',
+      '  code: 404',
+      '}',
+      '{',
+      '  "session_id": "s-2",',
+      '  "error": { "type": "Error", "message": "model x does not exist", "code": 1 }',
+      '}',
+    ].join('\n');
+    expect(parseAgentUsage('gemini', '', stderr)).toMatchObject({
+      isError: true,
+      sessionId: 's-2',
+      summary: 'model x does not exist',
+      apiErrorStatus: 404,
+      promptTokens: null,
+    });
+    // An argument it does not take: yargs' message above the help text.
+    const usage = parseAgentUsage('gemini', '', 'Unknown arguments: such-flag, suchFlag\nUsage: gemini [options]\n');
+    expect(usage).toMatchObject({ isError: false, summary: 'Unknown arguments: such-flag, suchFlag' });
   });
 
   it('a command maker reports nothing about itself', () => {
