@@ -1,10 +1,11 @@
 import { Context } from '@temporalio/activity';
 
 /** Keeps heartbeating while `work` runs, so a long call neither looks like a dead worker nor misses a cancel. */
-export async function whileHeartbeating<T>(work: Promise<T>, details: unknown, intervalMs = 5000): Promise<T> {
+export async function whileHeartbeating<T>(work: Promise<T>, step: string, intervalMs = 5000): Promise<T> {
   const ctx = Context.current();
-  ctx.heartbeat(details);
-  const timer = setInterval(() => ctx.heartbeat(details), intervalMs);
+  const beat = () => ctx.heartbeat({ step, aliveAt: Date.now() });
+  beat();
+  const timer = setInterval(beat, intervalMs);
   try {
     return await work;
   } finally {

@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -146,6 +147,7 @@ async function prepareWorkspace(
     startCommit: string;
     makerPid: number | null;
     makerHost: string | null;
+    makerStartedAt: Date | null;
     makerAttempts: number;
   } | null,
   head: Promise<string>,
@@ -190,16 +192,31 @@ async function prepareWorkspace(
 
 /**
  * An attempt that left no record of its agent run was cut short — its worker died, restarted or shut
- * down — and is recorded now, with what is known of it: the process, and that its spending is unknown.
+ * down — and is recorded now, with what is known of it: the process, when it started, how long it was
+ * seen alive (its last heartbeat), and that what it spent was not reported.
  */
 async function recordInterruptedAttempt(
   deps: ActivityDeps,
   input: MakerInput,
-  existing: { makerPid: number | null; makerHost: string | null; makerAttempts: number },
+  existing: {
+    makerPid: number | null;
+    makerHost: string | null;
+    makerStartedAt: Date | null;
+    makerAttempts: number;
+  },
 ): Promise<void> {
   const recorded = await countMakerRuns(deps.prisma, input.loopId, input.sequence);
   if (recorded >= existing.makerAttempts) return;
   const process = existing.makerPid ? ` (pid ${existing.makerPid} on ${existing.makerHost ?? 'an unknown host'})` : '';
+  const started = existing.makerStartedAt?.getTime() ?? null;
+  const aliveAt = lastAliveAt(Context.current().info.heartbeatDetails);
+  const ranMs = started !== null && aliveAt !== null ? Math.max(0, aliveAt - started) : null;
+  const ran =
+    started === null
+      ? ''
+      : ranMs === null
+        ? ` started at ${new Date(started).toISOString()} and`
+        : ` started at ${new Date(started).toISOString()}, was last seen alive ${Math.round(ranMs / 1000)} s later, and`;
   await recordExecution(deps, {
     loopId: input.loopId,
     iterationSeq: input.sequence,
@@ -207,10 +224,16 @@ async function recordInterruptedAttempt(
     kind: 'AGENT_PROCESS',
     provider: input.maker.backend,
     pid: existing.makerPid,
-    latencyMs: 0,
+    latencyMs: ranMs ?? 0,
     outcome: 'INTERRUPTED',
-    detail: `attempt ${existing.makerAttempts}${process} ended without finishing: its worker stopped (a crash, a restart or a shutdown) and the attempt runs again; its duration and what it spent were not reported`,
+    detail: `attempt ${existing.makerAttempts}${process}${ran} ended without finishing: its worker stopped (a crash, a restart or a shutdown) and the attempt runs again; what it spent was not reported`,
   });
+}
+
+/** When the attempt last heartbeat (its details carry aliveAt, activities/heartbeat.ts); null if unknown. */
+function lastAliveAt(details: unknown): number | null {
+  const at = details !== null && typeof details === 'object' ? (details as { aliveAt?: unknown }).aliveAt : null;
+  return typeof at === 'number' && Number.isFinite(at) ? at : null;
 }
 
 /** The prompt, from the frozen contract and the findings left open, written where the agent reads it. */

@@ -55,7 +55,11 @@ export function recordMakerProcess(
   sequence: number,
   process: { makerPid: number; makerHost: string },
 ) {
-  return db.iteration.update({ where: at(loopId, sequence), data: process, select: { id: true } });
+  return db.iteration.update({
+    where: at(loopId, sequence),
+    data: { ...process, makerStartedAt: new Date() },
+    select: { id: true },
+  });
 }
 
 /** Stores the maker's result; the updated row is the result. */

@@ -101,7 +101,7 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
     }),
     stdin: launch.stdin,
     outputCapBytes: MAKER_OUTPUT_CAP,
-    heartbeat: () => ctx.heartbeat({ phase: 'maker', sequence: run.sequence }),
+    heartbeat: () => ctx.heartbeat({ step: `maker #${run.sequence}`, aliveAt: Date.now() }),
     signal: ctx.cancellationSignal,
     onSpawn: (pid) => {
       void recordMakerProcess(deps.prisma, run.loopId, run.sequence, { makerPid: pid, makerHost: os.hostname() }).catch(
@@ -189,7 +189,7 @@ async function runBuiltInAgent(deps: ActivityDeps, run: AgentRun, settings: LlmM
       requestTimeoutMs: deps.config.llm.timeoutSeconds * 1000,
       maxOutputTokens: 8192,
       signal: ctx.cancellationSignal,
-      heartbeat: () => ctx.heartbeat({ phase: 'maker', sequence: run.sequence }),
+      heartbeat: () => ctx.heartbeat({ step: `maker #${run.sequence}`, aliveAt: Date.now() }),
     });
     await record(result.calls);
     await session(

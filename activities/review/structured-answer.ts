@@ -77,7 +77,7 @@ async function callModel<T>(deps: ActivityDeps, req: StructuredRequest<T>, messa
         timeoutMs: deps.config.llm.timeoutSeconds * 1000,
         signal: Context.current().cancellationSignal,
       }),
-      { phase: req.role, sequence: req.sequence },
+      `${req.role} #${req.sequence}`,
     );
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;

@@ -121,9 +121,13 @@ test('an attempt its dying worker never recorded is recorded as INTERRUPTED when
   await db.prisma.executionRecord.deleteMany({ where: { loopId } });
   await db.prisma.iteration.updateMany({ where: { loopId }, data: { makerFinishedAt: null, checkpointCommit: null } });
 
+  // Its last heartbeat, 7 s after the process started, is what Temporal hands the next attempt.
+  const { makerStartedAt } = await db.prisma.iteration.findFirstOrThrow({ where: { loopId } });
+  expect(makerStartedAt).toBeInstanceOf(Date);
   const env = new MockActivityEnvironment({
     attempt: 2,
     workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' },
+    heartbeatDetails: { step: 'maker #1', aliveAt: makerStartedAt!.getTime() + 7000 },
   });
   await inActivity(env, () => runMaker(deps, input));
   const records = await db.prisma.executionRecord.findMany({
@@ -131,7 +135,10 @@ test('an attempt its dying worker never recorded is recorded as INTERRUPTED when
     orderBy: { createdAt: 'asc' },
   });
   expect(records.map((r) => r.outcome)).toEqual(['INTERRUPTED', 'EXIT_0']);
-  expect(records[0]!.detail).toMatch(/^attempt 1 \(pid \d+ on .+\) ended without finishing: its worker stopped/);
+  expect(records[0]!.latencyMs).toBe(7000);
+  expect(records[0]!.detail).toBe(
+    `attempt 1 (pid ${records[0]!.pid} on ${os.hostname()}) started at ${makerStartedAt!.toISOString()}, was last seen alive 7 s later, and ended without finishing: its worker stopped (a crash, a restart or a shutdown) and the attempt runs again; what it spent was not reported`,
+  );
   // The second attempt's record lost too: the third attempt records that one, and only that one.
   await db.prisma.iteration.updateMany({ where: { loopId }, data: { makerFinishedAt: null, checkpointCommit: null } });
   await db.prisma.executionRecord.deleteMany({ where: { loopId, outcome: 'EXIT_0' } });
