@@ -26,7 +26,9 @@ import { runAgent, type AgentOutcome } from './makers/run-agent';
 import { handOver, handOverNewDirs } from './sandbox/hand-over';
 import { loopCaches } from './sandbox/loop-caches';
 import { stopPreviousAttempt } from './sandbox/stop-previous-attempt';
-import { recordedUsage } from './usage';
+import { modelCallCost, recordedUsage } from './usage';
+import { isPresetBackend } from '../domain/maker-presets';
+import { readPartialUsage } from './makers/partial-usage';
 import { whileHeartbeating } from './heartbeat';
 import { examineCheckpoint, inspectChanges, recordInspection } from './inspect-changes';
 
@@ -169,7 +171,7 @@ async function prepareWorkspace(
     if (existing.makerPid && existing.makerHost === os.hostname()) {
       await stopPreviousAttempt(existing.makerPid, { LOOP_ID: input.loopId, LOOP_SEQUENCE: String(input.sequence) });
     }
-    await recordInterruptedAttempt(deps, input, existing);
+    await recordInterruptedAttempt(deps, input, existing, control.stateDir);
     await resetTo(workspace, startCommit);
     await handOver(deps.sandbox, workspace);
     await countMakerAttempt(deps.prisma, existing.id);
@@ -193,7 +195,8 @@ async function prepareWorkspace(
 /**
  * An attempt that left no record of its agent run was cut short — its worker died, restarted or shut
  * down — and is recorded now, with what is known of it: the process, when it started, how long it was
- * seen alive (its last heartbeat), and that what it spent was not reported.
+ * seen alive (its last heartbeat or session log write), and what a preset CLI's session log says it had
+ * spent by then.
  */
 async function recordInterruptedAttempt(
   deps: ActivityDeps,
@@ -204,13 +207,17 @@ async function recordInterruptedAttempt(
     makerStartedAt: Date | null;
     makerAttempts: number;
   },
+  stateDir: string,
 ): Promise<void> {
   const recorded = await countMakerRuns(deps.prisma, input.loopId, input.sequence);
   if (recorded >= existing.makerAttempts) return;
   const process = existing.makerPid ? ` (pid ${existing.makerPid} on ${existing.makerHost ?? 'an unknown host'})` : '';
+  const backend = input.maker.backend;
+  const spent = isPresetBackend(backend) ? await readPartialUsage(backend, stateDir) : null;
   const started = existing.makerStartedAt?.getTime() ?? null;
-  const aliveAt = lastAliveAt(Context.current().info.heartbeatDetails);
-  const ranMs = started !== null && aliveAt !== null ? Math.max(0, aliveAt - started) : null;
+  // Seen alive: its last heartbeat (Temporal keeps one every 16 s at most), or its last session log write.
+  const aliveAt = Math.max(lastAliveAt(Context.current().info.heartbeatDetails) ?? 0, spent?.lastWrittenAt ?? 0);
+  const ranMs = started !== null && aliveAt > started ? aliveAt - started : null;
   const ran =
     started === null
       ? ''
@@ -222,11 +229,21 @@ async function recordInterruptedAttempt(
     iterationSeq: input.sequence,
     role: 'maker',
     kind: 'AGENT_PROCESS',
-    provider: input.maker.backend,
+    provider: backend,
     pid: existing.makerPid,
+    model: spent?.model ?? null,
+    promptTokens: spent?.promptTokens ?? null,
+    completionTokens: spent?.completionTokens ?? null,
+    costUsd:
+      spent?.costUsd ??
+      (spent?.model ? modelCallCost(deps.config, spent.model, spent.promptTokens, spent.completionTokens) : null),
     latencyMs: ranMs ?? 0,
     outcome: 'INTERRUPTED',
-    detail: `attempt ${existing.makerAttempts}${process}${ran} ended without finishing: its worker stopped (a crash, a restart or a shutdown) and the attempt runs again; what it spent was not reported`,
+    detail: `attempt ${existing.makerAttempts}${process}${ran} ended without finishing: its worker stopped (a crash, a restart or a shutdown) and the attempt runs again; ${
+      spent
+        ? `by then it had used ${spent.promptTokens} input and ${spent.completionTokens} output tokens (its session log)`
+        : 'what it spent was not reported'
+    }`,
   });
 }
 

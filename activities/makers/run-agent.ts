@@ -13,7 +13,9 @@ import { runCommand } from '../process/run-command';
 import { modelCallCost } from '../usage';
 import { agentProcessFields, agentRunOutcome } from './agent-process-record';
 import { ProviderCallError, runLlmMaker, type ModelCallRecord } from './llm-maker';
-import { parseAgentUsage } from './presets';
+import { parseAgentUsage, type AgentUsage } from './presets';
+import { readPartialUsage } from './partial-usage';
+import { isPresetBackend } from '../../domain/maker-presets';
 import { launchPreset } from './launch-preset';
 import type { SetupPlan } from '../../domain/setup';
 import { setupEnvironment } from '../setup/setup-environment';
@@ -114,7 +116,11 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
     { loopId: run.loopId, iterationSeq: run.sequence, role: 'maker', step: run.maker.backend },
     result,
   );
-  const usage = parseAgentUsage(run.maker.backend, result.stdout, result.stderr);
+  const usage = await withLoggedUsage(
+    parseAgentUsage(run.maker.backend, result.stdout, result.stderr),
+    run.maker.backend,
+    run.stateDir,
+  );
   const recorded = early(
     recordExecution(deps, {
       loopId: run.loopId,
@@ -214,4 +220,22 @@ async function runBuiltInAgent(deps: ActivityDeps, run: AgentRun, settings: LlmM
 async function gateCommands(deps: ActivityDeps, loopId: string): Promise<string[][]> {
   const loop = await loopGatePlan(deps.prisma, loopId);
   return ((loop.gatePlan as GatePlan | null)?.gates ?? []).map((g) => g.argv);
+}
+
+/**
+ * A preset CLI killed at its timeout or by a cancel prints no usage: what its session log says it spent
+ * (partial-usage.ts) is recorded instead, so the run's cost is not lost.
+ */
+async function withLoggedUsage(usage: AgentUsage, backend: string, stateDir: string): Promise<AgentUsage> {
+  if (usage.promptTokens !== null || !isPresetBackend(backend)) return usage;
+  const logged = await readPartialUsage(backend, stateDir);
+  return logged
+    ? {
+        ...usage,
+        model: usage.model ?? logged.model,
+        promptTokens: logged.promptTokens,
+        completionTokens: logged.completionTokens,
+        costUsd: usage.costUsd ?? logged.costUsd,
+      }
+    : usage;
 }

@@ -1,5 +1,13 @@
+import path from 'node:path';
+import { readPartialUsage } from '../../activities/makers/partial-usage';
+import type { PresetBackend } from '../../domain/maker-presets';
 import { recordHistory } from '../support/histories';
-import { presetEndpointsEnv, startFakeProviderServer, type FakeProviderServer } from '../support/fake-provider-server';
+import {
+  presetEndpointsEnv,
+  startFakeProviderServer,
+  type FakeProviderServer,
+  type ScriptedTurn,
+} from '../support/fake-provider-server';
 import { createFixtureRepo } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
@@ -28,13 +36,13 @@ const PRESETS = ['claude-code', 'codex', 'aider', 'gemini'] as const;
 /** Runs one iteration with `maker` and returns how the loop explains its maker run. */
 async function explained(
   maker: Record<string, unknown>,
-): Promise<{ status: string; maker: any; coreBlocker: string; report: any }> {
+): Promise<{ id: string; status: string; maker: any; coreBlocker: string; report: any }> {
   const id = await h.submit(loopRequest(createFixtureRepo(), [], { maker: maker as never, maxIterations: 1 }));
   const loop = await h.waitForLoop(id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
   const report = loop.escalations[0]
     ? (await h.request('GET', `/v1/loops/${id}/report`)).body
     : { body: { coreBlocker: '' } };
-  return { status: loop.status, maker: loop.iterations[0]?.maker, coreBlocker: report.body.coreBlocker, report };
+  return { id, status: loop.status, maker: loop.iterations[0]?.maker, coreBlocker: report.body.coreBlocker, report };
 }
 
 test.each(PRESETS)(
@@ -66,14 +74,27 @@ test.each(PRESETS)(
   180_000,
 );
 
+/** A first turn that gets each CLI working (a shell tool, or aider's edit) before the model goes quiet. */
+const FIRST_TURN: Record<(typeof PRESETS)[number], ScriptedTurn> = {
+  'claude-code': { kind: 'tools', calls: [{ name: 'Bash', input: { command: 'node --test', description: 'test' } }] },
+  codex: { kind: 'tools', calls: [{ name: 'exec_command', input: { cmd: 'node --test' } }] },
+  gemini: { kind: 'tools', calls: [{ name: 'run_shell_command', input: { command: 'node --test' } }] },
+  aider: { kind: 'text', text: 'src/sum.js\n```\nexports.sum = (a, b) => a + b;\n```\n' },
+};
+
 test.each(PRESETS)(
-  '%s: a model that never answers is killed at timeoutSeconds',
+  '%s: a model that stops answering is killed at timeoutSeconds; what its session log shows is recorded',
   async (backend) => {
-    model.enqueue(...Array(4).fill({ kind: 'delay', ms: 600_000 }));
-    const run = await explained({ backend, timeoutSeconds: 6 });
+    model.enqueue(FIRST_TURN[backend], ...Array(4).fill({ kind: 'delay', ms: 600_000 }));
+    const run = await explained({ backend, timeoutSeconds: 10 });
     expect(run.status).toBe('AWAITING_DECISION');
     expect(run.maker.outcome).toBe('TIMED_OUT');
-    expect(run.maker.explanation).toMatch(new RegExp(`^${backend} timed out after [6-9] s and was killed`));
+    expect(run.maker.explanation).toMatch(new RegExp(`^${backend} timed out after (1[0-3]) s and was killed`));
+    // Killed, it printed no usage: the first turn's came from its session log (activities/makers/partial-usage.ts).
+    const record = await h.db.prisma.executionRecord.findFirstOrThrow({
+      where: { loopId: run.id, role: 'maker', kind: 'AGENT_PROCESS' },
+    });
+    expect(record.promptTokens).toBeGreaterThan(0);
   },
   180_000,
 );
@@ -102,3 +123,48 @@ test('a smoke test against a model API answering 404 fails, saying so', async ()
   const refused = await h.request('POST', '/v1/agents/checks', {}, { authorization: `Bearer ${h.keys.submitter}` });
   expect(refused.status).toBe(403);
 }, 180_000);
+
+// Last: it kills the suite's worker (and starts another).
+test('a run whose worker is killed mid-way is recorded INTERRUPTED: how long it ran, what its session log says it spent', async () => {
+  const backend = process.env.INTERRUPT_BACKEND ?? 'codex';
+  // One whole turn (its usage lands in the CLI's session log), then a model that never answers.
+  model.enqueue(
+    { kind: 'tools', calls: [{ name: 'exec_command', input: { cmd: 'node --test' } }] },
+    ...Array(4).fill({ kind: 'delay', ms: 600_000 }),
+  );
+  const before = model.requests.length;
+  const id = await h.submit(
+    loopRequest(createFixtureRepo(), [], { maker: { backend, timeoutSeconds: 300 } as never, maxIterations: 1 }),
+  );
+  await until(() => model.requests.length >= before + 2);
+  // Killed once its session log (in the run's home) shows the first turn's usage.
+  const stateDir = path.join(h.dataDir, 'control', id, '1', 'agent');
+  await until(() => readPartialUsage(backend as PresetBackend, stateDir));
+  await h.worker.kill();
+  model.reset();
+  model.enqueue({ kind: 'text', text: 'Nothing to do.' });
+  await h.restartWorker();
+  // The next attempt (after the heartbeat timeout) finds the first one unrecorded and records it.
+  const interrupted = await until(() =>
+    h.db.prisma.executionRecord.findFirst({ where: { loopId: id, role: 'maker', outcome: 'INTERRUPTED' } }),
+  );
+  expect(interrupted).toMatchObject({ provider: backend, kind: 'AGENT_PROCESS' });
+  expect(interrupted.latencyMs).toBeGreaterThan(0);
+  expect(interrupted.promptTokens).toBeGreaterThan(0);
+  expect(interrupted.detail).toMatch(
+    /^attempt 1 \(pid \d+ on .+\) started at .+, was last seen alive \d+ s later, and ended without finishing: .*by then it had used \d+ input and \d+ output tokens \(its session log\)$/,
+  );
+  await h.request('POST', `/v1/loops/${id}/cancel`);
+  await h.waitForLoop(id, ['CANCELLED', 'AWAITING_DECISION', 'FAILED', 'PASSED']);
+}, 240_000);
+
+/** Polls `check` until it returns something truthy (or throws after two minutes). */
+async function until<T>(check: () => T | Promise<T>): Promise<NonNullable<T>> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('the condition did not become true within 2 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
