@@ -8,6 +8,7 @@ import { presetMakerSettingsSchema, type PresetBackend } from '../../domain/make
 import { insertAgentCheck, type AgentCheckRow } from '../../store/agent-checks';
 import type { ActivityDeps } from '../deps';
 import { git } from '../git';
+import { handOver } from '../sandbox/hand-over';
 import { childEnvironment } from '../process/child-environment';
 import { runCommand, type CommandResult } from '../process/run-command';
 import { agentEgress } from './agent-egress';
@@ -51,6 +52,8 @@ export async function checkAgent(deps: ActivityDeps, input: { backend: PresetBac
       'check',
     ]);
     await fs.writeFile(promptFile, CHECK_PROMPT);
+    // Owned by the sandbox's uid under a root service, as a maker's workspace is (a CLI may write its caches there).
+    await handOver(deps.sandbox, workspace);
     const launch = await launchPreset(deps, settings, { prompt: CHECK_PROMPT, promptFile, stateDir, gateCommands: [] });
     const run = (argv: string[], timeoutMs: number, network: boolean) =>
       runCommand({
