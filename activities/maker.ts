@@ -26,7 +26,8 @@ import { runAgent, type AgentOutcome } from './makers/run-agent';
 import { handOver, handOverNewDirs } from './sandbox/hand-over';
 import { loopCaches } from './sandbox/loop-caches';
 import { stopPreviousAttempt } from './sandbox/stop-previous-attempt';
-import { modelCallCost, recordedUsage } from './usage';
+import { recordedUsage } from './usage';
+import { agentRunCost } from './makers/agent-process-record';
 import { isPresetBackend } from '../domain/maker-presets';
 import { readPartialUsage } from './makers/partial-usage';
 import { whileHeartbeating } from './heartbeat';
@@ -234,9 +235,7 @@ async function recordInterruptedAttempt(
     model: spent?.model ?? null,
     promptTokens: spent?.promptTokens ?? null,
     completionTokens: spent?.completionTokens ?? null,
-    costUsd:
-      spent?.costUsd ??
-      (spent?.model ? modelCallCost(deps.config, spent.model, spent.promptTokens, spent.completionTokens) : null),
+    costUsd: spent ? agentRunCost(deps.config, spent) : null,
     latencyMs: ranMs ?? 0,
     outcome: 'INTERRUPTED',
     detail: `attempt ${existing.makerAttempts}${process}${ran} ended without finishing: its worker stopped (a crash, a restart or a shutdown) and the attempt runs again; ${

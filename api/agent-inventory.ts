@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AGENT_TOOL_PINS, installedVersion } from '../config/agent-tools';
 import { formatEgressEntry } from '../domain/egress';
 import { PRESET_BACKENDS, type PresetBackend } from '../domain/maker-presets';
+import { agentAllowList } from '../domain/operator-policy';
 import { latestAgentChecks, type AgentCheckDb } from '../store/agent-checks';
 import type { ApiPolicy } from './deps';
 
@@ -55,7 +56,6 @@ export async function agentInventory(
     const pin = AGENT_TOOL_PINS[backend];
     const endpoint = policy.agents?.endpoints[backend];
     const check = checks.get(backend);
-    const presetNetwork = policy.operator?.agentNetwork?.[backend];
     return {
       backend,
       registry: pin.registry,
@@ -66,7 +66,9 @@ export async function agentInventory(
         ? { baseUrl: endpoint.baseUrl, model: endpoint.model, apiKeySet: endpoint.apiKey !== null }
         : null,
       allowed: allowedBackends === undefined || allowedBackends.includes(backend),
-      network: presetNetwork ?? policy.agents?.egress.map(formatEgressEntry) ?? null,
+      network: policy.agents
+        ? agentAllowList(policy.operator ?? {}, policy.agents.egress, backend).map(formatEgressEntry)
+        : null,
       lastCheck: check
         ? {
             host: check.host,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { egressEntryTextSchema } from './egress';
+import { egressEntryTextSchema, parseEgressEntry, type EgressEntry } from './egress';
 import type { LoopRequest } from './loop-request';
-import { PRESET_BACKENDS } from './maker-presets';
+import { isPresetBackend, PRESET_BACKENDS } from './maker-presets';
 
 // The operator's ceilings (the seeds' immutable global layer): what no loop request may exceed, set once
 // for the service in OPERATOR_POLICY (JSON) or OPERATOR_POLICY_FILE, shown at GET /v1/policy. A request
@@ -73,6 +73,19 @@ export function policyViolation(policy: OperatorPolicy, request: LoopRequest): P
     modelViolation(policy, reviewerAgent ? 'body.reviewer.agent.model' : 'body.reviewer.model', reviewerModel),
   ];
   return checks.find((c) => c !== null) ?? null;
+}
+
+/**
+ * The hosts a backend's agents may reach before a request narrows them: the policy's agentNetwork list for
+ * its preset, else `agentsList` (SANDBOX_EGRESS_AGENTS).
+ */
+export function agentAllowList(
+  policy: OperatorPolicy,
+  agentsList: readonly EgressEntry[],
+  backend: string,
+): EgressEntry[] {
+  const presetList = isPresetBackend(backend) ? policy.agentNetwork?.[backend] : undefined;
+  return presetList ? presetList.map(parseEgressEntry) : [...agentsList];
 }
 
 /** The request as the policy shapes it: a budget left out takes the operator's ceiling. */

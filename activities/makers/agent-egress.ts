@@ -1,6 +1,7 @@
 import type { ServiceConfig } from '../../config/service-config';
-import { parseEgressEntry, sandboxEgress, type EgressEntry, type NetworkRequest } from '../../domain/egress';
-import { agentNetwork, isPresetBackend } from '../../domain/maker-presets';
+import { sandboxEgress, type EgressEntry, type NetworkRequest } from '../../domain/egress';
+import { agentNetwork } from '../../domain/maker-presets';
+import { agentAllowList } from '../../domain/operator-policy';
 
 /**
  * What an agent's sandbox may reach (makers, reviewer agents, smoke tests): the operator policy's list for
@@ -10,9 +11,6 @@ export function agentEgress(
   config: Pick<Readonly<ServiceConfig>, 'operatorPolicy' | 'sandbox'>,
   settings: { backend: string; network?: NetworkRequest },
 ): EgressEntry[] | null {
-  const presetList = isPresetBackend(settings.backend)
-    ? config.operatorPolicy.agentNetwork?.[settings.backend]
-    : undefined;
-  const allow = presetList ? presetList.map(parseEgressEntry) : config.sandbox.egress.agents;
+  const allow = agentAllowList(config.operatorPolicy, config.sandbox.egress.agents, settings.backend);
   return sandboxEgress(allow, agentNetwork(settings));
 }

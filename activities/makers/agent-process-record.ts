@@ -22,12 +22,20 @@ export function agentProcessFields(
     pid: result.pid,
     promptTokens: usage.promptTokens,
     completionTokens: usage.completionTokens,
-    // The agent's own figure when it prints one, else priced from the configured table.
-    costUsd:
-      usage.costUsd ??
-      (usage.model ? modelCallCost(config, usage.model, usage.promptTokens, usage.completionTokens) : null),
+    costUsd: agentRunCost(config, usage),
     latencyMs: result.endTime.getTime() - result.startTime.getTime(),
   };
+}
+
+/** The agent's own figure when it prints one, else its tokens priced from the configured table. */
+export function agentRunCost(
+  config: Readonly<ServiceConfig>,
+  usage: Pick<AgentUsage, 'model' | 'promptTokens' | 'completionTokens' | 'costUsd'>,
+): number | null {
+  return (
+    usage.costUsd ??
+    (usage.model ? modelCallCost(config, usage.model, usage.promptTokens, usage.completionTokens) : null)
+  );
 }
 
 /** How an agent CLI run ended, as its execution record states it (domain/maker-outcome.ts explains it). */
