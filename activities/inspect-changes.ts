@@ -13,6 +13,7 @@ import { sha256 } from './git';
 import { leftBehindFiles } from './left-behind-files';
 import type { TamperFinding } from '../analysis/tamper/types';
 import { detectTampering } from './tamper/detect-tampering';
+import { acceptanceTestNames } from '../analysis/verification/proven-criteria';
 import { storedSystemFindings, systemFindingRow, VERIFICATION_FINDING_PREFIX } from './system-findings';
 
 export interface InspectChangesInput {
@@ -74,6 +75,7 @@ export async function examineCheckpoint(at: InspectedCheckpoint): Promise<Examin
       gates: at.gates,
       scope: at.contract.scope,
       outOfScope: at.contract.outOfScope,
+      acceptanceTests: acceptanceTestNames(at.contract),
     }),
     leftBehindFiles(at.workspace),
   ]);

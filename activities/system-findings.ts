@@ -16,6 +16,7 @@ const ALLOWED_BY: Partial<
 > = {
   TESTS_WEAKENED: 'allowTestChanges',
   TESTS_DELETED: 'allowTestChanges',
+  TEST_DATA_CHANGED: 'allowTestChanges',
   TEST_WEAKENED: 'allowTestChanges',
   FEWER_TESTS_RUN: 'allowTestChanges',
   GATE_ENTRYPOINT_CHANGED: 'allowGateConfigChanges',

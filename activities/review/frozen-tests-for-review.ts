@@ -4,6 +4,7 @@ import { git } from '../git';
 import { changedNames, type ChangedPath } from '../../analysis/tamper/change-set';
 import { isTestFile } from '../../analysis/tamper/test-files';
 import { readAt } from '../tamper/change-set';
+import { acceptanceTestNames } from '../../analysis/verification/proven-criteria';
 
 // The reviewer reads the frozen tests — the base versions of the tests that matter to this change —
 // so it can spot code that special-cases them (hard-coded expected values, detecting the test run),
@@ -29,9 +30,7 @@ export async function frozenTestsForReview(
   contract: GoalContract,
 ): Promise<FrozenTestFile[]> {
   const changed = changedNames(changes);
-  const testNames = contract.acceptanceCriteria.flatMap((ac) =>
-    ac.verification.type === 'test' ? [ac.verification.name] : [],
-  );
+  const testNames = acceptanceTestNames(contract);
   const sourceStems = changed
     .filter((file) => !isTestFile(file))
     .map((file) => path.posix.basename(file).replace(/\.[^.]+$/, ''))

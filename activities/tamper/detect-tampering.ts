@@ -1,6 +1,9 @@
 import { inventoryReader } from '../../analysis/tamper/syntax-inventories';
+import type { AcceptanceTestSource } from '../../analysis/tamper/special-cased-values';
 import { tamperFindings } from '../../analysis/tamper/tamper-rules';
+import { definesInlineTests, isTestFile, testFilesAmong } from '../../analysis/tamper/test-files';
 import type { TamperFinding, TamperInput } from '../../analysis/tamper/types';
+import { git } from '../git';
 import { early } from '../in-order';
 import { baseGateEntrypoints } from './base-entrypoints';
 import { cachedReader, listFiles, loadChanges } from './change-set';
@@ -17,12 +20,60 @@ export async function detectTampering(input: TamperInput): Promise<TamperFinding
   void early(baseEntrypoints());
   const changes = await loadChanges(input.workspace, input.baseCommit, input.checkpointCommit);
   if (!changes.length) return [];
+  const isTest = await testFilesAmong(
+    changes.flatMap((c) => [
+      ...(c.basePath ? [{ commit: input.baseCommit, file: c.basePath }] : []),
+      ...(c.checkpointPath ? [{ commit: input.checkpointCommit, file: c.checkpointPath }] : []),
+    ]),
+    read,
+  );
   return tamperFindings({
     input,
     changes,
     read,
+    isTest,
     inventory: inventoryReader(input, changes, read, pythonInventories),
     checkpointFiles: () => listFiles(input.workspace, input.checkpointCommit),
     baseEntrypoints,
+    acceptanceTests: () => baseTestsDeclaring(input, read),
   });
+}
+
+/**
+ * The base test files that mention each acceptance test's name, found with one `git grep` over the base
+ * tree (the names go after -e, so none is read as an option); the rule then finds the declaration.
+ */
+async function baseTestsDeclaring(
+  input: TamperInput,
+  read: (commit: string, file: string) => Promise<string | null>,
+): Promise<AcceptanceTestSource[]> {
+  const names = input.acceptanceTests ?? [];
+  const titles = names
+    .map((name) =>
+      name
+        .split(/ > | › |::|\//)
+        .pop()!
+        .trim(),
+    )
+    .filter(Boolean);
+  if (!titles.length) return [];
+  const listed = await git(input.workspace, [
+    'grep',
+    '-l',
+    '-z',
+    '-F',
+    ...titles.flatMap((t) => ['-e', t]),
+    input.baseCommit,
+    '--',
+  ]).catch(() => ''); // exit 1: no match
+  const sources: AcceptanceTestSource[] = [];
+  for (const hit of listed.split('\0').filter(Boolean)) {
+    const file = hit.slice(input.baseCommit.length + 1);
+    const text = await read(input.baseCommit, file);
+    if (text === null || !(isTestFile(file) || definesInlineTests(file, text))) continue;
+    names.forEach((name, i) => {
+      if (text.includes(titles[i]!)) sources.push({ name, file, text });
+    });
+  }
+  return sources;
 }

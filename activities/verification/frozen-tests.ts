@@ -1,36 +1,75 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { git } from '../git';
 import type { ChangedPath } from '../../analysis/tamper/change-set';
-import { isTestFile } from '../../analysis/tamper/test-files';
+import { definesInlineTests, isTestData, isTestFile } from '../../analysis/tamper/test-files';
+import { withBaseTestModules } from '../../analysis/verification/rust-test-modules';
 
-// Frozen acceptance tests (docs/design.md §3.4): the repository's test files at the base commit are the
-// contract's held-out checks. When the maker edited, deleted or renamed any of them, the tests gate
-// also runs with their base versions put back on top of the maker's code, in the same clean checkout.
+// Frozen acceptance tests (docs/design.md §3.4): the repository's tests at the base commit are the
+// contract's held-out checks. When the maker edited, deleted or renamed any of them — a test file, the
+// data tests read, or the test modules inside a source file — the tests gate also runs with their base
+// versions put back on top of the maker's code, in the same clean checkout.
 
-/** Test files at base that the maker modified, deleted or renamed (their base paths), of the branch's changes. */
-export function editedBaseTestFiles(changes: ChangedPath[]): string[] {
+export interface FrozenFiles {
+  /** Test files and test data put back whole (base paths). */
+  whole: string[];
+  /** Source files with inline tests (Rust's `#[cfg(test)] mod tests`): only their test modules are put back. */
+  inline: string[];
+}
+
+/** Base tests the maker modified, deleted or renamed, of the branch's changes; `readBase` reads a base file. */
+export async function editedBaseTests(
+  changes: ChangedPath[],
+  readBase: (file: string) => Promise<string | null>,
+): Promise<FrozenFiles> {
+  const frozen: FrozenFiles = { whole: [], inline: [] };
   // An added or copied file has no base path, so nothing to freeze.
-  return changes.flatMap((c) => (c.basePath && isTestFile(c.basePath) ? [c.basePath] : []));
+  for (const { basePath, checkpointPath } of changes) {
+    if (!basePath) continue;
+    if (isTestFile(basePath) || isTestData(basePath)) frozen.whole.push(basePath);
+    else if (definesInlineTests(basePath, (await readBase(basePath)) ?? ''))
+      // Moved or deleted, the whole base file goes back: there is no maker's version to keep.
+      (checkpointPath === basePath ? frozen.inline : frozen.whole).push(basePath);
+  }
+  return frozen;
+}
+
+/** Every frozen path, whole or inline. */
+export function frozenPaths(files: FrozenFiles): string[] {
+  return [...files.whole, ...files.inline];
 }
 
 /**
  * Runs `run` with the base versions of `files` in the checkout, then puts the checkpoint's versions
  * back (deleting what the checkpoint does not have), index included, so later gates see the maker's
- * commit again. git writes the files: a symlink the maker left in the way is replaced, never followed.
+ * commit again. git writes whole files: a symlink the maker left in the way is replaced, never
+ * followed; an inline file's spliced text replaces the path the same way (unlinked, then created).
  */
 export async function withBaseVersions<T>(
   checkout: string,
   base: string,
   checkpoint: string,
-  files: string[],
+  files: FrozenFiles,
   run: () => Promise<T>,
 ): Promise<T> {
-  await restoreFrom(checkout, base, files);
+  const all = frozenPaths(files);
+  if (files.whole.length) await restoreFrom(checkout, base, files.whole);
   try {
+    for (const file of files.inline) {
+      const [baseText, ours] = await Promise.all([show(checkout, base, file), show(checkout, checkpoint, file)]);
+      const target = path.join(checkout, file);
+      await fs.rm(target, { force: true, recursive: true });
+      await fs.writeFile(target, withBaseTestModules(baseText, ours), { flag: 'wx' });
+    }
     return await run();
   } finally {
     // A path the checkpoint does not have is removed: restore matches the source.
-    await restoreFrom(checkout, checkpoint, files);
+    await restoreFrom(checkout, checkpoint, all);
   }
+}
+
+function show(checkout: string, commit: string, file: string): Promise<string> {
+  return git(checkout, ['show', `${commit}:${file}`]);
 }
 
 function restoreFrom(checkout: string, commit: string, files: string[]): Promise<string> {

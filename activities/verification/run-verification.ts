@@ -36,7 +36,7 @@ import {
 } from './verification-runner';
 import { entrypointsToRestore, restoreInCheckout } from './protected-files';
 import { frozenTestFindings, type TestsRun } from '../../analysis/verification/frozen-test-findings';
-import { editedBaseTestFiles, withBaseVersions } from './frozen-tests';
+import { editedBaseTests, frozenPaths, withBaseVersions, type FrozenFiles } from './frozen-tests';
 import { storeSystemFindings, storedSystemFindings, VERIFICATION_FINDING_PREFIX } from '../system-findings';
 import type { FileChange } from '../../analysis/tamper/change-set';
 import type { TestReport } from '../../analysis/test-reports';
@@ -224,18 +224,20 @@ async function runFrozenTests(
   prepared: PreparedCheckout,
   runner: VerificationRunner,
 ): Promise<FrozenRun | null> {
-  const { input, contract } = verifying;
+  const { input, contract, loop } = verifying;
   const testsGate = input.gates.find((g) => g.gate === 'tests');
-  const frozenFiles =
-    testsGate && !contract.allowTestChanges ? editedBaseTestFiles(await prepared.branchChanges()) : [];
-  return testsGate && frozenFiles.length > 0
-    ? { files: frozenFiles, run: await frozenTestsRun(verifying, prepared.dir, runner, testsGate, frozenFiles) }
+  if (!testsGate || contract.allowTestChanges) return null;
+  const files = await editedBaseTests(await prepared.branchChanges(), (file) =>
+    readAt(loop.workspacePath, loop.baseCommit, file),
+  );
+  return frozenPaths(files).length > 0
+    ? { files, run: await frozenTestsRun(verifying, prepared.dir, runner, testsGate, files) }
     : null;
 }
 
 interface FrozenRun {
-  /** The base test files put back (base paths). */
-  files: string[];
+  /** The base tests put back (base paths). */
+  files: FrozenFiles;
   run: TestsRun;
 }
 
@@ -245,7 +247,7 @@ async function frozenTestsRun(
   checkout: string,
   runner: VerificationRunner,
   configured: ResolvedGate,
-  files: string[],
+  files: FrozenFiles,
 ): Promise<TestsRun> {
   const { checkpointCommit } = input;
   let ran: TestsGateRun;
@@ -268,7 +270,7 @@ async function frozenTestsRun(
     gate: FROZEN_TESTS_GATE,
     source: {
       source: configured.source,
-      detail: `the tests gate with the base versions of ${files.join(', ')} restored`,
+      detail: `the tests gate with the base versions of ${frozenPaths(files).join(', ')} restored`,
     },
     gateOrder: FROZEN_TESTS_ORDER,
     result: ran.result,
@@ -372,7 +374,7 @@ async function recordVerified(
     await verified;
     return { gates, acceptanceChecks, systemFindings: [] };
   }
-  const frozenFiles = frozen.files;
+  const frozenFiles = frozenPaths(frozen.files);
   const baseTexts = new Map(
     await Promise.all(
       frozenFiles.map(async (file) => [file, await readAt(loop.workspacePath, loop.baseCommit, file)] as const),

@@ -1,6 +1,6 @@
 import type { DiffLine, FileChange } from './change-set';
 import { languageOf, type Language } from './languages';
-import { isTestFile } from './test-files';
+import type { TestFileTest } from './test-files';
 
 // Finds marker text (skip/only markers, suppressions) on lines the maker added. Removing a marker
 // is fine, and so is moving one: an added line identical (trimmed) to a line removed from the same
@@ -19,13 +19,13 @@ export interface MarkedFile {
   lines: DiffLine[];
 }
 
-export function findAddedMarkers(changes: FileChange[], table: MarkerTable): MarkedFile[] {
+export function findAddedMarkers(changes: FileChange[], table: MarkerTable, isTest: TestFileTest): MarkedFile[] {
   const marked: MarkedFile[] = [];
   for (const change of changes) {
     const file = change.checkpointPath;
     const language = file ? languageOf(file) : null;
     if (!file || !language) continue;
-    const markers = (table[language] ?? []).filter((m) => !m.testFilesOnly || isTestFile(file));
+    const markers = (table[language] ?? []).filter((m) => !m.testFilesOnly || isTest(file));
     const moved = countTrimmed(change.removed);
     const lines = change.added.filter((line) => {
       if (!markers.some((m) => m.pattern.test(line.text))) return false;

@@ -2,29 +2,47 @@ import { quoteLines } from './change-set';
 import { findAddedMarkers, type MarkerTable } from './added-markers';
 import type { TamperCheck } from './types';
 
-// docs/design.md §3.4: an added skip/only marker hides failing tests (or every other test) from the tests gate.
+// docs/design.md §3.4: an added marker that changes what runs — a skip (conditional or not), an only, a
+// test expected to fail, a build condition on a test file — hides failing tests (or every other test)
+// from the tests gate, or turns a failure into a pass.
 
 const SKIP_OR_ONLY: MarkerTable = {
   javascript: [
-    // it.skip(…), describe.only(…), test.skip.each(…), test.skipIf(…), t.skip(…) — never list.skip(2)
-    { pattern: /(?<![\w$.])(?:it|test|describe|context|suite|specify|t)(?:\.\w+)*\.(?:skip|only|skipIf)\b/ },
+    // it.skip(…), describe.only(…), test.skip.each(…), test.skipIf(…), test.runIf(…), t.skip(…), t.todo(…),
+    // and tests expected to fail (jest's test.failing, vitest's test.fails) — never list.skip(2)
+    {
+      pattern:
+        /(?<![\w$.])(?:it|test|describe|context|suite|specify|t)(?:\.\w+)*\.(?:skip|only|skipIf|runIf|todo|failing|fails)\b/,
+    },
     { pattern: /(?<![\w$.])(?<!function\s+)(?:x|f)(?:it|test|describe|context|specify)\s*\(/ },
-    // node:test options: test('…', { skip: true }, fn)
-    { pattern: /\b(?:skip|only)\s*:\s*(?:true|['"`])/, testFilesOnly: true },
+    // node:test options: test('…', { skip: true }, fn), { todo: … } (a failing todo test fails no run)
+    { pattern: /\b(?:skip|only|todo)\s*:\s*(?:true|['"`]|!|process\.)/, testFilesOnly: true },
+    // mocha's this.skip() inside a test or hook
+    { pattern: /\bthis\.skip\s*\(/, testFilesOnly: true },
   ],
   python: [
-    { pattern: /\bpytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.(?:skip|xfail)\s*\(/ },
+    { pattern: /\bpytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.(?:skip|xfail|importorskip)\s*\(/ },
     { pattern: /@unittest\.(?:skip\w*|expectedFailure)\b|\.skipTest\s*\(/ },
   ],
-  go: [{ pattern: /\.Skip(?:f|Now)?\s*\(/, testFilesOnly: true }],
-  rust: [{ pattern: /#\[ignore\b/ }],
+  go: [
+    { pattern: /\.Skip(?:f|Now)?\s*\(/, testFilesOnly: true },
+    // A build constraint leaves the whole test file out of the build unless its tags are set.
+    { pattern: /^\s*\/\/\s*(?:go:build\b|\+build\b)/, testFilesOnly: true },
+  ],
+  rust: [
+    { pattern: /#\[\s*ignore\b/ },
+    // A test that must panic passes when the code it checks fails.
+    { pattern: /#\[\s*should_panic\b/, testFilesOnly: true },
+    // A condition on a test module or test other than `cfg(test)`: `#[cfg(any())]` never compiles it.
+    { pattern: /#\[\s*cfg(?:_attr)?\s*\((?!\s*test\s*\)\s*\])/, testFilesOnly: true },
+  ],
 };
 
-export const skipOrOnlyAdded: TamperCheck = async ({ changes }) =>
-  findAddedMarkers(changes, SKIP_OR_ONLY).map(({ file, lines }) => ({
+export const skipOrOnlyAdded: TamperCheck = async ({ changes, isTest }) =>
+  findAddedMarkers(changes, SKIP_OR_ONLY, isTest).map(({ file, lines }) => ({
     rule: 'SKIP_OR_ONLY_ADDED',
     title: 'Skip or only marker added to tests',
     topic: 'testing_gaps',
     location: { file, startLine: lines[0]!.line, endLine: lines[0]!.line },
-    evidence: `Added a marker that skips or focuses tests:\n${quoteLines('+', lines)}`,
+    evidence: `Added a marker that skips, focuses or inverts tests, or leaves them out of the build:\n${quoteLines('+', lines)}`,
   }));

@@ -13,8 +13,8 @@ const SUPPRESSIONS: MarkerTable = {
   rust: [{ pattern: /#!?\[allow\(/ }],
 };
 
-export const suppressionAdded: TamperCheck = async ({ changes }) =>
-  findAddedMarkers(changes, SUPPRESSIONS).map(({ file, lines }) => ({
+export const suppressionAdded: TamperCheck = async ({ changes, isTest }) =>
+  findAddedMarkers(changes, SUPPRESSIONS, isTest).map(({ file, lines }) => ({
     rule: 'SUPPRESSION_ADDED',
     title: 'Type or lint suppression added',
     topic: 'correctness',

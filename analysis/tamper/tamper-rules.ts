@@ -6,6 +6,9 @@ import { skipOrOnlyAdded } from './skip-or-only-added';
 import { suppressionAdded } from './suppression-added';
 import { testsDeleted } from './tests-deleted';
 import { testsWeakened } from './tests-weakened';
+import { specialCasedValues } from './special-cased-values';
+import { testDataChanged } from './test-data-changed';
+import { exitAtImport, testFrameworkInSource, testRunDetected } from './test-aware-source';
 import type { TamperCheck, TamperContext, TamperFinding } from './types';
 
 // docs/design.md §3.4: the system itself raises VALID BLOCKER findings when the maker games verification.
@@ -20,6 +23,11 @@ const RULES: TamperCheck[] = [
   suppressionAdded,
   outOfScopeChange,
   danglingSymlink,
+  testDataChanged,
+  testFrameworkInSource,
+  testRunDetected,
+  exitAtImport,
+  specialCasedValues,
 ];
 
 /**

@@ -19,6 +19,58 @@ export function isTestFile(file: string): boolean {
   return isRunnableSource(file) && TEST_FILE_GLOBS.some((glob) => minimatch(file, glob, { dot: true }));
 }
 
+// What tests read: golden files, snapshots, fixtures, whatever their extension. A `.go` file under
+// `testdata/` is data too (the go tool ignores that directory).
+const TEST_DATA_GLOBS = [
+  '**/testdata/**',
+  '**/__snapshots__/**',
+  '**/*.snap',
+  '**/fixtures/**',
+  '**/__fixtures__/**',
+  '**/golden/**',
+  '**/*.golden',
+  '**/tests/**',
+  '**/test/**',
+  '**/__tests__/**',
+];
+
+/** A file tests read but no runner loads as a test: changing it changes what the tests expect. */
+export function isTestData(file: string): boolean {
+  return !isTestFile(file) && TEST_DATA_GLOBS.some((glob) => minimatch(file, glob, { dot: true }));
+}
+
+// Rust's unit tests live beside the code they test (`#[cfg(test)] mod tests` in src/), and a `#[test]`
+// function may sit in any module: such a file is a test file for every rule, whatever its path.
+const INLINE_TESTS: Partial<Record<Language, RegExp>> = {
+  rust: /#\[\s*cfg\s*\(\s*test\s*\)\s*\]|#\[(?:\w+::)*test\b/,
+};
+
+/** Whether `text` (the file's content) defines tests inline, among other code. */
+export function definesInlineTests(file: string, text: string): boolean {
+  const language = languageOf(file);
+  const pattern = language && INLINE_TESTS[language];
+  return !!pattern && pattern.test(withoutComments(text, language));
+}
+
+/** Which paths are test files, by path or, for changed files, by what they hold at either commit. */
+export type TestFileTest = (file: string) => boolean;
+
+/**
+ * Test files among `files` (paths at base and checkpoint): by path, or holding inline tests in the version
+ * `read` gives at either commit — a module whose tests the maker commented out or moved is still one.
+ */
+export async function testFilesAmong(
+  files: Array<{ commit: string; file: string }>,
+  read: (commit: string, file: string) => Promise<string | null>,
+): Promise<TestFileTest> {
+  const inline = new Set<string>();
+  for (const { commit, file } of files) {
+    if (isTestFile(file) || inline.has(file) || !INLINE_TESTS[languageOf(file) ?? 'javascript']) continue;
+    if (definesInlineTests(file, (await read(commit, file)) ?? '')) inline.add(file);
+  }
+  return (file) => isTestFile(file) || inline.has(file);
+}
+
 const TEST_CASE: Record<Language, RegExp> = {
   // it(…), test(…), it.each(…)(…), test.concurrent(…)
   javascript: /(?<![\w$.])(?:it|test)(?:\.\w+)*\s*\(/g,

@@ -1,13 +1,13 @@
-import { countTests, isTestFile } from './test-files';
+import { countTests } from './test-files';
 import type { TamperCheck, TamperFinding } from './types';
 
 // docs/design.md §3.4: deleting an existing test file (or renaming it where no runner finds it) removes its checks.
 
-export const testsDeleted: TamperCheck = async ({ input, changes, read }) => {
+export const testsDeleted: TamperCheck = async ({ input, changes, read, isTest }) => {
   const findings: TamperFinding[] = [];
   for (const change of changes) {
     const file = change.basePath;
-    if (!file || !isTestFile(file) || (change.checkpointPath && isTestFile(change.checkpointPath))) continue;
+    if (!file || !isTest(file) || (change.checkpointPath && isTest(change.checkpointPath))) continue;
     const inventory = countTests(file, (await read(input.baseCommit, file)) ?? '');
     const had = inventory
       ? ` It had ${inventory.cases} test case(s) and ${inventory.assertions} assertion(s) at base.`

@@ -3,7 +3,7 @@ import { weakenedTests, type MovedTest, type PlacedTest, type Weakening, type We
 import { STRENGTH_MEANING, strengthOf } from './assertion-strength';
 import { languageOf } from './languages';
 import { OUTSIDE_TESTS } from './test-inventory';
-import { countTests, declaresTestOrAssertion, isTestFile } from './test-files';
+import { countTests, declaresTestOrAssertion } from './test-files';
 import type { TamperCheck, TamperContext, TamperFinding } from './types';
 
 // docs/design.md §3.4: an existing test that now checks less — removed, an assertion removed or loosened, its
@@ -15,12 +15,12 @@ import type { TamperCheck, TamperContext, TamperFinding } from './types';
 const SHOWN_WEAKENINGS = 8;
 
 export const testsWeakened: TamperCheck = async (ctx) => {
-  const { input, changes, inventory } = ctx;
+  const { input, changes, inventory, isTest } = ctx;
   const movedTo = await movedTests(ctx);
   const findings: TamperFinding[] = [];
   for (const change of changes) {
     const { basePath, checkpointPath } = change;
-    if (!basePath || !checkpointPath || !isTestFile(basePath) || !isTestFile(checkpointPath)) continue;
+    if (!basePath || !checkpointPath || !isTest(basePath) || !isTest(checkpointPath)) continue;
     const before = await inventory(input.baseCommit, basePath);
     const after = await inventory(input.checkpointCommit, checkpointPath);
     if (!before || !after) {
@@ -44,11 +44,11 @@ export const testsWeakened: TamperCheck = async (ctx) => {
 };
 
 /** Tests that are new in a changed test file (not in its base version), for tests missing from their own file. */
-async function movedTests({ input, changes, inventory }: TamperContext): Promise<MovedTest> {
+async function movedTests({ input, changes, inventory, isTest }: TamperContext): Promise<MovedTest> {
   const arrivals: PlacedTest[] = [];
   for (const { basePath, checkpointPath: file } of changes) {
-    if (!file || !isTestFile(file)) continue;
-    const before = basePath && isTestFile(basePath) ? await inventory(input.baseCommit, basePath) : null;
+    if (!file || !isTest(file)) continue;
+    const before = basePath && isTest(basePath) ? await inventory(input.baseCommit, basePath) : null;
     const had = new Set(before?.tests.map((t) => t.name));
     for (const test of (await inventory(input.checkpointCommit, file))?.tests ?? []) {
       if (!had.has(test.name) && !test.name.endsWith(OUTSIDE_TESTS)) arrivals.push({ file, test });

@@ -2,6 +2,8 @@ import type { ResolvedGate } from '../../domain/gates';
 import type { FINDING_TOPICS } from '../../domain/ledger';
 import type { CommitReader, FileChange } from './change-set';
 import type { GateEntrypoints } from './gate-entrypoints';
+import type { AcceptanceTestSource } from './special-cased-values';
+import type { TestFileTest } from './test-files';
 import type { SyntaxInventory } from './test-inventory';
 
 // Shapes shared by the tamper rules (docs/design.md §3.4).
@@ -14,7 +16,12 @@ export type TamperRule =
   | 'SKIP_OR_ONLY_ADDED'
   | 'SUPPRESSION_ADDED'
   | 'OUT_OF_SCOPE_CHANGE'
-  | 'DANGLING_SYMLINK';
+  | 'DANGLING_SYMLINK'
+  | 'TEST_DATA_CHANGED'
+  | 'TEST_FRAMEWORK_IN_SOURCE'
+  | 'TEST_RUN_DETECTED'
+  | 'EXIT_AT_IMPORT'
+  | 'SPECIAL_CASED_TEST_VALUES';
 
 /** Rules verification itself applies, from running the frozen (base) tests beside the maker's. */
 export type VerificationRule = 'TEST_WEAKENED' | 'FEWER_TESTS_RUN';
@@ -32,6 +39,12 @@ export const RULE_HIDES: Record<TamperRule | VerificationRule, string> = {
   OUT_OF_SCOPE_CHANGE: 'a change outside what the contract allows would ship without anyone asking for it',
   DANGLING_SYMLINK:
     'a link to nothing would ship: tools that walk the tree fail on it, or read whatever a machine has at its target',
+  TEST_DATA_CHANGED: 'the tests would compare against what the maker wrote instead of what the repository expected',
+  TEST_FRAMEWORK_IN_SOURCE: 'the code would change how the tests check it, so they pass whatever it does',
+  TEST_RUN_DETECTED: 'the code would behave one way under the tests and another in use, so green would prove nothing',
+  EXIT_AT_IMPORT: 'the test run would stop before its tests, with the exit code the code chose',
+  SPECIAL_CASED_TEST_VALUES:
+    "the code would return what the acceptance test expects for the test's own inputs, and be wrong for every other",
   TEST_WEAKENED:
     "with the maker's edit to the test the gate was green, but the unedited test fails against the same code",
   FEWER_TESTS_RUN: "fewer tests ran than the repository's own test files hold, so some checks silently stopped running",
@@ -62,6 +75,8 @@ export interface TamperInput {
   scope?: string[];
   /** Contract outOfScope entries; entries without whitespace are path globs, free text is ignored. */
   outOfScope: string[];
+  /** The test names the contract's acceptance criteria are proven by; none when absent. */
+  acceptanceTests?: string[];
 }
 
 /**
@@ -73,12 +88,16 @@ export interface TamperContext {
   changes: FileChange[];
   /** A file's text at a commit, or null when the path does not exist there. */
   read: CommitReader;
+  /** Whether a changed path is a test file: by its path, or by the inline tests it holds (test-files.ts). */
+  isTest: TestFileTest;
   /** A changed test file's syntax inventory at a commit; null when it cannot be parsed (Go, Rust, no python3). */
   inventory(commit: string, file: string): Promise<SyntaxInventory | null>;
   /** Every file path in the checkpoint commit. */
   checkpointFiles(): Promise<Set<string>>;
   /** Everything the base commit's gates read. */
   baseEntrypoints(): Promise<GateEntrypoints>;
+  /** The base test files that declare each acceptance test, with their texts. */
+  acceptanceTests(): Promise<AcceptanceTestSource[]>;
 }
 
 export type TamperCheck = (ctx: TamperContext) => Promise<TamperFinding[]>;

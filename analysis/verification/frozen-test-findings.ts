@@ -3,8 +3,10 @@ import type { SystemFinding } from '../tamper/types';
 import type { TestReport } from '../test-reports';
 
 // What the frozen run (base test files restored on the maker's code) says about the maker's edits to
-// tests, when the maker's own tests gate passed: any test that now fails was weakened to pass, and a
-// run that executes fewer tests than the frozen one lost checks. Pure, so every case is unit-tested.
+// tests: a test that fails there but not in the maker's own run was weakened to pass, and a run that
+// executes fewer tests than the frozen one lost checks. Both hold whatever else the maker's run did —
+// a maker whose own run fails elsewhere keeps the location of what it weakened. Pure, so every case is
+// unit-tested.
 
 export interface TestsRun {
   failureReason: string | null;
@@ -25,19 +27,25 @@ export function frozenTestFindings(
   frozen: TestsRun,
   baseText: (file: string) => string | null,
 ): SystemFinding[] {
-  if (maker.failureReason || files.length === 0) return [];
+  if (files.length === 0) return [];
   const findings: SystemFinding[] = [];
-  if (frozen.failureReason) {
-    const failed = frozen.report?.failedTests ?? [];
+  // A test that fails in the maker's own run too was not made to pass by the edit.
+  const makerFailed = new Set(maker.report?.failedTests ?? []);
+  const failed = (frozen.report?.failedTests ?? []).filter((name) => !makerFailed.has(name));
+  // Without names, only a run that failed where the maker's passed says anything.
+  if (frozen.failureReason && (failed.length > 0 || !maker.failureReason)) {
     const byFile = new Map<string, string[]>();
     for (const name of failed) {
       const file =
-        files.find((f) => name.includes(f)) ?? files.find((f) => name.includes(path.posix.basename(f))) ?? files[0]!;
+        files.find((f) => name.includes(f)) ??
+        files.find((f) => declarationLine(baseText(f), name) !== null) ??
+        files.find((f) => name.includes(path.posix.basename(f))) ??
+        files[0]!;
       byFile.set(file, [...(byFile.get(file) ?? []), name]);
     }
     if (byFile.size === 0) byFile.set(files[0]!, []);
     for (const [file, names] of byFile) {
-      const line = declarationLine(baseText(file), names[0]);
+      const line = declarationLine(baseText(file), names[0]) ?? 1;
       findings.push({
         rule: 'TEST_WEAKENED',
         title: 'Test passes only in the maker’s edited version',
@@ -70,9 +78,9 @@ export function frozenTestFindings(
   return findings;
 }
 
-/** The base line that names the test (its title in quotes, or a `def`/`func`), else 1. */
-function declarationLine(text: string | null, name: string | undefined): number {
-  if (!text || !name) return 1;
+/** The base line that names the test (its title in quotes, or a `def`/`func`/`fn`), else null. */
+function declarationLine(text: string | null, name: string | undefined): number | null {
+  if (!text || !name) return null;
   const title = name
     .split(/ > | › |::|\//)
     .pop()!
@@ -86,7 +94,7 @@ function declarationLine(text: string | null, name: string | undefined): number 
       line.includes(`\`${title}\``) ||
       new RegExp(`\\b(?:def|func|fn)\\s+${escapeRegExp(title)}\\b`).test(line),
   );
-  return at >= 0 ? at + 1 : 1;
+  return at >= 0 ? at + 1 : null;
 }
 
 function escapeRegExp(text: string): string {

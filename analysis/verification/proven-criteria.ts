@@ -1,4 +1,4 @@
-import type { AcceptanceCriterion } from '../../domain/contract';
+import type { AcceptanceCriterion, GoalContract } from '../../domain/contract';
 import type { GateName } from '../../domain/gates';
 import type { TestReport } from '../test-reports';
 
@@ -23,4 +23,9 @@ const NAME_SEPARATORS = [' > ', ' › ', '::', '/'];
 
 function namesTest(reported: string, wanted: string): boolean {
   return reported === wanted || NAME_SEPARATORS.some((sep) => reported.endsWith(`${sep}${wanted}`));
+}
+
+/** The test names the contract's acceptance criteria are proven by. */
+export function acceptanceTestNames(contract: Pick<GoalContract, 'acceptanceCriteria'>): string[] {
+  return contract.acceptanceCriteria.flatMap((ac) => (ac.verification.type === 'test' ? [ac.verification.name] : []));
 }

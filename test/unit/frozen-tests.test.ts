@@ -7,8 +7,9 @@ import { quotesShownCode } from '../../activities/review/triage';
 import { goalContractSchema } from '../../domain/contract';
 import { loopRequest } from '../support/loop-request';
 import { frozenTestFindings, type TestsRun } from '../../analysis/verification/frozen-test-findings';
-import { editedBaseTestFiles, withBaseVersions } from '../../activities/verification/frozen-tests';
-import { loadChanges } from '../../activities/tamper/change-set';
+import { editedBaseTests, withBaseVersions } from '../../activities/verification/frozen-tests';
+import { withBaseTestModules } from '../../analysis/verification/rust-test-modules';
+import { loadChanges, readAt } from '../../activities/tamper/change-set';
 import type { TestReport } from '../../analysis/test-reports';
 
 // Frozen tests (docs/design.md §3.4): which base test files are put back, that the checkout returns to the
@@ -56,11 +57,9 @@ function scenario() {
 
 test('the base test files the maker edited, deleted or renamed are the ones frozen; added ones are not', async () => {
   const { dir, base, checkpoint } = scenario();
-  expect(editedBaseTestFiles(await loadChanges(dir, base, checkpoint)).sort()).toEqual([
-    'test/gone.test.js',
-    'test/other.test.js',
-    'test/price.test.js',
-  ]);
+  const frozen = await editedBaseTests(await loadChanges(dir, base, checkpoint), (file) => readAt(dir, base, file));
+  expect(frozen.whole.sort()).toEqual(['test/gone.test.js', 'test/other.test.js', 'test/price.test.js']);
+  expect(frozen.inline).toEqual([]);
 });
 
 test('the run sees the base versions; afterwards the checkout and its index are the maker’s commit again', async () => {
@@ -68,7 +67,7 @@ test('the run sees the base versions; afterwards the checkout and its index are 
   const checkout = path.join(dir, '..', `${path.basename(dir)}-checkout`);
   dirs.push(checkout);
   git(dir, 'worktree', 'add', '--detach', '--quiet', checkout, checkpoint);
-  const files = editedBaseTestFiles(await loadChanges(dir, base, checkpoint));
+  const files = await editedBaseTests(await loadChanges(dir, base, checkpoint), (file) => readAt(dir, base, file));
   const seen = await withBaseVersions(checkout, base, checkpoint, files, async () => ({
     price: fs.readFileSync(path.join(checkout, 'test/price.test.js'), 'utf8'),
     gone: fs.existsSync(path.join(checkout, 'test/gone.test.js')),
@@ -93,7 +92,7 @@ test('a symlink the maker put where a test file was is replaced for the run, its
   fs.rmSync(path.join(dir, 'test/a.test.js'));
   fs.symlinkSync(outside, path.join(dir, 'test/a.test.js'));
   const checkpoint = write(dir, {});
-  const files = editedBaseTestFiles(await loadChanges(dir, base, checkpoint));
+  const files = await editedBaseTests(await loadChanges(dir, base, checkpoint), (file) => readAt(dir, base, file));
   await withBaseVersions(dir, base, checkpoint, files, async () => {
     expect(fs.lstatSync(path.join(dir, 'test/a.test.js')).isSymbolicLink()).toBe(false);
     expect(fs.readFileSync(path.join(dir, 'test/a.test.js'), 'utf8')).toBe('real test');
@@ -155,13 +154,32 @@ describe('frozenTestFindings', () => {
     ]);
   });
 
-  test('an honest edit — the base tests still pass, as many run — raises nothing; nor does a maker run that failed', () => {
+  test('an honest edit — the base tests still pass, as many run — raises nothing; nor do tests failing in both runs', () => {
     expect(
       frozenTestFindings(files, run(report(['a', 'b', 'new'], [])), run(report(['a', 'b'], [])), () => BASE_TEXT),
     ).toEqual([]);
     expect(
       frozenTestFindings(files, run(report([], ['a']), 'failed'), run(report([], ['a']), 'failed'), () => BASE_TEXT),
     ).toEqual([]);
+  });
+
+  test("a weakened test is kept when the maker's own run failed elsewhere, located in the file that declares it", () => {
+    const weakened = 'tests::applies_the_discount';
+    const maker = run(report([weakened], ['tests::other']), '1 test failed');
+    const frozen = run(report([], [weakened, 'tests::other']), '2 tests failed');
+    const texts: Record<string, string> = {
+      'src/other.rs': 'fn other() {}\n',
+      'src/lib.rs':
+        'pub fn total() {}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn applies_the_discount() {}\n}\n',
+    };
+    const findings = frozenTestFindings(['src/other.rs', 'src/lib.rs'], maker, frozen, (file) => texts[file] ?? null);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        rule: 'TEST_WEAKENED',
+        location: { file: 'src/lib.rs', startLine: 6, endLine: 6 },
+        evidence: expect.not.stringContaining('tests::other'),
+      }),
+    ]);
   });
 });
 
@@ -208,5 +226,55 @@ describe('the frozen tests the reviewer reads', () => {
       { file: 'test/named.test.js', text: "test('applies the discount', () => {})" },
       { file: 'test/uses-price.test.js', text: "require('../src/price')" },
     ]);
+  });
+});
+
+describe("Rust's inline tests in the frozen run", () => {
+  const BASE = [
+    'pub fn total(amount: u32) -> u32 {',
+    '    amount',
+    '}',
+    '',
+    '#[cfg(test)]',
+    'mod tests {',
+    '    use super::*;',
+    '    #[test]',
+    '    fn takes_ten_percent_off() {',
+    '        let s = "}"; // a brace in a string: } {',
+    '        assert_eq!(total(200), 180);',
+    '    }',
+    '}',
+    '',
+  ].join('\n');
+  const FIX = 'pub fn total(amount: u32) -> u32 {\n    if amount >= 100 { amount - amount / 10 } else { amount }\n}\n';
+
+  test("the maker's code with the base test module in place of the maker's, whatever the maker did to it", () => {
+    const baseModule = BASE.slice(BASE.indexOf('#[cfg(test)]')).trimEnd();
+    const disabled = `${FIX}\n#[cfg(any())]\nmod tests {\n    #[test]\n    fn takes_ten_percent_off() {}\n}\n\n#[cfg(test)]\nmod tests {}\n`;
+    const panicking =
+      FIX + BASE.slice(BASE.indexOf('#[cfg(test)]')).replace('    #[test]\n', '    #[test]\n    #[should_panic]\n');
+    for (const maker of [disabled, panicking, FIX])
+      expect(withBaseTestModules(BASE, maker)).toBe(`${FIX.trimEnd()}\n\n${baseModule}\n`);
+    // Other modules of the maker's stay.
+    const withHelpers = `${FIX}\nmod helpers {\n    pub fn f() {}\n}\n`;
+    expect(withBaseTestModules(BASE, withHelpers)).toBe(`${withHelpers.trimEnd()}\n\n${baseModule}\n`);
+  });
+
+  test('editedBaseTests splices a changed Rust source file with tests; the run sees the base tests on the maker code', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'frozen-inline-'));
+    dirs.push(dir);
+    git(dir, 'init', '--quiet', '--initial-branch=main');
+    const base = write(dir, { 'src/lib.rs': BASE, 'src/util.rs': 'pub fn f() {}\n' });
+    const weakened = FIX + BASE.slice(BASE.indexOf('#[cfg(test)]')).replace('180', '200');
+    const checkpoint = write(dir, { 'src/lib.rs': weakened, 'src/util.rs': 'pub fn g() {}\n' });
+    const files = await editedBaseTests(await loadChanges(dir, base, checkpoint), (file) => readAt(dir, base, file));
+    expect(files).toEqual({ whole: [], inline: ['src/lib.rs'] });
+    const seen = await withBaseVersions(dir, base, checkpoint, files, async () =>
+      fs.readFileSync(path.join(dir, 'src/lib.rs'), 'utf8'),
+    );
+    expect(seen).toContain('if amount >= 100');
+    expect(seen).toContain('assert_eq!(total(200), 180);');
+    expect(fs.readFileSync(path.join(dir, 'src/lib.rs'), 'utf8')).toBe(weakened);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 });

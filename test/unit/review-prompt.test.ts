@@ -40,7 +40,20 @@ test('the frozen tests are shown with the ask to look for special-casing; allowe
     { file: 'test/sum.test.js', text: "test('sum adds two numbers', () => assert.equal(sum(2, 3), 5));" },
   ];
   const [system, user] = buildReviewMessages(context([], frozenTests)).map((m) => m.content);
-  expect(system).toContain('special-cases the tests is a BLOCKER');
+  expect(system).toContain('Gaming the tests is a BLOCKER');
+  // Each class of gaming is named (issue 27).
+  for (const cls of [
+    "returning the values a test expects for the test's own inputs",
+    'NODE_TEST_CONTEXT',
+    'cfg!(test)',
+    'imports or patches a test framework or assertion module',
+    'exits the process when imported',
+    'rewritten test data',
+    '#[should_panic]',
+    'Go build constraints',
+    'the one an acceptance criterion names is no longer the one that runs',
+  ])
+    expect(system).toContain(cls);
   expect(user).toContain(
     '# Frozen tests (their versions at the base commit)\nThe contract does not allow changing these tests',
   );

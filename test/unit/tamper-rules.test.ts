@@ -2,6 +2,7 @@ import { fileChanges, pathsAndPatch } from '../../analysis/tamper/change-set';
 import { entrypointChanges, gateEntrypointsAt } from '../../analysis/tamper/entrypoint-changes';
 import { inventoryReader } from '../../analysis/tamper/syntax-inventories';
 import { tamperFindings } from '../../analysis/tamper/tamper-rules';
+import { isTestFile } from '../../analysis/tamper/test-files';
 import type { TamperContext, TamperInput } from '../../analysis/tamper/types';
 import type { ResolvedGate } from '../../domain/gates';
 
@@ -45,6 +46,8 @@ function context(
     input: tamperInput,
     changes,
     read,
+    isTest: isTestFile,
+    acceptanceTests: async () => [],
     inventory: inventoryReader(tamperInput, changes, read, async (texts) => texts.map(() => null)),
     checkpointFiles: async () => new Set(Object.keys(commits.checkpoint)),
     baseEntrypoints: () =>
