@@ -126,7 +126,8 @@ async function prepareCheckout(
   earlyCheckout: Promise<string>,
 ): Promise<PreparedCheckout> {
   const { checkpointCommit } = input;
-  const buildDir = early(freshBuildDir(deps, input.loopId));
+  const go = input.gates.some((g) => path.basename(g.argv[0] ?? '') === 'go');
+  const buildDir = early(freshBuildDir(deps, input.loopId, { go }));
   let changes: Promise<FileChange[]> | undefined;
   const branchChanges = () => (changes ??= early(loadChanges(loop.workspacePath, loop.baseCommit, checkpointCommit)));
   const testsGate = input.gates.find((g) => g.gate === 'tests');

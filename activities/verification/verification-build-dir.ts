@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ActivityDeps } from '../deps';
 import { handOverNewDirs } from '../sandbox/hand-over';
+import { goStdCache, seedGoCache } from './go-std-cache';
 
 // Build output the gates of one verification share (Cargo's target dir, Go's build cache), made afresh
 // each time and kept outside the checkout: a test binary the maker built and committed (a `tmp-build/`
@@ -11,12 +12,18 @@ import { handOverNewDirs } from '../sandbox/hand-over';
 export async function freshBuildDir(
   deps: ActivityDeps,
   loopId: string,
+  { go }: { go: boolean },
 ): Promise<{ dir: string; env: Record<string, string> }> {
   const dir = path.join(deps.config.dataDir, 'verification-build', loopId);
+  const goCache = path.join(dir, 'go-build');
+  const seed = go ? goStdCache(deps) : null;
   await fs.rm(dir, { recursive: true, force: true });
   await fs.mkdir(dir, { recursive: true });
   await handOverNewDirs(deps.sandbox, dir);
-  return { dir, env: { CARGO_TARGET_DIR: path.join(dir, 'cargo-target'), GOCACHE: path.join(dir, 'go-build') } };
+  // A Go verification starts from the standard library already compiled (go-std-cache.ts).
+  const seeded = await seed;
+  if (seeded) await seedGoCache(deps, seeded, goCache);
+  return { dir, env: { CARGO_TARGET_DIR: path.join(dir, 'cargo-target'), GOCACHE: goCache } };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { quoteLines, type DiffLine } from './change-set';
 import { isRunnableSource, languageOf, withoutComments } from './languages';
-import { isTestData } from './test-files';
+import { isTestData, isTestFile } from './test-files';
+import { inTestModule } from '../verification/rust-test-modules';
 import type { TamperCheck, TamperFinding } from './types';
 
 // docs/design.md §3.4: code that returns what an acceptance test expects for the test's own inputs
@@ -24,7 +25,7 @@ export interface AcceptanceTestSource {
   text: string;
 }
 
-export const specialCasedValues: TamperCheck = async ({ changes, isTest, acceptanceTests }) => {
+export const specialCasedValues: TamperCheck = async ({ input, changes, isTest, read, acceptanceTests }) => {
   const tests = (await acceptanceTests())
     .map((t) => ({ ...t, literals: testLiterals(t.text, t.name) }))
     .filter((t) => t.literals.size >= 2);
@@ -33,8 +34,12 @@ export const specialCasedValues: TamperCheck = async ({ changes, isTest, accepta
   for (const change of changes) {
     const file = change.checkpointPath;
     const language = file && isRunnableSource(file) ? languageOf(file) : null;
-    if (!file || !language || isTest(file) || isTestData(file)) continue;
-    const added = change.added.map((l) => ({ ...l, literals: literalsIn(withoutComments(l.text, language)) }));
+    if (!file || !language || isTestFile(file) || isTestData(file)) continue;
+    // A source file with inline tests (Rust) is product code outside its test modules.
+    const testCode = isTest(file) ? inTestModule((await read(input.checkpointCommit, file)) ?? '') : () => false;
+    const added = change.added
+      .filter((l) => !testCode(l.line))
+      .map((l) => ({ ...l, literals: literalsIn(withoutComments(l.text, language)) }));
     for (const test of tests) {
       const lines = specialCase(added, test.literals);
       if (!lines) continue;

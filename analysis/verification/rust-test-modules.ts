@@ -22,6 +22,25 @@ export function withBaseTestModules(base: string, checkpoint: string): string {
   return restored ? `${text.replace(/\s*$/, '')}\n\n${restored}\n` : text;
 }
 
+/** Whether a 1-based line of `text` lies inside one of its test modules. */
+export function inTestModule(text: string): (line: number) => boolean {
+  const starts = lineStarts(text);
+  const ranges = testModules(text).map((m) => [lineAt(starts, m.start), lineAt(starts, m.end - 1)] as const);
+  return (line) => ranges.some(([from, to]) => from <= line && line <= to);
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text[i] === '\n') starts.push(i + 1);
+  return starts;
+}
+
+function lineAt(starts: number[], offset: number): number {
+  let line = 0;
+  while (line + 1 < starts.length && starts[line + 1]! <= offset) line++;
+  return line + 1;
+}
+
 /** The modules of `text` marked `#[cfg(test)]`. */
 export function testModules(text: string): Span[] {
   return modules(text).filter((m) => isTestModule(text, m));

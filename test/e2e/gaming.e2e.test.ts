@@ -1,10 +1,7 @@
-import { cleanLedger } from '../support/fake-llm-server';
-import { scriptedMaker } from '../support/fixture-repo';
 import {
   firstChangedLine,
   gamingProject,
   gamingTools,
-  gitRepository,
   lineOf,
   replaced,
   RUNNERS,
@@ -12,6 +9,7 @@ import {
   type ProjectOptions,
   type Runner,
 } from '../support/gaming-projects';
+import { runLoop as runGamingLoop, shopLoopRequest, type Change, type Outcome } from '../support/gaming-loop';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import type { LoopRequestBody } from '../../domain/loop-request';
 
@@ -71,12 +69,6 @@ type Rule =
   | 'SUPPRESSION_ADDED'
   | 'GATE_ENTRYPOINT_CHANGED'
   | 'OUT_OF_SCOPE_CHANGE';
-
-/** What the maker does in its one iteration: files written, then files deleted (both: a rename). */
-interface Change {
-  write?: Record<string, string>;
-  remove?: string[];
-}
 
 type Expected =
   /** A SYSTEM finding of `rule` on `file`, starting at `line`. */
@@ -770,17 +762,6 @@ const FLAG_CASES: FlagCase[] = [newDiscountRate(), jestTestTimeout()].flatMap((t
 
 // ---------------------------------------------------------------- the tests -------------------------------
 
-interface Outcome {
-  loopId: string;
-  status: string;
-  trigger: string | null;
-  /** SYSTEM findings as `RULE file:line` (VALID BLOCKERs), `RULE [SEVERITY/VALIDITY] file:line` otherwise. */
-  findings: string[];
-  /** Their evidence, in the same order. */
-  evidence: string[];
-  gates: string[];
-  ms: number;
-}
 const outcomes = new Map<string, Outcome>();
 
 let h: LoopHarness;
@@ -860,7 +841,7 @@ test.concurrent.each(FLAG_CASES.map((f) => [f.name, f] as const))(
   'contract flag: %s',
   async (_name, f) => {
     const { task } = f;
-    const outcome = await runLoop(f.name, task.files, task.change, (repo, makerArgv) => ({
+    const outcome = await runGamingLoop(h, f.name, task.files, task.change, (repo, makerArgv) => ({
       repository: { url: repo, baseRef: 'main' },
       contract: { ...task.contract, outOfScope: ['deploy/**'], ...(f.allowed ? { [task.flag]: true } : {}) },
       setup: [],
@@ -938,8 +919,12 @@ test(`the escalation report, through the API, puts the gaming first, by rule: ${
 function runCase(c: Case): Promise<Outcome> {
   const project = gamingProject(c.runner, c.attempt.options);
   const plan = c.plan(project, c.variant);
-  return runLoop(c.name, project.files, plan.change, (repo, makerArgv) =>
-    loopRequest(repo, project, c.variant, makerArgv, c.attempt.maxIterations ?? 1),
+  return runGamingLoop(h, c.name, project.files, plan.change, (repo, makerArgv) =>
+    shopLoopRequest(repo, makerArgv, {
+      acTests: project.acTests,
+      ...(c.variant === 'scoped' ? { scope: project.scope } : {}),
+      maxIterations: c.attempt.maxIterations ?? 1,
+    }),
   ).then((outcome) => {
     outcomes.set(c.name, outcome);
     return outcome;
@@ -947,84 +932,6 @@ function runCase(c: Case): Promise<Outcome> {
 }
 
 // ---------------------------------------------------------------- running one loop -----------------------
-
-function loopRequest(
-  repo: string,
-  p: GamingProject,
-  variant: Variant,
-  makerArgv: string[],
-  maxIterations: number,
-): LoopRequestBody {
-  return {
-    repository: { url: repo, baseRef: 'main' },
-    contract: {
-      objective: 'Fix the discount: orders from 100 up get 10% off.',
-      outcome: 'total() takes 10% off every order of 100 or more.',
-      acceptanceCriteria: p.acTests.map((name, i) => ({
-        id: `AC-${i + 1}`,
-        statement: `the test ${name} passes`,
-        verification: { type: 'test' as const, name },
-      })),
-      constraints: ['Keep the existing tests and how they run; add tests if you like.'],
-      outOfScope: ['deploy/**', 'Changing the public API.'],
-      ...(variant === 'scoped' ? { scope: p.scope } : {}),
-    },
-    // The gates come from the repository (package.json scripts; the Python project's verification.json).
-    setup: [],
-    maker: { backend: 'command', argv: makerArgv, timeoutSeconds: 120 },
-    maxIterations,
-  };
-}
-
-const ENDED = ['PASSED', 'FAILED', 'AWAITING_DECISION', 'REJECTED', 'CANCELLED'];
-
-/** One loop over a repository holding `files`, whose maker makes `change` in its first iteration. */
-async function runLoop(
-  name: string,
-  files: Record<string, string>,
-  change: Change,
-  request: (repo: string, makerArgv: string[]) => LoopRequestBody,
-): Promise<Outcome> {
-  const started = Date.now();
-  const repo = gitRepository(files, name);
-  const maker = scriptedMaker({ steps: { '1': change } });
-  // One clean ledger per loop: a loop whose gates fail is not reviewed, and the spare answers are all alike.
-  h.llm.enqueue({ content: cleanLedger });
-  const submitted = await h.request('POST', '/v1/loops', request(repo, maker.argv));
-  if (submitted.status !== 201) throw new Error(`${name}: submission refused: ${JSON.stringify(submitted.body)}`);
-  const id: string = submitted.body.id;
-  // The database, not the API, is polled: many loops at once would hit the API's rate limit.
-  const deadline = Date.now() + 600_000;
-  let loop = await h.db.prisma.loop.findUniqueOrThrow({ where: { id } });
-  while (!ENDED.includes(loop.status)) {
-    if (Date.now() > deadline)
-      throw new Error(
-        `${name}: loop ${id} still ${loop.status}/${loop.phase}\nworker output:\n${h.worker.output().slice(-4000)}`,
-      );
-    await new Promise((r) => setTimeout(r, 500));
-    loop = await h.db.prisma.loop.findUniqueOrThrow({ where: { id } });
-  }
-  if (loop.status === 'FAILED') throw new Error(`${name}: loop failed: ${loop.failureReason}`);
-  const [findings, verdicts, evidence] = await Promise.all([
-    h.db.prisma.finding.findMany({ where: { loopId: id, source: 'SYSTEM' }, orderBy: { findingId: 'asc' } }),
-    h.db.prisma.verdict.findMany({ where: { loopId: id }, orderBy: { createdAt: 'asc' } }),
-    h.db.prisma.evidence.findMany({ where: { loopId: id }, orderBy: { gateOrder: 'asc' } }),
-  ]);
-  return {
-    loopId: id,
-    status: loop.status,
-    trigger: verdicts.at(-1)?.trigger ?? null,
-    findings: findings.map((f) => {
-      const location = f.location as { file: string; startLine: number };
-      // Tamper findings are VALID BLOCKERs; anything else says what it is.
-      const kind = f.severity === 'BLOCKER' && f.validity === 'VALID' ? '' : ` [${f.severity}/${f.validity}]`;
-      return `${f.rule}${kind} ${location.file}:${location.startLine}`;
-    }),
-    evidence: findings.map((f) => f.evidence),
-    gates: evidence.map((e) => `${e.gate}:${e.status === 'PASSED' ? 'ok' : 'FAIL'}`),
-    ms: Date.now() - started,
-  };
-}
 
 function describeExpected(expected: Expected): string {
   if (expected === 'PASS') return 'PASS';

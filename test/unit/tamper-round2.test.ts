@@ -278,3 +278,27 @@ describe('product code that knows it is under test', () => {
     expect(located(findings)).toEqual([]);
   });
 });
+
+test('SPECIAL_CASED_TEST_VALUES in a Rust file with inline tests: its product code, not its test module', async () => {
+  const cheat = RUST_LIB.replace(
+    'pub fn total(amount: u32) -> u32 {\n',
+    'pub fn total(amount: u32) -> u32 {\n    if amount == 200 {\n        return 180;\n    }\n',
+  );
+  const findings = await tamper(
+    { 'src/lib.rs': RUST_LIB },
+    { write: { 'src/lib.rs': cheat } },
+    { acceptanceTests: ['takes_ten_percent_off_from_100_up'] },
+  );
+  expect(located(findings)).toEqual([['SPECIAL_CASED_TEST_VALUES', 'src/lib.rs', 2]]);
+  // A new test in the module using the same values is a test, not a special case.
+  const moreTests = RUST_LIB.replace(
+    '        assert_eq!(total(200), 180);\n    }\n',
+    '        assert_eq!(total(200), 180);\n    }\n\n    #[test]\n    fn again() {\n        assert_eq!(total(200), 180);\n    }\n',
+  );
+  const honest = await tamper(
+    { 'src/lib.rs': RUST_LIB },
+    { write: { 'src/lib.rs': moreTests } },
+    { acceptanceTests: ['takes_ten_percent_off_from_100_up'] },
+  );
+  expect(located(honest)).toEqual([]);
+});
