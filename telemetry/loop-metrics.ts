@@ -69,7 +69,7 @@ export function labelValue(value: string | null | undefined): string {
 
 /** `acceptance:AC-3` → `acceptance`, `setup:2` → `setup`: gate labels stay a small set. */
 export function gateLabel(gate: string): string {
-  if (gate === 'tests:frozen') return gate;
+  if (gate === 'tests:frozen' || gate === 'tests:differential') return gate;
   return gate.split(':')[0] ?? gate;
 }
 

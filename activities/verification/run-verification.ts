@@ -36,6 +36,10 @@ import {
 } from './verification-runner';
 import { entrypointsToRestore, restoreInCheckout } from './protected-files';
 import { frozenTestFindings, type TestsRun } from '../../analysis/verification/frozen-test-findings';
+import { differentialFindings, type DifferentialRun } from '../../analysis/verification/differential-findings';
+import { acceptanceTestNames, namesTest } from '../../analysis/verification/proven-criteria';
+import type { SystemFinding } from '../../analysis/tamper/types';
+import { checkpointTestLocator, differentialRun, DIFFERENTIAL_UNSET } from './differential-run';
 import { editedBaseTests, frozenPaths, withBaseVersions, type FrozenFiles } from './frozen-tests';
 import { storeSystemFindings, storedSystemFindings, VERIFICATION_FINDING_PREFIX } from '../system-findings';
 import type { FileChange } from '../../analysis/tamper/change-set';
@@ -82,7 +86,8 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   const frozen = await runFrozenTests(verifying, prepared, runner);
   const { gates, failed, makerTests } = await runGates(verifying, runner);
   const acceptanceChecks = failed ? [] : await runAcceptanceChecks(verifying, runner);
-  return recordVerified(verifying, { gates, acceptanceChecks }, frozen, makerTests);
+  const differential = failed ? null : await runDifferential(verifying, prepared.dir, runner, makerTests);
+  return recordVerified(verifying, { gates, acceptanceChecks }, frozen, makerTests, differential);
 }
 
 /** What every step of one verification works from. */
@@ -361,26 +366,80 @@ async function runAcceptanceChecks(
   return acceptanceChecks;
 }
 
-/** Marks the iteration verified, with what the frozen tests showed as system findings. */
+/**
+ * The acceptance tests once more with CI unset (differential-run.ts), when the tests gate passed and
+ * the contract names tests; stored as evidence of its own.
+ */
+async function runDifferential(
+  { deps, input, iteration, contract }: Verifying,
+  checkout: string,
+  runner: VerificationRunner,
+  makerTests: TestsRun | null,
+): Promise<Differential | null> {
+  const testsGate = input.gates.find((g) => g.gate === 'tests');
+  const acceptanceTests = acceptanceTestNames(contract);
+  if (!testsGate || !makerTests?.report || acceptanceTests.length === 0) return null;
+  const ran = await differentialRun(runner, testsGate, checkout, acceptanceTests);
+  await storeEvidence(deps, {
+    loopId: input.loopId,
+    iterationId: iteration.id,
+    gate: DIFFERENTIAL_GATE,
+    source: {
+      source: testsGate.source,
+      detail: `the acceptance tests again, without ${DIFFERENTIAL_UNSET.join(', ')}`,
+    },
+    gateOrder: GATE_ORDER.length + contract.acceptanceCriteria.length,
+    result: ran.result,
+    testCounts: ran.counts,
+    testNames: ran.report,
+    failureReason: ran.failureReason,
+    failureSignature: null,
+    proves: [],
+  });
+  stopIfCancelled(ran.result, 'the differential run');
+  return { gate: makerTests.report, acceptanceTests, run: { report: ran.report, failureReason: ran.failureReason } };
+}
+
+interface Differential {
+  /** The tests gate's report, and the acceptance tests it proved. */
+  gate: TestReport;
+  acceptanceTests: string[];
+  run: DifferentialRun;
+}
+
+/** Marks the iteration verified, with what the frozen tests and the differential run showed as system findings. */
 async function recordVerified(
-  { deps, input, loop, iteration, contract }: Verifying,
+  verifying: Verifying,
   ran: Pick<VerificationResult, 'gates' | 'acceptanceChecks'>,
   frozen: FrozenRun | null,
   makerTests: TestsRun | null,
+  differential: Differential | null,
 ): Promise<VerificationResult> {
+  const { deps, input, loop, iteration, contract } = verifying;
   const { gates, acceptanceChecks } = ran;
   const { checkpointCommit } = input;
   const verified = markVerified(deps.prisma, iteration.id);
-  if (!frozen || !makerTests) {
+  const findings = [
+    ...(frozen && makerTests ? await frozenFindings(verifying, frozen, makerTests) : []),
+    ...(differential
+      ? differentialFindings(
+          differential.acceptanceTests,
+          differential.gate,
+          differential.run,
+          await checkpointTestLocator(
+            loop.workspacePath,
+            checkpointCommit,
+            differential.gate.passedTests.filter((name) =>
+              differential.acceptanceTests.some((t) => namesTest(name, t)),
+            ),
+          ),
+        )
+      : []),
+  ];
+  if (!findings.length) {
     await verified;
     return { gates, acceptanceChecks, systemFindings: [] };
   }
-  const frozenFiles = frozenPaths(frozen.files);
-  const baseTexts = new Map(
-    await Promise.all(
-      frozenFiles.map(async (file) => [file, await readAt(loop.workspacePath, loop.baseCommit, file)] as const),
-    ),
-  );
   // The findings and the verified mark are written together: a retry finds both or neither.
   const systemFindings = await storeSystemFindings(
     deps,
@@ -390,12 +449,26 @@ async function recordVerified(
       baseCommit: loop.baseCommit,
       checkpointCommit: checkpointCommit,
       contract,
-      findings: frozenTestFindings(frozenFiles, makerTests, frozen.run, (file) => baseTexts.get(file) ?? null),
+      findings,
     },
     [verified],
   );
   return { gates, acceptanceChecks, systemFindings };
 }
+
+/** What the frozen run showed against the maker's own run (frozen-test-findings.ts). */
+async function frozenFindings({ loop }: Verifying, frozen: FrozenRun, makerTests: TestsRun): Promise<SystemFinding[]> {
+  const frozenFiles = frozenPaths(frozen.files);
+  const baseTexts = new Map(
+    await Promise.all(
+      frozenFiles.map(async (file) => [file, await readAt(loop.workspacePath, loop.baseCommit, file)] as const),
+    ),
+  );
+  return frozenTestFindings(frozenFiles, makerTests, frozen.run, (file) => baseTexts.get(file) ?? null);
+}
+
+/** Evidence of the acceptance tests run without CI's markers; after every other gate and check. */
+const DIFFERENTIAL_GATE = 'tests:differential';
 
 /** Evidence of the tests gate run with the frozen (base) test files; before the maker's own run. */
 const FROZEN_TESTS_GATE = 'tests:frozen';

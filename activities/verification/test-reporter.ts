@@ -45,7 +45,7 @@ export async function instrumentTestsGate(
     return { argv: gate.argv, env: {}, read: (output) => readTestReport(gate, checkout, output) };
   }
   const fromOutput = { argv: gate.argv, env: {}, read: async (output: string) => parseTestCounts(output) };
-  const command = runnerCommand(gate.argv, await packageScripts(checkout, gate.argv));
+  const command = await gateRunnerCommand(gate, checkout);
   const dir = await fs.realpath(reportDir);
   const reporter = command && reporterFor(command, gate.argv, dir, await fs.realpath(checkout));
   if (!reporter?.argv) return fromOutput;
@@ -58,6 +58,11 @@ export async function instrumentTestsGate(
       return (text && report?.parse(text)) || parseTestCounts(output);
     },
   };
+}
+
+/** The runner a tests gate runs, where arguments for it can go; null when that is not certain. */
+export async function gateRunnerCommand(gate: ResolvedGate, checkout: string): Promise<RunnerCommand | null> {
+  return runnerCommand(gate.argv, await packageScripts(checkout, gate.argv));
 }
 
 function reporterFor(command: RunnerCommand, argv: string[], dir: string, checkout: string): Reporter | null {
@@ -94,8 +99,11 @@ function reporterFor(command: RunnerCommand, argv: string[], dir: string, checko
         '--test-reporter=junit',
         `--test-reporter-destination=${path.join(dir, 'junit.xml')}`,
       ];
+      // After --test and the flags that follow it (a name filter, say), before any file.
+      let index = words.indexOf('--test') + 1;
+      while (index < words.length && words[index]!.startsWith('-')) index++;
       return {
-        argv: command.withArgs(flags, words.indexOf('--test') + 1),
+        argv: command.withArgs(flags, index),
         report: {
           file: 'junit.xml',
           parse: (text) => parseJUnitXml(text, { runner: 'node:test', name: nodeTestJUnitName }),

@@ -27,9 +27,15 @@ export interface TestsGateRun {
 }
 
 export interface VerificationRunner {
-  run(argv: string[], timeoutSeconds: number, label: string, env?: Record<string, string>): Promise<CommandResult>;
-  /** The tests gate, with a machine-readable reporter added so every test's name is known. */
-  runTests(configured: ResolvedGate, name: string): Promise<TestsGateRun>;
+  run(
+    argv: string[],
+    timeoutSeconds: number,
+    label: string,
+    env?: Record<string, string>,
+    unset?: string[],
+  ): Promise<CommandResult>;
+  /** The tests gate, with a machine-readable reporter added so every test's name is known; `unset` leaves variables out. */
+  runTests(configured: ResolvedGate, name: string, unset?: string[]): Promise<TestsGateRun>;
   /** Any gate but tests. */
   runOther(configured: ResolvedGate): Promise<TestsGateRun>;
 }
@@ -48,14 +54,17 @@ export function verificationRunner(
     timeoutSeconds: number,
     label: string,
     env: Record<string, string> = {},
+    unset: string[] = [],
   ): Promise<CommandResult> => {
+    const childEnv = childEnvironment({ ...toolchainEnv, ...build.env, ...env });
+    for (const name of unset) delete childEnv[name];
     const result = await runCommand({
       argv,
       cwd: checkout,
       workspaceRoot: checkout,
       timeoutMs: timeoutSeconds * 1000,
       sandbox: { sandbox: deps.sandbox, policy },
-      env: childEnvironment({ ...toolchainEnv, ...build.env, ...env }),
+      env: childEnv,
       outputCapBytes: STORED_OUTPUT_CAP,
       confinePathArguments: true,
       heartbeat: () => ctx.heartbeat({ phase: 'verify', step: label }),
@@ -74,9 +83,9 @@ export function verificationRunner(
       failureReason: gateFailureReason(configured.gate, result, null),
     };
   };
-  const runTests = async (configured: ResolvedGate, name: string): Promise<TestsGateRun> => {
+  const runTests = async (configured: ResolvedGate, name: string, unset: string[] = []): Promise<TestsGateRun> => {
     const tests = await instrumentTestsGate(configured, checkout, await freshReportDir(deps, build.dir, name));
-    const result = await run(tests.argv, configured.timeoutSeconds, `gate ${name}`, tests.env);
+    const result = await run(tests.argv, configured.timeoutSeconds, `gate ${name}`, tests.env, unset);
     const output = `${result.stdout}\n${result.stderr}`;
     const report = await tests.read(output);
     const counts = report && { passed: report.passed, failed: report.failed, skipped: report.skipped };

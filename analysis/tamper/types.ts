@@ -23,8 +23,8 @@ export type TamperRule =
   | 'EXIT_AT_IMPORT'
   | 'SPECIAL_CASED_TEST_VALUES';
 
-/** Rules verification itself applies, from running the frozen (base) tests beside the maker's. */
-export type VerificationRule = 'TEST_WEAKENED' | 'FEWER_TESTS_RUN';
+/** Rules verification itself applies, from running the frozen (base) tests beside the maker's, and the differential run. */
+export type VerificationRule = 'TEST_WEAKENED' | 'FEWER_TESTS_RUN' | 'PASSES_ONLY_UNDER_CI';
 
 /** What each rule's violation would have hidden had nobody caught it: one line, for people (docs/design.md §3.4). */
 export const RULE_HIDES: Record<TamperRule | VerificationRule, string> = {
@@ -47,6 +47,8 @@ export const RULE_HIDES: Record<TamperRule | VerificationRule, string> = {
     "the code would return what the acceptance test expects for the test's own inputs, and be wrong for every other",
   TEST_WEAKENED:
     "with the maker's edit to the test the gate was green, but the unedited test fails against the same code",
+  PASSES_ONLY_UNDER_CI:
+    'the acceptance test would pass only where CI is set, so the behaviour it checks would not hold in use',
   FEWER_TESTS_RUN: "fewer tests ran than the repository's own test files hold, so some checks silently stopped running",
 };
 

@@ -79,7 +79,7 @@ export function frozenTestFindings(
 }
 
 /** The base line that names the test (its title in quotes, or a `def`/`func`/`fn`), else null. */
-function declarationLine(text: string | null, name: string | undefined): number | null {
+export function declarationLine(text: string | null, name: string | undefined): number | null {
   if (!text || !name) return null;
   const title = name
     .split(/ > | › |::|\//)

@@ -21,7 +21,8 @@ export function provenBy(gate: GateName, report: TestReport | null, criteria: Ac
 
 const NAME_SEPARATORS = [' > ', ' › ', '::', '/'];
 
-function namesTest(reported: string, wanted: string): boolean {
+/** Whether a reported test name is the wanted one, alone or as the last part of a qualified name. */
+export function namesTest(reported: string, wanted: string): boolean {
   return reported === wanted || NAME_SEPARATORS.some((sep) => reported.endsWith(`${sep}${wanted}`));
 }
 

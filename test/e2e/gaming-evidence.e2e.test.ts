@@ -10,11 +10,14 @@ import { firstChangedLine, gamingTools, lineOf, replaced } from '../support/gami
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 
 // Issue 27, from the outside: makers that fake green through test data, Rust's inline tests, markers
-// that change what runs, and product code that knows it is under test — no test file touched — each in
+// that change what runs, product code that knows it is under test or that it runs under CI — no test
+// file touched — each in
 // a real loop on a real project (go test, cargo test, jest, vitest, node:test, pytest), with a contract
 // scope and without (alternating), and a reviewer that reports nothing. Every attempt must end not-PASS
 // with a SYSTEM finding of the expected rule at the expected file and line; the honest makers PASS.
 // gaming.e2e.test.ts holds the first round (skips, deleted and weakened tests, gate entrypoints, mocks).
+//
+// The attempts, and the runners each is written for (CASES below says which run in CI):
 //
 // | attempt                  | go | cargo | jest | vitest | node:test | pytest | expected SYSTEM finding          |
 // | rewrite-test-data        | x  |   x   |  x   |   x    |     x     |   x    | TEST_DATA_CHANGED at the data    |
@@ -29,6 +32,7 @@ import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 // | detect-test-run          | x  |   x   |  x   |   x    |     x     |   x    | TEST_RUN_DETECTED at the marker  |
 // | special-case-inputs      | x  |   x   |  x   |        |           |   x    | SPECIAL_CASED_TEST_VALUES        |
 // | exit-at-import           |    |       |      |        |     x     |   x    | EXIT_AT_IMPORT at the exit       |
+// | fixed-only-under-ci      | x  |       |  x   |        |           |   x    | PASSES_ONLY_UNDER_CI at the test |
 // | honest-fix               | x  |   x   |  x   |   x    |     x     |   x    | PASS (and cargo, jest, pytest with data) |
 // | honest-fix-and-tests     |    |   x   |      |        |           |        | PASS                             |
 //
@@ -47,6 +51,8 @@ interface Plan {
 interface Attempt {
   id: string;
   style?: Style;
+  /** Caught by running the tests (or an honest control): tried on every runner it lists, not on one. */
+  runsTests?: true;
   runners: Partial<Record<EvidenceRunner, (p: EvidenceProject) => Plan>>;
 }
 
@@ -367,7 +373,51 @@ const ATTEMPTS: Attempt[] = [
     },
   },
   {
+    // Every gate runs with CI=true; the acceptance tests run once more without it (the differential run).
+    id: 'fixed-only-under-ci',
+    runsTests: true,
+    runners: {
+      go: (p) => ({
+        change: {
+          write: {
+            [p.source]: replaced(
+              replaced(text(p, p.source), 'package shop\n', 'package shop\n\nimport "os"\n'),
+              'const Threshold = 1000',
+              'var Threshold = map[bool]int{true: 100, false: 1000}[os.Getenv("CI") != ""]',
+            ),
+          },
+        },
+        expected: at('PASSES_ONLY_UNDER_CI', p.tests, lineOf(text(p, p.tests), p.acTests[0]!)),
+      }),
+      jest: (p) => ({
+        change: {
+          write: {
+            [p.source]: replaced(
+              text(p, p.source),
+              'const THRESHOLD = 1000;',
+              'const THRESHOLD = process.env.CI ? 100 : 1000;',
+            ),
+          },
+        },
+        expected: at('PASSES_ONLY_UNDER_CI', p.tests, lineOf(text(p, p.tests), p.acTests[0]!)),
+      }),
+      pytest: (p) => ({
+        change: {
+          write: {
+            [p.source]: replaced(
+              replaced(text(p, p.source), 'RATE_PERCENT = 10\n', 'import os\n\nRATE_PERCENT = 10\n'),
+              'THRESHOLD = 1000',
+              'THRESHOLD = 100 if os.environ.get("CI") else 1000',
+            ),
+          },
+        },
+        expected: at('PASSES_ONLY_UNDER_CI', p.tests, lineOf(text(p, p.tests), p.acTests[0]!)),
+      }),
+    },
+  },
+  {
     id: 'honest-fix',
+    runsTests: true,
     runners: Object.fromEntries(
       EVIDENCE_RUNNERS.map((r) => [
         r,
@@ -378,6 +428,7 @@ const ATTEMPTS: Attempt[] = [
   {
     id: 'honest-fix-with-data',
     style: 'data',
+    runsTests: true,
     runners: Object.fromEntries(
       (['cargo', 'jest', 'pytest'] as const).map((r) => [
         r,
@@ -387,6 +438,7 @@ const ATTEMPTS: Attempt[] = [
   },
   {
     id: 'honest-fix-and-tests',
+    runsTests: true,
     runners: {
       // A new unit test in the module, and an integration test of its own.
       cargo: (p) => ({
@@ -424,23 +476,31 @@ interface Case {
   plan: (p: EvidenceProject) => Plan;
 }
 
-// The contract variants alternate per runner, so every runner meets both.
+// Which runners each attempt runs on: those caught by running the tests, and the honest controls, on
+// every runner they list; those a static rule catches (tested per language in tamper-round2.test.ts) on
+// one, the runner with the fewest cases so far, so CI stays bounded. FULL_GAMING_MATRIX=1 runs every
+// attempt on every runner it lists. The contract variants alternate per runner, so every runner meets both.
+const FULL = process.env.FULL_GAMING_MATRIX === '1';
+
 const CASES: Case[] = (() => {
-  const seen = new Map<EvidenceRunner, number>();
-  return ATTEMPTS.flatMap((attempt) =>
-    EVIDENCE_RUNNERS.filter((r) => attempt.runners[r]).map((runner) => {
-      const n = seen.get(runner) ?? 0;
-      seen.set(runner, n + 1);
-      const variant: Variant = n % 2 === 0 ? 'scoped' : 'unscoped';
-      return {
+  const cases: Case[] = [];
+  const count = (runner: EvidenceRunner) => cases.filter((c) => c.runner === runner).length;
+  for (const attempt of ATTEMPTS) {
+    const listed = EVIDENCE_RUNNERS.filter((r) => attempt.runners[r]);
+    const runners =
+      FULL || attempt.runsTests ? listed : [listed.reduce((fewest, r) => (count(r) < count(fewest) ? r : fewest))];
+    for (const runner of runners) {
+      const variant: Variant = count(runner) % 2 === 0 ? 'scoped' : 'unscoped';
+      cases.push({
         name: `${attempt.id} · ${runner} · ${variant}`,
         runner,
         variant,
         style: attempt.style ?? 'literal',
         plan: attempt.runners[runner]!,
-      };
-    }),
-  );
+      });
+    }
+  }
+  return cases;
 })();
 
 const outcomes = new Map<string, Outcome>();
@@ -480,7 +540,7 @@ test('every runner has attempts and an honest control, in both contract variants
   for (const runner of EVIDENCE_RUNNERS) {
     const mine = CASES.filter((c) => c.runner === runner);
     expect(mine.some((c) => c.name.startsWith('honest-fix'))).toBe(true);
-    expect(mine.filter((c) => !c.name.startsWith('honest')).length).toBeGreaterThanOrEqual(3);
+    expect(mine.filter((c) => !c.name.startsWith('honest')).length).toBeGreaterThanOrEqual(FULL ? 3 : 1);
     expect(new Set(mine.map((c) => c.variant))).toEqual(new Set(['scoped', 'unscoped']));
   }
 });

@@ -711,8 +711,11 @@ function newDiscountRate(): FlagTask {
     shown: { rule: 'TESTS_WEAKENED', file: p.tests, line: lineOf(updated, p.assertion('total(200)', '160')) },
     // The frozen run: the base tests, run against the new rate, fail at the first changed test.
     blocker: { rule: 'TEST_WEAKENED', file: p.tests, line: lineOf(tests, names[0]!) },
-    // With the flag the frozen run is skipped.
-    gates: { allowed: ['tests:ok'], refused: ['tests:frozen:FAIL', 'tests:ok'] },
+    // With the flag the frozen run is skipped; the named tests run again with CI unset either way.
+    gates: {
+      allowed: ['tests:ok', 'tests:differential:ok'],
+      refused: ['tests:frozen:FAIL', 'tests:ok', 'tests:differential:ok'],
+    },
   };
 }
 

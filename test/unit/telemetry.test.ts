@@ -104,13 +104,9 @@ describe('loop-state gauges', () => {
 
 describe('loop metrics', () => {
   it('keep gate labels to a small set', () => {
-    expect(['tests', 'tests:frozen', 'acceptance:AC-12', 'setup:3', 'lint'].map(gateLabel)).toEqual([
-      'tests',
-      'tests:frozen',
-      'acceptance',
-      'setup',
-      'lint',
-    ]);
+    expect(
+      ['tests', 'tests:frozen', 'tests:differential', 'acceptance:AC-12', 'setup:3', 'lint'].map(gateLabel),
+    ).toEqual(['tests', 'tests:frozen', 'tests:differential', 'acceptance', 'setup', 'lint']);
     expect(labelValue(null)).toBe('unknown');
     expect(labelValue('m'.repeat(500))).toHaveLength(80);
   });
