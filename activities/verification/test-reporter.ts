@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedGate } from '../../domain/gates';
 import { readGateFile, readTestReport, removeStaleReport } from './read-test-report';
-import { runnerCommand, type RunnerCommand } from './test-runner-command';
+import { NODE_VALUE_FLAGS, runnerCommand, type RunnerCommand } from './test-runner-command';
 import {
   nodeTestJUnitName,
   parseJestJsonFile,
@@ -101,7 +101,8 @@ function reporterFor(command: RunnerCommand, argv: string[], dir: string, checko
       ];
       // After --test and the flags that follow it (a name filter, say), before any file.
       let index = words.indexOf('--test') + 1;
-      while (index < words.length && words[index]!.startsWith('-')) index++;
+      while (index < words.length && words[index]!.startsWith('-'))
+        index += NODE_VALUE_FLAGS.has(words[index]!) ? 2 : 1;
       return {
         argv: command.withArgs(flags, index),
         report: {

@@ -27,7 +27,22 @@ const WRAPPERS = new Set(['env', 'cross-env', 'npx']);
 const RUN_WRAPPERS = new Set(['uv', 'poetry', 'pdm', 'hatch', 'pipenv']);
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=/;
 const PYTHON = /^python(?:\d+(?:\.\d+)?)?$/;
-const NODE_VALUE_FLAGS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '--env-file']);
+/** node flags whose value may be the next word. */
+export const NODE_VALUE_FLAGS = new Set([
+  '-r',
+  '--require',
+  '--import',
+  '--loader',
+  '--experimental-loader',
+  '--env-file',
+  '--test-name-pattern',
+  '--test-skip-pattern',
+  '--test-reporter',
+  '--test-reporter-destination',
+  '--test-concurrency',
+  '--test-timeout',
+  '--test-shard',
+]);
 // In a package.json script, anything a shell would treat specially: a runner followed by `&&`, a pipe,
 // a redirection or a substitution is not the command the appended arguments reach.
 const SHELL_SYNTAX = /[;&|<>`$()\n\\]/;

@@ -109,7 +109,8 @@ describe('against the real API', () => {
     expect(shown.stdout).toContain('status       PASSED (phase DONE)');
     expect(shown.stdout).toContain('iteration    2/3, last verdict PASS');
     expect(shown.stdout).toMatch(/ {2}1 {2}1\/3 +v1 +tests FAILED +none +ITERATE\n/);
-    expect(shown.stdout).toMatch(/ {2}2 {2}2\/3 +v1 +tests PASSED +none +PASS\n/);
+    // The named test ran again with CI unset (the differential run), after the gate passed.
+    expect(shown.stdout).toMatch(/ {2}2 {2}2\/3 +v1 +tests PASSED, tests:differential PASSED +none +PASS\n/);
     expect(shown.stdout).toContain('findings     latest iteration #2: none; all iterations: none');
     const shownJson = jsonLines((await cli(['show', id!, '--json'], env)).stdout);
     expect(shownJson).toHaveLength(1);
@@ -137,7 +138,7 @@ describe('against the real API', () => {
     const noGate = await cli(['logs', id!, '--gate', 'lint'], env);
     expect(noGate).toMatchObject({
       code: 1,
-      stderr: `error: loop ${id} iteration #2 has no gate "lint" (gates: tests)\n`,
+      stderr: `error: loop ${id} iteration #2 has no gate "lint" (gates: tests, tests:differential)\n`,
     });
 
     // watch on a loop that has ended prints its history and exits with its outcome.

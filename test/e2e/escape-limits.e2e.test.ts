@@ -95,7 +95,10 @@ test('a fork-bombing, memory-hogging maker stops at its own limits; the honest l
   const honest = await h.waitForLoop(await h.submit(loopRequest(createFixtureRepo(), honestMaker.argv)), ENDED);
   expect(fs.existsSync(path.join(dir, 'results.json'))).toBe(false);
   expect(honest.status).toBe('PASSED');
-  expect(honest.iterations[0].evidence.map((e: any) => [e.gate, e.status])).toEqual([['tests', 'PASSED']]);
+  expect(honest.iterations[0].evidence.map((e: any) => [e.gate, e.status])).toEqual([
+    ['tests', 'PASSED'],
+    ['tests:differential', 'PASSED'],
+  ]);
 
   fs.writeFileSync(path.join(dir, 'go'), '');
   await until('the hostile maker’s report', () => fs.existsSync(path.join(dir, 'results.json')));

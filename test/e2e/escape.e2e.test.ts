@@ -359,8 +359,10 @@ test('a fork bomb is stopped by the process limit; its processes die with the st
   expect((await makerRecord(id)).detail).toContain(`ATTEMPT fork-bomb DENIED spawned=${spawned} stoppedBy=EAGAIN`);
   // The next sandboxed commands (the gates) ran normally.
   expect(loop.status).toBe('PASSED');
+  // The differential run: the named test alone, with CI unset (the other filtered out, so skipped).
   expect(loop.iterations[0].evidence.map((e: any) => [e.gate, e.status, e.testCounts])).toEqual([
     ['tests', 'PASSED', { passed: 2, failed: 0, skipped: 0 }],
+    ['tests:differential', 'PASSED', { passed: 1, failed: 0, skipped: 1 }],
   ]);
 });
 

@@ -140,8 +140,10 @@ test('with no gates in the request, the tests gate is inferred from package.json
   expect(loop.gatePlan.gates).toEqual([
     expect.objectContaining({ gate: 'tests', argv: ['npm', 'test'], source: 'manifest-inference' }),
   ]);
+  // Then the acceptance test once more, with CI unset (the differential run).
   expect(loop.iterations[0].evidence.map((e: any) => [e.gate, e.status, e.source])).toEqual([
     ['tests', 'PASSED', 'manifest-inference'],
+    ['tests:differential', 'PASSED', 'manifest-inference'],
   ]);
   expect(loop.iterations[0].evidence[0].testCounts).toEqual({ passed: 2, failed: 0, skipped: 0 });
 });

@@ -46,6 +46,20 @@ describe('TEST_DATA_CHANGED', () => {
     expect(findings.find((f) => f.location.file === 'testdata/total.golden')!.evidence).toContain('+2: = 200');
   });
 
+  it('leaves a snapshot file alone when it only gains entries (new tests), not when one changes', async () => {
+    const base = lines('// Jest Snapshot v1', '', 'exports[`total 1`] = `180`;');
+    const findings = await tamper(
+      { 'test/__snapshots__/a.test.js.snap': base, 'test/__snapshots__/b.test.js.snap': base },
+      {
+        write: {
+          'test/__snapshots__/a.test.js.snap': `${base}\nexports[\`total 2\`] = \`90\`;\n`,
+          'test/__snapshots__/b.test.js.snap': base.replace('180', '200'),
+        },
+      },
+    );
+    expect(located(findings)).toEqual([['TEST_DATA_CHANGED', 'test/__snapshots__/b.test.js.snap', 3]]);
+  });
+
   it('fires on deleted test data; new data files and data outside test directories are fine', async () => {
     const findings = await tamper(
       { 'testdata/a.json': '{}\n', 'docs/example.json': '{}\n' },

@@ -103,6 +103,15 @@ describe('a direct runner command gets its report flags where the runner takes t
       ['node', '--import', 'tsx', '--test', 'test/a.test.ts'],
       () => ['node', '--import', 'tsx', '--test', ...NODE_TEST_FLAGS(), 'test/a.test.ts'],
     ],
+    // … and after the options that follow --test, a value given apart included
+    [
+      ['node', '--test', '--require', './support/setup.js', 'test/'],
+      () => ['node', '--test', '--require', './support/setup.js', ...NODE_TEST_FLAGS(), 'test/'],
+    ],
+    [
+      ['node', '--test', '--test-name-pattern=(?:adds)'],
+      () => ['node', '--test', '--test-name-pattern=(?:adds)', ...NODE_TEST_FLAGS()],
+    ],
     [['go', 'test', './...'], () => ['go', 'test', './...', '-json']],
     [['go', 'test', './...', '-args', '-x'], () => ['go', 'test', '-json', './...', '-args', '-x']],
   ])('%j', async (argv, expected) => {
