@@ -3,6 +3,7 @@ import type { AcceptanceTestSource } from '../../analysis/tamper/special-cased-v
 import { tamperFindings } from '../../analysis/tamper/tamper-rules';
 import { definesInlineTests, isTestFile, testFilesAmong } from '../../analysis/tamper/test-files';
 import type { TamperFinding, TamperInput } from '../../analysis/tamper/types';
+import { testTitle } from '../../analysis/verification/proven-criteria';
 import { git } from '../git';
 import { early } from '../in-order';
 import { baseGateEntrypoints } from './base-entrypoints';
@@ -48,14 +49,7 @@ async function baseTestsDeclaring(
   read: (commit: string, file: string) => Promise<string | null>,
 ): Promise<AcceptanceTestSource[]> {
   const names = input.acceptanceTests ?? [];
-  const titles = names
-    .map((name) =>
-      name
-        .split(/ > | › |::|\//)
-        .pop()!
-        .trim(),
-    )
-    .filter(Boolean);
+  const titles = names.map(testTitle).filter(Boolean);
   if (!titles.length) return [];
   const listed = await git(input.workspace, [
     'grep',

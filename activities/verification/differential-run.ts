@@ -2,6 +2,7 @@ import type { ResolvedGate } from '../../domain/gates';
 import { isRunnableSource } from '../../analysis/tamper/languages';
 import type { Locate } from '../../analysis/verification/differential-findings';
 import { declarationLine } from '../../analysis/verification/frozen-test-findings';
+import { escapeRegExp, testTitle } from '../../analysis/verification/proven-criteria';
 import { git } from '../git';
 import { readAt } from '../tamper/change-set';
 import type { RunnerCommand } from './test-runner-command';
@@ -60,10 +61,6 @@ export function acceptanceTestsOnly(command: RunnerCommand, titles: string[]): s
   }
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /**
  * Where each of `names` (tests the gate reported) is declared at the checkpoint: the file the name
  * starts with (`test/a.test.js > …`, `tests/test_a.py::…`), else the test files that mention its title
@@ -73,7 +70,7 @@ export async function checkpointTestLocator(workspace: string, commit: string, n
   const places = new Map<string, { file: string; line: number }>();
   for (const name of names) {
     const file = /^(.+?\.\w+)(?: > | › |::)/.exec(name)?.[1];
-    const candidates = file ? [file] : await mentioning(workspace, commit, name.split(/ > | › |::|\//).pop()!);
+    const candidates = file ? [file] : await mentioning(workspace, commit, testTitle(name));
     for (const file of candidates) {
       const line = declarationLine(await readAt(workspace, commit, file), name);
       if (line !== null) {

@@ -270,21 +270,13 @@ async function frozenTestsRun(
       outputTail: '',
     };
   }
-  await storeEvidence(deps, {
-    loopId: input.loopId,
-    iterationId: iteration.id,
+  await storeExtraTestsRun(deps, { loopId: input.loopId, iterationId: iteration.id }, ran, {
     gate: FROZEN_TESTS_GATE,
     source: {
       source: configured.source,
       detail: `the tests gate with the base versions of ${frozenPaths(files).join(', ')} restored`,
     },
     gateOrder: FROZEN_TESTS_ORDER,
-    result: ran.result,
-    testCounts: ran.counts,
-    testNames: ran.report,
-    failureReason: ran.failureReason,
-    failureSignature: null,
-    proves: [],
   });
   stopIfCancelled(ran.result, 'the frozen tests');
   return { failureReason: ran.failureReason, report: ran.report, outputTail: outputTail(ran.output) };
@@ -380,21 +372,13 @@ async function runDifferential(
   const acceptanceTests = acceptanceTestNames(contract);
   if (!testsGate || !makerTests?.report || acceptanceTests.length === 0) return null;
   const ran = await differentialRun(runner, testsGate, checkout, acceptanceTests);
-  await storeEvidence(deps, {
-    loopId: input.loopId,
-    iterationId: iteration.id,
+  await storeExtraTestsRun(deps, { loopId: input.loopId, iterationId: iteration.id }, ran, {
     gate: DIFFERENTIAL_GATE,
     source: {
       source: testsGate.source,
       detail: `the acceptance tests again, without ${DIFFERENTIAL_UNSET.join(', ')}`,
     },
     gateOrder: GATE_ORDER.length + contract.acceptanceCriteria.length,
-    result: ran.result,
-    testCounts: ran.counts,
-    testNames: ran.report,
-    failureReason: ran.failureReason,
-    failureSignature: null,
-    proves: [],
   });
   stopIfCancelled(ran.result, 'the differential run');
   return { gate: makerTests.report, acceptanceTests, run: { report: ran.report, failureReason: ran.failureReason } };
@@ -502,6 +486,25 @@ interface EvidenceInput {
   failureReason: string | null;
   failureSignature: string | null;
   proves: string[];
+}
+
+/** A run of the tests gate beside the gates (frozen, differential): its own evidence, proving nothing. */
+function storeExtraTestsRun(
+  deps: ActivityDeps,
+  at: { loopId: string; iterationId: string },
+  ran: TestsGateRun,
+  as: Pick<EvidenceInput, 'gate' | 'source' | 'gateOrder'>,
+): Promise<GateEvidence> {
+  return storeEvidence(deps, {
+    ...at,
+    ...as,
+    result: ran.result,
+    testCounts: ran.counts,
+    testNames: ran.report,
+    failureReason: ran.failureReason,
+    failureSignature: null,
+    proves: [],
+  });
 }
 
 async function storeEvidence(deps: ActivityDeps, e: EvidenceInput): Promise<GateEvidence> {

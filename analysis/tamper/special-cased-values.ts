@@ -1,6 +1,7 @@
 import { quoteLines, type DiffLine } from './change-set';
 import { isRunnableSource, languageOf, withoutComments } from './languages';
 import { isTestData, isTestFile } from './test-files';
+import { declarationLine } from '../verification/frozen-test-findings';
 import { inTestModule } from '../verification/rust-test-modules';
 import type { TamperCheck, TamperFinding } from './types';
 
@@ -72,13 +73,10 @@ function specialCase(added: LiteralLine[], wanted: Set<string>): LiteralLine[] |
 
 /** The literals in a test's body: from the line that declares `name` to the next test, in `text`. */
 export function testLiterals(text: string, name: string): Set<string> {
-  const title = name
-    .split(/ > | › |::|\//)
-    .pop()!
-    .trim();
+  const declared = declarationLine(text, name);
+  if (declared === null) return new Set();
+  const start = declared - 1;
   const lines = text.split('\n');
-  const start = lines.findIndex((line) => declares(line, title));
-  if (start < 0) return new Set();
   const body: string[] = [];
   for (const line of lines.slice(start + 1, start + 1 + BODY_LINES)) {
     if (TEST_DECLARATION.test(line)) break;
@@ -89,13 +87,6 @@ export function testLiterals(text: string, name: string): Set<string> {
 
 const TEST_DECLARATION =
   /^\s*(?:(?:it|test|specify)(?:\.\w+)*\s*\(|def\s+test|func\s+Test|#\[(?:\w+::)*test\b|(?:async\s+)?fn\s+\w+\s*\(\s*\)\s*(?:->|\{))/;
-
-function declares(line: string, title: string): boolean {
-  return (
-    [`'${title}'`, `"${title}"`, `\`${title}\``].some((quoted) => line.includes(quoted)) ||
-    new RegExp(`\\b(?:def|func|fn)\\s+${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(line)
-  );
-}
 
 /** Numbers and quoted strings (of two characters or more), as written: `200`, `'$180.00'` → `$180.00`. */
 function literalsIn(code: string): string[] {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { SystemFinding } from '../tamper/types';
 import type { TestReport } from '../test-reports';
+import { escapeRegExp, testTitle } from './proven-criteria';
 
 // What the frozen run (base test files restored on the maker's code) says about the maker's edits to
 // tests: a test that fails there but not in the maker's own run was weakened to pass, and a run that
@@ -81,11 +82,7 @@ export function frozenTestFindings(
 /** The base line that names the test (its title in quotes, or a `def`/`func`/`fn`), else null. */
 export function declarationLine(text: string | null, name: string | undefined): number | null {
   if (!text || !name) return null;
-  const title = name
-    .split(/ > | › |::|\//)
-    .pop()!
-    .replace(/\[.*\]$/, '')
-    .trim();
+  const title = testTitle(name);
   const lines = text.split('\n');
   const at = lines.findIndex(
     (line) =>
@@ -95,8 +92,4 @@ export function declarationLine(text: string | null, name: string | undefined): 
       new RegExp(`\\b(?:def|func|fn)\\s+${escapeRegExp(title)}\\b`).test(line),
   );
   return at >= 0 ? at + 1 : null;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

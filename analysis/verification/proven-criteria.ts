@@ -30,3 +30,16 @@ export function namesTest(reported: string, wanted: string): boolean {
 export function acceptanceTestNames(contract: Pick<GoalContract, 'acceptanceCriteria'>): string[] {
   return contract.acceptanceCriteria.flatMap((ac) => (ac.verification.type === 'test' ? [ac.verification.name] : []));
 }
+
+/** A test's own name: the last part of a qualified one (`file > describe > name`, `file::name`, `pkg/TestName`), without parameters. */
+export function testTitle(name: string): string {
+  return name
+    .split(/ > | › |::|\//)
+    .pop()!
+    .replace(/\[.*\]$/, '')
+    .trim();
+}
+
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
