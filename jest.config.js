@@ -42,6 +42,7 @@ module.exports = {
     // The real API, compiled worker processes and sandboxes.
     { ...typescript, ...platform, displayName: 'e2e', roots: ['<rootDir>/test/e2e'] },
   ],
-  // Jest reads the timeout from the run's configuration, not a project's.
+  // Jest reads the timeout and reporters from the run's configuration, not a project's.
   testTimeout: 120000,
+  reporters: ['default', '<rootDir>/test/support/totals-reporter.mjs'],
 };

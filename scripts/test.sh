@@ -9,6 +9,14 @@ bash scripts/setup.sh
 # The real coding-agent CLIs the presets run (npm registry, PyPI; pinned in config/agent-tools.json), installed
 # meanwhile: the e2e tier drives each one through a loop.
 mkdir -p .tools
+# Each jest run appends its counts here (test/support/totals-reporter.mjs); the last line sums them.
+export JEST_TOTALS_FILE="$ROOT/.tools/jest-totals.jsonl"
+: > "$JEST_TOTALS_FILE"
+print_totals() {
+  node -e 'const t = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").filter(Boolean)
+    .map(JSON.parse).reduce((a, r) => ({ passed: a.passed + r.passed, failed: a.failed + r.failed }), { passed: 0, failed: 0 });
+    console.log(`tests: ${t.passed} passed, ${t.failed} failed`)' "$JEST_TOTALS_FILE"
+}
 bash scripts/install-agents.sh > .tools/install-agents.log 2>&1 &
 AGENTS_INSTALL=$!
 # Workflow tests run on Temporal's time-skipping test server (Maven Central, pinned; jars and a launcher in .tools/).
@@ -29,8 +37,10 @@ wait "$AGENTS_INSTALL" || { cat .tools/install-agents.log; exit 1; }
 cat .tools/install-agents.log
 if [ "$#" -gt 0 ]; then
   echo "== jest $*" && npx --no-install jest "$@"
+  print_totals
   exit 0
 fi
-# Two runs, so each tier gets its own worker count (jest has one a run); the platform starts in each.
-echo "== jest: integration" && npm run --silent test:integration
-echo "== jest: e2e" && npm run --silent test:e2e
+# One run for both, two files at a time: the platform (PostgreSQL, its migrated template, the Temporal dev
+# server) starts once, and neither tier's slowest file leaves a worker idle at its end.
+echo "== jest: integration and e2e" && npx --no-install jest --selectProjects integration e2e --maxWorkers=2
+print_totals
