@@ -92,12 +92,17 @@ class LaunchHelper {
       // What it was running is no longer watched by anyone: stop it, and fail its callers (an activity
       // attempt fails and is retried) rather than pass the kill off as the command's own outcome.
       for (const [id, run] of this.inFlight) {
-        this.inFlight.delete(id);
-        if (run.pid === null)
-          run.started(
-            this.handle(id, null, Object.assign(new Error('the process launcher exited'), { code: 'ELAUNCHER' })),
+        if (run.pid === null) {
+          // Never started: a spawn error, as one the helper reports (its caller awaits neither promise).
+          this.finish(
+            id,
+            { code: null, signal: null },
+            Object.assign(new Error('the process launcher exited'), { code: 'ELAUNCHER' }),
           );
-        else killGroup(run.pid);
+          continue;
+        }
+        this.inFlight.delete(id);
+        killGroup(run.pid);
         run.lost(new Error(`the process launcher exited while ${run.spec.command} ran (it was killed)`));
       }
       for (const resolve of this.drainWaiters.splice(0)) resolve();

@@ -109,6 +109,22 @@ test('when the helper dies, what it ran is killed and its caller fails, and the 
   await next.closed;
 });
 
+test('a launch the helper dies before starting is a spawn error, and leaves no promise rejected unheard', async () => {
+  const first = await sleeper();
+  const helper = parentOf(first.pid!);
+  // Stopped, the helper cannot start the next command before it is killed.
+  process.kill(helper, 'SIGSTOP');
+  const pending = sleeper();
+  process.kill(helper, 'SIGKILL');
+  const never = await pending;
+  expect(never.pid).toBeNull();
+  expect(never.spawnError).toMatchObject({ code: 'ELAUNCHER', message: 'the process launcher exited' });
+  // Its caller reads spawnError and awaits neither promise: both settle without a rejection.
+  await expect(never.closed).resolves.toEqual({ code: null, signal: null });
+  await expect(never.exited).resolves.toEqual({ code: null, signal: null });
+  await expect(first.closed).rejects.toThrow('the process launcher exited while sleep ran (it was killed)');
+});
+
 test('stopLauncher ends the helper, and a later launch starts a new one', async () => {
   const first = await sleeper();
   const helper = parentOf(first.pid!);
