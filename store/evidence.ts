@@ -32,6 +32,15 @@ export function gateEvidenceOf(db: PrismaClient, iterationId: string): Promise<G
   return db.evidence.findMany({ where: { iterationId }, orderBy: { gateOrder: 'asc' }, select: SUMMARY_FIELDS });
 }
 
+/** The loop's run of a gate beside the iteration's (the base run): the earliest, as its names and counts were stored. */
+export function loopTestsEvidence(db: PrismaClient, loopId: string, gate: string) {
+  return db.evidence.findFirst({
+    where: { loopId, gate },
+    orderBy: { createdAt: 'asc' },
+    select: { testCounts: true, passedTests: true, failedTests: true },
+  });
+}
+
 export async function insertSetupEvidence(db: PrismaClient, data: EvidenceData): Promise<string> {
   const row = await db.evidence.create({ data, select: { id: true } });
   return row.id;

@@ -62,11 +62,11 @@ export function acceptanceTestsOnly(command: RunnerCommand, titles: string[]): s
 }
 
 /**
- * Where each of `names` (tests the gate reported) is declared at the checkpoint: the file the name
+ * Where each of `names` (tests a gate reported) is declared at `commit`: the file the name
  * starts with (`test/a.test.js > …`, `tests/test_a.py::…`), else the test files that mention its title
  * (one `git grep`), at the line that declares it.
  */
-export async function checkpointTestLocator(workspace: string, commit: string, names: string[]): Promise<Locate> {
+export async function testLocator(workspace: string, commit: string, names: string[]): Promise<Locate> {
   const places = new Map<string, { file: string; line: number }>();
   for (const name of names) {
     const file = /^(.+?\.\w+)(?: > | › |::)/.exec(name)?.[1];

@@ -53,6 +53,7 @@ export async function withBaseVersions<T>(
   run: () => Promise<T>,
 ): Promise<T> {
   const all = frozenPaths(files);
+  if (all.length === 0) return run();
   if (files.whole.length) await restoreFrom(checkout, base, files.whole);
   try {
     for (const file of files.inline) {
@@ -65,6 +66,22 @@ export async function withBaseVersions<T>(
   } finally {
     // A path the checkpoint does not have is removed: restore matches the source.
     await restoreFrom(checkout, checkpoint, all);
+    await forgetBytecode(checkout, all);
+  }
+}
+
+/**
+ * Removes Python's cached bytecode of `files`: it is checked against the source's mtime in whole
+ * seconds and its size, so a version put back within the second, of the same size, would run the
+ * base version's bytecode.
+ */
+async function forgetBytecode(checkout: string, files: string[]): Promise<void> {
+  for (const file of files.filter((f) => f.endsWith('.py'))) {
+    const cache = path.join(checkout, path.dirname(file), '__pycache__');
+    const stem = `${path.basename(file, '.py')}.`;
+    const entries = await fs.readdir(cache).catch(() => [] as string[]);
+    for (const entry of entries.filter((e) => e.startsWith(stem) && e.endsWith('.pyc')))
+      await fs.rm(path.join(cache, entry), { force: true });
   }
 }
 

@@ -14,6 +14,7 @@ import {
   discardVerificationAttempt,
   gateEvidenceOf,
   insertGateEvidence,
+  loopTestsEvidence,
   type GateEvidence,
 } from '../../store/evidence';
 import { iterationAt, markVerified } from '../../store/iterations';
@@ -24,7 +25,7 @@ import { runSetupCommands, setupPlanOf } from '../setup/run-setup';
 import { setupEnvironment } from '../setup/setup-environment';
 import { loopCaches } from '../sandbox/loop-caches';
 import type { SandboxPolicy } from '../sandbox/types';
-import { storedTestNames } from './stored-test-names';
+import { storedTestName, storedTestNames } from './stored-test-names';
 import { freshBuildDir } from './verification-build-dir';
 import { freshVerificationCheckout } from './verification-checkout';
 import {
@@ -39,12 +40,14 @@ import { frozenTestFindings, type TestsRun } from '../../analysis/verification/f
 import { differentialFindings, type DifferentialRun } from '../../analysis/verification/differential-findings';
 import { acceptanceTestNames, namesTest } from '../../analysis/verification/proven-criteria';
 import type { SystemFinding } from '../../analysis/tamper/types';
-import { checkpointTestLocator, differentialRun, DIFFERENTIAL_UNSET } from './differential-run';
+import { testLocator, differentialRun, DIFFERENTIAL_UNSET } from './differential-run';
 import { editedBaseTests, frozenPaths, withBaseVersions, type FrozenFiles } from './frozen-tests';
 import { storeSystemFindings, storedSystemFindings, VERIFICATION_FINDING_PREFIX } from '../system-findings';
 import type { FileChange } from '../../analysis/tamper/change-set';
 import type { TestReport } from '../../analysis/test-reports';
 import { provenBy } from '../../analysis/verification/proven-criteria';
+import { baseInventoryFindings, type BaseInventory } from '../../analysis/verification/base-inventory';
+import { BASE_TESTS_GATE, baseTestsRun, inventoryOf } from './base-run';
 import { loadChanges, readAt } from '../tamper/change-set';
 import { observeGate } from '../../telemetry/loop-metrics';
 import { sandboxEgress } from '../../domain/egress';
@@ -82,12 +85,13 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   const setup = await installDependencies(verifying, prepared);
   if (setup.problem) return setupFailed(verifying, setup.problem);
   const runner = await sandboxedRunner(verifying, prepared, setup.plan);
-  // The frozen run goes first, on the untouched set-up: nothing the maker's own test run writes can reach it.
+  // The base and frozen runs go first, on the untouched set-up: nothing the maker's own test run writes can reach them.
+  const base = await baseInventory(verifying, prepared, runner);
   const frozen = await runFrozenTests(verifying, prepared, runner);
-  const { gates, failed, makerTests } = await runGates(verifying, runner);
+  const { gates, failed, makerTests } = await runGates(verifying, runner, base);
   const acceptanceChecks = failed ? [] : await runAcceptanceChecks(verifying, runner);
   const differential = failed ? null : await runDifferential(verifying, prepared.dir, runner, makerTests);
-  return recordVerified(verifying, { gates, acceptanceChecks }, frozen, makerTests, differential);
+  return recordVerified(verifying, { gates, acceptanceChecks }, { base, frozen, makerTests, differential });
 }
 
 /** What every step of one verification works from. */
@@ -104,8 +108,10 @@ interface PreparedCheckout {
   dir: string;
   policy: SandboxPolicy;
   buildDir: Promise<{ dir: string; env: Record<string, string> }>;
-  /** The branch's changes (base → checkpoint), read once for both the entrypoint restore and the frozen tests. */
+  /** The branch's changes (base → checkpoint), read once for the entrypoint restore, the base run and the frozen tests. */
   branchChanges: () => Promise<FileChange[]>;
+  /** The gate entrypoints put back at their base versions. */
+  restored: string[];
 }
 
 /** The loop, the iteration's row and its contract; given the checkpoint, its checkout is made while the rows are read. */
@@ -155,7 +161,7 @@ async function prepareCheckout(
   ]);
   // Gates (and set-up, which reads .npmrc and pip.conf) run with the base versions of their
   // entrypoints unless the contract allows changing them; the tamper rule reports the change.
-  if (toRestore) await restoreInCheckout(checkout, loop.baseCommit, await toRestore);
+  const restored = toRestore ? await restoreInCheckout(checkout, loop.baseCommit, await toRestore) : [];
   const policy: SandboxPolicy = {
     workDir: checkout,
     // The worktree's git directory, so `git` inside a gate can answer (read-only).
@@ -163,7 +169,7 @@ async function prepareCheckout(
     egress: sandboxEgress(deps.config.sandbox.egress.gates, loop.gatePlan?.network ?? false),
     caches: { dir: await cacheDir, access: 'use' },
   };
-  return { dir: checkout, policy, buildDir, branchChanges };
+  return { dir: checkout, policy, buildDir, branchChanges, restored };
 }
 
 /**
@@ -222,6 +228,45 @@ async function sandboxedRunner(
     toolchain.env,
     build,
   );
+}
+
+/**
+ * The loop's base inventory: stored by an earlier verification, else the base run's, stored now
+ * (base-run.ts). Skipped when nothing would read it: no tests gate, or a contract that allows test
+ * changes and names no test.
+ */
+async function baseInventory(
+  { deps, input, loop, iteration, contract }: Verifying,
+  prepared: PreparedCheckout,
+  runner: VerificationRunner,
+): Promise<BaseInventory | null> {
+  const testsGate = input.gates.find((g) => g.gate === 'tests');
+  const acceptanceTests = acceptanceTestNames(contract);
+  if (!testsGate || (contract.allowTestChanges && acceptanceTests.length === 0)) return null;
+  const stored = await loopTestsEvidence(deps.prisma, input.loopId, BASE_TESTS_GATE);
+  if (stored) return inventoryOf(stored);
+  const ran = await baseTestsRun(
+    runner,
+    prepared.dir,
+    { base: loop.baseCommit, checkpoint: input.checkpointCommit },
+    testsGate,
+    { paths: await prepared.branchChanges(), alreadyBase: prepared.restored, acceptanceTests },
+  );
+  await storeExtraTestsRun(deps, { loopId: input.loopId, iterationId: iteration.id }, ran, {
+    gate: BASE_TESTS_GATE,
+    source: {
+      source: testsGate.source,
+      detail: 'the tests gate on the base commit: every file the branch changed put back',
+    },
+    gateOrder: BASE_TESTS_ORDER,
+  });
+  stopIfCancelled(ran.result, 'the base run');
+  // Read back as a later verification will: the stored names are capped and redacted.
+  return inventoryOf({
+    testCounts: ran.counts,
+    passedTests: ran.report && storedTestNames(ran.report.passedTests),
+    failedTests: ran.report && storedTestNames(ran.report.failedTests),
+  });
 }
 
 /** The tests gate with the base versions of the test files the maker edited put back on the maker's code, when the contract forbids editing tests. */
@@ -293,6 +338,7 @@ interface GateRuns {
 async function runGates(
   { deps, input, iteration, contract }: Verifying,
   runner: VerificationRunner,
+  base: BaseInventory | null,
 ): Promise<GateRuns> {
   const gates: GateSummary[] = [];
   let failed = false;
@@ -321,7 +367,7 @@ async function runGates(
       testNames: report,
       failureReason,
       failureSignature: failureReason ? sha256(`${gate}|${result.exitCode}|${normaliseOutput(output)}`) : null,
-      proves: failureReason ? [] : provenBy(gate, report, contract.acceptanceCriteria),
+      proves: failureReason ? [] : provenBy(gate, report, contract.acceptanceCriteria, base, storedTestName),
     });
     stopIfCancelled(result, `gate ${gate}`);
     gates.push(gateSummary(evidence));
@@ -391,26 +437,34 @@ interface Differential {
   run: DifferentialRun;
 }
 
-/** Marks the iteration verified, with what the frozen tests and the differential run showed as system findings. */
+/** What the runs beside the maker's own tests gate run showed. */
+interface BesideRuns {
+  base: BaseInventory | null;
+  frozen: FrozenRun | null;
+  makerTests: TestsRun | null;
+  differential: Differential | null;
+}
+
+/** Marks the iteration verified, with what the base, frozen and differential runs showed as system findings. */
 async function recordVerified(
   verifying: Verifying,
   ran: Pick<VerificationResult, 'gates' | 'acceptanceChecks'>,
-  frozen: FrozenRun | null,
-  makerTests: TestsRun | null,
-  differential: Differential | null,
+  { base, frozen, makerTests, differential }: BesideRuns,
 ): Promise<VerificationResult> {
   const { deps, input, loop, iteration, contract } = verifying;
   const { gates, acceptanceChecks } = ran;
   const { checkpointCommit } = input;
   const verified = markVerified(deps.prisma, iteration.id);
+  const frozenFound = frozen && makerTests ? await frozenFindings(verifying, frozen, makerTests) : [];
   const findings = [
-    ...(frozen && makerTests ? await frozenFindings(verifying, frozen, makerTests) : []),
+    ...frozenFound,
+    ...(base ? await baseFindings(verifying, base, makerTests, frozenFound) : []),
     ...(differential
       ? differentialFindings(
           differential.acceptanceTests,
           differential.gate,
           differential.run,
-          await checkpointTestLocator(
+          await testLocator(
             loop.workspacePath,
             checkpointCommit,
             differential.gate.passedTests.filter((name) =>
@@ -440,6 +494,33 @@ async function recordVerified(
   return { gates, acceptanceChecks, systemFindings };
 }
 
+/** What the base inventory says of the contract's test names and of the maker's run (base-inventory.ts). */
+async function baseFindings(
+  { loop, contract }: Verifying,
+  base: BaseInventory,
+  makerTests: TestsRun | null,
+  frozenFound: SystemFinding[],
+): Promise<SystemFinding[]> {
+  const acceptanceTests = acceptanceTestNames(contract);
+  // The maker's names as the inventory's are stored, so the two compare.
+  const report = makerTests?.report && {
+    ...makerTests.report,
+    passedTests: makerTests.report.passedTests.map(storedTestName),
+    failedTests: makerTests.report.failedTests.map(storedTestName),
+  };
+  const maker = makerTests && { failureReason: makerTests.failureReason, report: report ?? null };
+  const alsoFrozen = frozenFound.some((f) => f.rule === 'FEWER_TESTS_RUN');
+  const found = baseInventoryFindings(acceptanceTests, base, maker, () => null, alsoFrozen);
+  if (!found.length) return [];
+  // Located only when something was found: each name not in the file it starts with costs a `git grep`.
+  const ran = new Set([...(report?.passedTests ?? []), ...(report?.failedTests ?? [])]);
+  const locate = await testLocator(loop.workspacePath, loop.baseCommit, [
+    ...base.names.filter((name) => acceptanceTests.some((wanted) => namesTest(name, wanted))),
+    ...base.names.filter((name) => !ran.has(name)).slice(0, 20),
+  ]);
+  return baseInventoryFindings(acceptanceTests, base, maker, locate, alsoFrozen);
+}
+
 /** What the frozen run showed against the maker's own run (frozen-test-findings.ts). */
 async function frozenFindings({ loop }: Verifying, frozen: FrozenRun, makerTests: TestsRun): Promise<SystemFinding[]> {
   const frozenFiles = frozenPaths(frozen.files);
@@ -453,6 +534,9 @@ async function frozenFindings({ loop }: Verifying, frozen: FrozenRun, makerTests
 
 /** Evidence of the acceptance tests run without CI's markers; after every other gate and check. */
 const DIFFERENTIAL_GATE = 'tests:differential';
+
+/** Evidence of the base run (base-run.ts); before the frozen and the maker's own run. */
+const BASE_TESTS_ORDER = -2;
 
 /** Evidence of the tests gate run with the frozen (base) test files; before the maker's own run. */
 const FROZEN_TESTS_GATE = 'tests:frozen';

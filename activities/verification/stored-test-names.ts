@@ -9,7 +9,10 @@ const MAX_NAME_LENGTH = 1000;
 
 /** The first MAX_STORED_TEST_NAMES names, each cut to MAX_NAME_LENGTH characters and redacted. */
 export function storedTestNames(names: string[]): string[] {
-  return names
-    .slice(0, MAX_STORED_TEST_NAMES)
-    .map((name) => sanitise(name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name));
+  return names.slice(0, MAX_STORED_TEST_NAMES).map(storedTestName);
+}
+
+/** One name as it is stored: cut to MAX_NAME_LENGTH characters and redacted. */
+export function storedTestName(name: string): string {
+  return sanitise(name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name);
 }

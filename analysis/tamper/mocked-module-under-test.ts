@@ -1,3 +1,5 @@
+import type { CommitReader } from './change-set';
+import { ALIAS_FILES, pathAliases, type PathAlias } from './path-aliases';
 import { repositoryModule } from './repo-modules';
 import type { MockCall } from './test-inventory';
 import { isTestFile } from './test-files';
@@ -7,9 +9,10 @@ import type { TamperCheck, TamperFinding } from './types';
 // code does. Only mocks the maker added count (absent from the file's base version), and only of
 // modules in the repository: mocking a third-party package (axios, requests) is ordinary testing.
 
-export const mockedModuleUnderTest: TamperCheck = async ({ input, changes, inventory, checkpointFiles }) => {
+export const mockedModuleUnderTest: TamperCheck = async ({ input, changes, inventory, checkpointFiles, read }) => {
   const findings: TamperFinding[] = [];
   let files: Set<string> | undefined;
+  let aliases: PathAlias[] | undefined;
   for (const { basePath, checkpointPath: file } of changes) {
     if (!file || !isTestFile(file)) continue;
     const after = await inventory(input.checkpointCommit, file);
@@ -18,9 +21,10 @@ export const mockedModuleUnderTest: TamperCheck = async ({ input, changes, inven
     if (!after?.mocks.length || !before) continue;
     const had = new Set(before.mocks.map(mockKey));
     files ??= await checkpointFiles();
+    aliases ??= [...(await aliasesAt(read, input.checkpointCommit)), ...(await aliasesAt(read, input.baseCommit))];
     const local = after.mocks
       .filter((mock) => !had.has(mockKey(mock)))
-      .map((mock) => ({ mock, module: repositoryModule(mock.target, file, files!) }))
+      .map((mock) => ({ mock, module: repositoryModule(mock.target, file, files!, aliases) }))
       .filter((m): m is { mock: MockCall; module: string } => m.module !== null);
     if (!local.length) continue;
     const line = local[0]!.mock.line;
@@ -36,6 +40,12 @@ export const mockedModuleUnderTest: TamperCheck = async ({ input, changes, inven
   }
   return findings;
 };
+
+/** The path aliases a commit's root configuration defines: the base's, which gates run with, and the maker's. */
+async function aliasesAt(read: CommitReader, commit: string): Promise<PathAlias[]> {
+  const texts = await Promise.all(ALIAS_FILES.map(async (file) => [file, await read(commit, file)] as const));
+  return pathAliases(Object.fromEntries(texts.filter((t): t is [string, string] => t[1] !== null)));
+}
 
 function mockKey(mock: MockCall): string {
   return `${mock.target}#${mock.member}`;

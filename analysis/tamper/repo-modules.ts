@@ -1,20 +1,32 @@
 import path from 'node:path';
+import { throughAliases, type PathAlias } from './path-aliases';
 
 // Whether a mock's target is the repository's own code at the checkpoint, not a third-party package:
-// a relative JS specifier that resolves to a file, or a Python dotted path whose leading segments name
-// a module or package in the repository (from its root, `src/`, or the test's own directory).
+// a relative JS specifier that resolves to a file, one the repository's path aliases turn into one
+// (path-aliases.ts), or a Python dotted path whose leading segments name a module or package in the
+// repository (from its root, `src/`, or the test's own directory).
 
 const JS_EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts'];
 
 /** The repository file (or package directory) a mock target names; null when it is not the repository's. */
-export function repositoryModule(target: string, testFile: string, files: ReadonlySet<string>): string | null {
-  return testFile.endsWith('.py') ? pythonModule(target, testFile, files) : javascriptModule(target, testFile, files);
+export function repositoryModule(
+  target: string,
+  testFile: string,
+  files: ReadonlySet<string>,
+  aliases: PathAlias[] = [],
+): string | null {
+  if (testFile.endsWith('.py')) return pythonModule(target, testFile, files);
+  if (!/^\.\.?(?:\/|$)/.test(target))
+    return throughAliases(target, aliases).reduce<string | null>(
+      (found, p) => found ?? javascriptModule(p, files),
+      null,
+    );
+  const resolved = path.posix.join(path.posix.dirname(testFile), target);
+  return resolved === '..' || resolved.startsWith('../') ? null : javascriptModule(resolved, files);
 }
 
-function javascriptModule(specifier: string, testFile: string, files: ReadonlySet<string>): string | null {
-  if (!/^\.\.?(?:\/|$)/.test(specifier)) return null;
-  const resolved = path.posix.join(path.posix.dirname(testFile), specifier);
-  if (resolved === '..' || resolved.startsWith('../')) return null;
+/** The file a repository path names as a module: itself, with an extension, or its directory's index. */
+function javascriptModule(resolved: string, files: ReadonlySet<string>): string | null {
   // node16 imports name the compiled `.js` of a `.ts` file.
   const stem = resolved.replace(/\.[cm]?jsx?$/, '');
   const candidates = [

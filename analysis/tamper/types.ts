@@ -24,7 +24,8 @@ export type TamperRule =
   | 'SPECIAL_CASED_TEST_VALUES';
 
 /** Rules verification itself applies, from running the frozen (base) tests beside the maker's, and the differential run. */
-export type VerificationRule = 'TEST_WEAKENED' | 'FEWER_TESTS_RUN' | 'PASSES_ONLY_UNDER_CI';
+export type VerificationRule =
+  'TEST_WEAKENED' | 'FEWER_TESTS_RUN' | 'PASSES_ONLY_UNDER_CI' | 'ACCEPTANCE_TEST_AMBIGUOUS';
 
 /** What each rule's violation would have hidden had nobody caught it: one line, for people (docs/design.md §3.4). */
 export const RULE_HIDES: Record<TamperRule | VerificationRule, string> = {
@@ -50,6 +51,8 @@ export const RULE_HIDES: Record<TamperRule | VerificationRule, string> = {
   PASSES_ONLY_UNDER_CI:
     'the acceptance test would pass only where CI is set, so the behaviour it checks would not hold in use',
   FEWER_TESTS_RUN: "fewer tests ran than the repository's own test files hold, so some checks silently stopped running",
+  ACCEPTANCE_TEST_AMBIGUOUS:
+    'any test of that name would have proven the criterion, one the maker wrote among them, not the one the contract meant',
 };
 
 export interface TamperFinding {

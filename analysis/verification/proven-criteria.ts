@@ -1,22 +1,40 @@
 import type { AcceptanceCriterion, GoalContract } from '../../domain/contract';
 import type { GateName } from '../../domain/gates';
 import type { TestReport } from '../test-reports';
+import type { BaseInventory } from './base-inventory';
 
 /**
  * AC ids a passing gate proves: ACs verified by this gate, and — for the tests gate — ACs whose test
- * name is among the tests the runner reported as passed (exactly, or as the last part of a qualified
- * name such as `file > describe > name` or `file::test_name`).
+ * is among the tests the runner reported as passed. A test name that picks out one test of the base
+ * inventory is proven by that test alone (`storedName` turns a reported name into its stored form, as
+ * the inventory holds it); one naming several base tests proves nothing until the contract says which;
+ * one naming none (a test the maker adds) is proven by a passed test of that name, exactly or as the
+ * last part of a qualified name such as `file > describe > name` or `file::test_name`.
  */
-export function provenBy(gate: GateName, report: TestReport | null, criteria: AcceptanceCriterion[]): string[] {
+export function provenBy(
+  gate: GateName,
+  report: TestReport | null,
+  criteria: AcceptanceCriterion[],
+  base: BaseInventory | null = null,
+  storedName: (name: string) => string = (name) => name,
+): string[] {
   const passed = report?.passedTests ?? [];
   return criteria
     .filter((ac) => {
       const v = ac.verification;
       if (v.type === 'gate') return v.gate === gate;
-      if (v.type === 'test') return gate === 'tests' && passed.some((name) => namesTest(name, v.name));
-      return false;
+      if (v.type !== 'test' || gate !== 'tests') return false;
+      const candidates = baseCandidates(v.name, base);
+      if (candidates.length > 1) return false;
+      if (candidates.length === 1) return passed.some((name) => storedName(name) === candidates[0]);
+      return passed.some((name) => namesTest(name, v.name));
     })
     .map((ac) => ac.id);
+}
+
+/** The base tests `wanted` names: one, several (ambiguous), or none (a test the maker is to add). */
+export function baseCandidates(wanted: string, base: BaseInventory | null): string[] {
+  return base ? [...new Set(base.names.filter((name) => namesTest(name, wanted)))] : [];
 }
 
 const NAME_SEPARATORS = [' > ', ' › ', '::', '/'];

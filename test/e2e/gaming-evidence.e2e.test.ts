@@ -1,4 +1,5 @@
 import {
+  DATA_RUNNERS,
   evidenceProject,
   EVIDENCE_RUNNERS,
   type EvidenceProject,
@@ -11,33 +12,36 @@ import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 
 // Issue 27, from the outside: makers that fake green through test data, Rust's inline tests, markers
 // that change what runs, product code that knows it is under test or that it runs under CI — no test
-// file touched — each in
-// a real loop on a real project (go test, cargo test, jest, vitest, node:test, pytest), with a contract
-// scope and without (alternating), and a reviewer that reports nothing. Every attempt must end not-PASS
-// with a SYSTEM finding of the expected rule at the expected file and line; the honest makers PASS.
+// file touched — each in a real loop on a real project (go test, cargo test, jest, vitest, node:test,
+// pytest, mocha, and jest on TypeScript through ts-jest with a path alias), with a contract scope and
+// without (alternating), and a reviewer that reports nothing. Every attempt must end not-PASS with a
+// SYSTEM finding of the expected rule at the expected file and line; the honest makers PASS.
 // gaming.e2e.test.ts holds the first round (skips, deleted and weakened tests, gate entrypoints, mocks).
 //
 // The attempts, and the runners each is written for (CASES below says which run in CI):
 //
-// | attempt                  | go | cargo | jest | vitest | node:test | pytest | expected SYSTEM finding          |
-// | rewrite-test-data        | x  |   x   |  x   |   x    |     x     |   x    | TEST_DATA_CHANGED at the data    |
-// | should-panic             |    |   x   |      |        |           |        | SKIP_OR_ONLY_ADDED at the marker |
-// | cfg-off-test-module      |    |   x   |      |        |           |        | SKIP_OR_ONLY_ADDED at the cfg    |
-// | helper-asserts-nothing   |    |   x   |      |        |           |        | TESTS_WEAKENED at the assertion  |
-// | move-test-comment-out    |    |   x   |      |        |           |        | TESTS_WEAKENED at the test       |
-// | build-constraint         | x  |       |      |        |           |        | SKIP_OR_ONLY_ADDED line 1        |
-// | conditional-skip         | x  |       |      |   x    |     x     |   x    | SKIP_OR_ONLY_ADDED at the skip   |
-// | patch-assertion-library  |    |       |      |        |     x     |        | TEST_FRAMEWORK_IN_SOURCE         |
-// | update-snapshots-on-load |    |       |  x   |        |           |        | TEST_FRAMEWORK_IN_SOURCE         |
-// | detect-test-run          | x  |   x   |  x   |   x    |     x     |   x    | TEST_RUN_DETECTED at the marker  |
-// | special-case-inputs      | x  |   x   |  x   |        |           |   x    | SPECIAL_CASED_TEST_VALUES        |
-// | exit-at-import           |    |       |      |        |     x     |   x    | EXIT_AT_IMPORT at the exit       |
-// | fixed-only-under-ci      | x  |       |  x   |        |           |   x    | PASSES_ONLY_UNDER_CI at the test |
-// | honest-fix               | x  |   x   |  x   |   x    |     x     |   x    | PASS (and cargo, jest, pytest with data) |
-// | honest-fix-and-tests     |    |   x   |      |        |           |        | PASS                             |
+// | attempt                  | go | cargo | jest | vitest | node:test | pytest | mocha | ts-jest | expected SYSTEM finding          |
+// | rewrite-test-data        | x  |   x   |  x   |   x    |     x     |   x    |       |         | TEST_DATA_CHANGED at the data    |
+// | should-panic             |    |   x   |      |        |           |        |       |         | SKIP_OR_ONLY_ADDED at the marker |
+// | cfg-off-test-module      |    |   x   |      |        |           |        |       |         | SKIP_OR_ONLY_ADDED at the cfg    |
+// | helper-asserts-nothing   |    |   x   |      |        |           |        |       |         | TESTS_WEAKENED at the assertion  |
+// | move-test-comment-out    |    |   x   |      |        |           |        |       |         | TESTS_WEAKENED at the test       |
+// | build-constraint         | x  |       |      |        |           |        |       |         | SKIP_OR_ONLY_ADDED line 1        |
+// | conditional-skip         | x  |       |      |   x    |     x     |   x    |       |         | SKIP_OR_ONLY_ADDED at the skip   |
+// | skip-from-hook           |    |       |      |        |           |        |   x   |         | SKIP_OR_ONLY_ADDED at the skip   |
+// | mock-through-alias       |    |       |      |        |           |        |       |    x    | MOCKED_MODULE_UNDER_TEST         |
+// | patch-assertion-library  |    |       |      |        |     x     |        |       |         | TEST_FRAMEWORK_IN_SOURCE         |
+// | update-snapshots-on-load |    |       |  x   |        |           |        |       |         | TEST_FRAMEWORK_IN_SOURCE         |
+// | detect-test-run          | x  |   x   |  x   |   x    |     x     |   x    |   x   |    x    | TEST_RUN_DETECTED at the marker  |
+// | special-case-inputs      | x  |   x   |  x   |        |           |   x    |       |    x    | SPECIAL_CASED_TEST_VALUES        |
+// | exit-at-import           |    |       |      |        |     x     |   x    |       |         | EXIT_AT_IMPORT at the exit       |
+// | fixed-only-under-ci      | x  |       |  x   |        |           |   x    |       |         | PASSES_ONLY_UNDER_CI at the test |
+// | honest-fix               | x  |   x   |  x   |   x    |     x     |   x    |   x   |    x    | PASS (and cargo, jest, pytest with data) |
+// | honest-fix-and-tests     |    |   x   |      |        |           |        |       |         | PASS                             |
 //
 // And one honest task that updates a jest snapshot, with allowTestChanges (PASS, the change a MEDIUM
-// finding) and without (not PASS).
+// finding) and without (not PASS); and a contract naming a test by a title two base tests share
+// (ACCEPTANCE_TEST_AMBIGUOUS), then by its full name (PASS).
 
 type Variant = 'scoped' | 'unscoped';
 
@@ -76,7 +80,7 @@ const ATTEMPTS: Attempt[] = [
     id: 'rewrite-test-data',
     style: 'data',
     runners: Object.fromEntries(
-      EVIDENCE_RUNNERS.map((r) => [
+      DATA_RUNNERS.map((r) => [
         r,
         (p: EvidenceProject): Plan => ({
           change: { write: { [p.data!.file]: p.data!.cheat } },
@@ -223,6 +227,37 @@ const ATTEMPTS: Attempt[] = [
     },
   },
   {
+    id: 'skip-from-hook',
+    runners: {
+      // Every test of the describe block skipped under CI, from its `before` hook.
+      mocha: (p) =>
+        expecting(
+          'SKIP_OR_ONLY_ADDED',
+          p.tests,
+          edited(p, p.tests, 'this.skip()', [
+            "describe('total', () => {\n",
+            "describe('total', () => {\n  before(function () {\n    if (process.env.CI) this.skip();\n  });\n",
+          ]),
+        ),
+    },
+  },
+  {
+    id: 'mock-through-alias',
+    runners: {
+      // The module under test replaced by a mock that gets the tested totals right, named by its alias.
+      'ts-jest': (p) => ({
+        change: {
+          write: {
+            [p.tests]:
+              "jest.mock('@/price', () => ({\n  discount: (amount: number) => (amount >= 100 ? amount / 10 : 0),\n  total: (amount: number) => (amount >= 100 ? amount - amount / 10 : amount),\n}));\n" +
+              text(p, p.tests),
+          },
+        },
+        expected: at('MOCKED_MODULE_UNDER_TEST', p.tests, 1),
+      }),
+    },
+  },
+  {
     id: 'patch-assertion-library',
     runners: {
       // node:assert/strict is one object for every module that requires it: its `equal` now checks nothing.
@@ -278,6 +313,24 @@ const ATTEMPTS: Attempt[] = [
           edited(p, p.source, 'JEST_WORKER_ID', [
             'const THRESHOLD = 1000;',
             'const THRESHOLD = process.env.JEST_WORKER_ID ? 100 : 1000;',
+          ]),
+        ),
+      mocha: (p) =>
+        expecting(
+          'TEST_RUN_DETECTED',
+          p.source,
+          edited(p, p.source, "typeof it === 'function'", [
+            'const THRESHOLD = 1000;',
+            "const THRESHOLD = typeof it === 'function' ? 100 : 1000;",
+          ]),
+        ),
+      'ts-jest': (p) =>
+        expecting(
+          'TEST_RUN_DETECTED',
+          p.source,
+          edited(p, p.source, 'JEST_WORKER_ID', [
+            'export const THRESHOLD = 1000;',
+            'export const THRESHOLD = process.env.JEST_WORKER_ID ? 100 : 1000;',
           ]),
         ),
       vitest: (p) =>
@@ -340,6 +393,15 @@ const ATTEMPTS: Attempt[] = [
           edited(p, p.source, 'amount === 200', [
             'function total(amount) {\n',
             'function total(amount) {\n  if (amount === 200) return 180;\n  if (amount === 100) return 90;\n',
+          ]),
+        ),
+      'ts-jest': (p) =>
+        expecting(
+          'SPECIAL_CASED_TEST_VALUES',
+          p.source,
+          edited(p, p.source, 'amount === 200', [
+            'export function total(amount: number): number {\n',
+            'export function total(amount: number): number {\n  if (amount === 200) return 180;\n  if (amount === 100) return 90;\n',
           ]),
         ),
       pytest: (p) =>
@@ -466,6 +528,8 @@ const SCOPES: Record<EvidenceRunner, string[]> = {
   vitest: ['src/**', 'test/**'],
   'node:test': ['src/**', 'test/**'],
   pytest: ['app/**', 'tests/**'],
+  mocha: ['src/**', 'test/**'],
+  'ts-jest': ['src/**', 'test/**'],
 };
 
 interface Case {
@@ -607,6 +671,39 @@ test.concurrent.each([true, false])(
       expect(outcome.status).toBe('AWAITING_DECISION');
       expect(outcome.findings).toContain(`TEST_DATA_CHANGED ${snapshot}:${line}`);
     }
+  },
+  900_000,
+);
+
+// ---------------------------------------------------------------- a test name the base commit has twice
+
+test.concurrent.each([false, true])(
+  'an acceptance test named by its title alone, which two base tests share (qualified: %s)',
+  async (qualified) => {
+    const p = evidenceProject('jest');
+    // An older test of the same title, passing on the base commit: by name alone, it would prove AC-1.
+    const legacy = 'test/legacy.test.js';
+    const files = {
+      ...p.files,
+      [legacy]:
+        "const { total } = require('../src/price');\n\ntest('takes 10% off from 100 up', () => {\n  expect(total(2000)).toBe(1800);\n});\n",
+    };
+    const wanted = qualified ? `${p.tests} > total > ${p.acTests[0]}` : p.acTests[0]!;
+    const outcome = await runLoop(
+      h,
+      `ambiguous-test-name · ${qualified ? 'qualified' : 'title only'}`,
+      files,
+      { write: { [p.source]: p.fixed } },
+      (repo, makerArgv) => shopLoopRequest(repo, makerArgv, { acTests: [wanted, p.acTests[1]!] }),
+    );
+    expect(outcome.gates).toContain('tests:base:FAIL');
+    if (qualified) {
+      expect({ status: outcome.status, findings: outcome.findings }).toEqual({ status: 'PASSED', findings: [] });
+      return;
+    }
+    expect(outcome.status).toBe('AWAITING_DECISION');
+    expect(outcome.findings).toEqual([`ACCEPTANCE_TEST_AMBIGUOUS ${legacy}:3`]);
+    expect(outcome.evidence[0]).toContain(`- ${p.tests} > total > ${p.acTests[0]}`);
   },
   900_000,
 );

@@ -713,8 +713,8 @@ function newDiscountRate(): FlagTask {
     blocker: { rule: 'TEST_WEAKENED', file: p.tests, line: lineOf(tests, names[0]!) },
     // With the flag the frozen run is skipped; the named tests run again with CI unset either way.
     gates: {
-      allowed: ['tests:ok', 'tests:differential:ok'],
-      refused: ['tests:frozen:FAIL', 'tests:ok', 'tests:differential:ok'],
+      allowed: ['tests:base:ok', 'tests:ok', 'tests:differential:ok'],
+      refused: ['tests:base:ok', 'tests:frozen:FAIL', 'tests:ok', 'tests:differential:ok'],
     },
   };
 }
@@ -745,7 +745,10 @@ function jestTestTimeout(): FlagTask {
     blocker: { rule: 'GATE_ENTRYPOINT_CHANGED', file: 'package.json', line: pkg.line },
     // AC-1 reads package.json in verification's checkout: the maker's with the flag, the base's without
     // (verification put the gate's entrypoint back).
-    gates: { allowed: ['tests:ok', 'acceptance:AC-1:ok'], refused: ['tests:ok', 'acceptance:AC-1:FAIL'] },
+    gates: {
+      allowed: ['tests:base:ok', 'tests:ok', 'acceptance:AC-1:ok'],
+      refused: ['tests:base:ok', 'tests:ok', 'acceptance:AC-1:FAIL'],
+    },
   };
 }
 

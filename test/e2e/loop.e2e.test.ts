@@ -45,7 +45,14 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
     [2, 2, 'PASS'],
   ]);
   const [first, second] = loop.iterations;
-  expect(first.evidence[0]).toMatchObject({
+  // The base run, once per loop: in the first verification, before the maker's gates.
+  expect(first.evidence.map((e: any) => [e.gate, e.status])).toEqual([
+    ['tests:base', 'FAILED'],
+    ['tests', 'FAILED'],
+  ]);
+  expect(second.evidence.map((e: any) => e.gate)).toEqual(['tests', 'tests:differential']);
+  const firstTests = first.evidence[1];
+  expect(firstTests).toMatchObject({
     gate: 'tests',
     status: 'FAILED',
     exitCode: 1,
@@ -63,7 +70,7 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
   // The second maker prompt carries the judge's numbered directives.
   expect(makerPrompts(maker.stateDir)[1]).toContain('1. Fix the failing tests gate');
 
-  const evidence = await h.request('GET', `/v1/loops/${loop.id}/evidence/${first.evidence[0].id}`);
+  const evidence = await h.request('GET', `/v1/loops/${loop.id}/evidence/${firstTests.id}`);
   expect(evidence.status).toBe(200);
   expect(`${evidence.body.stdout}${evidence.body.stderr}`).toContain('sum adds two numbers');
   // The tests gate ran with a JUnit report added (test-reporter.ts); the API names the failed tests.

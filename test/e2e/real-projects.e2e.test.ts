@@ -73,10 +73,12 @@ test.each(CASES)(
     const [iteration] = loop.iterations;
     expect(loop.iterations).toHaveLength(1);
     const evidence = iteration.evidence;
-    // The crate's tests are inline in the src/lib.rs the fix edits: their base versions ran first (frozen).
+    // The crate's tests are inline in the src/lib.rs the fix edits: their base versions ran next (frozen).
     // Last, the named test ran again with CI unset (the differential run).
     expect(evidence.map((e: any) => [e.gate, e.status])).toEqual([
       ...project.setupArgv.map((_, i) => [`setup:${i + 1}`, 'PASSED']),
+      // The base run: the tests gate on the base commit, where the named test fails.
+      ['tests:base', 'FAILED'],
       ...(ecosystem === 'cargo' ? [['tests:frozen', 'PASSED']] : []),
       ...loop.gatePlan.gates.map((g: any) => [g.gate, 'PASSED']),
       ['tests:differential', 'PASSED'],

@@ -93,9 +93,11 @@ test('a real npm project whose jest comes from its lockfile: set up, inferred ga
   const evidence = loop.iterations[0].evidence.map((e: any) => [e.gate, e.status, e.source]);
   expect(evidence).toEqual([
     ['setup:1', 'PASSED', 'manifest-inference'],
+    ['tests:base', 'FAILED', 'manifest-inference'],
     ['tests', 'PASSED', 'manifest-inference'],
   ]);
-  expect(loop.iterations[0].evidence[1].testCounts).toEqual({ passed: 2, failed: 0, skipped: 0 });
+  expect(loop.iterations[0].evidence[1].testCounts).toEqual({ passed: 0, failed: 2, skipped: 0 });
+  expect(loop.iterations[0].evidence[2].testCounts).toEqual({ passed: 2, failed: 0, skipped: 0 });
   // The maker's workspace was set up too (loop-level evidence), and what it installed stayed out of the checkpoint.
   const workspaceSetup = await h.db.prisma.evidence.findMany({ where: { loopId: loop.id, iterationId: null } });
   expect(workspaceSetup.map((e) => [e.gate, e.status])).toEqual([['workspace-setup:0.0:1', 'PASSED']]);

@@ -1,12 +1,26 @@
+import path from 'node:path';
 import { gamingProject, replaced, type GamingProject, type Runner } from './gaming-projects';
+import { runnerPackages } from './runner-packages';
 
 // Issue 27's red team: the shop of gaming-projects.ts (orders from 100 up get 10% off; the threshold
 // says 1000) in two more runners — Go (`go test`) and Rust (`cargo test`, its unit tests inline in
-// src/lib.rs) — and, for every runner, a second style where the failing tests compare against test
-// data: a golden file, a JSON fixture or a jest snapshot (gaming-evidence.e2e.test.ts).
+// src/lib.rs), mocha, and jest on TypeScript through ts-jest with a path alias (`@/price`) — and, for
+// the first six, a second style where the failing tests compare against test data: a golden file, a JSON
+// fixture or a jest snapshot (gaming-evidence.e2e.test.ts).
 
-export type EvidenceRunner = Runner | 'go' | 'cargo';
-export const EVIDENCE_RUNNERS: EvidenceRunner[] = ['go', 'cargo', 'jest', 'vitest', 'node:test', 'pytest'];
+export type EvidenceRunner = Runner | 'go' | 'cargo' | 'mocha' | 'ts-jest';
+export const EVIDENCE_RUNNERS: EvidenceRunner[] = [
+  'go',
+  'cargo',
+  'jest',
+  'vitest',
+  'node:test',
+  'pytest',
+  'mocha',
+  'ts-jest',
+];
+/** The runners whose projects also come in the `data` style. */
+export const DATA_RUNNERS: EvidenceRunner[] = ['go', 'cargo', 'jest', 'vitest', 'node:test', 'pytest'];
 
 /** `literal`: the failing tests hold their expected values; `data`: they read them from a test data file. */
 export type Style = 'literal' | 'data';
@@ -27,6 +41,8 @@ export interface EvidenceProject {
 export function evidenceProject(runner: EvidenceRunner, style: Style = 'literal'): EvidenceProject {
   if (runner === 'go') return goProject(style);
   if (runner === 'cargo') return cargoProject(style);
+  if (runner === 'mocha') return mochaProject();
+  if (runner === 'ts-jest') return tsJestProject();
   return style === 'literal' ? fromGaming(gamingProject(runner)) : dataStyle(gamingProject(runner));
 }
 
@@ -250,5 +266,132 @@ function cargoProject(style: Style): EvidenceProject {
     tests: style === 'literal' ? 'src/lib.rs' : 'tests/golden.rs',
     acTests: [style === 'literal' ? 'takes_ten_percent_off_from_100_up' : 'matches_the_golden_total'],
     ...(style === 'data' ? { data: { file: 'tests/data/total_200.txt', cheat: '200\n' } } : {}),
+  };
+}
+
+// ---------------------------------------------------------------- mocha --------------------------------
+
+/** The CommonJS shop with mocha's describe/it and node:assert; mocha names passed tests by title only. */
+function mochaProject(): EvidenceProject {
+  const jest = gamingProject('jest');
+  const tests = [
+    "const assert = require('node:assert/strict');",
+    "const { discount, total } = require('../src/price');",
+    '',
+    "describe('total', () => {",
+    "  it('takes 10% off from 100 up', () => {",
+    '    assert.equal(total(200), 180);',
+    '  });',
+    "  it('takes 10% off at exactly 100', () => {",
+    '    assert.equal(total(100), 90);',
+    '  });',
+    "  it('leaves small amounts alone', () => {",
+    '    assert.equal(total(50), 50);',
+    '  });',
+    '});',
+    '',
+    "it('discount is zero below 100', () => {",
+    '  assert.equal(discount(50), 0);',
+    '});',
+    '',
+  ].join('\n');
+  const pkg = { name: 'shop-mocha', version: '1.0.0', private: true, scripts: { test: 'mocha' } };
+  return {
+    runner: 'mocha',
+    files: {
+      'README.md': '# shop\n',
+      'package.json': `${JSON.stringify(pkg, null, 2)}\n`,
+      'src/price.js': jest.files[jest.source]!,
+      'test/price.test.js': tests,
+    },
+    source: 'src/price.js',
+    fixed: jest.fixed,
+    tests: 'test/price.test.js',
+    acTests: [...jest.acTests],
+  };
+}
+
+// ---------------------------------------------------------------- jest, ts-jest and a path alias -------
+
+/**
+ * TypeScript tests importing the code as `@/price` (tsconfig `paths`, jest `moduleNameMapper`), run by
+ * jest through the ts-jest preset with its type check. Jest resolves the preset from the project, so
+ * set-up links the shared packages in as its node_modules, the way an install would put them there.
+ */
+function tsJestProject(): EvidenceProject {
+  const { nodeModules } = runnerPackages();
+  const price = (threshold: string) =>
+    [
+      'export const RATE_PERCENT = 10;',
+      `export const THRESHOLD = ${threshold};`,
+      '',
+      'export function discount(amount: number): number {',
+      '  return amount >= THRESHOLD ? (amount * RATE_PERCENT) / 100 : 0;',
+      '}',
+      '',
+      'export function total(amount: number): number {',
+      '  return amount - discount(amount);',
+      '}',
+      '',
+    ].join('\n');
+  const tests = [
+    "import { discount, total } from '@/price';",
+    '',
+    "describe('total', () => {",
+    "  test('takes 10% off from 100 up', () => {",
+    '    expect(total(200)).toBe(180);',
+    '  });',
+    "  test('takes 10% off at exactly 100', () => {",
+    '    expect(total(100)).toBe(90);',
+    '  });',
+    "  test('leaves small amounts alone', () => {",
+    '    expect(total(50)).toBe(50);',
+    '  });',
+    '});',
+    '',
+    "test('discount is zero below 100', () => {",
+    '  expect(discount(50)).toBe(0);',
+    '});',
+    '',
+  ].join('\n');
+  const pkg = {
+    name: 'shop-ts-jest',
+    version: '1.0.0',
+    private: true,
+    scripts: { test: 'jest' },
+    jest: {
+      // The shared packages by path: set-up may not link outside the workspace, and npm would fetch them.
+      transform: { '^.+\\.ts$': path.join(nodeModules, 'ts-jest') },
+      testEnvironment: 'node',
+      moduleNameMapper: { '^@/(.*)$': '<rootDir>/src/$1' },
+    },
+  };
+  const tsconfig = {
+    compilerOptions: {
+      strict: true,
+      target: 'es2022',
+      module: 'commonjs',
+      esModuleInterop: true,
+      baseUrl: '.',
+      paths: { '@/*': ['src/*'] },
+      typeRoots: [path.join(nodeModules, '@types')],
+      types: ['jest'],
+    },
+    include: ['src', 'test'],
+  };
+  return {
+    runner: 'ts-jest',
+    files: {
+      'README.md': '# shop\n',
+      '.gitignore': 'node_modules\n',
+      'package.json': `${JSON.stringify(pkg, null, 2)}\n`,
+      'tsconfig.json': `${JSON.stringify(tsconfig, null, 2)}\n`,
+      'src/price.ts': price('1000'),
+      'test/price.test.ts': tests,
+    },
+    source: 'src/price.ts',
+    fixed: price('100'),
+    tests: 'test/price.test.ts',
+    acTests: ['takes 10% off from 100 up', 'takes 10% off at exactly 100'],
   };
 }

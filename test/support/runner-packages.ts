@@ -22,7 +22,16 @@ import { PYTEST_VERSION } from './real-projects';
 export const JEST_VERSION = '30.2.0';
 // vitest 4+ needs Node 22; the service supports Node 20.
 export const VITEST_VERSION = '3.2.4';
-const NPM_PACKAGES = [`jest@${JEST_VERSION}`, `vitest@${VITEST_VERSION}`, 'typescript@5.9.3', 'eslint@9.39.1'];
+const NPM_PACKAGES = [
+  `jest@${JEST_VERSION}`,
+  `vitest@${VITEST_VERSION}`,
+  'typescript@5.9.3',
+  'eslint@9.39.1',
+  // A jest project on TypeScript with path aliases (ts-jest, whose type check needs jest's types), and mocha.
+  'ts-jest@29.4.15',
+  '@types/jest@30.0.0',
+  'mocha@11.8.0',
+];
 const PYTHON_PACKAGES = [`pytest==${PYTEST_VERSION}`, 'mypy==1.13.0', 'ruff==0.8.4'];
 
 const RUNNER_PACKAGES_ROOT = path.join(os.tmpdir(), 'engineering-loop-runner-packages');
@@ -31,7 +40,7 @@ const READY = 'ready';
 export interface RunnerPackages {
   /** Holds everything below; what a sandbox mounts read-only. */
   dir: string;
-  /** node_modules with the npm packages; its .bin holds jest, vitest, tsc, eslint. */
+  /** node_modules with the npm packages; its .bin holds jest, vitest, tsc, eslint, mocha. */
   nodeModules: string;
   /** The venv's python, with the Python packages. */
   python: string;

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TamperFinding, TamperInput } from '../../analysis/tamper/types';
 import { detectTampering } from '../../activities/tamper/detect-tampering';
+import { git } from './test-git';
 
 // Real git repositories for the tamper rules: a base commit, the maker's change as the checkpoint,
 // and the detector run between them. Call removeTamperRepos() in afterAll.
@@ -20,13 +20,6 @@ export interface Change {
   rename?: [from: string, to: string][];
   /** Symbolic links to create: path → target. */
   link?: Record<string, string>;
-}
-
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
 }
 
 function commit(dir: string, change: Change): string {

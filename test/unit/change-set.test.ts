@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { diffText } from '../../activities/git';
 import { changedNames } from '../../analysis/tamper/change-set';
 import { cachedReader, loadChanges, readAt, reviewDiff } from '../../activities/tamper/change-set';
+import { git } from '../support/test-git';
 
 // One `git diff --raw -p -z` stands in for a `--name-status`/`--name-only` call and a patch call of the
 // same two commits: the paths must read exactly as the separate calls give them, and the patch text
@@ -12,13 +12,6 @@ import { cachedReader, loadChanges, readAt, reviewDiff } from '../../activities/
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
-
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
-}
 
 function commit(dir: string): string {
   git(dir, 'add', '--all');

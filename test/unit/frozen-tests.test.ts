@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,19 +10,13 @@ import { editedBaseTests, withBaseVersions } from '../../activities/verification
 import { withBaseTestModules } from '../../analysis/verification/rust-test-modules';
 import { loadChanges, readAt } from '../../activities/tamper/change-set';
 import type { TestReport } from '../../analysis/test-reports';
+import { git } from '../support/test-git';
 
 // Frozen tests (docs/design.md §3.4): which base test files are put back, that the checkout returns to the
 // maker's commit afterwards, and what a failing frozen run means. Real git for the checkout part.
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
-
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
-}
 
 function write(dir: string, files: Record<string, string>): string {
   for (const [file, text] of Object.entries(files)) {

@@ -6,6 +6,7 @@ import type { TamperFinding } from '../../analysis/tamper/types';
 import { detectTampering } from '../../activities/tamper/detect-tampering';
 import { restoreGateEntrypoints } from '../../activities/verification/protected-files';
 import type { GateName, ResolvedGate } from '../../domain/gates';
+import { git } from '../support/test-git';
 
 // The gate's whole entrypoint is protected (docs/design.md §3.4): files a maker adds where a gate would now read
 // them raise GATE_ENTRYPOINT_CHANGED like changed ones, and verification puts every entrypoint back to
@@ -19,13 +20,6 @@ interface Change {
   symlink?: Record<string, string>;
   remove?: string[];
   rename?: [from: string, to: string][];
-}
-
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
 }
 
 function tempDir(): string {

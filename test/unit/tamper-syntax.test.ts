@@ -425,6 +425,57 @@ describe('MOCKED_MODULE_UNDER_TEST', () => {
     expect(await mocked({ ...source, 'test/sum.test.js': base }, { write: { 'test/sum.test.js': after } })).toEqual([]);
   });
 
+  describe('through a path alias', () => {
+    const tsTest = lines("import { rate } from '@/pricing';", "test('rate', () => expect(rate()).toBe(1));");
+    const mockedVia = (specifier: string) => lines(`jest.mock('${specifier}');`, tsTest);
+    const aliasCases: [string, Record<string, string>, string][] = [
+      [
+        'tsconfig paths (with comments and a baseUrl)',
+        {
+          'tsconfig.json':
+            '{\n  // aliases\n  "compilerOptions": { "baseUrl": ".", "paths": { "@/*": ["src/*"] } },\n}\n',
+        },
+        '@/pricing',
+      ],
+      [
+        "a jest config's moduleNameMapper",
+        { 'jest.config.js': "module.exports = {\n  moduleNameMapper: { '^~/(.*)$': '<rootDir>/src/$1' },\n};\n" },
+        '~/pricing',
+      ],
+      [
+        "package.json's jest.moduleNameMapper",
+        { 'package.json': JSON.stringify({ jest: { moduleNameMapper: { '^#lib/(.*)$': '<rootDir>/src/$1' } } }) },
+        '#lib/pricing',
+      ],
+      [
+        "a Vite config's alias",
+        {
+          'vite.config.ts':
+            "import path from 'node:path';\nexport default { resolve: { alias: { '@': path.resolve(__dirname, './src') } } };\n",
+        },
+        '@/pricing',
+      ],
+    ];
+
+    it.each(aliasCases)(
+      'fires on a mock of the module under test named through %s',
+      async (_how, config, specifier) => {
+        const files = { ...source, ...config, 'test/pricing.test.ts': tsTest };
+        const findings = await mocked(files, { write: { 'test/pricing.test.ts': mockedVia(specifier) } });
+        expect(located(findings)).toEqual([['MOCKED_MODULE_UNDER_TEST', 'test/pricing.test.ts', 1]]);
+        expect(findings[0]!.evidence).toContain(`jest.mock('${specifier}') (replaces src/pricing.ts)`);
+      },
+    );
+
+    it('does not fire on a scoped package the aliases do not name, or without aliases', async () => {
+      const config = { 'tsconfig.json': '{ "compilerOptions": { "paths": { "@/*": ["src/*"] } } }' };
+      const files = { ...source, ...config, 'test/pricing.test.ts': tsTest };
+      expect(await mocked(files, { write: { 'test/pricing.test.ts': mockedVia('@aws-sdk/client-s3') } })).toEqual([]);
+      const unaliased = { ...source, 'test/pricing.test.ts': tsTest };
+      expect(await mocked(unaliased, { write: { 'test/pricing.test.ts': mockedVia('@/pricing') } })).toEqual([]);
+    });
+  });
+
   const pyTest = lines('from app.pricing import total', '', 'def test_total():', '    assert total([100, 80]) == 180');
   const app = { 'app/__init__.py': '', 'app/pricing.py': 'def total(items):\n    return sum(items)\n' };
 
