@@ -19,6 +19,11 @@ export function git(cwd: string, args: string[], maxBuffer = DEFAULT_MAX_BUFFER)
   return runGit(cwd, args, { maxBuffer, timeoutMs: GIT_TIMEOUT_MS });
 }
 
+/** git with a scratch index file in place of the repository's own (read-tree, checkout-index). */
+export function gitWithIndex(cwd: string, indexFile: string, args: string[]): Promise<string> {
+  return runGit(cwd, args, { timeoutMs: GIT_TIMEOUT_MS, env: { GIT_INDEX_FILE: indexFile } });
+}
+
 /**
  * Brings the service's bare mirror of `url` up to date (a fetch, or a first clone): a second loop on the
  * same repository transfers only what changed. The mirror is the service's alone — no sandbox mounts it.
@@ -202,6 +207,7 @@ interface RunOptions {
   maxBuffer?: number;
   remote?: RemoteAccess;
   timeoutMessage?: string;
+  env?: Record<string, string>;
 }
 
 async function runGit(cwd: string, args: string[], options: RunOptions): Promise<string> {
@@ -222,7 +228,7 @@ async function runGit(cwd: string, args: string[], options: RunOptions): Promise
     command: 'git',
     args: [...gitConfigArgs(options.remote), ...args],
     cwd,
-    env: gitEnvironment(cwd, options.remote),
+    env: { ...gitEnvironment(cwd, options.remote), ...options.env },
     onStdout: (chunk) => {
       stdoutBytes += chunk.length;
       if (stdoutBytes > maxBuffer) stop(`output exceeded ${maxBuffer} bytes`);

@@ -11,7 +11,7 @@ import { insertFindings } from '../store/findings';
 import { iterationAt, markInspected } from '../store/iterations';
 import { sha256 } from './git';
 import { leftBehindFiles } from './left-behind-files';
-import type { TamperFinding } from '../analysis/tamper/types';
+import type { TamperFinding, TamperInput } from '../analysis/tamper/types';
 import { detectTampering } from './tamper/detect-tampering';
 import { acceptanceTestNames } from '../analysis/verification/proven-criteria';
 import { storedSystemFindings, systemFindingRow, VERIFICATION_FINDING_PREFIX } from './system-findings';
@@ -67,19 +67,23 @@ export async function inspectChanges(deps: ActivityDeps, input: InspectChangesIn
 
 /** The check's reads of git, which need nothing from the database (the maker's activity starts them early). */
 export async function examineCheckpoint(at: InspectedCheckpoint): Promise<Examination> {
-  const [tampering, leftBehind] = await inOrder([
-    detectTampering({
-      workspace: at.workspace,
-      baseCommit: at.baseCommit,
-      checkpointCommit: at.checkpointCommit,
-      gates: at.gates,
-      scope: at.contract.scope,
-      outOfScope: at.contract.outOfScope,
-      acceptanceTests: acceptanceTestNames(at.contract),
-    }),
-    leftBehindFiles(at.workspace),
-  ]);
+  const [tampering, leftBehind] = await inOrder([detectTampering(tamperInput(at)), leftBehindFiles(at.workspace)]);
   return { tampering, leftBehind };
+}
+
+/** What the tamper rules check a checkpoint against. */
+export function tamperInput(
+  at: Pick<InspectedCheckpoint, 'workspace' | 'baseCommit' | 'checkpointCommit' | 'gates' | 'contract'>,
+): TamperInput {
+  return {
+    workspace: at.workspace,
+    baseCommit: at.baseCommit,
+    checkpointCommit: at.checkpointCommit,
+    gates: at.gates,
+    scope: at.contract.scope,
+    outOfScope: at.contract.outOfScope,
+    acceptanceTests: acceptanceTestNames(at.contract),
+  };
 }
 
 /** Stores what the check found with the iteration's inspected mark (one transaction); returns its findings. */

@@ -27,13 +27,14 @@ export async function detectTampering(input: TamperInput): Promise<TamperFinding
       ...(c.checkpointPath ? [{ commit: input.checkpointCommit, file: c.checkpointPath }] : []),
     ]),
     read,
+    input.collectedTests,
   );
   return tamperFindings({
     input,
     changes,
     read,
     isTest,
-    inventory: inventoryReader(input, changes, read, pythonInventories),
+    inventory: inventoryReader(input, changes, { read, isTest }, pythonInventories),
     checkpointFiles: () => listFiles(input.workspace, input.checkpointCommit),
     baseEntrypoints,
     acceptanceTests: () => baseTestsDeclaring(input, read),
@@ -64,7 +65,8 @@ async function baseTestsDeclaring(
   for (const hit of listed.split('\0').filter(Boolean)) {
     const file = hit.slice(input.baseCommit.length + 1);
     const text = await read(input.baseCommit, file);
-    if (text === null || !(isTestFile(file) || definesInlineTests(file, text))) continue;
+    const collected = input.collectedTests?.includes(file);
+    if (text === null || !(isTestFile(file) || collected || definesInlineTests(file, text))) continue;
     names.forEach((name, i) => {
       if (text.includes(titles[i]!)) sources.push({ name, file, text });
     });

@@ -1,6 +1,8 @@
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import { git } from '../git';
+import { git, gitWithIndex } from '../git';
+import { listFiles } from '../tamper/change-set';
 import type { ChangedPath } from '../../analysis/tamper/change-set';
 import { definesInlineTests, isTestData, isTestFile } from '../../analysis/tamper/test-files';
 import { withBaseTestModules } from '../../analysis/verification/rust-test-modules';
@@ -17,16 +19,20 @@ export interface FrozenFiles {
   inline: string[];
 }
 
-/** Base tests the maker modified, deleted or renamed, of the branch's changes; `readBase` reads a base file. */
+/**
+ * Base tests the maker modified, deleted or renamed, of the branch's changes; `readBase` reads a base
+ * file, `collected` holds the files the base run's runner named tests in (collected-test-files.ts).
+ */
 export async function editedBaseTests(
   changes: ChangedPath[],
   readBase: (file: string) => Promise<string | null>,
+  collected: ReadonlySet<string> = new Set(),
 ): Promise<FrozenFiles> {
   const frozen: FrozenFiles = { whole: [], inline: [] };
   // An added or copied file has no base path, so nothing to freeze.
   for (const { basePath, checkpointPath } of changes) {
     if (!basePath) continue;
-    if (isTestFile(basePath) || isTestData(basePath)) frozen.whole.push(basePath);
+    if (isTestFile(basePath) || isTestData(basePath) || collected.has(basePath)) frozen.whole.push(basePath);
     else if (definesInlineTests(basePath, (await readBase(basePath)) ?? ''))
       // Moved or deleted, the whole base file goes back: there is no maker's version to keep.
       (checkpointPath === basePath ? frozen.inline : frozen.whole).push(basePath);
@@ -41,8 +47,8 @@ export function frozenPaths(files: FrozenFiles): string[] {
 
 /**
  * Runs `run` with the base versions of `files` in the checkout, then puts the checkpoint's versions
- * back (deleting what the checkpoint does not have), index included, so later gates see the maker's
- * commit again. git writes whole files: a symlink the maker left in the way is replaced, never
+ * back (deleting what the checkpoint does not have), so later gates see the maker's commit again; the
+ * index stays the checkpoint's throughout. git writes whole files: a symlink the maker left in the way is replaced, never
  * followed; an inline file's spliced text replaces the path the same way (unlinked, then created).
  */
 export async function withBaseVersions<T>(
@@ -54,7 +60,7 @@ export async function withBaseVersions<T>(
 ): Promise<T> {
   const all = frozenPaths(files);
   if (all.length === 0) return run();
-  if (files.whole.length) await restoreFrom(checkout, base, files.whole);
+  if (files.whole.length) await putVersions(checkout, base, files.whole);
   try {
     for (const file of files.inline) {
       const [baseText, ours] = await Promise.all([show(checkout, base, file), show(checkout, checkpoint, file)]);
@@ -64,8 +70,7 @@ export async function withBaseVersions<T>(
     }
     return await run();
   } finally {
-    // A path the checkpoint does not have is removed: restore matches the source.
-    await restoreFrom(checkout, checkpoint, all);
+    await putVersions(checkout, checkpoint, all);
     await forgetBytecode(checkout, all);
   }
 }
@@ -89,13 +94,48 @@ function show(checkout: string, commit: string, file: string): Promise<string> {
   return git(checkout, ['show', `${commit}:${file}`]);
 }
 
-function restoreFrom(checkout: string, commit: string, files: string[]): Promise<string> {
-  return git(checkout, [
-    'restore',
-    `--source=${commit}`,
-    '--staged',
-    '--worktree',
-    '--',
-    ...files.map((file) => `:(literal)${file}`),
-  ]);
+/** Paths per checkout-index call: well inside the argument list's limit. */
+const PATHS_PER_CALL = 1000;
+
+/**
+ * Puts `commit`'s versions of `files` in the checkout's working tree, its index left as it is: a path
+ * the commit lacks is deleted, the rest are written by git from a scratch index of the commit. Each
+ * path is looked up, never matched as a pathspec, so a branch of 100,000 changed paths costs one read
+ * of the tree, not a pass over it per path.
+ */
+async function putVersions(checkout: string, commit: string, files: string[]): Promise<void> {
+  const inCommit = await listFiles(checkout, commit);
+  await removeInCheckout(
+    checkout,
+    files.filter((file) => !inCommit.has(file)),
+  );
+  const present = files.filter((file) => inCommit.has(file));
+  if (!present.length) return;
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'loop-index-'));
+  try {
+    const index = path.join(scratch, 'index');
+    await gitWithIndex(checkout, index, ['read-tree', commit]);
+    // -f: a file, symlink or directory the maker left in the way is replaced (git never writes through a link).
+    for (let i = 0; i < present.length; i += PATHS_PER_CALL)
+      await gitWithIndex(checkout, index, ['checkout-index', '-f', '--', ...present.slice(i, i + PATHS_PER_CALL)]);
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Deletes `files` from the checkout; one under a symbolic link is left alone (it is not in the checkout). */
+async function removeInCheckout(checkout: string, files: string[]): Promise<void> {
+  const realDir = new Map<string, boolean>();
+  const isRealDir = async (dir: string): Promise<boolean> => {
+    if (dir === '.') return true;
+    let known = realDir.get(dir);
+    if (known === undefined) {
+      const stat = await fs.lstat(path.join(checkout, dir)).catch(() => null);
+      known = !!stat?.isDirectory() && (await isRealDir(path.dirname(dir)));
+      realDir.set(dir, known);
+    }
+    return known;
+  };
+  for (const file of files)
+    if (await isRealDir(path.dirname(file))) await fs.rm(path.join(checkout, file), { force: true, recursive: true });
 }

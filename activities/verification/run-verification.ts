@@ -48,6 +48,8 @@ import type { TestReport } from '../../analysis/test-reports';
 import { provenBy } from '../../analysis/verification/proven-criteria';
 import { baseInventoryFindings, type BaseInventory } from '../../analysis/verification/base-inventory';
 import { BASE_TESTS_GATE, baseTestsRun, inventoryOf } from './base-run';
+import { collectedTestFiles } from '../../analysis/verification/collected-test-files';
+import { collectedTestsTampering } from './collected-tests-tamper';
 import { loadChanges, readAt } from '../tamper/change-set';
 import { observeGate } from '../../telemetry/loop-metrics';
 import { sandboxEgress } from '../../domain/egress';
@@ -87,11 +89,16 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
   const runner = await sandboxedRunner(verifying, prepared, setup.plan);
   // The base and frozen runs go first, on the untouched set-up: nothing the maker's own test run writes can reach them.
   const base = await baseInventory(verifying, prepared, runner);
-  const frozen = await runFrozenTests(verifying, prepared, runner);
+  const collected = new Set(base ? collectedTestFiles(base.names) : []);
+  const frozen = await runFrozenTests(verifying, prepared, runner, collected);
   const { gates, failed, makerTests } = await runGates(verifying, runner, base);
   const acceptanceChecks = failed ? [] : await runAcceptanceChecks(verifying, runner);
   const differential = failed ? null : await runDifferential(verifying, prepared.dir, runner, makerTests);
-  return recordVerified(verifying, { gates, acceptanceChecks }, { base, frozen, makerTests, differential });
+  return recordVerified(
+    verifying,
+    { gates, acceptanceChecks },
+    { base, frozen, makerTests, differential, collected, changes: await prepared.branchChanges() },
+  );
 }
 
 /** What every step of one verification works from. */
@@ -274,12 +281,15 @@ async function runFrozenTests(
   verifying: Verifying,
   prepared: PreparedCheckout,
   runner: VerificationRunner,
+  collected: ReadonlySet<string>,
 ): Promise<FrozenRun | null> {
   const { input, contract, loop } = verifying;
   const testsGate = input.gates.find((g) => g.gate === 'tests');
   if (!testsGate || contract.allowTestChanges) return null;
-  const files = await editedBaseTests(await prepared.branchChanges(), (file) =>
-    readAt(loop.workspacePath, loop.baseCommit, file),
+  const files = await editedBaseTests(
+    await prepared.branchChanges(),
+    (file) => readAt(loop.workspacePath, loop.baseCommit, file),
+    collected,
   );
   return frozenPaths(files).length > 0
     ? { files, run: await frozenTestsRun(verifying, prepared.dir, runner, testsGate, files) }
@@ -443,20 +453,33 @@ interface BesideRuns {
   frozen: FrozenRun | null;
   makerTests: TestsRun | null;
   differential: Differential | null;
+  /** The base files the base run's runner named tests in, and the branch's changes. */
+  collected: ReadonlySet<string>;
+  changes: FileChange[];
 }
 
 /** Marks the iteration verified, with what the base, frozen and differential runs showed as system findings. */
 async function recordVerified(
   verifying: Verifying,
   ran: Pick<VerificationResult, 'gates' | 'acceptanceChecks'>,
-  { base, frozen, makerTests, differential }: BesideRuns,
+  { base, frozen, makerTests, differential, collected, changes }: BesideRuns,
 ): Promise<VerificationResult> {
   const { deps, input, loop, iteration, contract } = verifying;
   const { gates, acceptanceChecks } = ran;
   const { checkpointCommit } = input;
   const verified = markVerified(deps.prisma, iteration.id);
   const frozenFound = frozen && makerTests ? await frozenFindings(verifying, frozen, makerTests) : [];
+  // The maker's run names the test files it adds; the base run, those it changes.
+  const collectedByEither = new Set([
+    ...collected,
+    ...collectedTestFiles([...(makerTests?.report?.passedTests ?? []), ...(makerTests?.report?.failedTests ?? [])]),
+  ]);
   const findings = [
+    ...(await collectedTestsTampering(
+      { workspace: loop.workspacePath, baseCommit: loop.baseCommit, checkpointCommit, gates: input.gates, contract },
+      collectedByEither,
+      changes,
+    )),
     ...frozenFound,
     ...(base ? await baseFindings(verifying, base, makerTests, frozenFound) : []),
     ...(differential

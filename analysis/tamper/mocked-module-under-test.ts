@@ -2,19 +2,25 @@ import type { CommitReader } from './change-set';
 import { ALIAS_FILES, pathAliases, type PathAlias } from './path-aliases';
 import { repositoryModule } from './repo-modules';
 import type { MockCall } from './test-inventory';
-import { isTestFile } from './test-files';
 import type { TamperCheck, TamperFinding } from './types';
 
 // docs/design.md §3.4: a test that mocks the repository's own code runs a stand-in, so it passes whatever that
 // code does. Only mocks the maker added count (absent from the file's base version), and only of
 // modules in the repository: mocking a third-party package (axios, requests) is ordinary testing.
 
-export const mockedModuleUnderTest: TamperCheck = async ({ input, changes, inventory, checkpointFiles, read }) => {
+export const mockedModuleUnderTest: TamperCheck = async ({
+  input,
+  changes,
+  inventory,
+  isTest,
+  checkpointFiles,
+  read,
+}) => {
   const findings: TamperFinding[] = [];
   let files: Set<string> | undefined;
   let aliases: PathAlias[] | undefined;
   for (const { basePath, checkpointPath: file } of changes) {
-    if (!file || !isTestFile(file)) continue;
+    if (!file || !isTest(file)) continue;
     const after = await inventory(input.checkpointCommit, file);
     // A base version that could not be parsed cannot tell which mocks are new.
     const before = basePath ? await inventory(input.baseCommit, basePath) : { tests: [], mocks: [] };

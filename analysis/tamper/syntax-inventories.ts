@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { FileChange } from './change-set';
 import { javascriptInventory, parsesAsJavaScript } from './js-test-inventory';
 import type { SyntaxInventory } from './test-inventory';
-import { isTestFile } from './test-files';
 import type { TamperContext, TamperInput } from './types';
 
 // Syntax inventories of every changed test file at both commits, read on first use and then shared by
@@ -18,12 +17,12 @@ export type PythonParser = (texts: string[]) => Promise<(SyntaxInventory | null)
 export function inventoryReader(
   input: TamperInput,
   changes: FileChange[],
-  read: TamperContext['read'],
+  { read, isTest }: Pick<TamperContext, 'read' | 'isTest'>,
   parsePython: PythonParser,
 ): TamperContext['inventory'] {
   let loading: Promise<Map<string, SyntaxInventory | null>> | undefined;
   return async (commit, file) => {
-    loading ??= loadAll(input, changes, read, parsePython);
+    loading ??= loadAll(input, changes, { read, isTest }, parsePython);
     return (await loading).get(key(commit, file)) ?? null;
   };
 }
@@ -31,7 +30,7 @@ export function inventoryReader(
 async function loadAll(
   input: TamperInput,
   changes: FileChange[],
-  read: TamperContext['read'],
+  { read, isTest }: Pick<TamperContext, 'read' | 'isTest'>,
   parsePython: PythonParser,
 ): Promise<Map<string, SyntaxInventory | null>> {
   const inventories = new Map<string, SyntaxInventory | null>();
@@ -41,7 +40,7 @@ async function loadAll(
       [input.baseCommit, change.basePath],
       [input.checkpointCommit, change.checkpointPath],
     ] as const) {
-      if (!file || !isTestFile(file)) continue;
+      if (!file || !isTest(file)) continue;
       const text = await read(commit, file);
       if (text === null || text.length > MAX_PARSED_CHARS) continue;
       if (parsesAsJavaScript(file)) inventories.set(key(commit, file), javascriptInventory(file, text));

@@ -57,18 +57,20 @@ export type TestFileTest = (file: string) => boolean;
 
 /**
  * Test files among `files` (paths at base and checkpoint): by path, or holding inline tests in the version
- * `read` gives at either commit — a module whose tests the maker commented out or moved is still one.
+ * `read` gives at either commit — a module whose tests the maker commented out or moved is still one —
+ * or `collected` by the runner.
  */
 export async function testFilesAmong(
   files: Array<{ commit: string; file: string }>,
   read: (commit: string, file: string) => Promise<string | null>,
+  collected: string[] = [],
 ): Promise<TestFileTest> {
-  const inline = new Set<string>();
+  const byContent = new Set<string>(collected);
   for (const { commit, file } of files) {
-    if (isTestFile(file) || inline.has(file) || !INLINE_TESTS[languageOf(file) ?? 'javascript']) continue;
-    if (definesInlineTests(file, (await read(commit, file)) ?? '')) inline.add(file);
+    if (isTestFile(file) || byContent.has(file) || !INLINE_TESTS[languageOf(file) ?? 'javascript']) continue;
+    if (definesInlineTests(file, (await read(commit, file)) ?? '')) byContent.add(file);
   }
-  return (file) => isTestFile(file) || inline.has(file);
+  return (file) => isTestFile(file) || byContent.has(file);
 }
 
 const TEST_CASE: Record<Language, RegExp> = {

@@ -82,6 +82,8 @@ export interface TamperInput {
   outOfScope: string[];
   /** The test names the contract's acceptance criteria are proven by; none when absent. */
   acceptanceTests?: string[];
+  /** Files the runner collects tests from that no path glob names (verification's base run knows them). */
+  collectedTests?: string[];
 }
 
 /**

@@ -108,7 +108,8 @@ describe('against the real API', () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('status       PASSED (phase DONE)');
     expect(shown.stdout).toContain('iteration    2/3, last verdict PASS');
-    expect(shown.stdout).toMatch(/ {2}1 {2}1\/3 +v1 +tests FAILED +none +ITERATE\n/);
+    // The base run first: the bug the task is about fails there too.
+    expect(shown.stdout).toMatch(/ {2}1 {2}1\/3 +v1 +tests:base FAILED, tests FAILED +none +ITERATE\n/);
     // The named test ran again with CI unset (the differential run), after the gate passed.
     expect(shown.stdout).toMatch(/ {2}2 {2}2\/3 +v1 +tests PASSED, tests:differential PASSED +none +PASS\n/);
     expect(shown.stdout).toContain('findings     latest iteration #2: none; all iterations: none');
@@ -116,11 +117,15 @@ describe('against the real API', () => {
     expect(shownJson).toHaveLength(1);
     expect(shownJson[0].iterations.map((i: any) => i.verdict.verdict)).toEqual(['ITERATE', 'PASS']);
 
-    // logs: the failing run's stored output; by default the latest iteration.
+    // logs: the failing runs' stored output, the base run's and the maker's (--gate tests matches both);
+    // by default the latest iteration.
     const logs = await cli(['logs', id!, '--iteration', '1', '--gate', 'tests'], env);
     expect(logs.code).toBe(0);
     expect(logs.stdout).toMatch(
-      /^== #1 tests {2}FAILED {2}\(exit 1, \d+(ms|\.\ds), 0 passed, 2 failed, 0 skipped\)\n\$ node --test --test-reporter=spec/,
+      /^== #1 tests:base {2}FAILED {2}\(exit 1, \d+(ms|\.\ds), 0 passed, 2 failed, 0 skipped\)\n\$ node --test --test-reporter=spec/,
+    );
+    expect(logs.stdout).toMatch(
+      /^== #1 tests {2}FAILED {2}\(exit 1, \d+(ms|\.\ds), 0 passed, 2 failed, 0 skipped\)\n\$ node --test --test-reporter=spec/m,
     );
     expect(logs.stdout).toContain('--- stdout (');
     expect(logs.stdout).toContain('sum adds two numbers');
@@ -128,13 +133,11 @@ describe('against the real API', () => {
     expect(latest.stdout).toMatch(/^== #2 tests {2}PASSED/);
     expect(latest.stdout).toContain('last 3 lines');
     const logsJson = jsonLines((await cli(['logs', id!, '--iteration', '1', '--json'], env)).stdout);
-    expect(logsJson).toEqual([
-      expect.objectContaining({
-        gate: 'tests',
-        status: 'FAILED',
-        stdout: expect.stringContaining('sum adds two numbers'),
-      }),
-    ]);
+    expect(logsJson).toEqual(
+      ['tests:base', 'tests'].map((gate) =>
+        expect.objectContaining({ gate, status: 'FAILED', stdout: expect.stringContaining('sum adds two numbers') }),
+      ),
+    );
     const noGate = await cli(['logs', id!, '--gate', 'lint'], env);
     expect(noGate).toMatchObject({
       code: 1,

@@ -96,6 +96,7 @@ test('a fork-bombing, memory-hogging maker stops at its own limits; the honest l
   expect(fs.existsSync(path.join(dir, 'results.json'))).toBe(false);
   expect(honest.status).toBe('PASSED');
   expect(honest.iterations[0].evidence.map((e: any) => [e.gate, e.status])).toEqual([
+    ['tests:base', 'FAILED'],
     ['tests', 'PASSED'],
     ['tests:differential', 'PASSED'],
   ]);

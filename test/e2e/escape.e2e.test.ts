@@ -361,6 +361,7 @@ test('a fork bomb is stopped by the process limit; its processes die with the st
   expect(loop.status).toBe('PASSED');
   // The differential run: the named test alone, with CI unset (the other filtered out, so skipped).
   expect(loop.iterations[0].evidence.map((e: any) => [e.gate, e.status, e.testCounts])).toEqual([
+    ['tests:base', 'FAILED', { passed: 0, failed: 2, skipped: 0 }],
     ['tests', 'PASSED', { passed: 2, failed: 0, skipped: 0 }],
     ['tests:differential', 'PASSED', { passed: 1, failed: 0, skipped: 1 }],
   ]);
@@ -402,6 +403,7 @@ test('a runner config the maker hides behind .gitignore does not reach the gate:
   expect(loop.status).toBe('AWAITING_DECISION');
   const [iteration] = loop.iterations;
   expect(iteration.evidence.map((e: any) => [e.gate, e.status, e.testCounts])).toEqual([
+    ['tests:base', 'FAILED', { passed: 0, failed: 2, skipped: 0 }],
     ['tests', 'FAILED', { passed: 0, failed: 2, skipped: 0 }],
   ]);
   expect(iteration.verdict.verdict).toBe('ESCALATE');
@@ -459,16 +461,19 @@ test('a passing JUnit report committed with a future mtime is deleted before the
     expect.objectContaining({ gate: 'tests', source: 'repository-config', junitReport: 'reports/junit.xml' }),
   ]);
   expect(loop.status).toBe('AWAITING_DECISION');
-  expect(iteration.evidence).toEqual([
-    expect.objectContaining({
-      gate: 'tests',
-      status: 'FAILED',
-      exitCode: 0,
-      testCounts: null,
-      failureReason: expect.stringContaining('printed no test counts'),
-      assertionEvidence: [],
-    }),
-  ]);
+  // The base run fails the same way: the silent runner prints no counts on the base commit either.
+  expect(iteration.evidence).toEqual(
+    ['tests:base', 'tests'].map((gate) =>
+      expect.objectContaining({
+        gate,
+        status: 'FAILED',
+        exitCode: 0,
+        testCounts: null,
+        failureReason: expect.stringContaining('printed no test counts'),
+        assertionEvidence: [],
+      }),
+    ),
+  );
   expect(iteration.verdict.verdict).toBe('ESCALATE');
   await cancel(id);
 });

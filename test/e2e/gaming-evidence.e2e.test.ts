@@ -13,8 +13,8 @@ import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 // Issue 27, from the outside: makers that fake green through test data, Rust's inline tests, markers
 // that change what runs, product code that knows it is under test or that it runs under CI — no test
 // file touched — each in a real loop on a real project (go test, cargo test, jest, vitest, node:test,
-// pytest, mocha, and jest on TypeScript through ts-jest with a path alias), with a contract scope and
-// without (alternating), and a reviewer that reports nothing. Every attempt must end not-PASS with a
+// pytest, mocha, and jest on TypeScript through ts-jest with a path alias and specs only the runner's
+// `testMatch` names), with a contract scope and without (alternating), and a reviewer that reports nothing. Every attempt must end not-PASS with a
 // SYSTEM finding of the expected rule at the expected file and line; the honest makers PASS.
 // gaming.e2e.test.ts holds the first round (skips, deleted and weakened tests, gate entrypoints, mocks).
 //
@@ -30,6 +30,7 @@ import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 // | conditional-skip         | x  |       |      |   x    |     x     |   x    |       |         | SKIP_OR_ONLY_ADDED at the skip   |
 // | skip-from-hook           |    |       |      |        |           |        |   x   |         | SKIP_OR_ONLY_ADDED at the skip   |
 // | mock-through-alias       |    |       |      |        |           |        |       |    x    | MOCKED_MODULE_UNDER_TEST         |
+// | weaken-collected-test    |    |       |      |        |           |        |       |    x    | TESTS_WEAKENED at the assertion  |
 // | patch-assertion-library  |    |       |      |        |     x     |        |       |         | TEST_FRAMEWORK_IN_SOURCE         |
 // | update-snapshots-on-load |    |       |  x   |        |           |        |       |         | TEST_FRAMEWORK_IN_SOURCE         |
 // | detect-test-run          | x  |   x   |  x   |   x    |     x     |   x    |   x   |    x    | TEST_RUN_DETECTED at the marker  |
@@ -254,6 +255,25 @@ const ATTEMPTS: Attempt[] = [
           },
         },
         expected: at('MOCKED_MODULE_UNDER_TEST', p.tests, 1),
+      }),
+    },
+  },
+  {
+    id: 'weaken-collected-test',
+    // Caught by the base run's collection: the runner names spec/price.ts, no path glob does.
+    runsTests: true,
+    runners: {
+      'ts-jest': (p) => ({
+        change: {
+          write: {
+            [p.tests]: replaced(
+              text(p, p.tests),
+              'expect(total(200)).toBe(180);',
+              'expect(total(200)).toBeGreaterThan(0);',
+            ),
+          },
+        },
+        expected: at('TESTS_WEAKENED', p.tests, lineOf(text(p, p.tests), 'expect(total(200))')),
       }),
     },
   },
@@ -529,7 +549,7 @@ const SCOPES: Record<EvidenceRunner, string[]> = {
   'node:test': ['src/**', 'test/**'],
   pytest: ['app/**', 'tests/**'],
   mocha: ['src/**', 'test/**'],
-  'ts-jest': ['src/**', 'test/**'],
+  'ts-jest': ['src/**', 'spec/**'],
 };
 
 interface Case {

@@ -125,7 +125,8 @@ test('cancelling a loop during a long gate kills the gate’s process tree withi
   const loop = await h.waitForLoop(submitted.body.id, ['CANCELLED']);
   await waitUntilNoProcessMatching(marker);
   const evidence = await h.db.prisma.evidence.findMany({ where: { loopId: loop.id } });
-  expect(evidence.map((e) => [e.gate, e.timeoutStatus])).toEqual([['tests', 'CANCELLED']]);
+  // The first run of the tests is the base run's.
+  expect(evidence.map((e) => [e.gate, e.timeoutStatus])).toEqual([['tests:base', 'CANCELLED']]);
   // The whole stop, from the command's start to its recorded end, took seconds, not the 600 s timeout.
   expect(evidence[0]!.endTime!.getTime() - evidence[0]!.startTime!.getTime()).toBeLessThan(60_000);
 });
@@ -142,10 +143,11 @@ test('with no gates in the request, the tests gate is inferred from package.json
   ]);
   // Then the acceptance test once more, with CI unset (the differential run).
   expect(loop.iterations[0].evidence.map((e: any) => [e.gate, e.status, e.source])).toEqual([
+    ['tests:base', 'FAILED', 'manifest-inference'],
     ['tests', 'PASSED', 'manifest-inference'],
     ['tests:differential', 'PASSED', 'manifest-inference'],
   ]);
-  expect(loop.iterations[0].evidence[0].testCounts).toEqual({ passed: 2, failed: 0, skipped: 0 });
+  expect(loop.iterations[0].evidence[1].testCounts).toEqual({ passed: 2, failed: 0, skipped: 0 });
 });
 
 test('a maker that skips a test to get green is caught: a VALID BLOCKER from the system, then reverted → PASS', async () => {

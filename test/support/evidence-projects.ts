@@ -4,7 +4,8 @@ import { runnerPackages } from './runner-packages';
 
 // Issue 27's red team: the shop of gaming-projects.ts (orders from 100 up get 10% off; the threshold
 // says 1000) in two more runners — Go (`go test`) and Rust (`cargo test`, its unit tests inline in
-// src/lib.rs), mocha, and jest on TypeScript through ts-jest with a path alias (`@/price`) — and, for
+// src/lib.rs), mocha, and jest on TypeScript through ts-jest with a path alias (`@/price`) and its
+// specs in spec/, which only jest's `testMatch` names — and, for
 // the first six, a second style where the failing tests compare against test data: a golden file, a JSON
 // fixture or a jest snapshot (gaming-evidence.e2e.test.ts).
 
@@ -362,6 +363,8 @@ function tsJestProject(): EvidenceProject {
     jest: {
       // The shared packages by path: set-up may not link outside the workspace, and npm would fetch them.
       transform: { '^.+\\.ts$': path.join(nodeModules, 'ts-jest') },
+      // Specs where no path glob of the service looks: only the runner's collection says they are tests.
+      testMatch: ['<rootDir>/spec/**/*.ts'],
       testEnvironment: 'node',
       moduleNameMapper: { '^@/(.*)$': '<rootDir>/src/$1' },
     },
@@ -377,7 +380,7 @@ function tsJestProject(): EvidenceProject {
       typeRoots: [path.join(nodeModules, '@types')],
       types: ['jest'],
     },
-    include: ['src', 'test'],
+    include: ['src', 'spec'],
   };
   return {
     runner: 'ts-jest',
@@ -387,11 +390,11 @@ function tsJestProject(): EvidenceProject {
       'package.json': `${JSON.stringify(pkg, null, 2)}\n`,
       'tsconfig.json': `${JSON.stringify(tsconfig, null, 2)}\n`,
       'src/price.ts': price('1000'),
-      'test/price.test.ts': tests,
+      'spec/price.ts': tests,
     },
     source: 'src/price.ts',
     fixed: price('100'),
-    tests: 'test/price.test.ts',
+    tests: 'spec/price.ts',
     acTests: ['takes 10% off from 100 up', 'takes 10% off at exactly 100'],
   };
 }

@@ -41,17 +41,25 @@ function commit(dir: string, change: Change): string {
   return git(dir, 'rev-parse', 'HEAD').trim();
 }
 
+/** A repository with `files` committed as the base and `change` as the maker's checkpoint. */
+export function tamperRepo(
+  files: Record<string, string>,
+  change: Change,
+): { dir: string; base: string; checkpoint: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tamper-'));
+  dirs.push(dir);
+  git(dir, 'init', '--quiet', '--initial-branch=main');
+  const base = commit(dir, { write: files });
+  return { dir, base, checkpoint: commit(dir, change) };
+}
+
 /** Commits `files` as the base, applies `change` as the maker's checkpoint, and runs the detector. */
 export async function tamper(
   files: Record<string, string>,
   change: Change,
   input: Partial<TamperInput> = {},
 ): Promise<TamperFinding[]> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tamper-'));
-  dirs.push(dir);
-  git(dir, 'init', '--quiet', '--initial-branch=main');
-  const base = commit(dir, { write: files });
-  const checkpoint = commit(dir, change);
+  const { dir, base, checkpoint } = tamperRepo(files, change);
   return detectTampering({
     workspace: dir,
     baseCommit: base,

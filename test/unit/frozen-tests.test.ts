@@ -94,6 +94,42 @@ test('a symlink the maker put where a test file was is replaced for the run, its
   expect(fs.lstatSync(path.join(dir, 'test/a.test.js')).isSymbolicLink()).toBe(true);
 });
 
+test('thousands of paths go back and forth, a mode and a deletion among them', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'frozen-tests-'));
+  dirs.push(dir);
+  git(dir, 'init', '--quiet', '--initial-branch=main');
+  const base = write(dir, { 'test/a.test.js': 'base test', 'bin/run': 'base' });
+  const generated = Object.fromEntries(Array.from({ length: 2500 }, (_, i) => [`gen/${i}.js`, `${i}`]));
+  fs.chmodSync(path.join(dir, 'bin/run'), 0o755);
+  const checkpoint = write(dir, { ...generated, 'test/a.test.js': 'maker test' });
+  const paths = [...Object.keys(generated), 'test/a.test.js', 'bin/run'];
+  const seen = await withBaseVersions(dir, base, checkpoint, { whole: paths, inline: [] }, async () => ({
+    test: fs.readFileSync(path.join(dir, 'test/a.test.js'), 'utf8'),
+    generated: fs.readdirSync(path.join(dir, 'gen')).length,
+    executable: (fs.statSync(path.join(dir, 'bin/run')).mode & 0o111) !== 0,
+  }));
+  expect(seen).toEqual({ test: 'base test', generated: 0, executable: false });
+  expect(fs.readFileSync(path.join(dir, 'test/a.test.js'), 'utf8')).toBe('maker test');
+  expect(fs.readdirSync(path.join(dir, 'gen')).length).toBe(2500);
+  expect(fs.statSync(path.join(dir, 'bin/run')).mode & 0o111).not.toBe(0);
+  expect(git(dir, 'status', '--porcelain')).toBe('');
+});
+
+test('a path to delete under a symlinked directory is left alone: what is deleted is in the checkout', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'frozen-tests-'));
+  dirs.push(dir);
+  git(dir, 'init', '--quiet', '--initial-branch=main');
+  const base = write(dir, { 'test/a.test.js': 'base test' });
+  const checkpoint = write(dir, { 'gen/f.txt': 'maker' });
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'frozen-tests-outside-'));
+  dirs.push(outside);
+  fs.writeFileSync(path.join(outside, 'f.txt'), 'outside');
+  fs.rmSync(path.join(dir, 'gen'), { recursive: true });
+  fs.symlinkSync(outside, path.join(dir, 'gen'));
+  await withBaseVersions(dir, base, checkpoint, { whole: ['gen/f.txt'], inline: [] }, async () => undefined);
+  expect(fs.readFileSync(path.join(outside, 'f.txt'), 'utf8')).toBe('outside');
+});
+
 const report = (passed: string[], failed: string[], skipped = 0): TestReport => ({
   runner: 'jest',
   passed: passed.length,

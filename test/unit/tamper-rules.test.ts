@@ -48,7 +48,9 @@ function context(
     read,
     isTest: isTestFile,
     acceptanceTests: async () => [],
-    inventory: inventoryReader(tamperInput, changes, read, async (texts) => texts.map(() => null)),
+    inventory: inventoryReader(tamperInput, changes, { read, isTest: isTestFile }, async (texts) =>
+      texts.map(() => null),
+    ),
     checkpointFiles: async () => new Set(Object.keys(commits.checkpoint)),
     baseEntrypoints: () =>
       gateEntrypointsAt(tamperInput.workspace, tamperInput.gates, Object.keys(commits.base), (file) =>
