@@ -31,7 +31,22 @@ const TOOL_OUTPUT = new Set([
   '.idea',
   '.vscode',
   '.DS_Store',
+  '.eggs',
+  '.hypothesis',
+  'htmlcov',
+  '.turbo',
+  // Lockfiles an install writes, which libraries often ignore (cargo build, npm install, poetry lock).
+  'Cargo.lock',
+  'package-lock.json',
+  'yarn.lock',
+  'pnpm-lock.yaml',
+  'poetry.lock',
+  'Pipfile.lock',
+  'uv.lock',
 ]);
+
+/** Also tool output, by name: pip's metadata of an editable install (`shop.egg-info/`), compiled and log files. */
+const TOOL_OUTPUT_NAMES = /\.egg-info$|\.(pyc|pyo|log|tsbuildinfo)$/;
 
 const MAX_LISTED = 50;
 
@@ -39,8 +54,8 @@ const MAX_LISTED = 50;
 export async function leftBehindFiles(workspace: string): Promise<string[]> {
   const paths = await ignoredPaths(workspace);
   return paths
-    .filter((p) => !p.split('/').some((part) => TOOL_OUTPUT.has(part)) && !/\.(pyc|pyo|log|tsbuildinfo)$/.test(p))
     .map((p) => p.replace(/\/$/, ''))
+    .filter((p) => !p.split('/').some((part) => TOOL_OUTPUT.has(part) || TOOL_OUTPUT_NAMES.test(part)))
     .filter((p) => p !== '' && !path.isAbsolute(p))
     .slice(0, MAX_LISTED);
 }

@@ -9,6 +9,7 @@ import { runCommand, type CommandResult } from '../process/run-command';
 import { seedLoopCaches } from '../sandbox/loop-caches';
 import { stripToolConfig } from '../sandbox/strip-tool-config';
 import { fetchSharedCaches } from './cache-fetch';
+import { operatorHint } from './operator-hints';
 import { environmentProblem, gateFailureReason, limitProblem } from '../verification/gate-outcome';
 import { setupEnvironment } from './setup-environment';
 import { recordEgressRefusals, refusedEgressLine } from '../egress-refusals';
@@ -149,8 +150,10 @@ function describeFailure(result: CommandResult, failure: string, detail: string)
   const missing = environmentProblem({ ...result, limit: limitProblem(result) });
   const refused = refusedEgressLine(result.egressRefused);
   const tail = outputTail([result.stdout, result.stderr, result.spawnError ?? ''].filter((t) => t.trim()).join('\n'));
+  const hint = operatorHint(`${result.stdout}\n${result.stderr}`);
   return [
     `set-up command \`${result.argv.join(' ')}\` (${detail}) failed: ${missing ?? failure}${refused ? `; ${refused}` : ''}`,
+    ...(hint ? [`To fix: ${hint}.`] : []),
     tail ? `\n\`\`\`\n${tail}\n\`\`\`` : '',
   ].join('\n');
 }

@@ -57,7 +57,7 @@ export function normaliseOutput(text: string): string {
 
 /**
  * Why a command failed, when that is the machine's fault rather than the code's: not found (ENOENT, or a
- * shell's exit 127 "not found"), not executable (126), or a sandbox limit reached (`limit`: what
+ * shell's exit 127 "not found"), not executable (126), a runner `python -m` cannot find, or a sandbox limit reached (`limit`: what
  * limitProblem said). The judge escalates these as ENVIRONMENT instead of sending the maker back to "fix"
  * a missing tool, or the limits of a sandbox it does not control.
  */
@@ -75,5 +75,12 @@ export function environmentProblem(
   }
   if (run.exitCode === 126)
     return `\`${run.argv.join(' ')}\` exited with code 126, a command it needs could not be executed: ${lastLines}`;
+  const missing = MISSING_MODULE_RUNNER.exec(run.stderr);
+  if (run.exitCode !== 0 && missing)
+    return `\`${run.argv.join(' ')}\` could not find its runner, nothing installed it: ${missing[0].trim()}`;
   return null;
 }
+
+// `python -m pytest` with no pytest installed: Python's own line for a module `-m` cannot find (code
+// importing a missing module fails with a traceback's `ModuleNotFoundError: No module named 'x'` instead).
+const MISSING_MODULE_RUNNER = /^\S*python[\d.]*: No module named [\w.]+[ \t]*$/m;

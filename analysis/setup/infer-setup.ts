@@ -7,6 +7,7 @@ import {
 import { VERIFICATION_CONFIG_PATH } from '../../domain/verification-config';
 import { readVerificationConfig } from '../gate-discovery/explicit-layers';
 import type { WorkspaceFiles } from '../gate-discovery/workspace-files';
+import { hatchTestDeps, toxTestDeps } from './python-test-deps';
 
 // Which commands install a repository's dependencies (issue 9). The most specific layer wins as a whole:
 // the request's `setup` → `.ai-engineering-loop/verification.json` `setup` → inference from lockfiles and
@@ -163,10 +164,11 @@ const REQUIREMENTS = [
 
 async function inferPython(files: WorkspaceFiles, plan: SetupPlan, installed: Installed): Promise<void> {
   const pyproject = await files.manifest('pyproject.toml');
-  const requirements = [];
+  const requirements: string[] = [];
   for (const r of REQUIREMENTS) if (await files.isFile(r)) requirements.push(r);
   const setupPy = (await files.isFile('setup.py')) || (await files.isFile('setup.cfg'));
-  if (pyproject === undefined && requirements.length === 0 && !setupPy) return;
+  const toxIni = await files.manifest('tox.ini');
+  if (pyproject === undefined && requirements.length === 0 && !setupPy && toxIni === undefined) return;
 
   // A virtual environment per work dir: its bin directory goes first on the PATH of gates and the maker.
   plan.outputs.push('.venv/');
@@ -193,10 +195,11 @@ async function inferPython(files: WorkspaceFiles, plan: SetupPlan, installed: In
     );
     return;
   }
+  const tox = toxIni !== undefined ? toxTestDeps(toxIni) : { requirements: [], files: [], extras: [] };
   if (pyproject !== undefined && (tables.has('project') || tables.has('build-system'))) {
     const extrasTable = tables.get('project.optional-dependencies') ?? '';
     const extras = TEST_EXTRAS.filter((e) => new RegExp(`^\\s*"?${e}"?\\s*=`, 'm').test(extrasTable));
-    const target = extras.length ? `.[${extras.join(',')}]` : '.';
+    const target = withExtras([...extras, ...tox.extras]);
     add(plan, [python, '-m', 'pip', 'install', '-e', target], `pyproject.toml (pip install -e ${target})`);
     const groups = TEST_EXTRAS.filter((g) =>
       new RegExp(`^\\s*"?${g}"?\\s*=`, 'm').test(tables.get('dependency-groups') ?? ''),
@@ -204,9 +207,22 @@ async function inferPython(files: WorkspaceFiles, plan: SetupPlan, installed: In
     for (const g of groups)
       add(plan, [python, '-m', 'pip', 'install', '--group', g], `pyproject.toml [dependency-groups] ${g}`);
   } else if (setupPy) {
-    add(plan, [python, '-m', 'pip', 'install', '-e', '.'], 'setup.py / setup.cfg (pip install -e .)');
+    const target = withExtras(tox.extras);
+    add(plan, [python, '-m', 'pip', 'install', '-e', target], `setup.py / setup.cfg (pip install -e ${target})`);
   }
   for (const r of requirements) add(plan, [python, '-m', 'pip', 'install', '-r', r], `${r} (pip install -r)`);
+  for (const r of tox.files.filter((f) => !requirements.includes(f)))
+    add(plan, [python, '-m', 'pip', 'install', '-r', r], `tox.ini [testenv] deps -r ${r} (pip install -r)`);
+  if (tox.requirements.length)
+    add(plan, [python, '-m', 'pip', 'install', ...new Set(tox.requirements)], 'tox.ini [testenv] deps (pip install)');
+  const hatch = hatchTestDeps(tables);
+  if (hatch.length)
+    add(plan, [python, '-m', 'pip', 'install', ...new Set(hatch)], 'pyproject.toml [tool.hatch.envs] (pip install)');
+}
+
+/** `.` or `.[a,b]`: the project itself, with its extras once each. */
+function withExtras(extras: string[]): string {
+  return extras.length ? `.[${[...new Set(extras)].join(',')}]` : '.';
 }
 
 /** Table name → its lines: just enough TOML to see which tables and keys a pyproject has. */

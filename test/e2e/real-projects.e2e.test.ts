@@ -10,7 +10,7 @@ import {
 } from '../support/real-projects';
 
 // Issue 9: real projects with real dependencies from their registries — pnpm pinned through
-// `packageManager`, Python with pytest from an extra and its config only in tox.ini, a Go module and a
+// `packageManager`, Python with pytest and its config only in tox.ini, a Go module and a
 // Cargo crate with one dependency each — go from a fresh submission (no gates, no set-up in the request)
 // to PASS: set-up and gates are inferred from the repository, the dependencies are installed in the
 // maker's workspace and in the verification checkout, and a named test proves the first acceptance
@@ -30,7 +30,7 @@ afterAll(async () => {
 
 const CASES: Array<[Ecosystem, string]> = [
   ['pnpm', 'pnpm pinned through packageManager, jest from pnpm-lock.yaml'],
-  ['python', 'Python with pytest from a test extra and its config only in tox.ini'],
+  ['python', "Python with pytest only in tox.ini's [testenv] deps, and its config only there"],
   ['go', 'a Go module depending on github.com/google/uuid'],
   ['cargo', 'a Cargo crate depending on itoa'],
 ];

@@ -156,3 +156,22 @@ test('a gate that cannot start (exit 127, not found) escalates ENVIRONMENT inste
   const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
   expect(report.body.markdown).toContain('no-such-test-runner: not found');
 });
+
+test('a runner nothing installed (python -m nose2, exit 1) escalates ENVIRONMENT instead of sending the maker back', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  const body = loopRequest(repo, maker.argv, {
+    gates: [{ gate: 'tests', argv: ['python3', '-m', 'nose2'], timeoutSeconds: 60 }],
+  });
+  const submitted = await h.request('POST', '/v1/loops', body);
+  const loop = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED']);
+  expect(loop.status).toBe('AWAITING_DECISION');
+  expect(loop.iterations.map((i: any) => [i.verdict.verdict, i.verdict.trigger])).toEqual([
+    ['ESCALATE', 'ENVIRONMENT'],
+  ]);
+  expect(makerRuns(maker.stateDir)).toEqual([1]);
+  const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
+  expect(report.body.markdown).toMatch(
+    /could not find its runner, nothing installed it: \S*python[\d.]*: No module named nose2/,
+  );
+});

@@ -130,7 +130,7 @@ export function pnpmProject(): RealProject {
   };
 }
 
-// ---------------------------------------------------------------- Python: pytest from an extra, tox.ini -
+// ---------------------------------------------------------------- Python: pytest only in tox.ini -------
 
 export const PYTEST_VERSION = '8.3.4';
 
@@ -148,16 +148,13 @@ export function pythonProject(): RealProject {
         'version = "0.1.0"',
         'requires-python = ">=3.8"',
         '',
-        '[project.optional-dependencies]',
-        `test = ["pytest==${PYTEST_VERSION}"]`,
-        '',
         '[tool.setuptools]',
         'packages = ["tempconv"]',
         '',
       ].join('\n'),
-      // The only pytest configuration: without `testpaths`, pytest would also look outside tests/.
-      'tox.ini':
-        '[tox]\nenv_list = py3\n\n[testenv]\nextras = test\ncommands = pytest\n\n[pytest]\ntestpaths = tests\n',
+      // pytest is only a tox dependency, and its only configuration is here: without `testpaths`, pytest
+      // would also look outside tests/.
+      'tox.ini': `[tox]\nenv_list = py3\n\n[testenv]\ndeps =\n    pytest==${PYTEST_VERSION}\ncommands = pytest\n\n[pytest]\ntestpaths = tests\n`,
       'tempconv/__init__.py': 'def to_fahrenheit(celsius):\n    return celsius * 9 / 5 - 32\n',
       // tests/ has no __init__.py: `import tempconv` works only through the editable install set-up made.
       'tests/test_convert.py': [
@@ -181,7 +178,8 @@ export function pythonProject(): RealProject {
     testsDetail: 'pytest: tox.ini [pytest], run with no lockfile, python3 -m',
     setupArgv: [
       ['python3', '-m', 'venv', '.venv'],
-      ['.venv/bin/python', '-m', 'pip', 'install', '-e', '.[test]'],
+      ['.venv/bin/python', '-m', 'pip', 'install', '-e', '.'],
+      ['.venv/bin/python', '-m', 'pip', 'install', `pytest==${PYTEST_VERSION}`],
     ],
     passedTests: 2,
   };

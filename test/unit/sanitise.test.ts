@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { REDACTED, registerServiceSecrets, sanitise, sanitiseTokens } from '../../domain/sanitise';
 
 const R = REDACTED;
@@ -63,6 +64,15 @@ describe('sanitise redacts', () => {
   });
 });
 
+test('AWS secret keys standing alone are redacted, 2,000 random ones of them', () => {
+  const keys = Array.from({ length: 2000 }, (_, i) =>
+    createHash('sha256').update(`key ${i}`).digest('base64').slice(0, 40),
+  );
+  const mixed = (key: string) => [/[A-Z]/, /[a-z]/, /[0-9]/].every((p) => p.test(key));
+  const kept = keys.filter((key) => mixed(key) && sanitise(`k ${key} .`) !== `k ${R} .`);
+  expect(kept).toEqual([]);
+});
+
 describe('sanitise keeps', () => {
   test.each([
     ['a git sha (40 hex characters)', 'commit c99a5d7e9d74e3f167c366ab50b9c806586989e3 (HEAD)'],
@@ -78,6 +88,11 @@ describe('sanitise keeps', () => {
       'AbCdEfGhIj0123456789/+AbCdEfGhIj0123456 AbCdEfGhIj0123456789/+AbCdEfGhIj012345678',
     ],
     ['padded base64 of 32 bytes', 'F2vEN7YKuQednutf06gn9dKznmqvsj2nUtIMXYqc+Do='],
+    // 40 characters of names and paths, as test reports and logs print them.
+    ['a Go test in its package path', 'ok github.com/google/uuid/TestVersion7Monotonicity (0.01s)'],
+    ['a long Go test name', '--- PASS: TestParseXMLDocumentWithNamespaces1234ab'],
+    ['a JUnit class path', 'at org/apache/commons/lang3/StringUtilsTest.java:42'],
+    ['a TypeScript source path', 'src/components/checkout/PaymentForm2Step.tsx'],
     [
       'lockfile integrity values',
       '"integrity": "sha512-rufdvQ5zfKIRsdPUHCkQkUaZCZPwY9PoGiSOtQ1qP+cwRC79ZNeRNJqsssuT4n+c8W3Ood6B3l0R+OznrvT43Q=="',

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { commitAll, excludeFromCheckpoints } from '../../activities/git';
 import { resolveSetupPlan } from '../../activities/setup/infer-setup';
 import { environmentProblem } from '../../activities/verification/gate-outcome';
+import { operatorHint } from '../../activities/setup/operator-hints';
 import { SERVICE_EXCLUDES, touchesSetupInputs } from '../../domain/setup';
 
 // Set-up inference from lockfiles and manifests, its override layers, and what never enters a checkpoint.
@@ -75,6 +76,52 @@ describe('set-up inference', () => {
     ]);
   });
 
+  test('python: test dependencies from tox.ini [testenv] and hatch environments', async () => {
+    const tox = [
+      '[tox]',
+      'envlist = py311',
+      '',
+      '[testenv]',
+      'extras = test',
+      'deps =',
+      '    pytest>=8, <9  # the runner',
+      '    coverage[toml]',
+      '    -r{toxinidir}/requirements-ci.txt',
+      '    py38: pytest<7',
+      '    --index-url=https://elsewhere.invalid/simple',
+      '    git+https://example.invalid/x.git',
+      '    -r ../outside.txt',
+      'commands = pytest {posargs}',
+      '',
+      '[testenv:lint]',
+      'deps = ruff',
+    ].join('\n');
+    expect(await argvs({ 'setup.py': 'from setuptools import setup\nsetup()\n', 'tox.ini': tox })).toEqual([
+      'python3 -m venv .venv',
+      '.venv/bin/python -m pip install -e .[test]',
+      '.venv/bin/python -m pip install -r requirements-ci.txt',
+      '.venv/bin/python -m pip install pytest>=8, <9 coverage[toml]',
+    ]);
+    const hatch = [
+      '[project]',
+      'name = "x"',
+      '',
+      '[tool.hatch.envs.default]',
+      'dependencies = [',
+      '  "pytest",',
+      '  "coverage[toml]>=6.5",',
+      ']',
+      '',
+      '[tool.hatch.envs.docs]',
+      'dependencies = ["sphinx"]',
+    ].join('\n');
+    expect(await argvs({ 'pyproject.toml': hatch })).toEqual([
+      'python3 -m venv .venv',
+      '.venv/bin/python -m pip install -e .',
+      '.venv/bin/python -m pip install pytest coverage[toml]>=6.5',
+    ]);
+  });
+
   test('go and rust fetch their modules', async () => {
     expect(await argvs({ 'go.mod': 'module x\n' })).toEqual(['go mod download']);
     expect(await argvs({ 'Cargo.toml': '[package]\nname = "x"\n' })).toEqual(['cargo fetch']);
@@ -125,11 +172,33 @@ describe('a command that cannot start is an environment problem', () => {
     );
     expect(environmentProblem({ ...run, exitCode: 126, stderr: 'permission denied' })).toContain('126');
   });
+  test('a runner python -m cannot find, whatever the exit code', () => {
+    const pytest = { ...run, argv: ['.venv/bin/python', '-m', 'pytest'] };
+    expect(environmentProblem({ ...pytest, stderr: '/w/.venv/bin/python: No module named pytest\n' })).toContain(
+      'could not find its runner, nothing installed it: /w/.venv/bin/python: No module named pytest',
+    );
+    // The code under test importing what is not installed is the code's to fix.
+    const traceback = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'requests'\n";
+    expect(environmentProblem({ ...pytest, stderr: traceback })).toBeNull();
+  });
   test('an ordinary failure, or a refused argument, is not', () => {
     expect(environmentProblem({ ...run, stderr: 'not found' })).toBeNull();
     expect(
       environmentProblem({ ...run, exitCode: null, spawnError: 'refused: ../x leads outside the workspace' }),
     ).toBeNull();
+  });
+});
+
+describe('set-up failures an operator switch fixes say which', () => {
+  test('corepack without registry signatures, an untrusted TLS proxy; anything else names none', () => {
+    expect(
+      operatorHint('Internal Error: No compatible signature found in package metadata\n    at fetchVersion'),
+    ).toContain('COREPACK_INTEGRITY_KEYS=0');
+    expect(operatorHint('Error: Cannot find matching keyid: {"signatures":[]}')).toContain('COREPACK_INTEGRITY_KEYS=0');
+    expect(
+      operatorHint('npm error code SELF_SIGNED_CERT_IN_CHAIN\nself-signed certificate in certificate chain'),
+    ).toContain('NODE_EXTRA_CA_CERTS');
+    expect(operatorHint('npm error code ETARGET\nNo matching version found for left-pad@99')).toBeNull();
   });
 });
 
