@@ -11,10 +11,21 @@ export type GateName = z.infer<typeof gateNameSchema>;
 // Global ceiling no configuration layer may raise (docs/design.md §3.2).
 export const MAX_COMMAND_TIMEOUT_SECONDS = 600;
 
+// A report path the verifier joins under the workspace, so it must not climb out of it.
+export const workspaceRelativePathSchema = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine((p) => !/^([/\\]|[A-Za-z]:)/.test(p), 'must be relative to the repository root')
+  .refine((p) => !p.split(/[/\\]/).includes('..'), 'must not contain ".." segments')
+  .refine((p) => !p.includes('\0'), 'must not contain NUL');
+
+// A gate of the loop request: which gate, with every field a gate of verification.json takes.
 export const gateCommandSchema = z.strictObject({
   gate: gateNameSchema,
   argv: argvSchema,
   timeoutSeconds: z.number().int().min(1).max(MAX_COMMAND_TIMEOUT_SECONDS).default(300),
+  junitReport: workspaceRelativePathSchema.optional(),
 });
 export type GateCommand = z.infer<typeof gateCommandSchema>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { argvSchema } from './argv';
-import { GATE_ORDER, PROJECT_PROFILES } from './gates';
+import { GATE_ORDER, PROJECT_PROFILES, workspaceRelativePathSchema } from './gates';
 import { setupCommandSchema } from './setup';
 
 // The target repository's own gate configuration, `.ai-engineering-loop/verification.json` (docs/design.md §3.2,
@@ -11,15 +11,6 @@ export const VERIFICATION_CONFIG_PATH = '.ai-engineering-loop/verification.json'
 
 /** Timeout for a gate command when no layer names one; the same default as a contract gate. */
 export const DEFAULT_GATE_TIMEOUT_SECONDS = 300;
-
-// A report path the verifier joins under the workspace, so it must not climb out of it.
-const workspaceRelativePathSchema = z
-  .string()
-  .min(1)
-  .max(1024)
-  .refine((p) => !/^([/\\]|[A-Za-z]:)/.test(p), 'must be relative to the repository root')
-  .refine((p) => !p.split(/[/\\]/).includes('..'), 'must not contain ".." segments')
-  .refine((p) => !p.includes('\0'), 'must not contain NUL');
 
 export const repositoryGateSchema = z.strictObject({
   /** Run without a shell, from the repository root. */

@@ -13,7 +13,12 @@ import type { WorkspaceFiles } from './workspace-files';
 export function contractLayer(contractGates: GateCommand[]): Layer {
   const layer: Layer = {};
   for (const g of contractGates) {
-    layer[g.gate] ??= { argv: g.argv, timeoutSeconds: g.timeoutSeconds, detail: 'task contract (loop request gates)' };
+    layer[g.gate] ??= {
+      argv: g.argv,
+      timeoutSeconds: g.timeoutSeconds,
+      ...(g.junitReport ? { junitReport: g.junitReport } : {}),
+      detail: 'task contract (loop request gates)',
+    };
   }
   return layer;
 }

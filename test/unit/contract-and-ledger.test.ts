@@ -72,6 +72,15 @@ describe('goal contract', () => {
     expect(issuesOf(loopRequestSchema.safeParse({ ...base, maxIterations: 9 }))[0]).toMatch(/^maxIterations:/);
   });
 
+  test('request gates take what verification.json gates take: a JUnit report inside the repository', () => {
+    const base = { repository: { url: '/tmp/repo' }, contract, maker: { backend: 'command', argv: ['agent'] } };
+    const tests = { gate: 'tests', argv: ['make', 'test'], junitReport: 'reports/junit.xml' };
+    expect(loopRequestSchema.parse({ ...base, gates: [tests] }).gates[0]!.junitReport).toBe('reports/junit.xml');
+    expect(issuesOf(loopRequestSchema.safeParse({ ...base, gates: [{ ...tests, junitReport: '../x.xml' }] }))).toEqual([
+      'gates.0.junitReport: must not contain ".." segments',
+    ]);
+  });
+
   test('retry guidance becomes a contract constraint', () => {
     const decision = decisionSchema.parse({ kind: 'retry', actor: 'ana', guidance: 'use BigInt' });
     const effect = applyDecision(decision, goalContractSchema.parse(contract));

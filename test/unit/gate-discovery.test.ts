@@ -426,6 +426,13 @@ describe('precedence: contract → repository config → profile default → man
     ]);
   });
 
+  it('a request gate keeps its JUnit report', async () => {
+    const plan = await discover(await repo(files), [
+      { gate: 'tests', argv: ['make', 'test'], timeoutSeconds: 60, junitReport: 'out/junit.xml' },
+    ]);
+    expect(gate(plan, 'tests')).toMatchObject({ source: 'contract', junitReport: 'out/junit.xml' });
+  });
+
   it('each layer gives way to the next when the more specific one is absent', async () => {
     const withConfig = await discover(
       await repo({ ...files, '.ai-engineering-loop/verification.json': repositoryConfig }),
