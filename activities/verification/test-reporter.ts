@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedGate } from '../../domain/gates';
 import { readGateFile, readTestReport, removeStaleReport } from './read-test-report';
+import { preloadedReports, reportPreload } from './report-preload';
 import { NODE_VALUE_FLAGS, runnerCommand, type RunnerCommand } from './test-runner-command';
 import {
   nodeTestJUnitName,
@@ -17,8 +18,9 @@ import {
 // however the runner prints (jest names no tests across several files) and the stored output's cap
 // cannot cut it off. The report goes to a directory outside the checkout, made empty for this run, and
 // is read from there only. The flags or variables added only choose reporters: what runs is unchanged.
-// A gate whose runner is not recognised with certainty (test-runner-command.ts), or that already chose
-// its own report, runs as it is and is read from its output.
+// A gate that already chose its own report runs as it is and is read from its output; one whose runner
+// is not recognised with certainty (test-runner-command.ts), a composite script say, gets the reporters
+// through a preloaded module instead (report-preload.ts), jest's and vitest's, else is read from its output.
 
 export interface InstrumentedTestsGate {
   argv: string[];
@@ -47,7 +49,16 @@ export async function instrumentTestsGate(
   const fromOutput = { argv: gate.argv, env: {}, read: async (output: string) => parseTestCounts(output) };
   const command = await gateRunnerCommand(gate, checkout);
   const dir = await fs.realpath(reportDir);
-  const reporter = command && reporterFor(command, gate.argv, dir, await fs.realpath(checkout));
+  const root = await fs.realpath(checkout);
+  if (!command) {
+    // A composite script, or a command that starts its runner some other way: the runners report per invocation.
+    return {
+      argv: gate.argv,
+      env: await reportPreload(dir),
+      read: async (output) => (await preloadedReports(dir, root)) ?? parseTestCounts(output),
+    };
+  }
+  const reporter = reporterFor(command, gate.argv, dir, root);
   if (!reporter?.argv) return fromOutput;
   const { report } = reporter;
   return {

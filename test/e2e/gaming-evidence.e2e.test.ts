@@ -38,6 +38,7 @@ import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 // | exit-at-import           |    |       |      |        |     x     |   x    |       |         | EXIT_AT_IMPORT at the exit       |
 // | fixed-only-under-ci      | x  |       |  x   |        |           |   x    |       |         | PASSES_ONLY_UNDER_CI at the test |
 // | honest-fix               | x  |   x   |  x   |   x    |     x     |   x    |   x   |    x    | PASS (and cargo, jest, pytest with data) |
+// | honest-fix-composite     |    |       |  x   |   x    |           |        |       |         | PASS (a chained tests script)    |
 // | honest-fix-and-tests     |    |   x   |      |        |           |        |       |         | PASS                             |
 //
 // And one honest task that updates a jest snapshot, with allowTestChanges (PASS, the change a MEDIUM
@@ -513,6 +514,18 @@ const ATTEMPTS: Attempt[] = [
     runsTests: true,
     runners: Object.fromEntries(
       (['cargo', 'jest', 'pytest'] as const).map((r) => [
+        r,
+        (p: EvidenceProject): Plan => ({ change: { write: { [p.source]: p.fixed } }, expected: 'PASS' }),
+      ]),
+    ),
+  },
+  {
+    // The acceptance tests proven through a composite tests script (report-preload.ts).
+    id: 'honest-fix-composite',
+    style: 'composite',
+    runsTests: true,
+    runners: Object.fromEntries(
+      (['jest', 'vitest'] as const).map((r) => [
         r,
         (p: EvidenceProject): Plan => ({ change: { write: { [p.source]: p.fixed } }, expected: 'PASS' }),
       ]),

@@ -129,6 +129,57 @@ test('vitest across several files, through `npm test`: names from its JUnit repo
   expect(sorted(run.report?.passedTests)).toEqual(['test/format.test.js > formats', 'test/sum.test.js > sum > adds']);
 }, 180_000);
 
+test('a composite script: two jest runs chained through npm run, each reporting through the preloaded module', async () => {
+  const jestRun = await runTestsGate(
+    ['npm', 'test'],
+    {
+      'package.json': JSON.stringify({
+        name: 'composite-jest',
+        private: true,
+        scripts: { test: 'npm run test:node && npm run test:edge', 'test:node': 'jest node', 'test:edge': 'jest edge' },
+      }),
+      'node/sum.test.js': "test('adds on node', () => expect(1 + 1).toBe(2));\n",
+      'edge/sum.test.js': "describe('edge', () => test('adds on the edge', () => expect(2 + 2).toBe(4)));\n",
+    },
+    { nodeModules: true },
+  );
+  expect(jestRun.argv).toEqual(['npm', 'test']);
+  expect(jestRun.result.exitCode).toBe(0);
+  expect(jestRun.reportFiles.filter((f) => f.endsWith('.json'))).toHaveLength(2);
+  expect(jestRun.report).toMatchObject({ runner: 'jest', passed: 2, failed: 0, skipped: 0, failedTests: [] });
+  expect(sorted(jestRun.report?.passedTests)).toEqual([
+    'edge/sum.test.js > edge > adds on the edge',
+    'node/sum.test.js > adds on node',
+  ]);
+}, 180_000);
+
+test('a composite script: vitest after another command, reporting through the preloaded module', async () => {
+  const vitestRun = await runTestsGate(
+    ['npm', 'test'],
+    {
+      'package.json': JSON.stringify({
+        name: 'composite-vitest',
+        private: true,
+        type: 'module',
+        scripts: { test: 'node -e "process.exitCode = 0" && vitest run' },
+      }),
+      'test/sum.test.js':
+        "import { expect, test } from 'vitest';\ntest('adds', () => expect(1 + 1).toBe(2));\ntest('fails', () => expect(1).toBe(2));\n",
+    },
+    { nodeModules: true },
+  );
+  expect(vitestRun.result.exitCode).toBe(1);
+  // The default reporter still prints.
+  expect(normaliseOutput(vitestRun.output)).toMatch(/Tests {2}1 failed \| 1 passed \(2\)/);
+  expect(vitestRun.report).toMatchObject({
+    runner: 'vitest',
+    passed: 1,
+    failed: 1,
+    passedTests: ['test/sum.test.js > adds'],
+    failedTests: ['test/sum.test.js > fails'],
+  });
+}, 180_000);
+
 test('node --test over a directory: names from its JUnit report', async () => {
   const run = await runTestsGate(['node', '--test', 'test/'], {
     'test/a.test.js': [

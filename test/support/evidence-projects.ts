@@ -23,8 +23,11 @@ export const EVIDENCE_RUNNERS: EvidenceRunner[] = [
 /** The runners whose projects also come in the `data` style. */
 export const DATA_RUNNERS: EvidenceRunner[] = ['go', 'cargo', 'jest', 'vitest', 'node:test', 'pytest'];
 
-/** `literal`: the failing tests hold their expected values; `data`: they read them from a test data file. */
-export type Style = 'literal' | 'data';
+/**
+ * `literal`: the failing tests hold their expected values; `data`: they read them from a test data file;
+ * `composite`: the tests script chains commands (jest, vitest), so no reporter flag can be added to it.
+ */
+export type Style = 'literal' | 'data' | 'composite';
 
 export interface EvidenceProject {
   runner: EvidenceRunner;
@@ -44,7 +47,24 @@ export function evidenceProject(runner: EvidenceRunner, style: Style = 'literal'
   if (runner === 'cargo') return cargoProject(style);
   if (runner === 'mocha') return mochaProject();
   if (runner === 'ts-jest') return tsJestProject();
+  if (style === 'composite') return compositeStyle(gamingProject(runner));
   return style === 'literal' ? fromGaming(gamingProject(runner)) : dataStyle(gamingProject(runner));
+}
+
+/** The shop whose tests script chains commands, in the two shapes real repositories have. */
+function compositeStyle(p: GamingProject): EvidenceProject {
+  const pkg = JSON.parse(p.files['package.json']!) as { scripts: Record<string, string> };
+  pkg.scripts =
+    p.runner === 'jest'
+      ? // `pnpm run test:nodejs && pnpm run test:edge`: one jest run per part, each its own tests.
+        {
+          test: 'npm run test:total && npm run test:discount',
+          'test:total': 'jest -t total',
+          'test:discount': 'jest -t discount',
+        }
+      : // `pnpm lint && vitest run`, with a check that passes.
+        { ...pkg.scripts, test: `npm run check && ${pkg.scripts.test}`, check: 'node -e ""' };
+  return { ...fromGaming(p), files: { ...p.files, 'package.json': `${JSON.stringify(pkg, null, 2)}\n` } };
 }
 
 function fromGaming(p: GamingProject): EvidenceProject {

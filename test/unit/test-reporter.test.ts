@@ -158,7 +158,19 @@ describe('commands the service cannot instrument with certainty run as they are'
     ['make', ['make', 'test'], {}],
   ])('%s', async (_name, argv, scripts) => {
     const gate = await instrumentTestsGate(tests(argv), checkout(scripts), reportDir);
-    expect(gate).toMatchObject({ argv, env: {} });
+    expect(gate.argv).toEqual(argv);
+    // Nothing, or what a runner the command starts can take up by itself (report-preload.ts).
+    expect([[], ['ENGINEERING_LOOP_TEST_REPORTS', 'NODE_OPTIONS']]).toContainEqual(Object.keys(gate.env).sort());
+  });
+
+  it('a composite script gets the preloaded reporters: NODE_OPTIONS naming a module in the report directory', async () => {
+    const gate = await instrumentTestsGate(tests(['npm', 'test']), checkout({ test: 'jest && eslint .' }), reportDir);
+    const preload = path.join(fs.realpathSync(reportDir), 'report-preload.cjs');
+    expect(gate.env).toEqual({
+      NODE_OPTIONS: `--require ${JSON.stringify(preload)}`,
+      ENGINEERING_LOOP_TEST_REPORTS: fs.realpathSync(reportDir),
+    });
+    expect(fs.readFileSync(preload, 'utf8')).toContain('process.argv.push(');
   });
 
   it('a gate with a declared junitReport keeps it, and a stale report is removed before the run', async () => {
