@@ -23,6 +23,9 @@ export interface InspectChangesInput {
   gates: ResolvedGate[];
 }
 
+/** The tamper rules' findings are numbered apart from verification's (VER-…) of the same iteration. */
+export const TAMPER_FINDING_PREFIX = 'TMP-';
+
 /** The checkpoint the tamper and scope check looks at, and what it checks it against. */
 export interface InspectedCheckpoint {
   loopId: string;
@@ -95,7 +98,9 @@ export async function recordInspection(
   await inTransaction(deps.prisma, [
     insertFindings(
       deps.prisma,
-      found.tampering.map((t, i) => systemFindingRow(t, { ...at, findingId: `TMP-${String(i + 1).padStart(3, '0')}` })),
+      found.tampering.map((t, i) =>
+        systemFindingRow(t, { ...at, findingId: `${TAMPER_FINDING_PREFIX}${String(i + 1).padStart(3, '0')}` }),
+      ),
     ),
     ...(found.leftBehind.length > 0
       ? [insertFindings(deps.prisma, [leftBehindFinding(at.loopId, at.iterationId, found.leftBehind)])]

@@ -15,7 +15,7 @@ export function systemFindings(db: PrismaClient, iterationId: string, prefix: st
   return db.finding.findMany({
     where: { iterationId, source: 'SYSTEM', findingId: { startsWith: prefix } },
     orderBy: { findingId: 'asc' },
-    select: { findingId: true, title: true, topic: true, severity: true, location: true, signature: true },
+    select: { findingId: true, rule: true, title: true, topic: true, severity: true, location: true, signature: true },
   });
 }
 

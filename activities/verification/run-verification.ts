@@ -50,6 +50,8 @@ import { baseInventoryFindings, type BaseInventory } from '../../analysis/verifi
 import { BASE_TESTS_GATE, baseTestsRun, inventoryOf } from './base-run';
 import { collectedTestFiles } from '../../analysis/verification/collected-test-files';
 import { collectedTestsTampering } from './collected-tests-tamper';
+import { systemFindings as systemFindingRows } from '../../store/findings';
+import { TAMPER_FINDING_PREFIX } from '../inspect-changes';
 import { loadChanges, readAt } from '../tamper/change-set';
 import { observeGate } from '../../telemetry/loop-metrics';
 import { sandboxEgress } from '../../domain/egress';
@@ -479,6 +481,7 @@ async function recordVerified(
       { workspace: loop.workspacePath, baseCommit: loop.baseCommit, checkpointCommit, gates: input.gates, contract },
       collectedByEither,
       changes,
+      () => systemFindingRows(deps.prisma, iteration.id, TAMPER_FINDING_PREFIX),
     )),
     ...frozenFound,
     ...(base ? await baseFindings(verifying, base, makerTests, frozenFound) : []),

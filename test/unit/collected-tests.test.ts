@@ -2,6 +2,8 @@ import { collectedTestFiles } from '../../analysis/verification/collected-test-f
 import { collectedTestsTampering } from '../../activities/verification/collected-tests-tamper';
 import { editedBaseTests } from '../../activities/verification/frozen-tests';
 import { loadChanges } from '../../activities/tamper/change-set';
+import { detectTampering } from '../../activities/tamper/detect-tampering';
+import { tamperInput } from '../../activities/inspect-changes';
 import type { GoalContract } from '../../domain/contract';
 import { lines, located, removeTamperRepos, tamper, tamperRepo, type Change } from '../support/tamper-repo';
 
@@ -62,10 +64,13 @@ describe('the tamper rules on collected test files', () => {
     const at = { workspace: dir, baseCommit: base, checkpointCommit: checkpoint, gates: [], contract };
     const changes = await loadChanges(dir, base, checkpoint);
     // SUPPRESSION_ADDED fires either way: the maker activity stored it already.
-    expect(located(await collectedTestsTampering(at, new Set(['spec/price.js']), changes))).toEqual([
+    const first = await detectTampering(tamperInput(at));
+    expect(located(first)).toEqual([['SUPPRESSION_ADDED', 'spec/price.js', 9]]);
+    const stored = async () => first;
+    expect(located(await collectedTestsTampering(at, new Set(['spec/price.js']), changes, stored))).toEqual([
       ['TESTS_WEAKENED', 'spec/price.js', 6],
     ]);
-    expect(await collectedTestsTampering(at, new Set(['src/price.js', 'spec/other.js']), changes)).toEqual([]);
+    expect(await collectedTestsTampering(at, new Set(['src/price.js', 'spec/other.js']), changes, stored)).toEqual([]);
   });
 
   test('the frozen run puts a collected file back, as it does a test file', async () => {
