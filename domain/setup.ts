@@ -64,6 +64,12 @@ export const SETUP_INPUT_FILES = [
   'go.sum',
   'Cargo.toml',
   'Cargo.lock',
+  'pom.xml',
+  'build.gradle',
+  'build.gradle.kts',
+  'settings.gradle',
+  'settings.gradle.kts',
+  'libs.versions.toml',
   '.ai-engineering-loop/verification.json',
 ];
 

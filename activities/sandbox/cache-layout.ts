@@ -21,9 +21,13 @@ export const CACHE_VARIABLES: Record<string, string> = {
   UV_CACHE_DIR: 'uv',
   GOMODCACHE: 'go-mod',
   CARGO_HOME: 'cargo',
+  GRADLE_USER_HOME: 'gradle',
 };
 
-export const CACHE_SUBDIRS = Object.values(CACHE_VARIABLES);
+/** Maven has no variable for its local repository, only a system property (MAVEN_OPTS reaches its JVM). */
+const MAVEN_REPOSITORY = 'maven';
+
+export const CACHE_SUBDIRS = [...Object.values(CACHE_VARIABLES), MAVEN_REPOSITORY];
 
 /**
  * Tool configuration and executables a tool would pick up from its cache home: never in a shared cache,
@@ -44,6 +48,10 @@ export const TOOL_CONFIG_IN_CACHES: readonly string[] = [
   'uv/uv.toml',
   'yarn/.yarnrc',
   'yarn/.yarnrc.yml',
+  'gradle/gradle.properties',
+  'gradle/init.gradle',
+  'gradle/init.gradle.kts',
+  'gradle/init.d',
 ];
 
 export function urlKey(repositoryUrl: string): string {
@@ -80,7 +88,10 @@ export function seededListFile(cachesDir: string, loopId: string): string {
 
 /** The variables that point every tool at a cache directory laid out like a loop's. */
 export function cacheEnvironment(cacheDir: string): Record<string, string> {
-  return Object.fromEntries(Object.entries(CACHE_VARIABLES).map(([name, dir]) => [name, path.join(cacheDir, dir)]));
+  return {
+    ...Object.fromEntries(Object.entries(CACHE_VARIABLES).map(([name, dir]) => [name, path.join(cacheDir, dir)])),
+    MAVEN_OPTS: `-Dmaven.repo.local=${path.join(cacheDir, MAVEN_REPOSITORY)}`,
+  };
 }
 
 function sha256(text: string): string {

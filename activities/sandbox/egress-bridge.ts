@@ -13,10 +13,14 @@ export const EGRESS_PROXY_PORT = 3128;
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
-/** The variables that point the usual clients (npm, pip, cargo, go, curl, agent CLIs) at the proxy. */
+/** The variables that point the usual clients (npm, pip, cargo, go, curl, agent CLIs, Maven, Gradle) at the proxy. */
 export function egressEnvironment(): Record<string, string> {
   const proxy = `http://127.0.0.1:${EGRESS_PROXY_PORT}`;
   const direct = 'localhost,127.0.0.1,::1';
+  // Java ignores the variables above; every JVM (Maven's, Gradle's and their forks) reads JAVA_TOOL_OPTIONS.
+  const java = ['http', 'https']
+    .map((scheme) => `-D${scheme}.proxyHost=127.0.0.1 -D${scheme}.proxyPort=${EGRESS_PROXY_PORT}`)
+    .join(' ');
   return {
     HTTP_PROXY: proxy,
     HTTPS_PROXY: proxy,
@@ -24,6 +28,7 @@ export function egressEnvironment(): Record<string, string> {
     https_proxy: proxy,
     NO_PROXY: direct,
     no_proxy: direct,
+    JAVA_TOOL_OPTIONS: `${java} -Dhttp.nonProxyHosts=localhost|127.0.0.1`,
   };
 }
 

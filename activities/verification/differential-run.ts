@@ -6,6 +6,7 @@ import { escapeRegExp, testTitle } from '../../analysis/verification/proven-crit
 import { git } from '../git';
 import { readAt } from '../tamper/change-set';
 import type { RunnerCommand } from './test-runner-command';
+import { isJvmBuild } from './jvm-test-reports';
 import { gateRunnerCommand } from './test-reporter';
 import type { TestsGateRun, VerificationRunner } from './verification-runner';
 
@@ -26,7 +27,10 @@ export async function differentialRun(
   acceptanceTests: string[],
 ): Promise<TestsGateRun> {
   const command = await gateRunnerCommand(configured, checkout);
-  const argv = (command && acceptanceTestsOnly(command, acceptanceTests.map(title))) ?? configured.argv;
+  const titles = acceptanceTests.map(title);
+  const argv =
+    (command ? acceptanceTestsOnly(command, titles) : mavenAcceptanceTestsOnly(configured.argv, titles)) ??
+    configured.argv;
   return runner.runTests({ ...configured, argv }, 'tests-differential', DIFFERENTIAL_UNSET);
 }
 
@@ -36,6 +40,14 @@ function title(name: string): string {
     .split(/ > | › |::/)
     .pop()!
     .trim();
+}
+
+/** Maven's gate with surefire's method filter (`-Dtest=*#adds,*#subtracts`), or null. */
+export function mavenAcceptanceTestsOnly(argv: string[], titles: string[]): string[] | null {
+  const methods = titles.map((t) => t.replace(/\(.*$/, ''));
+  if (!isJvmBuild(argv) || !argv.some((word) => /(?:^|\/)mvnw?$/.test(word))) return null;
+  if (!methods.length || !methods.every((m) => /^[\w$]+$/.test(m))) return null;
+  return [...argv, `-Dtest=${methods.map((m) => `*#${m}`).join(',')}`, '-Dsurefire.failIfNoSpecifiedTests=false'];
 }
 
 /** The gate's argv running only the tests named, or null when this runner's filter cannot say it. */
@@ -69,8 +81,12 @@ export function acceptanceTestsOnly(command: RunnerCommand, titles: string[]): s
 export async function testLocator(workspace: string, commit: string, names: string[]): Promise<Locate> {
   const places = new Map<string, { file: string; line: number }>();
   for (const name of names) {
+    // A JVM test's name starts with its class (`com.example.CalcTest > adds`), not its file.
     const file = /^(.+?\.\w+)(?: > | › |::)/.exec(name)?.[1];
-    const candidates = file ? [file] : await mentioning(workspace, commit, testTitle(name));
+    const candidates =
+      file && isRunnableSource(file)
+        ? [file]
+        : await mentioning(workspace, commit, testTitle(name).replace(/\(.*\)$/, ''));
     for (const file of candidates) {
       const line = declarationLine(await readAt(workspace, commit, file), name);
       if (line !== null) {

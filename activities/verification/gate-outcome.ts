@@ -9,6 +9,12 @@ export const COULD_NOT_START = 'the command could not start: ';
 /** How a failure reason for a command stopped by a sandbox limit begins (read back like COULD_NOT_START). */
 export const LIMIT_REACHED = 'the command ran into a limit of its sandbox: ';
 
+/** How a failure reason for an offline build missing an artifact begins (read back like COULD_NOT_START). */
+export const ARTIFACT_NOT_RESOLVED = 'set-up did not put an artifact this offline build needs in the loop cache: ';
+
+// Maven, offline, missing a plugin, a dependency or a test provider; it prints its errors on stdout.
+const OFFLINE_ARTIFACT_MISSING = /in offline mode and the artifact (\S+) has not been downloaded from it before/;
+
 /** The limits a failed command ran into, as one line; null when it ended on its own terms. */
 export function limitProblem(run: Pick<CommandResult, 'exitCode' | 'signal' | 'limitsReached'>): string | null {
   // Writing past the workspace limit fails the command even if it then exits 0: the limit is the rule.
@@ -24,6 +30,8 @@ export function gateFailureReason(gate: string, run: CommandResult, counts: Test
   if (limit) return `${LIMIT_REACHED}${limit}`;
   if (run.timeoutStatus === 'TIMED_OUT') return 'the command timed out and was killed';
   if (run.timeoutStatus === 'CANCELLED') return 'the command was cancelled';
+  const artifact = run.exitCode !== 0 ? OFFLINE_ARTIFACT_MISSING.exec(run.stdout) : null;
+  if (artifact) return `${ARTIFACT_NOT_RESOLVED}${artifact[1]}`;
   if (run.exitCode !== 0) {
     const tests = counts ? ` (${counts.failed} failed, ${counts.passed} passed)` : '';
     return `\`${run.argv.join(' ')}\` exited with code ${run.exitCode}${tests}`;
@@ -57,14 +65,20 @@ export function normaliseOutput(text: string): string {
 
 /**
  * Why a command failed, when that is the machine's fault rather than the code's: not found (ENOENT, or a
- * shell's exit 127 "not found"), not executable (126), a runner `python -m` cannot find, or a sandbox limit reached (`limit`: what
+ * shell's exit 127 "not found"), not executable (126), a runner `python -m` cannot find, an artifact an offline build lacks
+ * (`missingArtifact`), or a sandbox limit reached (`limit`: what
  * limitProblem said). The judge escalates these as ENVIRONMENT instead of sending the maker back to "fix"
  * a missing tool, or the limits of a sandbox it does not control.
  */
 export function environmentProblem(
-  run: Pick<CommandResult, 'argv' | 'exitCode' | 'spawnError' | 'stderr'> & { limit?: string | null },
+  run: Pick<CommandResult, 'argv' | 'exitCode' | 'spawnError' | 'stderr'> & {
+    limit?: string | null;
+    missingArtifact?: string | null;
+  },
 ): string | null {
   if (run.limit) return `\`${run.argv.join(' ')}\` ran into a limit of its sandbox: ${run.limit}`;
+  if (run.missingArtifact)
+    return `\`${run.argv.join(' ')}\` needs ${run.missingArtifact}, which set-up did not put in the loop cache`;
   if (run.spawnError)
     return /ENOENT|not found/i.test(run.spawnError)
       ? `\`${run.argv.join(' ')}\` could not start: ${run.spawnError}`

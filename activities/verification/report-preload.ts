@@ -1,6 +1,12 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parseJestJsonFile, parseJUnitXml, vitestJUnitName, type TestReport } from '../../analysis/test-reports';
+import {
+  mergeReports,
+  parseJestJsonFile,
+  parseJUnitXml,
+  vitestJUnitName,
+  type TestReport,
+} from '../../analysis/test-reports';
 import { readGateFile } from './read-test-report';
 
 // Per-test reports from a tests gate whose command runs its runners through a composite script
@@ -62,13 +68,5 @@ export async function preloadedReports(dir: string, checkout: string): Promise<T
     const report = text && parse(text);
     if (report) reports.push(report);
   }
-  if (!reports.length) return null;
-  return {
-    runner: reports[0]!.runner,
-    passed: reports.reduce((n, r) => n + r.passed, 0),
-    failed: reports.reduce((n, r) => n + r.failed, 0),
-    skipped: reports.reduce((n, r) => n + r.skipped, 0),
-    passedTests: reports.flatMap((r) => r.passedTests),
-    failedTests: reports.flatMap((r) => r.failedTests),
-  };
+  return mergeReports(reports);
 }

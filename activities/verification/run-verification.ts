@@ -20,7 +20,14 @@ import {
 import { iterationAt, markVerified } from '../../store/iterations';
 import { sha256 } from '../git';
 import type { CommandResult } from '../process/run-command';
-import { COULD_NOT_START, environmentProblem, gateFailureReason, LIMIT_REACHED, normaliseOutput } from './gate-outcome';
+import {
+  ARTIFACT_NOT_RESOLVED,
+  COULD_NOT_START,
+  environmentProblem,
+  gateFailureReason,
+  LIMIT_REACHED,
+  normaliseOutput,
+} from './gate-outcome';
 import { runSetupCommands, setupPlanOf } from '../setup/run-setup';
 import { setupEnvironment } from '../setup/setup-environment';
 import { loopCaches } from '../sandbox/loop-caches';
@@ -658,6 +665,9 @@ function gateSummary(row: GateEvidence): GateSummary {
     ? row.failureReason.slice(COULD_NOT_START.length)
     : null;
   const limit = row.failureReason?.startsWith(LIMIT_REACHED) ? row.failureReason.slice(LIMIT_REACHED.length) : null;
+  const missingArtifact = row.failureReason?.startsWith(ARTIFACT_NOT_RESOLVED)
+    ? row.failureReason.slice(ARTIFACT_NOT_RESOLVED.length)
+    : null;
   return {
     environmentProblem:
       row.status === 'FAILED'
@@ -667,6 +677,7 @@ function gateSummary(row: GateEvidence): GateSummary {
             spawnError: couldNotStart,
             stderr: row.stderr,
             limit,
+            missingArtifact,
           })
         : null,
     gate: row.gate as GateName,

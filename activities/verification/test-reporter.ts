@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedGate } from '../../domain/gates';
 import { readGateFile, readTestReport, removeStaleReport } from './read-test-report';
+import { isJvmBuild, readJvmReports, removeJvmReports } from './jvm-test-reports';
 import { preloadedReports, reportPreload } from './report-preload';
 import { NODE_VALUE_FLAGS, runnerCommand, type RunnerCommand } from './test-runner-command';
 import {
@@ -21,6 +22,7 @@ import {
 // A gate that already chose its own report runs as it is and is read from its output; one whose runner
 // is not recognised with certainty (test-runner-command.ts), a composite script say, gets the reporters
 // through a preloaded module instead (report-preload.ts), jest's and vitest's, else is read from its output.
+// Maven and Gradle write a report per test class into the checkout whatever they are asked (jvm-test-reports.ts).
 
 export interface InstrumentedTestsGate {
   argv: string[];
@@ -45,6 +47,11 @@ export async function instrumentTestsGate(
     // A report file that exists before the run (committed by the maker, say) proves nothing about it.
     await removeStaleReport(checkout, gate.junitReport);
     return { argv: gate.argv, env: {}, read: (output) => readTestReport(gate, checkout, output) };
+  }
+  if (isJvmBuild(gate.argv)) {
+    await removeJvmReports(checkout);
+    const runner = gate.argv.some((word) => /gradlew?$/.test(word)) ? 'gradle' : 'surefire';
+    return { argv: gate.argv, env: {}, read: async () => readJvmReports(checkout, runner) };
   }
   const fromOutput = { argv: gate.argv, env: {}, read: async (output: string) => parseTestCounts(output) };
   const command = await gateRunnerCommand(gate, checkout);

@@ -1,6 +1,7 @@
 import { GATE_ORDER } from '../../domain/gates';
 import { cargoInference } from './cargo-manifest';
 import { goInference } from './go-manifest';
+import { jvmInference } from './jvm-manifest';
 import type { Layer } from './layer';
 import { nodeInference } from './node-manifest';
 import { pythonInference } from './python-manifest';
@@ -15,6 +16,7 @@ export function manifestInference(repo: RepoFacts, notes: string[]): Layer {
     ['go.mod', repo.go ? goInference(repo.go) : {}],
     ['Cargo.toml', repo.cargo ? cargoInference(repo.cargo) : {}],
     [repo.python?.manifest ?? 'pyproject.toml', repo.python ? pythonInference(repo.python) : {}],
+    [repo.jvm?.manifest ?? 'pom.xml', repo.jvm ? jvmInference(repo.jvm) : {}],
   ];
   const layer: Layer = {};
   for (const gate of GATE_ORDER) {

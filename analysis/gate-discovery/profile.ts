@@ -1,6 +1,7 @@
 import type { ProjectProfile } from '../../domain/gates';
 import { cargoDependsOn } from './cargo-manifest';
 import { goRequires } from './go-manifest';
+import { jvmServerFramework } from './jvm-manifest';
 import type { RepoFacts } from './repo-facts';
 import { pick } from './util';
 
@@ -53,13 +54,20 @@ export function detectProfile(repo: RepoFacts): { profile: ProjectProfile; evide
       RUST_HTTP_CRATES,
       (c) => cargoDependsOn(repo.cargo, c),
       (c) => `Cargo.toml depends on ${c}`,
-    );
+    ) ??
+    jvmServer(repo);
   if (backend) return { profile: 'backend-api', evidence: backend };
   const manifest = [
     repo.node && 'package.json',
     repo.go && 'go.mod',
     repo.cargo && 'Cargo.toml',
     repo.python?.manifest,
+    repo.jvm?.manifest,
   ].find(Boolean);
   return manifest ? { profile: 'library', evidence: `${manifest} with no app or server framework` } : null;
+}
+
+function jvmServer(repo: RepoFacts): string | undefined {
+  const framework = jvmServerFramework(repo.jvm);
+  return framework && `${repo.jvm?.manifest} names ${framework}`;
 }

@@ -1,5 +1,6 @@
 import { readCargoFacts, type CargoFacts } from './cargo-manifest';
 import { readGoFacts, type GoFacts } from './go-manifest';
+import { readJvmFacts, type JvmFacts } from './jvm-manifest';
 import { monorepoEvidence } from './monorepo';
 import { readNodeFacts, type NodeFacts } from './node-manifest';
 import { readWorkspaceMembers, type Member } from './npm-workspaces';
@@ -13,6 +14,7 @@ export interface RepoFacts {
   go?: GoFacts;
   cargo?: CargoFacts;
   python?: PythonFacts;
+  jvm?: JvmFacts;
   /** npm/yarn workspace members matched by package.json `workspaces`. */
   npmMembers: Member[];
   /** Why this is a monorepo (workspaces really declared), or undefined. */
@@ -28,6 +30,7 @@ export async function readRepoFacts(files: WorkspaceFiles): Promise<RepoFacts> {
     go: await readGoFacts(files),
     cargo,
     python: await readPythonFacts(files),
+    jvm: await readJvmFacts(files),
     monorepo: await monorepoEvidence(files, node, cargo),
   };
 }

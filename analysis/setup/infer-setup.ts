@@ -6,6 +6,7 @@ import {
 } from '../../domain/setup';
 import { VERIFICATION_CONFIG_PATH } from '../../domain/verification-config';
 import { readVerificationConfig } from '../gate-discovery/explicit-layers';
+import { jvmCommand, readJvmFacts, type JvmFacts } from '../gate-discovery/jvm-manifest';
 import type { WorkspaceFiles } from '../gate-discovery/workspace-files';
 import { hatchTestDeps, toxTestDeps } from './python-test-deps';
 
@@ -60,7 +61,36 @@ async function inferSetup(files: WorkspaceFiles, installed: Installed): Promise<
     add(plan, ['cargo', 'fetch'], 'Cargo.toml (cargo fetch)');
     plan.outputs.push('target/');
   }
+  const jvm = await readJvmFacts(files);
+  if (jvm) inferJvm(jvm, plan);
   return plan;
+}
+
+// A test method no test has: surefire still picks and resolves its test provider (JUnit 4, JUnit Platform,
+// TestNG), which Maven resolves only when tests run, so the offline gates find it in the cache.
+const NO_SUCH_TEST = '*#engineeringLoopResolvesTheTestProvider';
+
+/** Maven and Gradle resolve plugins and dependencies into the loop's cache, so the gates can run offline. */
+function inferJvm(jvm: JvmFacts, plan: SetupPlan): void {
+  const command = jvmCommand(jvm);
+  if (jvm.tool === 'maven') {
+    add(
+      plan,
+      [
+        ...command,
+        '--no-transfer-progress',
+        'test',
+        `-Dtest=${NO_SUCH_TEST}`,
+        '-Dsurefire.failIfNoSpecifiedTests=false',
+        '-DfailIfNoTests=false',
+      ],
+      'pom.xml (mvn test with no test selected: plugins, dependencies and the test provider into the loop cache)',
+    );
+    plan.outputs.push('target/');
+    return;
+  }
+  add(plan, [...command, 'testClasses'], `${jvm.manifest} (gradle testClasses: dependencies into the loop cache)`);
+  plan.outputs.push('build/', '.gradle/');
 }
 
 function add(plan: SetupPlan, argv: string[], detail: string): void {

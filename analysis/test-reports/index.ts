@@ -15,7 +15,8 @@ import { parseTap } from './tap';
 import { parseVitest } from './vitest';
 
 export type { RunnerName, TestCounts, TestReport } from './report';
-export { parseJUnitXml } from './junit';
+export { jvmJUnitName, parseJUnitXml } from './junit';
+export { mergeReports } from './report';
 // What a runner the service asked for a report file writes, and how its JUnit testcases are named.
 export { parseJestJsonFile } from './jest';
 export { nodeTestJUnitName } from './node-test';

@@ -36,6 +36,16 @@ export interface JUnitReading {
 
 const UNKNOWN_PRODUCER: JUnitReading = { runner: 'junit', name: (testcase) => testcase.name };
 
+/**
+ * A JVM test as surefire, failsafe and Gradle name it: its class, fully qualified, then its method
+ * (`com.example.CalcTest > adds`); Gradle's `adds()` for a JUnit 5 method without parameters loses its
+ * empty parentheses, so both tools name a test alike. A parameterised one keeps its arguments (`adds(int)[1]`).
+ */
+export function jvmJUnitName(testcase: JUnitTestcase): string {
+  const method = testcase.name.replace(/\(\)$/, '');
+  return testcase.classname ? `${testcase.classname} > ${method}` : method;
+}
+
 /** One element as fast-xml-parser's ordered output gives it: `{ [tag]: children, ':@': attributes }`. */
 type OrderedNode = Record<string, unknown>;
 

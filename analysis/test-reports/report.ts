@@ -1,7 +1,8 @@
 // Shared shapes and helpers for reading test counts from a runner's own output. Counts are
 // evidence only when the runner printed them, so every parser returns null rather than a guess.
 
-export type RunnerName = 'jest' | 'vitest' | 'mocha' | 'node:test' | 'tap' | 'pytest' | 'go' | 'cargo' | 'junit';
+export type RunnerName =
+  'jest' | 'vitest' | 'mocha' | 'node:test' | 'tap' | 'pytest' | 'go' | 'cargo' | 'surefire' | 'gradle' | 'junit';
 
 /** The counts a gate records (docs/design.md §3.3); `domain/gates` TestCounts plus the runner that printed them. */
 export interface TestCounts {
@@ -77,4 +78,17 @@ export function countOf(match: RegExpMatchArray): (group: string) => number {
 /** Every capture of group 1 of a global, multiline regex over the output. */
 export function namesMatching(text: string, line: RegExp): string[] {
   return [...text.matchAll(line)].map((m) => m[1] ?? '').filter((name) => name !== '');
+}
+
+/** The reports of several invocations or modules of one run, added up; null when there are none. */
+export function mergeReports(reports: readonly TestReport[]): TestReport | null {
+  if (!reports.length) return null;
+  return {
+    runner: reports[0]!.runner,
+    passed: reports.reduce((n, r) => n + r.passed, 0),
+    failed: reports.reduce((n, r) => n + r.failed, 0),
+    skipped: reports.reduce((n, r) => n + r.skipped, 0),
+    passedTests: reports.flatMap((r) => r.passedTests),
+    failedTests: reports.flatMap((r) => r.failedTests),
+  };
 }

@@ -89,7 +89,9 @@ export function declarationLine(text: string | null, name: string | undefined): 
       line.includes(`'${title}'`) ||
       line.includes(`"${title}"`) ||
       line.includes(`\`${title}\``) ||
-      new RegExp(`\\b(?:def|func|fn)\\s+${escapeRegExp(title)}\\b`).test(line),
+      new RegExp(`\\b(?:def|func|fn|fun)\\s+${escapeRegExp(title)}\\b`).test(line) ||
+      // A JVM method: `void adds()`, or `adds(int)` as a parameterised run names it.
+      new RegExp(`\\bvoid\\s+${escapeRegExp(title.replace(/\(.*\)$/, ''))}\\s*\\(`).test(line),
   );
   return at >= 0 ? at + 1 : null;
 }

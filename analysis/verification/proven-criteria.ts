@@ -41,7 +41,29 @@ const NAME_SEPARATORS = [' > ', ' › ', '::', '/'];
 
 /** Whether a reported test name is the wanted one, alone or as the last part of a qualified name. */
 export function namesTest(reported: string, wanted: string): boolean {
-  return reported === wanted || NAME_SEPARATORS.some((sep) => reported.endsWith(`${sep}${wanted}`));
+  return (
+    reported === wanted ||
+    NAME_SEPARATORS.some((sep) => reported.endsWith(`${sep}${wanted}`)) ||
+    namesJvmTest(reported, wanted)
+  );
+}
+
+const JVM_TEST_NAME = /^([\w$]+(?:\.[\w$]+)*) > (.+)$/;
+
+/**
+ * A JVM test, reported as `com.example.CalcTest > adds` (analysis/test-reports/junit.ts), is also named
+ * the ways Java people write it: `CalcTest#adds` (surefire's -Dtest), `CalcTest.adds` (its failure summary),
+ * `CalcTest > adds`, with the class qualified as far as wanted.
+ */
+function namesJvmTest(reported: string, wanted: string): boolean {
+  const match = JVM_TEST_NAME.exec(reported);
+  if (!match) return false;
+  const [, cls = '', method = ''] = match;
+  return ['#', '.', ' > '].some((sep) => {
+    if (!wanted.endsWith(`${sep}${method}`)) return false;
+    const named = wanted.slice(0, -(sep.length + method.length));
+    return named === cls || cls.endsWith(`.${named}`);
+  });
 }
 
 /** The test names the contract's acceptance criteria are proven by. */

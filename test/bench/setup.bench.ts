@@ -19,7 +19,7 @@ import {
 // PostgreSQL, the Temporal dev server and the compiled worker the end-to-end tests use. Times are the
 // stored set-up evidence's own start and end times. Writes bench/results/setup.json and prints a table.
 
-const ECOSYSTEMS: Ecosystem[] = ['npm', 'pnpm', 'python', 'go', 'cargo'];
+const ECOSYSTEMS: Ecosystem[] = ['npm', 'pnpm', 'python', 'go', 'cargo', 'maven'];
 const RESULTS = path.resolve(__dirname, '../../bench/results/setup.json');
 
 interface LoopFigures {

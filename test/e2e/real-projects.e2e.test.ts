@@ -12,7 +12,8 @@ import {
 // Issue 9: real projects with real dependencies from their registries — pnpm pinned through
 // `packageManager`, Python with pytest and its config only in tox.ini, a Go module and a
 // Cargo crate with one dependency each — go from a fresh submission (no gates, no set-up in the request)
-// to PASS: set-up and gates are inferred from the repository, the dependencies are installed in the
+// to PASS (and, issue 28, a Maven library: plugins, dependencies and the test provider resolved by
+// set-up, gates offline, surefire's reports read): set-up and gates are inferred from the repository, the dependencies are installed in the
 // maker's workspace and in the verification checkout, and a named test proves the first acceptance
 // criterion through the runner's per-test report. The npm + jest project is in setup.e2e.test.ts.
 //
@@ -33,6 +34,7 @@ const CASES: Array<[Ecosystem, string]> = [
   ['python', "Python with pytest only in tox.ini's [testenv] deps, and its config only there"],
   ['go', 'a Go module depending on github.com/google/uuid'],
   ['cargo', 'a Cargo crate depending on itoa'],
+  ['maven', 'a Maven library on JUnit 5 depending on commons-lang3, its test named as surefire names it'],
 ];
 
 test.each(CASES)(

@@ -16,7 +16,7 @@ import type { LoopRequestBody } from '../../domain/loop-request';
 // a Node program: npm's `cafile` does not reach it). The host's lockfile resolution has both here, and
 // the worker gets them through its environment (setup-environment.ts passes them on to set-up and gates).
 
-export type Ecosystem = 'npm' | 'pnpm' | 'python' | 'go' | 'cargo';
+export type Ecosystem = 'npm' | 'pnpm' | 'python' | 'go' | 'cargo' | 'maven';
 
 export interface RealProject {
   ecosystem: Ecosystem;
@@ -299,12 +299,121 @@ export function cargoProject(): RealProject {
   };
 }
 
+// ---------------------------------------------------------------- Maven: JUnit 5 and one dependency ----
+// Maven has no lockfile: pom.xml pins every version, the plugins' included (Maven 3.8's default surefire
+// predates JUnit 5).
+
+export function mavenProject(): RealProject {
+  const pom = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<project xmlns="http://maven.apache.org/POM/4.0.0">',
+    '  <modelVersion>4.0.0</modelVersion>',
+    '  <groupId>com.example</groupId>',
+    '  <artifactId>labels</artifactId>',
+    '  <version>1.0.0</version>',
+    '  <properties>',
+    '    <maven.compiler.release>17</maven.compiler.release>',
+    '    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>',
+    '  </properties>',
+    '  <dependencies>',
+    '    <dependency>',
+    '      <groupId>org.apache.commons</groupId>',
+    '      <artifactId>commons-lang3</artifactId>',
+    '      <version>3.17.0</version>',
+    '    </dependency>',
+    '    <dependency>',
+    '      <groupId>org.junit.jupiter</groupId>',
+    '      <artifactId>junit-jupiter</artifactId>',
+    '      <version>5.14.1</version>',
+    '      <scope>test</scope>',
+    '    </dependency>',
+    '  </dependencies>',
+    '  <build>',
+    '    <plugins>',
+    '      <plugin>',
+    '        <groupId>org.apache.maven.plugins</groupId>',
+    '        <artifactId>maven-compiler-plugin</artifactId>',
+    '        <version>3.13.0</version>',
+    '      </plugin>',
+    '      <plugin>',
+    '        <groupId>org.apache.maven.plugins</groupId>',
+    '        <artifactId>maven-surefire-plugin</artifactId>',
+    '        <version>3.5.2</version>',
+    '      </plugin>',
+    '    </plugins>',
+    '  </build>',
+    '</project>',
+    '',
+  ].join('\n');
+  const source = (separator: string) =>
+    [
+      'package com.example.labels;',
+      '',
+      'import org.apache.commons.lang3.StringUtils;',
+      '',
+      '/** Shelf labels: a product name, capitalised, and its code. */',
+      'public final class Labels {',
+      '  private Labels() {}',
+      '',
+      '  public static String label(String name, int code) {',
+      `    return StringUtils.capitalize(name) + "${separator}" + code;`,
+      '  }',
+      '}',
+      '',
+    ].join('\n');
+  const tests = [
+    'package com.example.labels;',
+    '',
+    'import static org.junit.jupiter.api.Assertions.assertEquals;',
+    'import static org.junit.jupiter.api.Assertions.assertTrue;',
+    '',
+    'import org.junit.jupiter.api.Test;',
+    '',
+    'class LabelsTest {',
+    '  @Test',
+    '  void capitalisesTheName() {',
+    '    assertEquals("Tea: 7", Labels.label("tea", 7));',
+    '  }',
+    '',
+    '  @Test',
+    '  void keepsTheCode() {',
+    '    assertTrue(Labels.label("rice", 42).endsWith("42"));',
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+  const main = 'src/main/java/com/example/labels/Labels.java';
+  return {
+    ecosystem: 'maven',
+    files: { 'pom.xml': pom, [main]: source(' - '), 'src/test/java/com/example/labels/LabelsTest.java': tests },
+    fix: { [main]: source(': ') },
+    // As surefire's -Dtest names it; the API lists it as `<class> > <method>`.
+    testName: 'LabelsTest#capitalisesTheName',
+    reportedTestName: 'com.example.labels.LabelsTest > capitalisesTheName',
+    testsArgv: ['mvn', '--batch-mode', '--offline', 'test'],
+    testsDetail: 'pom.xml: mvn test, offline',
+    setupArgv: [
+      [
+        'mvn',
+        '--batch-mode',
+        '--no-transfer-progress',
+        'test',
+        '-Dtest=*#engineeringLoopResolvesTheTestProvider',
+        '-Dsurefire.failIfNoSpecifiedTests=false',
+        '-DfailIfNoTests=false',
+      ],
+    ],
+    passedTests: 2,
+  };
+}
+
 export const REAL_PROJECTS: Record<Ecosystem, () => RealProject> = {
   npm: npmProject,
   pnpm: pnpmProject,
   python: pythonProject,
   go: goProject,
   cargo: cargoProject,
+  maven: mavenProject,
 };
 
 // ---------------------------------------------------------------- repositories and requests -----------
