@@ -5,6 +5,7 @@ import {
   type DeliveryResult,
   type DeliverySettings,
 } from '../domain/delivery';
+import { contextImpact, type ChangedFile, type ContextImpact } from '../domain/context-impact';
 import type { JudgeReport } from '../domain/judge';
 import { describeSandbox, renderFinalReport, renderMergeRequestDescription, type FinalReport } from '../domain/reports';
 import { sanitise, sanitiseTokens } from '../domain/sanitise';
@@ -14,6 +15,7 @@ import { lastValidReview } from '../store/execution-records';
 import { iterationWithVerdict } from '../store/iterations';
 import { loopById, recordDelivery } from '../store/loops';
 import { finalReport, storeFinalReport, storePatchReport } from '../store/reports';
+import { baseDrift } from './base-drift';
 import { git, GitError, pushBranch } from './git';
 import { early, inOrder } from './in-order';
 import { remoteAccessFor } from './git-askpass';
@@ -63,12 +65,22 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
   const checkpoint = iteration.checkpointCommit ?? loop.baseCommit!;
   // The patch does not depend on the report: stored while the report's figures are read.
   const patchStored = early(storePatch(deps, input.loopId, loop.workspacePath!, loop.baseCommit!, checkpoint));
-  const [contract, commits, reviewCall] = await inOrder([
+  const request = (loop.input ?? {}) as {
+    repository?: { url?: string; baseRef?: string; credential?: string };
+    delivery?: unknown;
+  };
+  const repositoryUrl = request.repository?.url ?? loop.repoUrl;
+  const baseRef = request.repository?.baseRef ?? loop.baseRef;
+  const [contract, commits, reviewCall, impact, drift] = await inOrder([
     contractVersionForDelivery(deps.prisma, input.loopId, iteration.contractVersion),
     git(loop.workspacePath!, ['log', '--format=%H', `${loop.baseCommit}..${checkpoint}`]).then((out) =>
       out.split('\n').filter(Boolean),
     ),
     lastValidReview(deps.prisma, input.loopId, input.sequence),
+    changeImpact(loop.workspacePath!, loop.baseCommit!, checkpoint),
+    remoteAccessFor(deps.config, repositoryUrl, request.repository?.credential, 'repository url').then((remote) =>
+      baseDrift(loop.workspacePath!, { url: repositoryUrl, baseRef, remote }, loop.baseCommit!, checkpoint),
+    ),
   ]);
   const report: FinalReport = {
     outcome: input.outcome,
@@ -86,15 +98,13 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
     judge: iteration.verdict!.report as unknown as JudgeReport,
     sandbox: describeSandbox(loop.sandbox),
     warnings: (loop.gatePlan as { warnings?: string[] } | null)?.warnings ?? [],
+    contextImpact: impact,
+    baseDrift: drift,
     ...(input.approvedBy ? { approvedBy: input.approvedBy } : {}),
   };
 
   await patchStored;
 
-  const request = (loop.input ?? {}) as {
-    repository?: { url?: string; baseRef?: string; credential?: string };
-    delivery?: unknown;
-  };
   // Loops submitted before delivery existed carry no `delivery`: nothing leaves the worker for them.
   const settings = request.delivery === undefined ? null : deliverySettingsSchema.safeParse(request.delivery);
   let delivery: DeliveryResult | null = null;
@@ -108,8 +118,8 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
   } else if (settings?.data.push) {
     delivery = await pushAndOpen(deps, {
       settings: settings.data,
-      repositoryUrl: request.repository?.url ?? loop.repoUrl,
-      baseRef: request.repository?.baseRef ?? loop.baseRef,
+      repositoryUrl,
+      baseRef,
       credential: request.repository?.credential,
       workspace: loop.workspacePath!,
       branch: loop.branch!,
@@ -142,6 +152,21 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
     pullRequestUrl: delivery?.pullRequestUrl ?? null,
     deliveryError: delivery?.error ?? null,
   };
+}
+
+/** The change's context impact, from what it added, deleted and modified, and the base's top-level entries. */
+async function changeImpact(workspace: string, base: string, checkpoint: string): Promise<ContextImpact> {
+  const [diff, top] = await Promise.all([
+    git(workspace, ['diff', '--name-status', '--no-renames', '-z', '--end-of-options', `${base}..${checkpoint}`, '--']),
+    git(workspace, ['ls-tree', '--name-only', '-z', '--end-of-options', base]),
+  ]);
+  const fields = diff.split('\0').filter(Boolean);
+  const changes: ChangedFile[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const status = fields[i]![0] as ChangedFile['status'];
+    changes.push({ status: status === 'A' || status === 'D' ? status : 'M', path: fields[i + 1]! });
+  }
+  return contextImpact(changes, top.split('\0').filter(Boolean));
 }
 
 /**

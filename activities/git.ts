@@ -85,6 +85,36 @@ export async function pushBranch(
   });
 }
 
+/** The commit `branch` of `url` is at now (fetched into the workspace), or null when `url` has no such branch. */
+export async function remoteBranchTip(
+  cwd: string,
+  url: string,
+  branch: string,
+  remote: RemoteAccess,
+): Promise<string | null> {
+  const ref = 'refs/engineering-loop/base-now';
+  const found = await runGit(cwd, ['ls-remote', '--heads', '--', url, `refs/heads/${branch}`], {
+    remote,
+    timeoutMs: remote.connectTimeoutSeconds * 1000,
+  });
+  if (!found.trim()) return null;
+  await runGit(cwd, ['fetch', '--quiet', '--no-tags', '--', url, `+refs/heads/${branch}:${ref}`], {
+    remote,
+    timeoutMs: GIT_TIMEOUT_MS,
+  });
+  return (await git(cwd, ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
+}
+
+/** The paths that conflict when `ours` and `theirs` are merged (none: they merge cleanly); no working tree is touched. */
+export async function mergeConflicts(cwd: string, ours: string, theirs: string): Promise<string[]> {
+  // --write-tree prints the merged tree's id, then, on conflicts (exit 1), the conflicted paths.
+  const out = await runGit(cwd, ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs], {
+    timeoutMs: GIT_TIMEOUT_MS,
+    answers: [1],
+  });
+  return [...new Set(out.split('\0').slice(1).filter(Boolean))];
+}
+
 export async function headCommit(cwd: string): Promise<string> {
   return (await git(cwd, ['rev-parse', 'HEAD'])).trim();
 }
@@ -204,6 +234,8 @@ export async function resetTo(cwd: string, commit: string): Promise<void> {
 
 interface RunOptions {
   timeoutMs: number;
+  /** Exit codes besides 0 that are answers, not failures (`git merge-tree` exits 1 on conflicts). */
+  answers?: number[];
   maxBuffer?: number;
   remote?: RemoteAccess;
   timeoutMessage?: string;
@@ -250,7 +282,7 @@ async function runGit(cwd: string, args: string[], options: RunOptions): Promise
   );
   const { code, signal } = await child.closed.finally(() => clearTimeout(timer));
   const message = Buffer.concat(stderr).toString('utf8').trim();
-  if (failure || code !== 0) {
+  if (failure || (code !== 0 && !(code !== null && options.answers?.includes(code)))) {
     const reason = failure ? [failure, message].filter(Boolean).join(': ') : message || `exit ${code ?? signal}`;
     throw new GitError(`git ${args.join(' ')} failed: ${reason}`);
   }

@@ -1,3 +1,5 @@
+import { describeDrift, type BaseDrift } from './base-drift';
+import type { ContextImpact } from './context-impact';
 import type { GateSummary } from './gates';
 import type { EscalationTrigger, JudgeReport } from './judge';
 import type { MakerRunOutcome } from './maker-outcome';
@@ -53,6 +55,10 @@ export interface FinalReport {
   sandbox: string;
   /** The gate plan's warnings (GatePlan.warnings), e.g. that there was no tests gate. */
   warnings?: string[];
+  /** How much of what is known about the repository the change invalidates (context-impact.ts). */
+  contextImpact?: ContextImpact;
+  /** Whether the base moved between the loop's start and its delivery, and the change still merges (base-drift.ts). */
+  baseDrift?: BaseDrift;
   /** Where the branch went (push, pull request), when the loop asked for delivery. */
   delivery?: {
     pushedBranch: string | null;
@@ -215,6 +221,7 @@ export function renderFinalReport(r: FinalReport): string {
     `- contract: version ${r.contract.version}, hash \`${r.contract.hash}\``,
     `- review: ${r.reviewMode}`,
     `- sandbox: ${r.sandbox}`,
+    ...(r.baseDrift ? [`- base: ${describeDrift(r.baseDrift)}`] : []),
     ...(d
       ? [
           `- pushed: ${d.pushedBranch ? `\`${d.pushedBranch}\` to ${d.pushedTo}` : 'no'}`,
@@ -253,5 +260,9 @@ export function renderMergeRequestDescription(r: FinalReport): string {
       ['finding', 'title', 'severity'],
       dismissed.map((f) => [f.findingId, f.title, f.severity]),
     ),
+    ...(r.contextImpact
+      ? ['', `### Context impact: ${r.contextImpact.level}`, ...r.contextImpact.reasons.map((reason) => `- ${reason}`)]
+      : []),
+    ...(r.baseDrift ? ['', '### Base', describeDrift(r.baseDrift)] : []),
   ].join('\n');
 }

@@ -6,7 +6,7 @@ import { DEFAULT_API_POLICY } from '../../api/deps';
 import { LoopPullRequestKey } from '../../workflows/search-attributes';
 import { cleanLedger } from '../support/fake-llm-server';
 import { startFakeForgeServer, type FakeForgeServer } from '../support/fake-forge-server';
-import { CORRECT_SUM, createBareOrigin, scriptedMaker } from '../support/fixture-repo';
+import { commitFiles, CORRECT_SUM, createBareOrigin, createFixtureRepo, scriptedMaker } from '../support/fixture-repo';
 import { recordHistory } from '../support/histories';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { loopRequest } from '../support/loop-request';
@@ -91,6 +91,38 @@ test('PASS pushes the branch to the origin at the checkpoint; the patch applies 
   fs.rmSync(checkout, { recursive: true, force: true });
 });
 
+test('a base that moved under the change while the loop ran: the report says the change no longer merges', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  const submitted = await h.request(
+    'POST',
+    '/v1/loops',
+    loopRequest(repo, maker.argv, { requireContractApproval: true }),
+  );
+  // The workspace is cloned and the contract frozen; while the loop waits, main gets a conflicting commit.
+  const waiting = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION']);
+  commitFiles(repo, { 'src/sum.js': 'exports.sum = (a, b) => Number(a) + Number(b); // upstream\n' }, 'upstream fix');
+  h.llm.enqueue({ content: cleanLedger });
+  const approved = await h.request('POST', `/v1/loops/${waiting.id}/decisions`, {
+    kind: 'approve',
+    escalationId: waiting.escalations[0].id,
+  });
+  expect(approved.status).toBe(202);
+  const loop = await h.waitForLoop(waiting.id, ['PASSED', 'FAILED', 'REJECTED']);
+  expect(loop.status).toBe('PASSED');
+  const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
+  expect(report.body.body.baseDrift).toMatchObject({
+    baseRef: 'main',
+    baseCommit: loop.baseCommit,
+    currentCommit: gitIn(repo, 'rev-parse', 'main').trim(),
+    behind: 1,
+    conflicts: ['src/sum.js'],
+    problem: null,
+  });
+  expect(report.body.markdown).toContain('the change no longer merges cleanly: conflicts in src/sum.js');
+  expect(report.body.body.contextImpact).toEqual({ level: 'NONE', reasons: [] });
+});
+
 test('a named credential opens a draft GitHub pull request; the secret reaches no row, history or log', async () => {
   const origin = createBareOrigin();
   const before = forge.requests.length;
@@ -118,6 +150,8 @@ test('a named credential opens a draft GitHub pull request; the secret reaches n
   expect(sent[0]!.headers.accept).toBe('application/vnd.github+json');
   expect(sent[0]!.body.body).toContain('### Definition of Done');
   expect(sent[0]!.body.body).toContain('| AC-1 | sum adds two numbers | PROVEN |');
+  expect(sent[0]!.body.body).toContain('### Context impact: NONE');
+  expect(sent[0]!.body.body).toContain('### Base\n`main` has not moved since the loop started');
 
   const handle = h.temporal.workflow.getHandle(loop.workflowId);
   // The loop's row says PASSED before the workflow's next task upserts the search attribute: wait for it.

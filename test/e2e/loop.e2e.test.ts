@@ -96,6 +96,11 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
   expect(report.body.body.commits).toHaveLength(2);
   expect(report.body.markdown).toContain('independent model call (model scripted-reviewer, response id chatcmpl-');
   expect(report.body.markdown).toContain('| AC-1 | sum adds two numbers | PROVEN |');
+  // The change touched code inside an existing module, and nothing landed on main meanwhile (issue 28).
+  expect(report.body.body.contextImpact).toEqual({ level: 'NONE', reasons: [] });
+  expect(report.body.body.baseDrift).toMatchObject({ baseRef: 'main', behind: 0, conflicts: [], problem: null });
+  expect(report.body.markdown).toContain('### Context impact: NONE');
+  expect(report.body.markdown).toContain('- base: `main` has not moved since the loop started');
   // Every loop says how its commands were confined.
   expect(loop.sandbox).toBe('bwrap');
   expect(report.body.markdown).toContain('- sandbox: bubblewrap');
