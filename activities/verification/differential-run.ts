@@ -44,7 +44,8 @@ function title(name: string): string {
 
 /** Maven's gate with surefire's method filter (`-Dtest=*#adds,*#subtracts`), or null. */
 export function mavenAcceptanceTestsOnly(argv: string[], titles: string[]): string[] | null {
-  const methods = titles.map((t) => t.replace(/\(.*$/, ''));
+  // `adds`, `adds(int)[1]`, or as a contract names it, `CalcTest#adds` or `CalcTest.adds`.
+  const methods = titles.map((t) => t.replace(/\(.*$/, '').split(/[#.]/).pop()!);
   if (!isJvmBuild(argv) || !argv.some((word) => /(?:^|\/)mvnw?$/.test(word))) return null;
   if (!methods.length || !methods.every((m) => /^[\w$]+$/.test(m))) return null;
   return [...argv, `-Dtest=${methods.map((m) => `*#${m}`).join(',')}`, '-Dsurefire.failIfNoSpecifiedTests=false'];

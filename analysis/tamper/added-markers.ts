@@ -10,6 +10,8 @@ export interface Marker {
   pattern: RegExp;
   /** Only meaningful inside test files, e.g. Go's t.Skip or node:test's `{ skip: true }`. */
   testFilesOnly?: boolean;
+  /** Only outside test files, e.g. Java's @SuppressWarnings, which test code uses for generic mocks. */
+  notInTestFiles?: boolean;
 }
 
 export type MarkerTable = Partial<Record<Language, Marker[]>>;
@@ -25,7 +27,8 @@ export function findAddedMarkers(changes: FileChange[], table: MarkerTable, isTe
     const file = change.checkpointPath;
     const language = file ? languageOf(file) : null;
     if (!file || !language) continue;
-    const markers = (table[language] ?? []).filter((m) => !m.testFilesOnly || isTest(file));
+    const test = isTest(file);
+    const markers = (table[language] ?? []).filter((m) => (test ? !m.notInTestFiles : !m.testFilesOnly));
     const moved = countTrimmed(change.removed);
     const lines = change.added.filter((line) => {
       if (!markers.some((m) => m.pattern.test(line.text))) return false;

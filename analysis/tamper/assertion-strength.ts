@@ -1,7 +1,7 @@
 import type { Assertion } from './test-inventory';
 
 // How much an assertion checks, so that swapping `toBe(180)` for `toBeDefined()` (or `== 180` for
-// `is not None`) reads as weaker. One order across frameworks and languages:
+// `is not None`, `assertEquals(180, x)` for `assertNotNull(x)`) reads as weaker. One order across frameworks and languages:
 //   4 an exact value  >  3 part of a value (a pattern, range, member, type)  >  2 that something
 //   happened (threw, was called)  >  1 that a value exists, is truthy, or differs from one value  >
 //   0 nothing (no matcher, or a literal checked instead of the code).
@@ -96,6 +96,61 @@ const MATCHERS = new Map<string, Strength>(
     assert_called_once: 2,
     assert_awaited: 2,
     assert_awaited_once: 2,
+    // JUnit, TestNG, kotlin.test (assertEquals, assertTrue, assertFalse are covered above)
+    assertSame: 4,
+    assertNull: 4,
+    assertArrayEquals: 4,
+    assertIterableEquals: 4,
+    assertLinesMatch: 4,
+    assertContentEquals: 4,
+    assertEqualsNoOrder: 4,
+    assertEqualsDeep: 4,
+    assertDoesNotThrow: 1,
+    assertAll: 2,
+    fail: 2,
+    // AssertJ and Truth: assertThat(x).isEqualTo(…); assertThat(x) alone checks nothing
+    assertThat: 0,
+    isEqualTo: 4,
+    isSameAs: 4,
+    isNull: 4,
+    isTrue: 4,
+    isFalse: 4,
+    isEmpty: 4,
+    isZero: 4,
+    isOne: 4,
+    hasSize: 4,
+    containsExactly: 4,
+    containsExactlyInAnyOrder: 4,
+    containsExactlyElementsOf: 4,
+    containsOnly: 4,
+    isEqualByComparingTo: 4,
+    isEqualToComparingFieldByField: 4,
+    isEqualToIgnoringCase: 4,
+    isEqualToIgnoringWhitespace: 4,
+    isCloseTo: 4,
+    hasMessage: 4,
+    hasValue: 4,
+    isPresent: 1,
+    // Hamcrest: assertThat(x, is(…)), equalTo(…)
+    equalTo: 4,
+    nullValue: 4,
+    sameInstance: 4,
+    closeTo: 4,
+    // Mockito and MockK: verify(mock).charge(200); only any() arguments check only that the call happened
+    verify: 4,
+    verifyCalled: 2,
+    verifyNoInteractions: 4,
+    verifyNoMoreInteractions: 4,
+    verifyZeroInteractions: 4,
+    confirmVerified: 4,
+    // Kotest
+    shouldBe: 4,
+    shouldBeNull: 4,
+    shouldBeTrue: 4,
+    shouldBeFalse: 4,
+    shouldBeEmpty: 4,
+    shouldHaveSize: 4,
+    shouldContainExactly: 4,
   }) as [string, Strength][],
 );
 
@@ -112,22 +167,112 @@ const THROWS = new Set([
   'assertRaisesRegex',
   'assertWarns',
   'assertWarnsRegex',
+  // JUnit, TestNG, kotlin.test, Kotest, AssertJ; `expected` is JUnit 4's @Test(expected = X.class) and TestNG's
+  // expectedExceptions, `expectException` JUnit 4's ExpectedException rule (thrown.expect(X.class))
+  'assertThrows',
+  'assertThrowsExactly',
+  'expectThrows',
+  'assertFailsWith',
+  'assertFails',
+  'shouldThrow',
+  'shouldThrowExactly',
+  'shouldThrowAny',
+  'shouldThrowUnit',
+  'shouldThrowExactlyUnit',
+  'shouldThrowAnyUnit',
+  'shouldThrowWithMessage',
+  'expected',
+  'expectException',
+  'assertThatThrownBy',
+  'assertThatExceptionOfType',
+  'isInstanceOf',
+  'isExactlyInstanceOf',
+  'hasCauseInstanceOf',
+  'hasRootCauseInstanceOf',
 ]);
-const ANY_ERROR = new Set(['', 'Error', 'Exception', 'BaseException']);
-const ANY_OBJECT = new Set(['Object', 'object']);
+/** Expecting one of these accepts (nearly) any failure: Java's and Kotlin's roots of the exception tree too. */
+const ANY_ERROR = new Set(['', 'Error', 'Exception', 'BaseException', 'Throwable', 'RuntimeException']);
+const ANY_OBJECT = new Set(['Object', 'object', 'Any']);
+/** Matchers checking a value's type, which `Object` (or Kotlin's `Any`) always satisfies. */
+const INSTANCE_OF = new Set([
+  'toBeInstanceOf',
+  'isinstance',
+  'isInstanceOf',
+  'instanceOf',
+  'isA',
+  'assertInstanceOf',
+  'assertIs',
+  'shouldBeInstanceOf',
+]);
+
+/**
+ * The JDK's common exceptions, each with its parent: an expected exception changed to one of its
+ * subclasses (IllegalArgumentException → NumberFormatException) checks more, not less. Any other
+ * change of class (to a parent, a sibling, or a class this table does not know) counts as weakening:
+ * the test would pass on a failure it used to reject.
+ */
+const EXCEPTION_PARENT: Record<string, string> = {
+  Exception: 'Throwable',
+  Error: 'Throwable',
+  RuntimeException: 'Exception',
+  IllegalArgumentException: 'RuntimeException',
+  NumberFormatException: 'IllegalArgumentException',
+  IllegalStateException: 'RuntimeException',
+  NullPointerException: 'RuntimeException',
+  UnsupportedOperationException: 'RuntimeException',
+  ArithmeticException: 'RuntimeException',
+  ClassCastException: 'RuntimeException',
+  IndexOutOfBoundsException: 'RuntimeException',
+  ArrayIndexOutOfBoundsException: 'IndexOutOfBoundsException',
+  StringIndexOutOfBoundsException: 'IndexOutOfBoundsException',
+  NoSuchElementException: 'RuntimeException',
+  InputMismatchException: 'NoSuchElementException',
+  ConcurrentModificationException: 'RuntimeException',
+  DateTimeException: 'RuntimeException',
+  DateTimeParseException: 'DateTimeException',
+  UncheckedIOException: 'RuntimeException',
+  IOException: 'Exception',
+  FileNotFoundException: 'IOException',
+  FileSystemException: 'IOException',
+  NoSuchFileException: 'FileSystemException',
+  InterruptedException: 'Exception',
+  TimeoutException: 'Exception',
+  ExecutionException: 'Exception',
+  ReflectiveOperationException: 'Exception',
+  ClassNotFoundException: 'ReflectiveOperationException',
+  AssertionError: 'Error',
+};
+
+/** Whether exception class `after` is a subclass of `before` (by simple name, through EXCEPTION_PARENT). */
+export function narrowerException(after: string, before: string): boolean {
+  const simple = (name: string) => name.split('.').pop()!;
+  const wanted = simple(before);
+  for (let at = EXCEPTION_PARENT[simple(after)]; at; at = EXCEPTION_PARENT[at]) if (at === wanted) return true;
+  return false;
+}
+
+/** Whether an assertion checks a thrown exception, so its expected value is an exception class. */
+export function checksThrow(a: Assertion): boolean {
+  return THROWS.has(a.matcher.split('.').at(-1)!);
+}
 
 export function strengthOf(a: Assertion): Strength {
   if (a.literal || !a.matcher) return 0;
   const names = a.matcher.split('.');
   const last = names.at(-1)!;
   const negated =
-    names.includes('not') || /^(?:not|assertNot|assertIsNot)/.test(last) || last === '!=' || last === 'is not';
-  // expect.anything(), expect.any(Number), mock.ANY and `instanceof Object` accept (nearly) every value.
+    names.includes('not') ||
+    /^(?:not|assertNot|assertIsNot|isNot|doesNot|shouldNot)/.test(last) ||
+    last === '!=' ||
+    last === 'is not';
+  // expect.anything(), expect.any(Number), mock.ANY, Hamcrest's anything() and `instanceof Object` accept
+  // (nearly) every value.
   const acceptsAnything =
     a.expected.includes('expect . any') ||
     /(?:^|\.)ANY$/.test(a.expected) ||
-    ((last === 'toBeInstanceOf' || last === 'isinstance') && ANY_OBJECT.has(a.expected));
+    last === 'anything' ||
+    (INSTANCE_OF.has(last) && ANY_OBJECT.has(a.expected));
   if (negated || acceptsAnything) return 1;
-  if (THROWS.has(last)) return ANY_ERROR.has(a.expected) ? 2 : 4;
+  if (THROWS.has(last)) return ANY_ERROR.has(a.expected.split('.').pop()!) ? 2 : 4;
   return MATCHERS.get(last) ?? 3;
 }

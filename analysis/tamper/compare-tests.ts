@@ -1,4 +1,4 @@
-import { strengthOf } from './assertion-strength';
+import { checksThrow, narrowerException, strengthOf } from './assertion-strength';
 import { assertionKey, OUTSIDE_TESTS, type Assertion, type SyntaxInventory, type TestCase } from './test-inventory';
 
 // Which tests of a file check less at the checkpoint than at base, and how. Tests are matched by name
@@ -13,7 +13,9 @@ export type Weakening =
         'assertion weakened' | 'expected value changed' | 'assertion made unreachable' | 'assertion failure swallowed';
       before: Assertion;
       after: Assertion;
-    };
+    }
+  /** A test that expected no exception now passes when its code throws: JUnit 4's @Test(expected = …) added. */
+  | { kind: 'exception now expected'; after: Assertion };
 
 export interface PlacedTest {
   file: string;
@@ -29,6 +31,9 @@ export interface WeakenedTest {
 
 /** A test new in another changed test file, by name: where one missing from its own file may have moved. */
 export type MovedTest = (name: string) => PlacedTest | undefined;
+
+/** Checks that make the whole test pass when its code throws (jvm-test-inventory.ts). */
+const WHOLE_TEST_THROWS = new Set(['expected', 'expectException']);
 
 export function weakenedTests(
   file: string,
@@ -49,6 +54,9 @@ export function weakenedTests(
       continue;
     }
     const weakenings = compareAssertions(test.assertions, now?.test.assertions ?? []);
+    const expects = now?.test.assertions.find((a) => WHOLE_TEST_THROWS.has(a.matcher));
+    if (expects && !test.assertions.some((a) => WHOLE_TEST_THROWS.has(a.matcher)))
+      weakenings.unshift({ kind: 'exception now expected', after: expects });
     if (weakenings.length) weakened.push({ name: test.name, now: now ?? null, weakenings });
   }
   return weakened;
@@ -95,8 +103,11 @@ function judge(before: Assertion, after: Assertion | undefined): Weakening[] {
   if (after.unreachable) return [{ kind: 'assertion made unreachable', before, after }];
   if (after.swallowed && !before.swallowed) return [{ kind: 'assertion failure swallowed', before, after }];
   if (strengthOf(after) < strengthOf(before)) return [{ kind: 'assertion weakened', before, after }];
-  if (after.matcher === before.matcher && after.expected !== before.expected)
+  // An expected exception narrowed to a subclass checks more; any other change of class widens or moves it.
+  if (after.matcher === before.matcher && after.expected !== before.expected) {
+    if (checksThrow(after) && narrowerException(after.expected, before.expected)) return [];
     return [{ kind: 'expected value changed', before, after }];
+  }
   return [];
 }
 

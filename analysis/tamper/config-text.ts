@@ -1,6 +1,9 @@
-// The part of a config file a gate reads: a JSON key (package.json scripts) or an INI/TOML section
-// (pyproject.toml [tool.pytest…]) — its value, the line a finding points at, and putting back the
-// base version of a section for verification.
+import { BUILD_FILE_VIEWS } from './build-file-views';
+
+// The part of a config file a gate reads: a JSON key (package.json scripts), an INI/TOML section
+// (pyproject.toml [tool.pytest…]) or a build file's view (pom.xml outside its dependencies:
+// build-file-views.ts) — its value, the line a finding points at, and putting back the base version of
+// a section for verification.
 
 /** 1-based line of the object key at `keyPath` (e.g. ['scripts', 'test']), or null when absent. */
 export function jsonKeyLine(text: string, keyPath: readonly string[]): number | null {
@@ -35,8 +38,16 @@ export interface SectionText {
   line: number | null;
 }
 
-/** Sections of an INI/TOML file named `section` or `section.<sub>` (TOML sub-tables). */
+/**
+ * Sections of an INI/TOML file named `section` or `section.<sub>` (TOML sub-tables), or, for a section
+ * build-file-views.ts names, that part of a pom.xml or Gradle build script.
+ */
 export function sectionText(fileText: string, section: string): SectionText {
+  const view = BUILD_FILE_VIEWS[section];
+  if (view) {
+    const text = view.text(fileText);
+    return { text, line: text ? 1 : null };
+  }
   const picked: string[] = [];
   let line: number | null = null;
   let inside = false;
@@ -56,6 +67,8 @@ export function sectionText(fileText: string, section: string): SectionText {
  * sectionText text: where the first block stood, else at the end. An empty replacement removes it.
  */
 export function withSectionText(fileText: string, section: string, replacement: string): string {
+  const view = BUILD_FILE_VIEWS[section];
+  if (view) return view.restore(fileText, replacement);
   const kept: string[] = [];
   let at: number | null = null;
   let inside = false;

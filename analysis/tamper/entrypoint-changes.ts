@@ -3,6 +3,7 @@ import type { CommitReader, FileChange } from './change-set';
 import { addConfigReferences } from './config-references';
 import { isObject, packageKeyPath, parseJson, sectionText, valueAt, type SectionText } from './config-text';
 import { entrypointMatcher, gateEntrypoints, type GateEntrypoints } from './gate-entrypoints';
+import { addJvmBuildFiles } from './jvm-build-files';
 
 // Which of the maker's changes touch a gate entrypoint, computed from the base commit alone: the one
 // answer both the GATE_ENTRYPOINT_CHANGED finding and verification's restore of base versions
@@ -63,6 +64,7 @@ export async function gateEntrypointsAt(
   const scripts = valueAt(packageJson, ['scripts']);
   const entrypoints = gateEntrypoints(workspace, gates, isObject(scripts) ? scripts : {});
   await addConfigReferences(entrypoints, { files, read, packageJson });
+  await addJvmBuildFiles(entrypoints, { files, read, packageJson });
   return entrypoints;
 }
 

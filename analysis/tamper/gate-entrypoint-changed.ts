@@ -1,4 +1,5 @@
-import { firstChangedLine, quoteLines, type FileChange } from './change-set';
+import { BUILD_FILE_VIEWS } from './build-file-views';
+import { firstChangedLine, quoteLines, type DiffLine, type FileChange } from './change-set';
 import { jsonKeyLine, packageKeyPath } from './config-text';
 import {
   entrypointChanges,
@@ -28,7 +29,7 @@ export const gateEntrypointChanged: TamperCheck = async ({ input, changes, read,
     const hits = [
       ...changed.files.filter((entry) => entry.change === change).map(fileHit),
       ...(touches(change, 'package.json') ? changed.packageKeys.map((key) => packageHit(key, packageText)) : []),
-      ...changed.sections.filter((entry) => touches(change, entry.file)).map(sectionHit),
+      ...changed.sections.filter((entry) => touches(change, entry.file)).map((entry) => sectionHit(entry, change)),
     ];
     if (!hits.length) continue;
     findings.push({
@@ -64,11 +65,60 @@ function packageHit({ key, reason, before, after }: EntrypointKey, text: string 
   return { line, evidence: `package.json ${key}, read by the ${reason}, changed: ${shown(before)} → ${shown(after)}` };
 }
 
-function sectionHit({ file, section, reason, after }: EntrypointSection): Hit {
+function sectionHit({ file, section, reason, before, after }: EntrypointSection, change: FileChange): Hit {
+  if (BUILD_FILE_VIEWS[section]) return viewHit(file, section, reason, before.text, after.text, change);
   return {
     line: after.line ?? 1,
     evidence: `[${section}] in ${file}, read by the ${reason}, changed to:\n${after.text.slice(0, 1000) || '(removed)'}`,
   };
+}
+
+/**
+ * A build file's view changed (build-file-views.ts): the canonical lines it lost and gained, pointing at the
+ * first added (else removed) line of the diff that is one of them.
+ */
+function viewHit(
+  file: string,
+  section: string,
+  reason: string,
+  before: string,
+  after: string,
+  change: FileChange,
+): Hit {
+  const [removed, added] = [without(before, after), without(after, before)];
+  const inView = (lines: string[]) => (l: DiffLine) => {
+    const text = l.text.trim();
+    return text.length > 0 && lines.some((line) => line === text || (text.length > 3 && line.includes(text)));
+  };
+  const line =
+    change.added.find(inView(added))?.line ?? change.removed.find(inView(removed))?.line ?? firstChangedLine(change);
+  const quoted = (sign: string, lines: string[]) =>
+    lines
+      .slice(0, 8)
+      .map((l) => `${sign} ${l.slice(0, 200)}`)
+      .concat(lines.length > 8 ? [`… and ${lines.length - 8} more`] : []);
+  return {
+    line,
+    evidence: [
+      `${file} (${section}), read by the ${reason}, changed:`,
+      ...quoted('-', removed),
+      ...quoted('+', added),
+    ].join('\n'),
+  };
+}
+
+/** The lines of `text` that `other` does not have (as many times as they occur). */
+function without(text: string, other: string): string[] {
+  const left = new Map<string, number>();
+  for (const line of other.split('\n')) left.set(line, (left.get(line) ?? 0) + 1);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .filter((line) => {
+      const count = left.get(line) ?? 0;
+      left.set(line, count - 1);
+      return count <= 0;
+    });
 }
 
 function shown(value: unknown): string {

@@ -28,6 +28,39 @@ type ToolConfig = {
 };
 
 const TSC: ToolConfig = { files: ['**/tsconfig*.json'] };
+/**
+ * What the JUnit Platform reads besides the tests, in Maven and Gradle builds alike: its configuration
+ * (deactivated conditions, extension autodetection) and the listeners, post-discovery filters and
+ * extensions registered through the service loader, which can drop or pass any test.
+ */
+const JUNIT_PLATFORM = ['**/junit-platform.properties', '**/META-INF/services/org.junit.*'];
+/**
+ * Maven reads `.mvn/` (maven.config's options, jvm.config, extensions.xml's core extensions, the
+ * wrapper) and the wrapper scripts; every pom.xml outside its dependencies is added from the base
+ * tree (jvm-build-files.ts, build-file-views.ts).
+ */
+const MAVEN: ToolConfig = { files: ['**/.mvn/**', '**/mvnw', '**/mvnw.cmd', ...JUNIT_PLATFORM] };
+/**
+ * Gradle reads settings scripts, gradle.properties, the wrapper, buildSrc and every script a build
+ * applies (`apply from: 'gradle/test.gradle'`), whole, and the version catalog's plugins; build.gradle
+ * and build.gradle.kts outside their dependencies, and included builds, come from the base tree
+ * (jvm-build-files.ts).
+ */
+const GRADLE: ToolConfig = {
+  files: [
+    '**/settings.gradle',
+    '**/settings.gradle.kts',
+    '**/gradle.properties',
+    '**/gradle/wrapper/**',
+    '**/gradlew',
+    '**/gradlew.bat',
+    '**/buildSrc/**',
+    '**/!(build).gradle',
+    '**/!(build).gradle.kts',
+    ...JUNIT_PLATFORM,
+  ],
+  sections: [['gradle/libs.versions.toml', 'plugins']],
+};
 /** jest and mocha compile tests through babel when it is configured (@swc/jest through swc). */
 const TRANSPILERS = ['**/babel.config.*', '**/.babelrc', '**/.babelrc.*', '**/.swcrc'];
 const TOOL_CONFIGS: Record<string, ToolConfig> = {
@@ -90,6 +123,10 @@ const TOOL_CONFIGS: Record<string, ToolConfig> = {
   // .yarnrc.yml's yarnPath names the yarn release that runs the script; plugins run inside it.
   yarn: { files: ['.yarn/releases/**', '.yarn/plugins/**'] },
   bun: { files: ['**/bunfig.toml'] },
+  mvn: MAVEN,
+  mvnw: MAVEN,
+  gradle: GRADLE,
+  gradlew: GRADLE,
 };
 
 /** What every gate reads, whichever tools it runs; each reason completes "read by the …". */

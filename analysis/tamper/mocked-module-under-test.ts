@@ -6,7 +6,8 @@ import type { TamperCheck, TamperFinding } from './types';
 
 // docs/design.md §3.4: a test that mocks the repository's own code runs a stand-in, so it passes whatever that
 // code does. Only mocks the maker added count (absent from the file's base version), and only of
-// modules in the repository: mocking a third-party package (axios, requests) is ordinary testing.
+// modules in the repository: mocking a third-party package (axios, requests) is ordinary testing. In
+// Java and Kotlin only the class a test is named for counts (repo-modules.ts).
 
 export const mockedModuleUnderTest: TamperCheck = async ({
   input,

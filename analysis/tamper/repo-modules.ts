@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { throughAliases, type PathAlias } from './path-aliases';
+import { isTestFile } from './test-files';
 
 // Whether a mock's target is the repository's own code at the checkpoint, not a third-party package:
 // a relative JS specifier that resolves to a file, one the repository's path aliases turn into one
@@ -16,6 +17,7 @@ export function repositoryModule(
   aliases: PathAlias[] = [],
 ): string | null {
   if (testFile.endsWith('.py')) return pythonModule(target, testFile, files);
+  if (/\.(?:java|kt)$/.test(testFile)) return classUnderTest(target, testFile, files);
   if (!/^\.\.?(?:\/|$)/.test(target))
     return throughAliases(target, aliases).reduce<string | null>(
       (found, p) => found ?? javascriptModule(p, files),
@@ -35,6 +37,27 @@ function javascriptModule(resolved: string, files: ReadonlySet<string>): string 
     ...JS_EXTENSIONS.map((e) => `${resolved}/index${e}`),
   ];
   return candidates.find((c) => files.has(c)) ?? null;
+}
+
+/**
+ * Java and Kotlin: mocking a collaborator (`@Mock PaymentGateway gateway`) is how JVM unit tests are
+ * written, so only a mock of the class the test is named for counts — `mock(Price.class)`,
+ * `mockStatic(Price.class)`, `spy(new Price())`, `mockk<Price>()` in PriceTest — when that class is a
+ * source file of the repository (src/main/java/…/Price.java, or Price.kt).
+ */
+function classUnderTest(target: string, testFile: string, files: ReadonlySet<string>): string | null {
+  const tested = path.posix
+    .basename(testFile)
+    .replace(/\.(?:java|kt)$/, '')
+    .replace(/(?:Tests?|IT|ITCase|TestCase|Spec)$/, '');
+  const simple = target.split('.').pop()!.replace(/Kt$/, '');
+  if (!tested || simple !== tested) return null;
+  const suffix = target.includes('.') ? target.replace(/Kt$/, '').replace(/\./g, '/') : simple;
+  for (const file of files) {
+    const stem = file.replace(/\.(?:java|kt)$/, '');
+    if (stem !== file && (stem === suffix || stem.endsWith(`/${suffix}`)) && !isTestFile(file)) return file;
+  }
+  return null;
 }
 
 /** `app.pricing.total` → app/pricing.py; `.pricing` (from a relative import) is looked up beside the test. */

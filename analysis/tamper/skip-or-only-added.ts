@@ -6,6 +6,36 @@ import type { TamperCheck } from './types';
 // test expected to fail, a build condition on a test file — hides failing tests (or every other test)
 // from the tests gate, or turns a failure into a pass.
 
+// JUnit 4/5, TestNG, kotlin.test and Kotest. Tags (`@Tag`, `@Category`) are no skip: which tags run is
+// the build's configuration, a gate entrypoint (pom.xml, build.gradle).
+const JVM_SKIP_OR_ONLY = [
+  // @Ignore (JUnit 4, kotlin.test), @Disabled (JUnit 5), Kotest's @Ignored
+  { pattern: /@(?:[\w.]+\.)?(?:Ignore|Ignored|Disabled)\b/ },
+  // JUnit 5's conditions: @DisabledIf…, @EnabledIf…, @DisabledOnOs, @EnabledOnJre, @DisabledForJreRange, @DisabledInNativeImage
+  { pattern: /@(?:[\w.]+\.)?(?:Disabled|Enabled)(?:If|On|For|In|Unless)\w*/ },
+  // Assumptions abort a test as skipped: Assume.assumeTrue(…), Assumptions.assumeFalse(…), assumeThat(…)
+  {
+    pattern: /(?<![\w$])(?:Assume|Assumptions)\s*\.\s*assum\w*|(?<![\w$.])assum(?:e|ing)[A-Z]\w*\s*\(/,
+    testFilesOnly: true,
+  },
+  // TestNG's @Test(enabled = false) and SkipException, Kotest's .config(enabled = false) and xtest / xshould …
+  // (a test setting `settings.enabled = false` on its own objects skips nothing)
+  {
+    pattern: /(?:@Test\s*\(|\.config\s*\()[^)]*\benabled(?:If)?\s*=\s*(?:false\b|!|\{)|\bSkipException\b/,
+    testFilesOnly: true,
+  },
+  {
+    pattern: /(?<![\w$.])x(?:test|it|should|describe|context|given|when|then|feature|scenario|expect)\s*\(/,
+    testFilesOnly: true,
+  },
+  // A test expected to fail its own assertions passes when the code it checks is wrong.
+  {
+    pattern:
+      /\bexpected(?:Exceptions)?\s*=\s*\{?\s*(?:[\w.]+\.)?(?:AssertionError|AssertionFailedError|ComparisonFailure|Throwable|Error)(?:\.class|::class)/,
+    testFilesOnly: true,
+  },
+];
+
 const SKIP_OR_ONLY: MarkerTable = {
   javascript: [
     // it.skip(…), describe.only(…), test.skip.each(…), test.skipIf(…), test.runIf(…), t.skip(…), t.todo(…),
@@ -36,6 +66,8 @@ const SKIP_OR_ONLY: MarkerTable = {
     // A condition on a test module or test other than `cfg(test)`: `#[cfg(any())]` never compiles it.
     { pattern: /#\[\s*cfg(?:_attr)?\s*\((?!\s*test\s*\)\s*\])/, testFilesOnly: true },
   ],
+  java: JVM_SKIP_OR_ONLY,
+  kotlin: JVM_SKIP_OR_ONLY,
 };
 
 export const skipOrOnlyAdded: TamperCheck = async ({ changes, isTest }) =>

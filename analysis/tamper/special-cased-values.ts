@@ -78,8 +78,11 @@ export function testLiterals(text: string, name: string): Set<string> {
   const start = declared - 1;
   const lines = text.split('\n');
   const body: string[] = [];
+  // A JVM test's annotations may stand between its declared name (@DisplayName) and its body.
+  let opened = lines[start]!.includes('{');
   for (const line of lines.slice(start + 1, start + 1 + BODY_LINES)) {
-    if (TEST_DECLARATION.test(line)) break;
+    if (TEST_DECLARATION.test(line) || (opened && JVM_TEST_ANNOTATION.test(line))) break;
+    opened ||= line.includes('{');
     body.push(line);
   }
   return new Set(literalsIn(body.join('\n')).filter((x) => !COMMON_NUMBERS.has(x)));
@@ -87,11 +90,19 @@ export function testLiterals(text: string, name: string): Set<string> {
 
 const TEST_DECLARATION =
   /^\s*(?:(?:it|test|specify)(?:\.\w+)*\s*\(|def\s+test|func\s+Test|#\[(?:\w+::)*test\b|(?:async\s+)?fn\s+\w+\s*\(\s*\)\s*(?:->|\{))/;
+/** The next JUnit, TestNG or kotlin.test method, once the current one's body has begun. */
+const JVM_TEST_ANNOTATION = /^\s*@(?:[\w.]+\.)?(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b/;
 
-/** Numbers and quoted strings (of two characters or more), as written: `200`, `'$180.00'` → `$180.00`. */
+/**
+ * Numbers and quoted strings (of two characters or more), as written: `200`, `'$180.00'` → `$180.00`.
+ * Digit separators and Java's and Kotlin's type suffixes are left off (`1_000L` → `1000`), so a test's
+ * `200L` and the code's `200` are one value.
+ */
 function literalsIn(code: string): string[] {
   const strings = [...code.matchAll(/(['"`])((?:(?!\1)[^\\\n]|\\.){2,80})\1/g)].map((m) => m[2]!);
   const numbers =
-    code.replace(/(['"`])(?:(?!\1)[^\\\n]|\\.)*\1/g, ' ').match(/(?<![\w.$])-?\d+(?:\.\d+)?(?![\w.])/g) ?? [];
-  return [...strings, ...numbers];
+    code
+      .replace(/(['"`])(?:(?!\1)[^\\\n]|\\.)*\1/g, ' ')
+      .match(/(?<![\w.$])-?\d[\d_]*(?:\.\d[\d_]*)?(?:[lLfFdD]|[uU][lL]?)?(?![\w.])/g) ?? [];
+  return [...strings, ...numbers.map((n) => n.replace(/_/g, '').replace(/(?:[lLfFdD]|[uU][lL]?)$/, ''))];
 }

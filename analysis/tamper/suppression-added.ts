@@ -4,6 +4,14 @@ import type { TamperCheck } from './types';
 
 // docs/design.md §3.4: an added type or lint suppression silences the typecheck/lint gates instead of fixing code.
 
+// Java and Kotlin: the compiler's and linters' suppressions. @SuppressWarnings and Kotlin's @Suppress
+// count in product code only: test code uses them for generic mocks (`@SuppressWarnings("unchecked")`).
+const JVM_SUPPRESSIONS = [
+  { pattern: /@(?:file:|java\.lang\.|kotlin\.)?Suppress(?:Warnings)?\s*\(/, notInTestFiles: true },
+  // SpotBugs, PMD, Checkstyle, Sonar, ktlint
+  { pattern: /@(?:[\w.]+\.)?SuppressFBWarnings\b|\/\/\s*(?:NOPMD|NOSONAR|CHECKSTYLE\s*:\s*OFF|ktlint-disable)\b/ },
+];
+
 const SUPPRESSIONS: MarkerTable = {
   javascript: [{ pattern: /@ts-(?:ignore|expect-error|nocheck)\b|eslint-disable/ }],
   python: [
@@ -11,6 +19,8 @@ const SUPPRESSIONS: MarkerTable = {
   ],
   go: [{ pattern: /\/\/\s*nolint\b/ }],
   rust: [{ pattern: /#!?\[allow\(/ }],
+  java: JVM_SUPPRESSIONS,
+  kotlin: JVM_SUPPRESSIONS,
 };
 
 export const suppressionAdded: TamperCheck = async ({ changes, isTest }) =>

@@ -1,12 +1,13 @@
 import path from 'node:path';
 import type { FileChange } from './change-set';
 import { javascriptInventory, parsesAsJavaScript } from './js-test-inventory';
+import { jvmInventory, parsesAsJvm } from './jvm-test-inventory';
 import type { SyntaxInventory } from './test-inventory';
 import type { TamperContext, TamperInput } from './types';
 
 // Syntax inventories of every changed test file at both commits, read on first use and then shared by
-// the rules: JS/TS parsed in process, all Python files in one call of `parsePython` (a single python3
-// run: activities/tamper/python-syntax.ts).
+// the rules: JS/TS parsed in process, Java and Kotlin read from their tokens in process, all Python files
+// in one call of `parsePython` (a single python3 run: activities/tamper/python-syntax.ts).
 
 /** Larger files are not parsed (their rules fall back to counting): a test file this size is not hand-written. */
 const MAX_PARSED_CHARS = 512 * 1024;
@@ -44,6 +45,7 @@ async function loadAll(
       const text = await read(commit, file);
       if (text === null || text.length > MAX_PARSED_CHARS) continue;
       if (parsesAsJavaScript(file)) inventories.set(key(commit, file), javascriptInventory(file, text));
+      else if (parsesAsJvm(file)) inventories.set(key(commit, file), jvmInventory(file, text));
       else if (path.posix.extname(file).toLowerCase() === '.py') python.push({ at: key(commit, file), text });
     }
   }

@@ -1,4 +1,5 @@
 import { quoteLines, type DiffLine, type FileChange } from './change-set';
+import { lexJvm, matchBrackets } from './jvm-lexer';
 import { isRunnableSource, languageOf, withoutComments, type Language } from './languages';
 import { isTestData, type TestFileTest } from './test-files';
 import type { TamperCheck, TamperFinding, TamperRule } from './types';
@@ -25,6 +26,27 @@ const FRAMEWORK =
   /(?:node:)?(?:assert(?:\/strict)?|test)|@jest\/[\w-]+|jest(?:-[\w-]+)?|@vitest\/[\w-]+|vitest|mocha|chai|expect|should/;
 const MODULE_NAME = new RegExp(`['"\`](?:${FRAMEWORK.source})['"\`]`);
 
+/** JUnit 3, 4 and 5, TestNG, Mockito, AssertJ, Hamcrest, MockK, Kotest, kotlin.test, Truth, opentest4j. */
+const JVM_TEST_PACKAGES =
+  /org\.junit|junit\.framework|org\.testng|org\.mockito|org\.assertj|org\.hamcrest|io\.mockk|io\.kotest|kotlin\.test|com\.google\.common\.truth|org\.opentest4j/;
+const JVM_FRAMEWORK_IN_SOURCE: SourcePattern[] = [
+  { pattern: new RegExp(`^\\s*import\\s+(?:static\\s+)?(?:${JVM_TEST_PACKAGES.source})\\b`), notInTestSupport: true },
+  // used fully qualified, without an import: org.junit.Assert.assertTrue(…), org.mockito.Mockito.mock(…)
+  { pattern: new RegExp(`(?<![\\w."'])(?:${JVM_TEST_PACKAGES.source})\\.\\w`), notInTestSupport: true },
+];
+/**
+ * Product code asking whether a test runner runs it: surefire's and Gradle's system properties
+ * (surefire.test.class.path, org.gradle.test.worker), the launch command, or a test framework's name in a
+ * string — Class.forName("org.junit.Test"), a stack trace scanned for "junit".
+ */
+const JVM_RUN_DETECTED: SourcePattern[] = [
+  { pattern: /["'](?:surefire|failsafe|maven\.test|org\.gradle\.test|sun\.java\.command)\b[\w.-]*["']/ },
+  {
+    pattern:
+      /["'](?:org\.junit|junit\.framework|org\.testng|org\.mockito|org\.apache\.maven\.surefire|org\.gradle\.api\.internal\.tasks\.testing|worker\.org\.gradle|kotlin\.test|io\.kotest)\b[\w.$]*["']|["'](?:junit|jupiter|surefire|testng)["']/i,
+  },
+];
+
 const FRAMEWORK_IN_SOURCE: SourceTable = {
   javascript: [
     // import … from 'node:assert', require('chai'), import('@jest/expect')
@@ -42,6 +64,8 @@ const FRAMEWORK_IN_SOURCE: SourceTable = {
     { pattern: /\b(?:unittest\.TestCase|TestCase|pytest|_pytest)(?:\.\w+)+\s*=(?!=)/ },
   ],
   go: [{ pattern: /^\s*(?:import\s+)?(?:[\w.]+\s+)?"testing(?:\/[\w/]+)?"/, notInTestSupport: true }],
+  java: JVM_FRAMEWORK_IN_SOURCE,
+  kotlin: JVM_FRAMEWORK_IN_SOURCE,
 };
 
 const RUN_DETECTED: SourceTable = {
@@ -70,6 +94,8 @@ const RUN_DETECTED: SourceTable = {
       anywhere: true,
     },
   ],
+  java: JVM_RUN_DETECTED,
+  kotlin: JVM_RUN_DETECTED,
 };
 
 // Ends the process at import: at the start of a line (top level), not under `if __name__ == "__main__"`.
@@ -149,13 +175,116 @@ export const testRunDetected: TamperCheck = async ({ input, changes, isTest, rea
     "Product code reads a test runner's markers, so it can behave one way under the tests and another in use",
   );
 
-export const exitAtImport: TamperCheck = async ({ changes, isTest }) =>
+export const exitAtImport: TamperCheck = async ({ input, changes, isTest, read }) =>
   findings(
-    addedMatches(changes, EXIT_AT_IMPORT, isTest),
+    [
+      ...addedMatches(changes, EXIT_AT_IMPORT, isTest),
+      ...(await jvmExitsAtLoad(changes, isTest, (file) => read(input.checkpointCommit, file))),
+    ].sort((a, b) => a.file.localeCompare(b.file)),
     'EXIT_AT_IMPORT',
     'Process exits when the module is imported',
     'Product code ends the process at the top level, so a test run that imports it stops before its tests, with the exit code it chose',
   );
+
+/**
+ * Java and Kotlin product code that ends the process when its class is loaded: System.exit, Runtime's
+ * exit or halt, Kotlin's exitProcess in a static initializer, a static field's initializer, a Kotlin
+ * object's (or companion object's) init block or property, or a Kotlin top-level property. A test run
+ * that loads the class stops there. Best effort, from tokens (jvm-lexer.ts).
+ */
+async function jvmExitsAtLoad(
+  changes: FileChange[],
+  isTest: TestFileTest,
+  checkpointText: (file: string) => Promise<string | null>,
+): Promise<Hit[]> {
+  const hits: Hit[] = [];
+  for (const change of changes) {
+    const file = change.checkpointPath;
+    const language = file ? languageOf(file) : null;
+    if (!file || (language !== 'java' && language !== 'kotlin') || isTest(file) || isTestData(file)) continue;
+    if (!change.added.some((l) => JVM_EXIT.test(l.text))) continue;
+    const atLoad = exitLinesAtLoad((await checkpointText(file)) ?? '', language);
+    const lines = change.added.filter((l) => atLoad.has(l.line));
+    if (lines.length) hits.push({ file, lines });
+  }
+  return hits;
+}
+
+const JVM_EXIT = /\b(?:System\s*\.\s*exit|Runtime\s*\.\s*getRuntime\s*\(\s*\)\s*\.\s*(?:exit|halt)|exitProcess)\s*\(/;
+const CONTROL_BLOCKS = new Set([
+  'if',
+  'else',
+  'for',
+  'while',
+  'do',
+  'try',
+  'catch',
+  'finally',
+  'switch',
+  'synchronized',
+  'when',
+]);
+
+/** The lines of `text` that call an exit while its class (or Kotlin file) is being loaded. */
+function exitLinesAtLoad(text: string, dialect: 'java' | 'kotlin'): Set<number> {
+  const tokens = lexJvm(text, dialect).tokens;
+  const pairs = matchBrackets(tokens);
+  const enclosing: number[] = [];
+  const open: number[] = [];
+  tokens.forEach((token, i) => {
+    while (open.length && pairs.get(open.at(-1)!)! < i) open.pop();
+    enclosing.push(open.at(-1) ?? -1);
+    if (token.text === '{') open.push(i);
+  });
+  /** The words of the declaration or statement a `{` (or token) belongs to, back to the previous one. */
+  const header = (at: number): string[] => {
+    const words: string[] = [];
+    for (let k = at - 1; k >= 0; k--) {
+      const t = tokens[k]!;
+      if (t.text === ';' || t.text === '{' || t.text === '}') break;
+      if (t.kind === 'word') words.unshift(t.text);
+    }
+    return words;
+  };
+  const isObject = (brace: number) => {
+    const words = header(brace);
+    return words.includes('object') && !words.includes('fun');
+  };
+  /** The nearest Kotlin declaration keyword before `at` in its statement: `fun` (a function), `val`/`var` (a property). */
+  const declaredBy = (at: number): string | undefined => {
+    for (let k = at - 1; k >= 0; k--) {
+      const t = tokens[k]!.text;
+      if (t === ';' || t === '{' || t === '}') return undefined;
+      if (t === 'fun' || t === 'val' || t === 'var') return t;
+    }
+    return undefined;
+  };
+  const atLoad = (at: number): boolean => {
+    let brace = enclosing[at]!;
+    // Out of control blocks (`static { if (x) System.exit(1); }`), never out of a method or lambda.
+    while (brace >= 0 && CONTROL_BLOCKS.has(header(brace)[0] ?? '') && tokens[brace - 1]?.text !== '->')
+      brace = enclosing[brace]!;
+    if (dialect === 'kotlin') {
+      // A top-level or object property's initializer; an object's (or companion object's) init block.
+      if (brace < 0 || isObject(brace)) return declaredBy(at) !== 'fun';
+      return tokens[brace - 1]?.text === 'init' && enclosing[brace]! >= 0 && isObject(enclosing[brace]!);
+    }
+    if (brace < 0) return false;
+    // A static initializer, or a static field's initializer in a class body.
+    if (tokens[brace - 1]?.text === 'static') return true;
+    const owner = header(brace);
+    return ['class', 'interface', 'enum', 'record'].some((w) => owner.includes(w)) && header(at).includes('static');
+  };
+  const lines = new Set<number>();
+  tokens.forEach((token, i) => {
+    const call =
+      (token.text === 'exitProcess' && tokens[i + 1]?.text === '(') ||
+      (token.text === 'System' && tokens[i + 2]?.text === 'exit' && tokens[i + 3]?.text === '(') ||
+      (token.text === 'Runtime' && ['exit', 'halt'].includes(tokens[i + 6]?.text ?? ''));
+    if (call && atLoad(i)) lines.add(token.line);
+  });
+  return lines;
+}
 
 /**
  * Rust items (not modules) the maker marked `#[cfg(test)]`: a function, constant or impl that exists

@@ -12,11 +12,29 @@ const TEST_FILE_GLOBS = [
   '**/tests/**',
   '**/test/**',
   '**/__tests__/**',
+  // Java and Kotlin: Maven's and Gradle's test source sets at any module depth (`core/src/test/java/…`,
+  // `src/integrationTest/kotlin/…`), and the class names surefire and failsafe run wherever they are.
+  '**/src/test/**',
+  '**/src/*Test/**',
+  '**/*Test.{java,kt}',
+  '**/*Tests.{java,kt}',
+  '**/*TestCase.{java,kt}',
+  '**/*IT.{java,kt}',
+  '**/*ITCase.{java,kt}',
 ];
+
+/** What tests read in a Maven or Gradle layout: resources of a test source set are data, whatever their extension. */
+const TEST_RESOURCES = ['**/src/test/resources/**', '**/src/*Test/resources/**'];
+/** A main source set: javac compiles it into the product, and no runner looks there for tests. */
+const JVM_MAIN = '**/src/main/**/*.{java,kt}';
 
 /** A test path (TEST_FILE_GLOBS) holding source a runner loads, so a `.bak` copy is no test. */
 export function isTestFile(file: string): boolean {
-  return isRunnableSource(file) && TEST_FILE_GLOBS.some((glob) => minimatch(file, glob, { dot: true }));
+  return (
+    isRunnableSource(file) &&
+    TEST_FILE_GLOBS.some((glob) => minimatch(file, glob, { dot: true })) &&
+    ![...TEST_RESOURCES, JVM_MAIN].some((glob) => minimatch(file, glob, { dot: true }))
+  );
 }
 
 // What tests read: golden files, snapshots, fixtures, whatever their extension. A `.go` file under
@@ -32,11 +50,16 @@ const TEST_DATA_GLOBS = [
   '**/tests/**',
   '**/test/**',
   '**/__tests__/**',
+  ...TEST_RESOURCES,
 ];
 
 /** A file tests read but no runner loads as a test: changing it changes what the tests expect. */
 export function isTestData(file: string): boolean {
-  return !isTestFile(file) && TEST_DATA_GLOBS.some((glob) => minimatch(file, glob, { dot: true }));
+  return (
+    !isTestFile(file) &&
+    !minimatch(file, JVM_MAIN, { dot: true }) &&
+    TEST_DATA_GLOBS.some((glob) => minimatch(file, glob, { dot: true }))
+  );
 }
 
 // Rust's unit tests live beside the code they test (`#[cfg(test)] mod tests` in src/), and a `#[test]`
@@ -73,12 +96,21 @@ export async function testFilesAmong(
   return (file) => isTestFile(file) || byContent.has(file);
 }
 
+// JUnit 4 and 5, TestNG, kotlin.test; JUnit 5's @TestInstance or @TestMethodOrder declare no test.
+const JVM_TEST_CASE = /@(?:[\w.]+\.)?(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b/g;
+// assertEquals(…), assertThat(…), assertFailsWith<…>, fail(…), Mockito's verify(…), MockK's verify { … },
+// Kotest's infix `x shouldBe y`.
+const JVM_ASSERTION =
+  /(?<![\w$])(?:assert\w*|fail|verify\w*|coVerify\w*|shouldThrow\w*)\s*[(<{]|(?<![\w$])should(?!Throw)[A-Z]\w*\b/g;
+
 const TEST_CASE: Record<Language, RegExp> = {
   // it(…), test(…), it.each(…)(…), test.concurrent(…)
   javascript: /(?<![\w$.])(?:it|test)(?:\.\w+)*\s*\(/g,
   python: /\bdef\s+test\w*\s*\(/g,
   go: /\bfunc\s+(?:\([^)]*\)\s*)?Test\w*\s*\(/g,
   rust: /#\[(?:\w+::)*test\b/g,
+  java: JVM_TEST_CASE,
+  kotlin: JVM_TEST_CASE,
 };
 
 const ASSERTION: Record<Language, RegExp> = {
@@ -86,6 +118,8 @@ const ASSERTION: Record<Language, RegExp> = {
   python: /\bassert\b|\bself\.assert\w*\s*\(|\bpytest\.raises\s*\(/g,
   go: /\bt\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(?:assert|require)\.\w+\s*\(/g,
   rust: /\b(?:debug_)?assert(?:_eq|_ne)?!\s*\(/g,
+  java: JVM_ASSERTION,
+  kotlin: JVM_ASSERTION,
 };
 
 export interface TestInventory {

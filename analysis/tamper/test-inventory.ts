@@ -1,5 +1,5 @@
 // What a test file checks, read from its syntax tree (JS/TS by the TypeScript compiler, Python by its
-// own `ast`): every test with its assertions, and the mocks the file installs. Comparing the base and
+// own `ast`, Java and Kotlin from their tokens): every test with its assertions, and the mocks the file installs. Comparing the base and
 // checkpoint inventories of a file says which checks a maker removed or loosened.
 
 /** A statement, quoted: where an assertion stops running, or where its failure is caught. */

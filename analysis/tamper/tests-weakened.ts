@@ -7,10 +7,11 @@ import { countTests, declaresTestOrAssertion } from './test-files';
 import type { TamperCheck, TamperContext, TamperFinding } from './types';
 
 // docs/design.md §3.4: an existing test that now checks less — removed, an assertion removed or loosened, its
-// expected value changed to match the code, or its assertions no longer running or failing. JS/TS and
-// Python files are compared test by test from their syntax trees, one finding per weakened test. Go
-// and Rust files, and any file that could not be parsed, are still compared by counting test cases and
-// assertions with regular expressions (test-files.ts), one finding per file.
+// expected value (or expected exception) changed to match the code, or its assertions no longer running
+// or failing. JS/TS, Python, Java and Kotlin files are compared test by test from their syntax trees
+// (Java and Kotlin from their tokens: jvm-test-inventory.ts), one finding per weakened test. Go and Rust
+// files, and any file that could not be read, are still compared by counting test cases and assertions
+// with regular expressions (test-files.ts), one finding per file.
 
 const SHOWN_WEAKENINGS = 8;
 
@@ -97,6 +98,8 @@ function describe(w: Weakening): string {
       );
     case 'expected value changed':
       return `- expected value changed, line ${w.after.line}: ${w.before.text} → ${w.after.text}`;
+    case 'exception now expected':
+      return `- the test now passes when its code throws${w.after.expected ? ` ${w.after.expected}` : ''}, line ${w.after.line}: ${w.after.text}`;
   }
 }
 

@@ -83,15 +83,19 @@ export function frozenTestFindings(
 export function declarationLine(text: string | null, name: string | undefined): number | null {
   if (!text || !name) return null;
   const title = testTitle(name);
+  // A JVM method: `adds()` as JUnit 5 reports it, `adds(int)` for a parameterised run, `CalcTest#adds` or
+  // `CalcTest.adds` as a contract may name it; a Kotlin method may be named in backticks.
+  const plain = title.replace(/\(.*\)$/, '');
+  const method = /(?:^|[#.])([A-Za-z_$][\w$]*)$/.exec(plain)?.[1] ?? plain;
   const lines = text.split('\n');
   const at = lines.findIndex(
     (line) =>
       line.includes(`'${title}'`) ||
       line.includes(`"${title}"`) ||
       line.includes(`\`${title}\``) ||
+      line.includes(`\`${plain}\``) ||
       new RegExp(`\\b(?:def|func|fn|fun)\\s+${escapeRegExp(title)}\\b`).test(line) ||
-      // A JVM method: `void adds()`, or `adds(int)` as a parameterised run names it.
-      new RegExp(`\\bvoid\\s+${escapeRegExp(title.replace(/\(.*\)$/, ''))}\\s*\\(`).test(line),
+      new RegExp(`\\b(?:void|fun)\\s+${escapeRegExp(method)}\\s*\\(`).test(line),
   );
   return at >= 0 ? at + 1 : null;
 }

@@ -276,7 +276,7 @@ describe('offline builds and the differential run', () => {
 
   test('the differential run narrows Maven to the acceptance tests with surefire’s method filter', () => {
     const argv = ['mvn', '--batch-mode', '--offline', 'test'];
-    expect(mavenAcceptanceTestsOnly(argv, ['adds', 'sums(int)[1]'])).toEqual([
+    expect(mavenAcceptanceTestsOnly(argv, ['CalcTest#adds', 'sums(int)[1]'])).toEqual([
       ...argv,
       '-Dtest=*#adds,*#sums',
       '-Dsurefire.failIfNoSpecifiedTests=false',
