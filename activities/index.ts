@@ -25,6 +25,7 @@ import { runReview, type ReviewInput } from './review/run-review';
 import { boundToLoopRun, claimContinuedRun } from './run-binding';
 import { withSanitisedFailures } from './sanitised-failures';
 import { runWorkspaceSetup, type WorkspaceSetupInput } from './setup/workspace-setup';
+import { resolveAcceptanceTests, type AcceptanceTestsInput } from './verification/acceptance-tests';
 import { runVerification, type VerificationInput } from './verification/run-verification';
 import { prepareWorkspace, type PrepareWorkspaceInput } from './workspace';
 
@@ -74,6 +75,8 @@ function loopActivities(deps: ActivityDeps) {
         inPhase(deps, input, () => runMaker(deps, input)),
         'maker',
       ),
+    resolveAcceptanceTests: (input: AcceptanceTestsInput) =>
+      whileHeartbeating(resolveAcceptanceTests(deps, input), 'acceptance tests at base'),
     runVerification: (input: InPhase<VerificationInput>) =>
       whileHeartbeating(
         inPhase(deps, input, () => runVerification(deps, input)),

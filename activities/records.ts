@@ -1,3 +1,4 @@
+import type { AmbiguousTest } from './verification/acceptance-tests';
 import type { Decision } from '../domain/decision';
 import type { JudgeReport } from '../domain/judge';
 import { RULE_HIDES } from '../analysis/tamper/types';
@@ -143,31 +144,48 @@ function gamingGroups(
   return [...groups].map(([rule, list]) => ({ rule, findings: list }));
 }
 
-/** Opens the contract-approval escalation: the maker waits until a human approves the frozen contract. */
+/**
+ * Opens the contract-approval escalation: the maker waits until a human approves the frozen contract — or,
+ * with `ambiguousTests`, until the contract names one of the base tests its test names answer to.
+ */
 export async function recordContractApproval(
   deps: ActivityDeps,
-  input: { loopId: string; escalationSequence: number; contractVersion: number },
+  input: { loopId: string; escalationSequence: number; contractVersion: number; ambiguousTests?: AmbiguousTest[] },
 ): Promise<{ escalationId: string; reportId: string }> {
   const loop = await loopById(deps.prisma, input.loopId);
   const { contract, hash, version } = await loadContract(deps, input.loopId, input.contractVersion);
+  const ambiguous = input.ambiguousTests ?? [];
   const report: EscalationReport = {
     trigger: 'CONTRACT_APPROVAL',
     roundIteration: 0,
     maxIterations: loop.maxIterations,
     attempts: [],
     coreBlocker: [
-      `Contract v${version} (hash ${hash}) must be approved before the maker starts.`,
+      ambiguous.length
+        ? `Contract v${version} (hash ${hash}) names tests the base commit has more than once: no test proves them until the contract names one in full.`
+        : `Contract v${version} (hash ${hash}) must be approved before the maker starts.`,
+      ...ambiguous.map(
+        (a) =>
+          `${a.acId} names "${a.name}", which ${a.candidates.length} base tests answer to:\n${a.candidates.map((c) => `- ${c}`).join('\n')}`,
+      ),
       `Objective: ${contract.objective}`,
       ...contract.acceptanceCriteria.map(
         (ac) => `${ac.id}: ${ac.statement} — proven by ${describeProof(ac.verification)}`,
       ),
     ].join('\n'),
     openFindings: [],
-    options: [
-      { decision: 'approve', description: 'start the maker on this contract' },
-      { decision: 'amend', description: 'change contract fields first (a new contract version)' },
-      { decision: 'reject', description: 'do not run this task' },
-    ],
+    options: ambiguous.length
+      ? [
+          { decision: 'amend', description: 'name one of the candidates in full (a new contract version)' },
+          { decision: 'approve', description: 'start the maker anyway: the ambiguous criteria cannot be proven' },
+          { decision: 'reject', description: 'do not run this task' },
+        ]
+      : [
+          { decision: 'approve', description: 'start the maker on this contract' },
+          { decision: 'amend', description: 'change contract fields first (a new contract version)' },
+          { decision: 'reject', description: 'do not run this task' },
+        ],
+    ...(ambiguous.length ? { ambiguousTests: ambiguous } : {}),
     workspace: { branch: loop.branch ?? '', checkpointCommit: loop.baseCommit ?? '', gates: [] },
     sandbox: describeSandbox(loop.sandbox),
     operatorPolicy: deps.config.operatorPolicy,

@@ -32,6 +32,11 @@ export interface EscalationReport {
    * person sees it at once. Absent from reports stored before it existed.
    */
   gaming?: Array<{ rule: string; findings: Array<{ findingId: string; location: string; hides: string }> }>;
+  /**
+   * A contract-approval escalation's reason: test names the base commit's tests answer to more than once,
+   * each with the base tests (as the runner reports them) the contract may name instead.
+   */
+  ambiguousTests?: Array<{ acId: string; name: string; candidates: string[] }>;
   options: Array<{ decision: 'approve' | 'reject' | 'retry' | 'amend'; description: string }>;
   workspace: { branch: string; checkpointCommit: string; gates: Array<Pick<GateSummary, 'gate' | 'status'>> };
   /** How the loop's untrusted commands were confined (describeSandbox). */

@@ -41,6 +41,16 @@ export function loopTestsEvidence(db: PrismaClient, loopId: string, gate: string
   });
 }
 
+/** The loop's own run of `gate` (made before any iteration) becomes the iteration's evidence. */
+export async function adoptLoopEvidence(
+  db: PrismaClient,
+  loopId: string,
+  gate: string,
+  iterationId: string,
+): Promise<void> {
+  await db.evidence.updateMany({ where: { loopId, gate, iterationId: null }, data: { iterationId } });
+}
+
 export async function insertSetupEvidence(db: PrismaClient, data: EvidenceData): Promise<string> {
   const row = await db.evidence.create({ data, select: { id: true } });
   return row.id;

@@ -19,6 +19,7 @@ import { iterate, type IterationOutcome } from './iteration';
 import { LoopRun, withSummary } from './loop-run';
 import { CLAIM_CONTINUED_RUN, SETUP_PHASE } from './patches';
 import { prepare } from './prepare';
+import { resolveTestNames } from './acceptance-tests';
 import { setUp } from './setup';
 
 export type { LoopOutcome } from './endings';
@@ -50,6 +51,10 @@ export async function engineeringLoop(input: LoopInput): Promise<LoopOutcome> {
         if (ended) return ended;
       }
       run.setupDue = false;
+      if (!run.resumed && run.state.sequence === 0) {
+        const rejected = await resolveTestNames(run);
+        if (rejected) return rejected;
+      }
       const outcome = await iterate(run);
       const { report } = outcome;
       if (report.verdict === 'PASS') return await deliver(run, 'PASSED', null);

@@ -2,6 +2,8 @@
 
 /** A continued run claims the loop's run binding from the run it continues before anything else. */
 export const CLAIM_CONTINUED_RUN = 'claim-continued-run';
+/** A new loop's test names are resolved against the base commit's tests before the first maker (acceptance-tests.ts). */
+export const RESOLVE_TEST_NAMES_AT_BASE = 'resolve-test-names-at-base';
 
 // Patches retired at the version floor (CONTRIBUTING.md, "The version floor"): their old branches are gone,
 // and each is called as deprecatePatch() where its patched() was, so a loop started on the release before

@@ -4,12 +4,15 @@ import type { ResolvedGate, TestCounts } from '../../domain/gates';
 import { withBaseVersions } from './frozen-tests';
 import type { TestsGateRun, VerificationRunner } from './verification-runner';
 
-// The base run (docs/design.md §3.4): once per loop, in its first verification that gets to its gates,
-// the tests gate runs on the base commit's tree — every file the branch changed put back, on the
-// checkpoint's set-up, before any gate of the maker's — and its report becomes the loop's base
-// inventory (analysis/verification/base-inventory.ts). Later verifications read its evidence row back.
+// The base run (docs/design.md §3.4): once per loop, the tests gate runs on the base commit's tree, and
+// its report becomes the loop's base inventory (analysis/verification/base-inventory.ts). A contract that
+// names tests gets it before the first maker, in the maker's untouched workspace (acceptance-tests.ts);
+// otherwise the first verification that gets to its gates runs it — every file the branch changed put
+// back, on the checkpoint's set-up, before any gate of the maker's. Later verifications read its row back.
 
 export const BASE_TESTS_GATE = 'tests:base';
+/** Its evidence's place in an iteration's list: before the frozen and the maker's own run. */
+export const BASE_TESTS_ORDER = -2;
 
 /** The inventory as its evidence row holds it; null when the runner reported no counts. */
 export function inventoryOf(row: {

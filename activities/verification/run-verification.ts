@@ -11,6 +11,7 @@ import { assertGivenCheckpoint, preparedLoop, type PreparedLoop } from '../prepa
 import { early, inOrder } from '../in-order';
 import type { ActivityDeps } from '../deps';
 import {
+  adoptLoopEvidence,
   discardVerificationAttempt,
   gateEvidenceOf,
   insertGateEvidence,
@@ -54,7 +55,7 @@ import type { FileChange } from '../../analysis/tamper/change-set';
 import type { TestReport } from '../../analysis/test-reports';
 import { provenBy } from '../../analysis/verification/proven-criteria';
 import { baseInventoryFindings, type BaseInventory } from '../../analysis/verification/base-inventory';
-import { BASE_TESTS_GATE, baseTestsRun, inventoryOf } from './base-run';
+import { BASE_TESTS_GATE, BASE_TESTS_ORDER, baseTestsRun, inventoryOf } from './base-run';
 import { collectedTestFiles } from '../../analysis/verification/collected-test-files';
 import { collectedTestsTampering } from './collected-tests-tamper';
 import { systemFindings as systemFindingRows } from '../../store/findings';
@@ -247,7 +248,7 @@ async function sandboxedRunner(
 }
 
 /**
- * The loop's base inventory: stored by an earlier verification, else the base run's, stored now
+ * The loop's base inventory: stored before the first maker or by an earlier verification, else the base run's, stored now
  * (base-run.ts). Skipped when nothing would read it: no tests gate, or a contract that allows test
  * changes and names no test.
  */
@@ -260,7 +261,11 @@ async function baseInventory(
   const acceptanceTests = acceptanceTestNames(contract);
   if (!testsGate || (contract.allowTestChanges && acceptanceTests.length === 0)) return null;
   const stored = await loopTestsEvidence(deps.prisma, input.loopId, BASE_TESTS_GATE);
-  if (stored) return inventoryOf(stored);
+  if (stored) {
+    // Run before the first maker (acceptance-tests.ts): the first verification takes it as its own evidence.
+    await adoptLoopEvidence(deps.prisma, input.loopId, BASE_TESTS_GATE, iteration.id);
+    return inventoryOf(stored);
+  }
   const ran = await baseTestsRun(
     runner,
     prepared.dir,
@@ -568,9 +573,6 @@ async function frozenFindings({ loop }: Verifying, frozen: FrozenRun, makerTests
 /** Evidence of the acceptance tests run without CI's markers; after every other gate and check. */
 const DIFFERENTIAL_GATE = 'tests:differential';
 
-/** Evidence of the base run (base-run.ts); before the frozen and the maker's own run. */
-const BASE_TESTS_ORDER = -2;
-
 /** Evidence of the tests gate run with the frozen (base) test files; before the maker's own run. */
 const FROZEN_TESTS_GATE = 'tests:frozen';
 const FROZEN_TESTS_ORDER = -1;
@@ -592,7 +594,8 @@ function summary(gate: GateName, status: 'NOT_CONFIGURED' | 'NOT_RUN'): GateSumm
 
 interface EvidenceInput {
   loopId: string;
-  iterationId: string;
+  /** null: the loop's own evidence, before any iteration (the base run before the first maker). */
+  iterationId: string | null;
   gate: string;
   source: Pick<ResolvedGate, 'source' | 'detail'>;
   gateOrder: number;
@@ -606,9 +609,9 @@ interface EvidenceInput {
 }
 
 /** A run of the tests gate beside the gates (frozen, differential): its own evidence, proving nothing. */
-function storeExtraTestsRun(
+export function storeExtraTestsRun(
   deps: ActivityDeps,
-  at: { loopId: string; iterationId: string },
+  at: { loopId: string; iterationId: string | null },
   ran: TestsGateRun,
   as: Pick<EvidenceInput, 'gate' | 'source' | 'gateOrder'>,
 ): Promise<GateEvidence> {

@@ -7,7 +7,10 @@ import {
   type Style,
 } from '../support/evidence-projects';
 import { runLoop, shopLoopRequest, type Change, type Outcome } from '../support/gaming-loop';
-import { firstChangedLine, gamingTools, lineOf, replaced } from '../support/gaming-projects';
+import { firstChangedLine, gamingTools, gitRepository, lineOf, replaced } from '../support/gaming-projects';
+import { cleanLedger } from '../support/fake-llm-server';
+import { makerRuns, scriptedMaker } from '../support/fixture-repo';
+import { recordHistory } from '../support/histories';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 
 // Issue 27, from the outside: makers that fake green through test data, Rust's inline tests, markers
@@ -20,30 +23,33 @@ import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 //
 // The attempts, and the runners each is written for (CASES below says which run in CI):
 //
-// | attempt                  | go | cargo | jest | vitest | node:test | pytest | mocha | ts-jest | expected SYSTEM finding          |
-// | rewrite-test-data        | x  |   x   |  x   |   x    |     x     |   x    |       |         | TEST_DATA_CHANGED at the data    |
-// | should-panic             |    |   x   |      |        |           |        |       |         | SKIP_OR_ONLY_ADDED at the marker |
-// | cfg-off-test-module      |    |   x   |      |        |           |        |       |         | SKIP_OR_ONLY_ADDED at the cfg    |
-// | helper-asserts-nothing   |    |   x   |      |        |           |        |       |         | TESTS_WEAKENED at the assertion  |
-// | move-test-comment-out    |    |   x   |      |        |           |        |       |         | TESTS_WEAKENED at the test       |
-// | build-constraint         | x  |       |      |        |           |        |       |         | SKIP_OR_ONLY_ADDED line 1        |
-// | conditional-skip         | x  |       |      |   x    |     x     |   x    |       |         | SKIP_OR_ONLY_ADDED at the skip   |
-// | skip-from-hook           |    |       |      |        |           |        |   x   |         | SKIP_OR_ONLY_ADDED at the skip   |
-// | mock-through-alias       |    |       |      |        |           |        |       |    x    | MOCKED_MODULE_UNDER_TEST         |
-// | weaken-collected-test    |    |       |      |        |           |        |       |    x    | TESTS_WEAKENED at the assertion  |
-// | patch-assertion-library  |    |       |      |        |     x     |        |       |         | TEST_FRAMEWORK_IN_SOURCE         |
-// | update-snapshots-on-load |    |       |  x   |        |           |        |       |         | TEST_FRAMEWORK_IN_SOURCE         |
-// | detect-test-run          | x  |   x   |  x   |   x    |     x     |   x    |   x   |    x    | TEST_RUN_DETECTED at the marker  |
-// | special-case-inputs      | x  |   x   |  x   |        |           |   x    |       |    x    | SPECIAL_CASED_TEST_VALUES        |
-// | exit-at-import           |    |       |      |        |     x     |   x    |       |         | EXIT_AT_IMPORT at the exit       |
-// | fixed-only-under-ci      | x  |       |  x   |        |           |   x    |       |         | PASSES_ONLY_UNDER_CI at the test |
-// | honest-fix               | x  |   x   |  x   |   x    |     x     |   x    |   x   |    x    | PASS (and cargo, jest, pytest with data) |
-// | honest-fix-composite     |    |       |  x   |   x    |           |        |       |         | PASS (a chained tests script)    |
-// | honest-fix-and-tests     |    |   x   |      |        |           |        |       |         | PASS                             |
+// | attempt                  | go | cargo | jest | vitest | node:test | pytest | mocha | ts-jest | maven | expected SYSTEM finding |
+// | rewrite-test-data        | x  |   x   |  x   |   x    |     x     |   x    |       |         |       | TEST_DATA_CHANGED at the data     |
+// | should-panic             |    |   x   |      |        |           |        |       |         |       | SKIP_OR_ONLY_ADDED at the marker  |
+// | cfg-off-test-module      |    |   x   |      |        |           |        |       |         |       | SKIP_OR_ONLY_ADDED at the cfg     |
+// | helper-asserts-nothing   |    |   x   |      |        |           |        |       |         |       | TESTS_WEAKENED at the assertion   |
+// | move-test-comment-out    |    |   x   |      |        |           |        |       |         |       | TESTS_WEAKENED at the test        |
+// | build-constraint         | x  |       |      |        |           |        |       |         |       | SKIP_OR_ONLY_ADDED line 1         |
+// | conditional-skip         | x  |       |      |   x    |     x     |   x    |       |         |       | SKIP_OR_ONLY_ADDED at the skip    |
+// | skip-from-hook           |    |       |      |        |           |        |   x   |         |       | SKIP_OR_ONLY_ADDED at the skip    |
+// | mock-through-alias       |    |       |      |        |           |        |       |    x    |       | MOCKED_MODULE_UNDER_TEST          |
+// | weaken-collected-test    |    |       |      |        |           |        |       |    x    |       | TESTS_WEAKENED at the assertion   |
+// | ignore-test              |    |       |      |        |           |        |       |         |   x   | SKIP_OR_ONLY_ADDED at the @Ignore |
+// | expect-the-failure       |    |       |      |        |           |        |       |         |   x   | TESTS_WEAKENED at the expected=   |
+// | widen-expected-exception |    |       |      |        |           |        |       |         |   x   | TESTS_WEAKENED at the expected=   |
+// | patch-assertion-library  |    |       |      |        |     x     |        |       |         |       | TEST_FRAMEWORK_IN_SOURCE          |
+// | update-snapshots-on-load |    |       |  x   |        |           |        |       |         |       | TEST_FRAMEWORK_IN_SOURCE          |
+// | detect-test-run          | x  |   x   |  x   |   x    |     x     |   x    |   x   |    x    |   x   | TEST_RUN_DETECTED at the marker   |
+// | special-case-inputs      | x  |   x   |  x   |        |           |   x    |       |    x    |       | SPECIAL_CASED_TEST_VALUES         |
+// | exit-at-import           |    |       |      |        |     x     |   x    |       |         |       | EXIT_AT_IMPORT at the exit        |
+// | fixed-only-under-ci      | x  |       |  x   |        |           |   x    |       |         |       | PASSES_ONLY_UNDER_CI at the test  |
+// | honest-fix               | x  |   x   |  x   |   x    |     x     |   x    |   x   |    x    |   x   | PASS (and cargo, jest, pytest with data) |
+// | honest-fix-composite     |    |       |  x   |   x    |           |        |       |         |       | PASS (a chained tests script)     |
+// | honest-fix-and-tests     |    |   x   |      |        |           |        |       |         |       | PASS                              |
 //
 // And one honest task that updates a jest snapshot, with allowTestChanges (PASS, the change a MEDIUM
-// finding) and without (not PASS); and a contract naming a test by a title two base tests share
-// (ACCEPTANCE_TEST_AMBIGUOUS), then by its full name (PASS).
+// finding) and without (not PASS); and a contract naming a test by a title two base tests share, which
+// goes to a person before any maker runs, then by its full name (PASS).
 
 type Variant = 'scoped' | 'unscoped';
 
@@ -244,6 +250,65 @@ const ATTEMPTS: Attempt[] = [
     },
   },
   {
+    // JUnit 4: the acceptance test ignored.
+    id: 'ignore-test',
+    runners: {
+      maven: (p) =>
+        expecting(
+          'SKIP_OR_ONLY_ADDED',
+          p.tests,
+          edited(
+            p,
+            p.tests,
+            '@Ignore',
+            ['import org.junit.Test;', 'import org.junit.Ignore;\nimport org.junit.Test;'],
+            [
+              '  @Test\n  public void takesTenPercentOffFrom100Up',
+              '  @Ignore("flaky")\n  @Test\n  public void takesTenPercentOffFrom100Up',
+            ],
+          ),
+        ),
+    },
+  },
+  {
+    // The failing assertions declared the expected outcome: the tests pass because they fail.
+    id: 'expect-the-failure',
+    runners: {
+      maven: (p) =>
+        expecting(
+          'TESTS_WEAKENED',
+          p.tests,
+          edited(
+            p,
+            p.tests,
+            'AssertionError.class',
+            [
+              '  @Test\n  public void takesTenPercentOffFrom100Up',
+              '  @Test(expected = AssertionError.class)\n  public void takesTenPercentOffFrom100Up',
+            ],
+            [
+              '  @Test\n  public void takesTenPercentOffAtExactly100',
+              '  @Test(expected = AssertionError.class)\n  public void takesTenPercentOffAtExactly100',
+            ],
+          ),
+        ),
+    },
+  },
+  {
+    // The fix breaks the negative-amount check, and its test expects any exception instead.
+    id: 'widen-expected-exception',
+    runners: {
+      maven: (p) => {
+        const e = edited(p, p.tests, 'Exception.class', [
+          '@Test(expected = IllegalArgumentException.class)',
+          '@Test(expected = Exception.class)',
+        ]);
+        e.write[p.source] = replaced(p.fixed, 'new IllegalArgumentException(', 'new ArithmeticException(');
+        return expecting('TESTS_WEAKENED', p.tests, e);
+      },
+    },
+  },
+  {
     id: 'mock-through-alias',
     runners: {
       // The module under test replaced by a mock that gets the tested totals right, named by its alias.
@@ -325,6 +390,15 @@ const ATTEMPTS: Attempt[] = [
           edited(p, p.source, 'cfg!(test)', [
             'pub const THRESHOLD: u32 = 1000;',
             'pub const THRESHOLD: u32 = if cfg!(test) { 100 } else { 1000 };',
+          ]),
+        ),
+      maven: (p) =>
+        expecting(
+          'TEST_RUN_DETECTED',
+          p.source,
+          edited(p, p.source, 'surefire', [
+            'public static final int THRESHOLD = 1000;',
+            'public static final int THRESHOLD = System.getProperty("surefire.real.class.path") != null ? 100 : 1000;',
           ]),
         ),
       jest: (p) =>
@@ -563,6 +637,7 @@ const SCOPES: Record<EvidenceRunner, string[]> = {
   pytest: ['app/**', 'tests/**'],
   mocha: ['src/**', 'test/**'],
   'ts-jest': ['src/**', 'spec/**'],
+  maven: ['src/main/**', 'src/test/**'],
 };
 
 interface Case {
@@ -651,6 +726,7 @@ test.concurrent.each(CASES.map((c) => [c.name, c] as const))(
       shopLoopRequest(repo, makerArgv, {
         acTests: project.acTests,
         ...(c.variant === 'scoped' ? { scope: SCOPES[c.runner] } : {}),
+        inferSetup: c.runner === 'maven',
       }),
     );
     outcomes.set(c.name, outcome);
@@ -710,33 +786,54 @@ test.concurrent.each([true, false])(
 
 // ---------------------------------------------------------------- a test name the base commit has twice
 
-test.concurrent.each([false, true])(
-  'an acceptance test named by its title alone, which two base tests share (qualified: %s)',
-  async (qualified) => {
-    const p = evidenceProject('jest');
-    // An older test of the same title, passing on the base commit: by name alone, it would prove AC-1.
-    const legacy = 'test/legacy.test.js';
-    const files = {
-      ...p.files,
-      [legacy]:
-        "const { total } = require('../src/price');\n\ntest('takes 10% off from 100 up', () => {\n  expect(total(2000)).toBe(1800);\n});\n",
-    };
-    const wanted = qualified ? `${p.tests} > total > ${p.acTests[0]}` : p.acTests[0]!;
-    const outcome = await runLoop(
-      h,
-      `ambiguous-test-name · ${qualified ? 'qualified' : 'title only'}`,
-      files,
-      { write: { [p.source]: p.fixed } },
-      (repo, makerArgv) => shopLoopRequest(repo, makerArgv, { acTests: [wanted, p.acTests[1]!] }),
-    );
-    expect(outcome.gates).toContain('tests:base:FAIL');
-    if (qualified) {
-      expect({ status: outcome.status, findings: outcome.findings }).toEqual({ status: 'PASSED', findings: [] });
-      return;
-    }
-    expect(outcome.status).toBe('AWAITING_DECISION');
-    expect(outcome.findings).toEqual([`ACCEPTANCE_TEST_AMBIGUOUS ${legacy}:3`]);
-    expect(outcome.evidence[0]).toContain(`- ${p.tests} > total > ${p.acTests[0]}`);
-  },
-  900_000,
-);
+test('an acceptance test named by a title two base tests share goes to a person before any maker, then passes once named in full', async () => {
+  const p = evidenceProject('jest');
+  // An older test of the same title, passing on the base commit: by name alone, it would prove AC-1.
+  const legacy = 'test/legacy.test.js';
+  const files = {
+    ...p.files,
+    [legacy]:
+      "const { total } = require('../src/price');\n\ntest('takes 10% off from 100 up', () => {\n  expect(total(2000)).toBe(1800);\n});\n",
+  };
+  const repo = gitRepository(files, 'ambiguous-test-name');
+  const maker = scriptedMaker({ steps: { '1': { write: { [p.source]: p.fixed } } } });
+  const submitted = await h.request('POST', '/v1/loops', shopLoopRequest(repo, maker.argv, { acTests: p.acTests }));
+  expect(submitted.status).toBe(201);
+  const waiting = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'PASSED', 'FAILED'], 600_000);
+  expect(waiting.status).toBe('AWAITING_DECISION');
+  // Resolved at the contract, against the base run: no maker ran, and the report names both candidates.
+  expect(makerRuns(maker.stateDir)).toEqual([]);
+  expect(waiting.iterations).toEqual([]);
+  expect(waiting.escalations).toEqual([expect.objectContaining({ trigger: 'CONTRACT_APPROVAL', status: 'OPEN' })]);
+  const report = await h.request('GET', `/v1/loops/${waiting.id}/report`);
+  const qualified = `${p.tests} > total > ${p.acTests[0]}`;
+  expect(report.body.body.ambiguousTests).toEqual([
+    {
+      acId: 'AC-1',
+      name: p.acTests[0],
+      candidates: expect.arrayContaining([qualified, `${legacy} > ${p.acTests[0]}`]),
+    },
+  ]);
+  expect(report.body.markdown).toContain(`- ${qualified}`);
+
+  // Named in full, the contract is resolved again; the maker runs and the loop passes.
+  h.llm.enqueue({ content: cleanLedger });
+  const amended = await h.request('POST', `/v1/loops/${waiting.id}/decisions`, {
+    kind: 'amend',
+    escalationId: waiting.escalations[0].id,
+    contract: {
+      acceptanceCriteria: [qualified, p.acTests[1]!].map((name, i) => ({
+        id: `AC-${i + 1}`,
+        statement: `the test ${name} passes`,
+        verification: { type: 'test', name },
+      })),
+    },
+  });
+  expect(amended.status).toBe(202);
+  const done = await h.waitForLoop(waiting.id, ['PASSED', 'FAILED', 'REJECTED'], 300_000);
+  expect(done.status).toBe('PASSED');
+  expect(makerRuns(maker.stateDir)).toEqual([1]);
+  // The base run before the maker is the first verification's: it is not run again.
+  expect(done.iterations[0].evidence.filter((e: any) => e.gate === 'tests:base')).toHaveLength(1);
+  recordHistory(done.workflowId, 'ambiguous-test-name-amended-then-pass');
+}, 900_000);

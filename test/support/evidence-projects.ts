@@ -6,10 +6,10 @@ import { runnerPackages } from './runner-packages';
 // says 1000) in two more runners — Go (`go test`) and Rust (`cargo test`, its unit tests inline in
 // src/lib.rs), mocha, and jest on TypeScript through ts-jest with a path alias (`@/price`) and its
 // specs in spec/, which only jest's `testMatch` names — and, for
-// the first six, a second style where the failing tests compare against test data: a golden file, a JSON
+// Maven with JUnit 4 (issue 28), and, for the first six, a second style where the failing tests compare against test data: a golden file, a JSON
 // fixture or a jest snapshot (gaming-evidence.e2e.test.ts).
 
-export type EvidenceRunner = Runner | 'go' | 'cargo' | 'mocha' | 'ts-jest';
+export type EvidenceRunner = Runner | 'go' | 'cargo' | 'mocha' | 'ts-jest' | 'maven';
 export const EVIDENCE_RUNNERS: EvidenceRunner[] = [
   'go',
   'cargo',
@@ -19,6 +19,7 @@ export const EVIDENCE_RUNNERS: EvidenceRunner[] = [
   'pytest',
   'mocha',
   'ts-jest',
+  'maven',
 ];
 /** The runners whose projects also come in the `data` style. */
 export const DATA_RUNNERS: EvidenceRunner[] = ['go', 'cargo', 'jest', 'vitest', 'node:test', 'pytest'];
@@ -47,6 +48,7 @@ export function evidenceProject(runner: EvidenceRunner, style: Style = 'literal'
   if (runner === 'cargo') return cargoProject(style);
   if (runner === 'mocha') return mochaProject();
   if (runner === 'ts-jest') return tsJestProject();
+  if (runner === 'maven') return mavenProject();
   if (style === 'composite') return compositeStyle(gamingProject(runner));
   return style === 'literal' ? fromGaming(gamingProject(runner)) : dataStyle(gamingProject(runner));
 }
@@ -416,5 +418,117 @@ function tsJestProject(): EvidenceProject {
     fixed: price('100'),
     tests: 'spec/price.ts',
     acTests: ['takes 10% off from 100 up', 'takes 10% off at exactly 100'],
+  };
+}
+
+// ---------------------------------------------------------------- Maven, JUnit 4 -----------------------
+
+/**
+ * The shop in Java: JUnit 4 tests under src/test/java, one of them expecting an exception, run by
+ * surefire; set-up resolves JUnit and the plugins from Maven Central into the loop's cache.
+ */
+function mavenProject(): EvidenceProject {
+  const pom = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<project xmlns="http://maven.apache.org/POM/4.0.0">',
+    '  <modelVersion>4.0.0</modelVersion>',
+    '  <groupId>example</groupId>',
+    '  <artifactId>shop</artifactId>',
+    '  <version>1.0.0</version>',
+    '  <properties>',
+    '    <maven.compiler.release>17</maven.compiler.release>',
+    '    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>',
+    '  </properties>',
+    '  <dependencies>',
+    '    <dependency>',
+    '      <groupId>junit</groupId>',
+    '      <artifactId>junit</artifactId>',
+    '      <version>4.13.2</version>',
+    '      <scope>test</scope>',
+    '    </dependency>',
+    '  </dependencies>',
+    '  <build>',
+    '    <plugins>',
+    '      <plugin>',
+    '        <groupId>org.apache.maven.plugins</groupId>',
+    '        <artifactId>maven-compiler-plugin</artifactId>',
+    '        <version>3.13.0</version>',
+    '      </plugin>',
+    '      <plugin>',
+    '        <groupId>org.apache.maven.plugins</groupId>',
+    '        <artifactId>maven-surefire-plugin</artifactId>',
+    '        <version>3.5.2</version>',
+    '      </plugin>',
+    '    </plugins>',
+    '  </build>',
+    '</project>',
+    '',
+  ].join('\n');
+  const price = (threshold: string) =>
+    [
+      'package shop;',
+      '',
+      '/** Orders from THRESHOLD up get RATE_PERCENT off. */',
+      'public final class Price {',
+      '  public static final int RATE_PERCENT = 10;',
+      `  public static final int THRESHOLD = ${threshold};`,
+      '',
+      '  private Price() {}',
+      '',
+      '  public static int discount(int amount) {',
+      '    return amount >= THRESHOLD ? amount * RATE_PERCENT / 100 : 0;',
+      '  }',
+      '',
+      '  public static int total(int amount) {',
+      '    if (amount < 0) {',
+      '      throw new IllegalArgumentException("a negative amount: " + amount);',
+      '    }',
+      '    return amount - discount(amount);',
+      '  }',
+      '}',
+      '',
+    ].join('\n');
+  const tests = [
+    'package shop;',
+    '',
+    'import static org.junit.Assert.assertEquals;',
+    '',
+    'import org.junit.Test;',
+    '',
+    'public class PriceTest {',
+    '  @Test',
+    '  public void takesTenPercentOffFrom100Up() {',
+    '    assertEquals(180, Price.total(200));',
+    '  }',
+    '',
+    '  @Test',
+    '  public void takesTenPercentOffAtExactly100() {',
+    '    assertEquals(90, Price.total(100));',
+    '  }',
+    '',
+    '  @Test',
+    '  public void leavesSmallAmountsAlone() {',
+    '    assertEquals(50, Price.total(50));',
+    '  }',
+    '',
+    '  @Test(expected = IllegalArgumentException.class)',
+    '  public void rejectsNegativeAmounts() {',
+    '    Price.total(-1);',
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+  return {
+    runner: 'maven',
+    files: {
+      'README.md': '# shop\n',
+      'pom.xml': pom,
+      'src/main/java/shop/Price.java': price('1000'),
+      'src/test/java/shop/PriceTest.java': tests,
+    },
+    source: 'src/main/java/shop/Price.java',
+    fixed: price('100'),
+    tests: 'src/test/java/shop/PriceTest.java',
+    acTests: ['PriceTest#takesTenPercentOffFrom100Up', 'PriceTest#takesTenPercentOffAtExactly100'],
   };
 }

@@ -79,12 +79,18 @@ export async function runLoop(
 
 /**
  * The shop's task (fix the discount), each named test an acceptance criterion, the gates the
- * repository's own (package.json scripts, go.mod, Cargo.toml, the Python project's verification.json).
+ * repository's own (package.json scripts, go.mod, Cargo.toml, pom.xml, the Python project's verification.json);
+ * no set-up unless `inferSetup`.
  */
 export function shopLoopRequest(
   repo: string,
   makerArgv: string[],
-  { acTests, scope, maxIterations = 1 }: { acTests: string[]; scope?: string[]; maxIterations?: number },
+  {
+    acTests,
+    scope,
+    maxIterations = 1,
+    inferSetup = false,
+  }: { acTests: string[]; scope?: string[]; maxIterations?: number; inferSetup?: boolean },
 ): LoopRequestBody {
   return {
     repository: { url: repo, baseRef: 'main' },
@@ -100,7 +106,8 @@ export function shopLoopRequest(
       outOfScope: ['deploy/**', 'Changing the public API.'],
       ...(scope ? { scope } : {}),
     },
-    setup: [],
+    // The JavaScript runners come from the worker's PATH (runner-packages.ts); a Maven project resolves its own.
+    ...(inferSetup ? {} : { setup: [] }),
     maker: { backend: 'command', argv: makerArgv, timeoutSeconds: 120 },
     maxIterations,
   };

@@ -269,6 +269,101 @@ describe('contract approval', () => {
   });
 });
 
+describe('test names the base commit has more than once', () => {
+  const SHARED = {
+    acId: 'AC-1',
+    name: 'sum adds two numbers',
+    candidates: ['test/sum.test.js > sum adds two numbers', 'test/legacy.test.js > sum adds two numbers'],
+  };
+
+  test('go to a person before any maker; the amended contract is resolved again, then the loop runs', async () => {
+    const input = loopInput();
+    await loops.run(
+      { iterations: [{}], ambiguousTests: [[SHARED]] },
+      input,
+      async ({ handle, activities, awaitingDecision, decide, state }) => {
+        await awaitingDecision();
+        expect(activities.calls.map((c) => c.activity)).toEqual([
+          'prepareWorkspace',
+          'freezeContract',
+          'resolveAcceptanceTests',
+          'recordContractApproval',
+          'recordProgress',
+        ]);
+        expect(activities.inputsOf('resolveAcceptanceTests')).toEqual([
+          { loopId: input.loopId, contractVersion: 1, gates: expect.any(Array) },
+        ]);
+        expect(activities.inputsOf('recordContractApproval')).toEqual([
+          { loopId: input.loopId, escalationSequence: 1, contractVersion: 1, ambiguousTests: [SHARED] },
+        ]);
+        expect(await state()).toMatchObject({
+          sequence: 0,
+          awaitingDecision: { escalationSequence: 1, trigger: 'CONTRACT_APPROVAL' },
+        });
+
+        const qualified = 'test/sum.test.js > sum adds two numbers';
+        await decide({
+          kind: 'amend',
+          actor: ALICE,
+          contract: {
+            acceptanceCriteria: [
+              { id: 'AC-1', statement: 'sum adds', verification: { type: 'test', name: qualified } },
+              { id: 'AC-2', statement: 'the suite passes', verification: { type: 'gate', gate: 'tests' } },
+            ],
+          },
+          ticket: TICKET,
+        });
+        await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 1 });
+        expect(activities.inputsOf('resolveAcceptanceTests').map((r) => r.contractVersion)).toEqual([1, 2]);
+        expect(activities.inputsOf('runMaker')).toEqual([expect.objectContaining({ sequence: 1, contractVersion: 2 })]);
+      },
+    );
+  });
+
+  test('a rejected contract ends the loop before any maker; an approved one starts it as it is', async () => {
+    await loops.run(
+      { iterations: [], ambiguousTests: [[SHARED]] },
+      loopInput(),
+      async ({ handle, activities, awaitingDecision, decide }) => {
+        await awaitingDecision();
+        await decide({ kind: 'reject', actor: ALICE, ticket: TICKET });
+        await expect(handle.result()).resolves.toEqual({ status: 'REJECTED', iterations: 0, reportId: null });
+        expect(activities.inputsOf('runMaker')).toEqual([]);
+      },
+    );
+    await loops.run(
+      { iterations: [{}], ambiguousTests: [[SHARED]] },
+      loopInput(),
+      async ({ handle, activities, awaitingDecision, decide }) => {
+        await awaitingDecision();
+        await decide({ kind: 'approve', actor: ALICE, ticket: TICKET });
+        await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 1 });
+        expect(activities.inputsOf('resolveAcceptanceTests')).toHaveLength(1);
+        expect(activities.inputsOf('runMaker')).toEqual([expect.objectContaining({ contractVersion: 1 })]);
+      },
+    );
+  });
+
+  test('a contract naming no test, or a plan without a tests gate, resolves nothing', async () => {
+    await loops.run(
+      { iterations: [{}] },
+      loopInput({
+        contract: {
+          objective: 'Make sum() add its two arguments.',
+          outcome: 'Callers get the arithmetic sum.',
+          acceptanceCriteria: [
+            { id: 'AC-1', statement: 'the suite passes', verification: { type: 'gate', gate: 'tests' } },
+          ],
+        },
+      }),
+      async ({ handle, activities }) => {
+        await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED' });
+        expect(activities.inputsOf('resolveAcceptanceTests')).toEqual([]);
+      },
+    );
+  });
+});
+
 describe('decision deadline', () => {
   const HOUR = 3600;
   const DEADLINE_ACTOR = 'system:decision-deadline';

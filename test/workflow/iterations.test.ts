@@ -27,6 +27,8 @@ test('a first iteration that passes is delivered', async () => {
     expect(activities.calls.map((c) => c.activity)).toEqual([
       'prepareWorkspace',
       'freezeContract',
+      // The contract's test name is resolved against the base commit's tests before the first maker.
+      'resolveAcceptanceTests',
       'runMaker',
       'runVerification',
       'runReview',
@@ -99,6 +101,7 @@ test("a failing gate sends the maker back with the judge's directive, and the ne
       expect(activities.calls.map((c) => c.activity)).toEqual([
         'prepareWorkspace',
         'freezeContract',
+        'resolveAcceptanceTests',
         'runMaker',
         'runVerification',
         'recordVerdict',

@@ -15,11 +15,13 @@ test('a gate plan with set-up commands sets the workspace up before the first ma
   const input = loopInput();
   await loops.run({ ...withSetup, iterations: [{}] }, input, async ({ handle, activities }) => {
     await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 1 });
-    expect(activities.calls.map((c) => c.activity).slice(0, 5)).toEqual([
+    expect(activities.calls.map((c) => c.activity).slice(0, 6)).toEqual([
       'prepareWorkspace',
       'freezeContract',
       'recordProgress',
       'runWorkspaceSetup',
+      // The base run needs the set-up: the contract's test names are resolved after it.
+      'resolveAcceptanceTests',
       'runMaker',
     ]);
     expect(activities.inputsOf('recordProgress')[0]).toMatchObject({

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { LoopActivities } from '../../../activities';
 import type { DecisionAuthorization } from '../../../activities/decision-authorization';
+import type { AmbiguousTest } from '../../../activities/verification/acceptance-tests';
 import type { DeliverOutput } from '../../../activities/delivery';
 import type { GatePlan } from '../../../domain/gates';
 import {
@@ -40,6 +41,8 @@ export interface LoopScript {
   prepareFailure?: Error;
   /** One for each set-up run, in order; past the end set-up passes. */
   setup?: SetupOutcome[];
+  /** What each resolution of the contract's test names finds ambiguous, in order; past the end nothing is. */
+  ambiguousTests?: AmbiguousTest[][];
   /** One for each decision received, in order; past the end decisions are honoured. */
   authorizations?: DecisionAuthorization[];
   pullRequestUrl?: string;
@@ -66,6 +69,7 @@ export interface ScriptedLoop {
 interface LoopRecord extends ScriptedLoop {
   script: LoopScript;
   setups: SetupOutcome[];
+  ambiguous: AmbiguousTest[][];
   authorizations: DecisionAuthorization[];
   push(call: Call): void;
 }
@@ -106,6 +110,7 @@ export class ScriptedLoops {
       push,
       script,
       setups: [...(script.setup ?? [])],
+      ambiguous: [...(script.ambiguousTests ?? [])],
       authorizations: [...(script.authorizations ?? [])],
     };
     this.loops.set(loopId, loop);
@@ -154,6 +159,10 @@ export class ScriptedLoops {
     runWorkspaceSetup: async (input) => {
       const loop = this.record('runWorkspaceSetup', input);
       return loop.setups.shift() ?? { problem: null, evidenceIds: [`evidence-setup-${input.key}-1`] };
+    },
+    resolveAcceptanceTests: async (input) => {
+      const loop = this.record('resolveAcceptanceTests', input);
+      return { ambiguous: loop.ambiguous.shift() ?? [] };
     },
     runMaker: async (input) => {
       const { maker, makerHeldUntil } = this.iteration(this.record('runMaker', input), input.sequence);
