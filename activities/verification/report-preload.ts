@@ -5,6 +5,7 @@ import {
   parseJestJsonFile,
   parseJUnitXml,
   vitestJUnitName,
+  type JUnitTestcase,
   type TestReport,
 } from '../../analysis/test-reports';
 import { readGateFile } from './read-test-report';
@@ -43,7 +44,12 @@ const PRELOAD_SOURCE = `'use strict';
     process.argv.push(...(has('--json') ? [] : ['--json']), '--outputFile=' + file('jest', '.json'));
   } else if (/[\\\\/]vitest[\\\\/]vitest\\.mjs$/.test(entry)) {
     if (has('--outputFile', '--output-file', '--watch') || ['watch', 'dev'].includes(args[0])) return;
-    process.argv.push(...(has('--reporter') ? [] : ['--reporter=default']), '--reporter=junit', '--outputFile.junit=' + file('vitest', '.xml'));
+    const report = file('vitest', '.xml');
+    // vitest names a test's file relative to its root, by default the directory it runs in.
+    try {
+      if (!has('--root', '-r')) fs.writeFileSync(report + '.cwd', process.cwd());
+    } catch {}
+    process.argv.push(...(has('--reporter') ? [] : ['--reporter=default']), '--reporter=junit', '--outputFile.junit=' + report);
   }
 })();
 `;
@@ -62,11 +68,31 @@ export async function preloadedReports(dir: string, checkout: string): Promise<T
     const parse = JEST_REPORT.test(name)
       ? (text: string) => parseJestJsonFile(text, checkout)
       : VITEST_REPORT.test(name)
-        ? (text: string) => parseJUnitXml(text, { runner: 'vitest', name: vitestJUnitName })
+        ? vitestReading(await vitestDir(dir, name, checkout))
         : null;
     const text = parse && (await readGateFile(dir, path.join(dir, name)));
     const report = text && parse(text);
     if (report) reports.push(report);
   }
   return mergeReports(reports);
+}
+
+/**
+ * Where, under the checkout, the vitest that wrote report `name` ran (its `.cwd` beside the report): ''
+ * at the root, `packages/a` in a workspace; '' when unknown or outside the checkout.
+ */
+async function vitestDir(dir: string, name: string, checkout: string): Promise<string> {
+  const cwd = (await readGateFile(dir, path.join(dir, `${name}.cwd`)))?.trim();
+  if (!cwd || !path.isAbsolute(cwd)) return '';
+  const relative = path.relative(checkout, cwd);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? '' : relative.split(path.sep).join('/');
+}
+
+/** vitest's JUnit report, a test's file put under the directory vitest ran in, so names are the checkout's. */
+function vitestReading(under: string): (text: string) => TestReport | null {
+  const name = (testcase: JUnitTestcase) =>
+    vitestJUnitName(
+      under && testcase.classname ? { ...testcase, classname: `${under}/${testcase.classname}` } : testcase,
+    );
+  return (text) => parseJUnitXml(text, { runner: 'vitest', name });
 }

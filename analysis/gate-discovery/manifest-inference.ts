@@ -13,7 +13,7 @@ import type { RepoFacts } from './repo-facts';
 export function manifestInference(repo: RepoFacts, notes: string[]): Layer {
   const perManifest: Array<[string, Layer]> = [
     ['package.json', repo.node ? nodeInference(repo.node, notes) : {}],
-    ['go.mod', repo.go ? goInference(repo.go) : {}],
+    [repo.go?.workModules?.length ? 'go.work' : 'go.mod', repo.go ? goInference(repo.go) : {}],
     ['Cargo.toml', repo.cargo ? cargoInference(repo.cargo) : {}],
     [repo.python?.manifest ?? 'pyproject.toml', repo.python ? pythonInference(repo.python) : {}],
     [repo.jvm?.manifest ?? 'pom.xml', repo.jvm ? jvmInference(repo.jvm) : {}],

@@ -20,6 +20,8 @@ export interface NodeFacts {
   /** Why this package manager, e.g. `pnpm-lock.yaml`. */
   pmEvidence: string;
   tsconfig: string | undefined;
+  /** `.yarnrc.yml` (yarn berry's settings), read for yarn only. */
+  yarnrc?: string;
 }
 
 export async function readPackageJson(files: WorkspaceFiles, rel: string): Promise<PackageJson | undefined> {
@@ -61,6 +63,13 @@ const LOCKFILES: ReadonlyArray<readonly [string, PackageManager]> = [
 ];
 
 export async function readNodeFacts(files: WorkspaceFiles): Promise<NodeFacts | undefined> {
+  const facts = await packageManagerFacts(files);
+  if (facts?.pm !== 'yarn') return facts;
+  const yarnrc = await files.manifest('.yarnrc.yml');
+  return yarnrc === undefined ? facts : { ...facts, yarnrc };
+}
+
+async function packageManagerFacts(files: WorkspaceFiles): Promise<NodeFacts | undefined> {
   const pkg = await readPackageJson(files, 'package.json');
   if (!pkg) return undefined;
   const tsconfig = await files.manifest('tsconfig.json');

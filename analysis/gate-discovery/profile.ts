@@ -59,7 +59,7 @@ export function detectProfile(repo: RepoFacts): { profile: ProjectProfile; evide
   if (backend) return { profile: 'backend-api', evidence: backend };
   const manifest = [
     repo.node && 'package.json',
-    repo.go && 'go.mod',
+    repo.go && (repo.go.mod !== undefined ? 'go.mod' : 'go.work'),
     repo.cargo && 'Cargo.toml',
     repo.python?.manifest,
     repo.jvm?.manifest,

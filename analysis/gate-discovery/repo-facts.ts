@@ -3,7 +3,7 @@ import { readGoFacts, type GoFacts } from './go-manifest';
 import { readJvmFacts, type JvmFacts } from './jvm-manifest';
 import { monorepoEvidence } from './monorepo';
 import { readNodeFacts, type NodeFacts } from './node-manifest';
-import { readWorkspaceMembers, type Member } from './npm-workspaces';
+import { readNodeWorkspaces, readPnpmWorkspacePatterns, type NodeWorkspaces } from './npm-workspaces';
 import { readPythonFacts, type PythonFacts } from './python-manifest';
 import type { WorkspaceFiles } from './workspace-files';
 
@@ -15,8 +15,8 @@ export interface RepoFacts {
   cargo?: CargoFacts;
   python?: PythonFacts;
   jvm?: JvmFacts;
-  /** npm/yarn workspace members matched by package.json `workspaces`. */
-  npmMembers: Member[];
+  /** The members of the package manager's workspaces (package.json `workspaces`; pnpm-workspace.yaml for pnpm). */
+  nodeWorkspaces: NodeWorkspaces | undefined;
   /** Why this is a monorepo (workspaces really declared), or undefined. */
   monorepo: string | undefined;
 }
@@ -24,13 +24,15 @@ export interface RepoFacts {
 export async function readRepoFacts(files: WorkspaceFiles): Promise<RepoFacts> {
   const node = await readNodeFacts(files);
   const cargo = await readCargoFacts(files);
+  const go = await readGoFacts(files);
+  const pnpmPatterns = await readPnpmWorkspacePatterns(files);
   return {
     node,
-    npmMembers: node?.pkg.workspaces ? await readWorkspaceMembers(files, node.pkg.workspaces) : [],
-    go: await readGoFacts(files),
+    nodeWorkspaces: await readNodeWorkspaces(files, node, pnpmPatterns),
+    go,
     cargo,
     python: await readPythonFacts(files),
     jvm: await readJvmFacts(files),
-    monorepo: await monorepoEvidence(files, node, cargo),
+    monorepo: await monorepoEvidence(files, { node, cargo, go, pnpmPatterns }),
   };
 }

@@ -56,7 +56,10 @@ async function inferSetup(files: WorkspaceFiles, installed: Installed): Promise<
   const plan: SetupPlan = { commands: [], outputs: [], binDirs: [], corepack: [], notes: [] };
   await inferNode(files, plan, installed);
   await inferPython(files, plan, installed);
-  if (await files.isFile('go.mod')) add(plan, ['go', 'mod', 'download'], 'go.mod (go mod download)');
+  // In a go.work workspace, go mod download at the root downloads what every module it uses requires.
+  if (await files.isFile('go.work'))
+    add(plan, ['go', 'mod', 'download'], 'go.work (go mod download: every module it uses)');
+  else if (await files.isFile('go.mod')) add(plan, ['go', 'mod', 'download'], 'go.mod (go mod download)');
   if (await files.isFile('Cargo.toml')) {
     add(plan, ['cargo', 'fetch'], 'Cargo.toml (cargo fetch)');
     plan.outputs.push('target/');
@@ -107,9 +110,11 @@ async function inferNode(files: WorkspaceFiles, plan: SetupPlan, installed: Inst
     plan.notes.push('package.json is not valid JSON; no Node dependencies installed');
     return;
   }
+  // A workspace root may have no dependencies of its own: its install is its members'.
   const hasDeps =
     ['dependencies', 'devDependencies', 'optionalDependencies'].some((k) => Object.keys(asRecord(pkg[k])).length > 0) ||
-    pkg.workspaces !== undefined;
+    pkg.workspaces !== undefined ||
+    (await files.isFile('pnpm-workspace.yaml'));
   if (!hasDeps) return;
   plan.outputs.push('node_modules/');
   const declared =

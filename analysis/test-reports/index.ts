@@ -15,7 +15,7 @@ import { parseTap } from './tap';
 import { parseVitest } from './vitest';
 
 export type { RunnerName, TestCounts, TestReport } from './report';
-export { jvmJUnitName, parseJUnitXml } from './junit';
+export { jvmJUnitName, parseJUnitXml, type JUnitTestcase } from './junit';
 export { mergeReports } from './report';
 // What a runner the service asked for a report file writes, and how its JUnit testcases are named.
 export { parseJestJsonFile } from './jest';

@@ -180,6 +180,35 @@ test('a composite script: vitest after another command, reporting through the pr
   });
 }, 180_000);
 
+test('npm workspaces: jest in one member and vitest in another, each run in its own directory, named from the checkout root', async () => {
+  const run = await runTestsGate(
+    ['npm', 'test', '--workspaces', '--if-present'],
+    {
+      'package.json': JSON.stringify({ name: 'shop', private: true, workspaces: ['packages/*'] }),
+      'packages/cart/package.json': JSON.stringify({ name: '@shop/cart', scripts: { test: 'jest' } }),
+      'packages/cart/test/total.test.js':
+        "describe('total', () => test('adds', () => expect(1 + 1).toBe(2)));\ntest('fails', () => expect(1).toBe(2));\n",
+      'packages/labels/package.json': JSON.stringify({
+        name: '@shop/labels',
+        type: 'module',
+        scripts: { test: 'vitest run' },
+      }),
+      'packages/labels/test/label.test.js':
+        "import { describe, expect, test } from 'vitest';\ndescribe('label', () => test('adds', () => expect(2 + 2).toBe(4)));\n",
+      'packages/docs/package.json': JSON.stringify({ name: '@shop/docs' }),
+    },
+    { nodeModules: true },
+  );
+  expect(run.argv).toEqual(['npm', 'test', '--workspaces', '--if-present']);
+  expect(run.result.exitCode).not.toBe(0);
+  // Two packages both have a `… > adds`: the package's directory tells them apart.
+  expect(sorted(run.report?.passedTests)).toEqual([
+    'packages/cart/test/total.test.js > total > adds',
+    'packages/labels/test/label.test.js > label > adds',
+  ]);
+  expect(run.report?.failedTests).toEqual(['packages/cart/test/total.test.js > fails']);
+}, 180_000);
+
 test('node --test over a directory: names from its JUnit report', async () => {
   const run = await runTestsGate(['node', '--test', 'test/'], {
     'test/a.test.js': [

@@ -289,9 +289,9 @@ export function cargoProject(): RealProject {
       ),
     },
     fix: { 'src/lib.rs': source('#') },
-    // libtest: `test tests::shows_the_count ... ok`.
+    // libtest: `test tests::shows_the_count ... ok`, named by its crate from cargo's `Running … (deps/tally-…)`.
     testName: 'tests::shows_the_count',
-    reportedTestName: 'tests::shows_the_count',
+    reportedTestName: 'tally::tests::shows_the_count',
     testsArgv: ['cargo', 'test'],
     testsDetail: 'Cargo.toml, cargo test',
     setupArgv: [['cargo', 'fetch']],
@@ -419,7 +419,7 @@ export const REAL_PROJECTS: Record<Ecosystem, () => RealProject> = {
 // ---------------------------------------------------------------- repositories and requests -----------
 
 /** A git repository holding exactly `files`, committed on main. */
-export function realProjectRepo(project: RealProject): string {
+export function realProjectRepo(project: Pick<RealProject, 'files'> & { ecosystem: string }): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `loop-real-${project.ecosystem}-`));
   for (const [file, text] of Object.entries(project.files)) {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
@@ -437,7 +437,11 @@ export function realProjectRepo(project: RealProject): string {
 }
 
 /** A fresh submission: no gates and no set-up, so both come from the repository. */
-export function realProjectRequest(repo: string, project: RealProject, makerArgv: string[]): LoopRequestBody {
+export function realProjectRequest(
+  repo: string,
+  project: Pick<RealProject, 'testName'> & { ecosystem: string },
+  makerArgv: string[],
+): LoopRequestBody {
   return {
     repository: { url: repo, baseRef: 'main' },
     contract: {
@@ -461,7 +465,7 @@ export function realProjectRequest(repo: string, project: RealProject, makerArgv
  * `lockfile` as `resolve` writes it into a directory holding `inputs`, resolved once per distinct
  * inputs and kept under os.tmpdir() for later runs (written atomically: jest may run files in parallel).
  */
-function cachedLockfile(
+export function cachedLockfile(
   name: string,
   inputs: Record<string, string>,
   lockfile: string,

@@ -259,7 +259,7 @@ describe('profile detection and profile defaults', () => {
       build: { argv: ['npm', 'run', 'build', '--workspaces', '--if-present'], source: 'profile-default' },
     });
     expect(gate(plan, 'tests')!.detail).toBe(
-      'monorepo profile default: npm workspaces, scripts.test in 2 of 3 workspaces (packages/a, packages/b)',
+      'monorepo profile default: npm workspaces (package.json workspaces), scripts.test in 2 of 3 workspaces (packages/a, packages/b)',
     );
   });
 
@@ -370,6 +370,169 @@ describe('profile detection and profile defaults', () => {
     const plan = await discover(dir);
     expect(plan.profile).toBe('library');
     expect(plan.notes).toContain('profile library set by .ai-engineering-loop/verification.json');
+  });
+});
+
+describe("workspaces: set-up at the root, every member's gates from one command", () => {
+  const members = {
+    'packages/core/package.json': { name: '@shop/core', scripts: { test: 'jest', build: 'tsc' } },
+    'packages/cart/package.json': { name: '@shop/cart', scripts: { test: 'jest' } },
+    'packages/docs/package.json': { name: '@shop/docs', scripts: {} },
+  };
+
+  it('pnpm-workspace.yaml: pnpm -r run <script>, which skips a project without it and fails when none has it', async () => {
+    const plan = await discover(
+      await repo({
+        'package.json': { private: true, packageManager: 'pnpm@9.15.4', scripts: { lint: 'eslint .' } },
+        'pnpm-lock.yaml': '',
+        'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n  - "!packages/docs"\n',
+        ...members,
+      }),
+    );
+    expect(plan.profile).toBe('monorepo');
+    expect(summary(plan)).toEqual({
+      tests: { argv: ['pnpm', '-r', '--no-bail', 'run', 'test'], source: 'profile-default' },
+      lint: { argv: ['pnpm', 'run', 'lint'], source: manifest },
+      build: { argv: ['pnpm', '-r', '--no-bail', 'run', 'build'], source: 'profile-default' },
+    });
+    // The `!` pattern leaves packages/docs out of the members.
+    expect(gate(plan, 'tests')!.detail).toBe(
+      'monorepo profile default: pnpm -r (pnpm-workspace.yaml packages), scripts.test in 2 of 2 workspaces (packages/cart, packages/core)',
+    );
+  });
+
+  it("pnpm: a root test script is the repository's own orchestration and wins", async () => {
+    const plan = await discover(
+      await repo({
+        'package.json': { private: true, scripts: { test: 'pnpm -r --parallel test' } },
+        'pnpm-lock.yaml': '',
+        'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
+        ...members,
+      }),
+    );
+    expect(gate(plan, 'tests')).toMatchObject({ argv: ['pnpm', 'test'], source: manifest });
+    expect(gate(plan, 'build')).toMatchObject({
+      argv: ['pnpm', '-r', '--no-bail', 'run', 'build'],
+      source: 'profile-default',
+    });
+  });
+
+  it('pnpm reads only pnpm-workspace.yaml: package.json workspaces alone get no default, and a note', async () => {
+    const plan = await discover(
+      await repo({ 'package.json': { workspaces: ['packages/*'] }, 'pnpm-lock.yaml': '', ...members }),
+    );
+    expect(plan.profile).toBe('monorepo');
+    expect(gate(plan, 'tests')).toBeUndefined();
+    expect(plan.notes).toContain(
+      "package.json workspaces are not pnpm's: pnpm reads its workspaces from pnpm-workspace.yaml",
+    );
+  });
+
+  it('yarn berry (4): yarn workspaces foreach --all run <script>', async () => {
+    const plan = await discover(
+      await repo({
+        'package.json': { private: true, packageManager: 'yarn@4.5.3', workspaces: ['packages/*'] },
+        'yarn.lock': '',
+        '.yarnrc.yml': 'nodeLinker: node-modules\n',
+        ...members,
+      }),
+    );
+    expect(summary(plan)).toEqual({
+      tests: { argv: ['yarn', 'workspaces', 'foreach', '--all', 'run', 'test'], source: 'profile-default' },
+      build: { argv: ['yarn', 'workspaces', 'foreach', '--all', 'run', 'build'], source: 'profile-default' },
+    });
+  });
+
+  it('yarn 2 and 3 need the workspace-tools plugin for foreach', async () => {
+    const files = {
+      'package.json': { private: true, packageManager: 'yarn@3.8.7', workspaces: ['packages/*'] },
+      'yarn.lock': '',
+      ...members,
+    };
+    const without = await discover(await repo({ ...files, '.yarnrc.yml': 'nodeLinker: node-modules\n' }));
+    expect(without.gates).toEqual([]);
+    expect(without.notes.join('\n')).toMatch(
+      /yarn 3 runs scripts across workspaces only with the workspace-tools plugin/,
+    );
+
+    const plugin = [
+      'plugins:',
+      '  - path: .yarn/plugins/@yarnpkg/plugin-workspace-tools.cjs',
+      '    spec: "@yarnpkg/plugin-workspace-tools"',
+      '',
+    ].join('\n');
+    const withPlugin = await discover(await repo({ ...files, '.yarnrc.yml': plugin }));
+    expect(gate(withPlugin, 'tests')!.argv).toEqual(['yarn', 'workspaces', 'foreach', '--all', 'run', 'test']);
+  });
+
+  it('yarn classic: yarn workspaces run <script>, only when every workspace has the script', async () => {
+    const base = { 'package.json': { private: true, workspaces: ['packages/*'] }, 'yarn.lock': '' };
+    const plan = await discover(await repo({ ...base, ...members }));
+    // packages/docs has no test script (and only packages/core a build script): yarn 1 would fail there.
+    expect(gate(plan, 'tests')).toBeUndefined();
+    expect(plan.notes).toContain(
+      'tests: yarn workspaces run fails in a workspace without scripts.test (packages/docs); set tests in verification.json',
+    );
+    const all = await discover(
+      await repo({
+        ...base,
+        'packages/core/package.json': { scripts: { test: 'jest' } },
+        'packages/cart/package.json': { scripts: { test: 'jest' } },
+      }),
+    );
+    expect(gate(all, 'tests')).toMatchObject({
+      argv: ['yarn', 'workspaces', 'run', 'test'],
+      source: 'profile-default',
+    });
+  });
+
+  it('go.work: one ./<module>/... pattern per used module; ./... alone would stop at nested modules', async () => {
+    const plan = await discover(
+      await repo({
+        'go.work': 'go 1.22\n\nuse (\n\t./calc\n\tlabels/\n\t../shared // outside\n)\n',
+        'calc/go.mod': 'module example.com/calc\n',
+        'labels/go.mod': 'module example.com/labels\n',
+        '.golangci.yml': 'linters: {}\n',
+      }),
+    );
+    expect(plan.profile).toBe('monorepo');
+    expect(plan.notes).toContain('profile monorepo detected: go.work uses 2 modules');
+    expect(plan.notes).toContain('go.work uses ../shared, outside the repository; its packages are not tested');
+    expect(summary(plan)).toEqual({
+      tests: { argv: ['go', 'test', '-json', './calc/...', './labels/...'], source: manifest },
+      typecheck: { argv: ['go', 'vet', './calc/...', './labels/...'], source: manifest },
+      lint: { argv: ['golangci-lint', 'run', './calc/...', './labels/...'], source: manifest },
+      build: { argv: ['go', 'build', './calc/...', './labels/...'], source: manifest },
+    });
+    expect(gate(plan, 'tests')!.detail).toBe(
+      'go.work: every package of its 2 module(s) (./calc/... ./labels/...), go test -json (a result per test, named by package)',
+    );
+  });
+
+  it('go.work using the root module and one below it: ./... and ./<module>/...', async () => {
+    const plan = await discover(
+      await repo({
+        'go.mod': 'module example.com/app\n',
+        'go.work': 'go 1.22\nuse .\nuse ./tools\n',
+        'tools/go.mod': 'module example.com/tools\n',
+      }),
+    );
+    expect(gate(plan, 'tests')!.argv).toEqual(['go', 'test', '-json', './...', './tools/...']);
+  });
+
+  it('Cargo: a virtual manifest (no [package]) covers every member', async () => {
+    const plan = await discover(
+      await repo({
+        'Cargo.toml': '[workspace]\nmembers = ["crates/calc", "crates/labels"]\nresolver = "2"\n',
+        'crates/calc/Cargo.toml': '[package]\nname = "calc"\n',
+        'crates/labels/Cargo.toml': '[package]\nname = "labels"\n',
+      }),
+    );
+    expect(plan.profile).toBe('monorepo');
+    expect(gate(plan, 'tests')).toMatchObject({
+      argv: ['cargo', 'test', '--workspace'],
+      detail: 'Cargo.toml [workspace]: every member, cargo test',
+    });
   });
 });
 

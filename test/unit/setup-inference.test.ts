@@ -127,6 +127,36 @@ describe('set-up inference', () => {
     expect(await argvs({ 'Cargo.toml': '[package]\nname = "x"\n' })).toEqual(['cargo fetch']);
   });
 
+  test('workspaces install once, at the root', async () => {
+    // go.work without a root module: go mod download there, in workspace mode, covers every used module.
+    const work = await resolveSetupPlan({
+      workspace: repo({ 'go.work': 'go 1.22\nuse (\n\t./calc\n\t./labels\n)\n', 'calc/go.mod': 'module c\n' }),
+      searchPath: '',
+    });
+    expect(work.commands.map((c) => [c.argv.join(' '), c.detail])).toEqual([
+      ['go mod download', 'go.work (go mod download: every module it uses)'],
+    ]);
+    // With a root go.mod too, once.
+    expect(await argvs({ 'go.mod': 'module x\n', 'go.work': 'go 1.22\nuse .\n' })).toEqual(['go mod download']);
+    // A virtual Cargo manifest, and npm/pnpm workspaces: the root's install covers every member.
+    expect(await argvs({ 'Cargo.toml': '[workspace]\nmembers = ["crates/*"]\n' })).toEqual(['cargo fetch']);
+    expect(
+      await argvs({
+        'package.json': JSON.stringify({ private: true, workspaces: ['packages/*'] }),
+        'package-lock.json': '{}',
+        'packages/a/package.json': pkg(),
+      }),
+    ).toEqual(['npm ci --no-audit --no-fund']);
+    expect(
+      await argvs({
+        'package.json': JSON.stringify({ private: true }),
+        'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+        'pnpm-lock.yaml': '',
+        'packages/a/package.json': pkg(),
+      }),
+    ).toEqual(['corepack pnpm install --frozen-lockfile']);
+  });
+
   test('the request beats the repository config, which beats inference; [] installs nothing', async () => {
     const files = {
       'package.json': pkg(),

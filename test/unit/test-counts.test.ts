@@ -274,7 +274,7 @@ describe('parseTestCounts on captured runner output', () => {
       }),
     ],
 
-    // cargo test: one failing unit-test binary (cargo stops there)
+    // cargo test: one failing unit-test binary (cargo stops there); tests named by their crate
     [
       'cargo-mixed',
       report({
@@ -282,11 +282,16 @@ describe('parseTestCounts on captured runner output', () => {
         passed: 3,
         failed: 1,
         skipped: 2,
-        passedTests: ['tests::adds', 'tests::nested::multiplies', 'tests::subtracts'],
-        failedTests: ['tests::fails_on_purpose'],
+        passedTests: [
+          'cargo_mixed::tests::adds',
+          'cargo_mixed::tests::nested::multiplies',
+          'cargo_mixed::tests::subtracts',
+        ],
+        failedTests: ['cargo_mixed::tests::fails_on_purpose'],
       }),
     ],
-    // unit tests, an integration test and doc-tests: three `test result:` lines added up
+    // unit tests, an integration test (a crate of its own) and doc-tests (named by file): three
+    // `test result:` lines added up
     [
       'cargo-all-pass',
       report({
@@ -294,7 +299,7 @@ describe('parseTestCounts on captured runner output', () => {
         passed: 3,
         failed: 0,
         skipped: 0,
-        passedTests: ['tests::adds', 'adds_from_outside', 'src/lib.rs - add (line 3)'],
+        passedTests: ['cargo_all_pass::tests::adds', 'integration::adds_from_outside', 'src/lib.rs - add (line 3)'],
       }),
     ],
   ])('%s', (name, expected) => {
@@ -603,6 +608,53 @@ describe('parseTestCounts on edited output', () => {
     const names = parseTestCounts(captured('go-json-mixed'))!.passedTests;
     expect(names.some((n) => n.endsWith('/TestTable/small'))).toBe(true);
     expect(parseTestCounts('{"Action":"pass","Test":"TestX"}')).toBeNull();
+  });
+
+  it('names cargo tests by crate in a workspace, from stderr read after stdout as the service stores them', () => {
+    // `cargo test --workspace` over crates/calc and crates/labels (package shelf-labels), both with a
+    // `tests::adds`, captured stdout and stderr apart; the service reads `${stdout}\n${stderr}`.
+    const block = (name: string) =>
+      `\nrunning 1 test\ntest ${name} ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\n`;
+    const stdout = [
+      block('tests::adds'),
+      block('tests::adds'),
+      block('labels_sums'),
+      '\nrunning 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\n',
+      block('crates/labels/src/lib.rs - label (line 1)'),
+    ].join('');
+    const stderr = [
+      '   Compiling calc v0.1.0 (/tmp/cargows-zGO3/crates/calc)',
+      '   Compiling shelf-labels v0.1.0 (/tmp/cargows-zGO3/crates/labels)',
+      '    Finished `test` profile [unoptimized + debuginfo] target(s) in 2.13s',
+      '     Running unittests src/lib.rs (target/debug/deps/calc-e3e5868dc898e436)',
+      '     Running unittests src/lib.rs (/data/verification-build/loop-1/cargo-target/debug/deps/shelf_labels-6fe5ae5077d55baa)',
+      '     Running tests/api.rs (target/debug/deps/api-7c5c83b9b7a3d08d)',
+      '   Doc-tests calc',
+      '   Doc-tests shelf_labels',
+      '',
+    ].join('\n');
+    expect(parseTestCounts(`${stdout}\n${stderr}`)).toEqual(
+      report({
+        runner: 'cargo',
+        passed: 4,
+        failed: 0,
+        skipped: 0,
+        passedTests: [
+          'calc::tests::adds',
+          'shelf_labels::tests::adds',
+          'api::labels_sums',
+          'crates/labels/src/lib.rs - label (line 1)',
+        ],
+      }),
+    );
+    // Announcements that do not pair up with the blocks (stderr cut at its cap) leave libtest's names.
+    const cut = stderr.replace('   Doc-tests calc\n', '');
+    expect(parseTestCounts(`${stdout}\n${cut}`)!.passedTests).toEqual([
+      'tests::adds',
+      'tests::adds',
+      'labels_sums',
+      'crates/labels/src/lib.rs - label (line 1)',
+    ]);
   });
 
   it('reads the pytest summary without rules only when it is all pytest categories', () => {
