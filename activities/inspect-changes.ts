@@ -35,6 +35,8 @@ export interface InspectedCheckpoint {
   checkpointCommit: string;
   contract: GoalContract;
   gates: ResolvedGate[];
+  /** Files the base run's runner collected tests from that no path glob names (collected-test-files.ts). */
+  collectedTests?: string[];
 }
 
 /** What the check found in git: the tamper rules' findings and the files git ignores. Nothing is stored. */
@@ -76,7 +78,10 @@ export async function examineCheckpoint(at: InspectedCheckpoint): Promise<Examin
 
 /** What the tamper rules check a checkpoint against. */
 export function tamperInput(
-  at: Pick<InspectedCheckpoint, 'workspace' | 'baseCommit' | 'checkpointCommit' | 'gates' | 'contract'>,
+  at: Pick<
+    InspectedCheckpoint,
+    'workspace' | 'baseCommit' | 'checkpointCommit' | 'gates' | 'contract' | 'collectedTests'
+  >,
 ): TamperInput {
   return {
     workspace: at.workspace,
@@ -86,6 +91,7 @@ export function tamperInput(
     scope: at.contract.scope,
     outOfScope: at.contract.outOfScope,
     acceptanceTests: acceptanceTestNames(at.contract),
+    ...(at.collectedTests?.length ? { collectedTests: at.collectedTests } : {}),
   };
 }
 

@@ -1,3 +1,6 @@
+import { collectedTestFiles } from '../analysis/verification/collected-test-files';
+import { loopTestsEvidence } from '../store/evidence';
+import { BASE_TESTS_GATE, inventoryOf } from './verification/base-run';
 import { Context } from '@temporalio/activity';
 import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -75,6 +78,7 @@ export async function runMaker(
   const previousCheckoutGone = early(discardVerificationCheckout(deps, input.loopId));
   const frozenContract = early(loadContract(deps, input.loopId, input.contractVersion));
   const findings = early(openFindings(deps, input));
+  const collectedTests = early(baseCollectedTests(deps, input.loopId));
   const cacheDir = early(loopCaches(deps, input.loopId));
   const attempt = await prepareWorkspace(deps, input, loop.workspacePath, existing, head);
   const { frozen, prompt } = await writePrompt(deps, input, attempt, frozenContract, findings);
@@ -90,6 +94,7 @@ export async function runMaker(
     checkpointCommit,
     contract: frozen.contract,
     gates: input.inspect.gates,
+    collectedTests: await collectedTests,
   };
   const examined = early(inspecting(examineCheckpoint(inspection)));
   const made = await recordIteration(deps, input, loop, attempt, result, committed);
@@ -480,4 +485,14 @@ async function readOwnFile(file: string, maxBytes: number): Promise<string | nul
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The files the loop's base run collected tests from (run before the first maker when the contract names
+ * tests): a `spec/` only the runner's configuration names is checked as tests from the first iteration on.
+ */
+async function baseCollectedTests(deps: ActivityDeps, loopId: string): Promise<string[]> {
+  const base = await loopTestsEvidence(deps.prisma, loopId, BASE_TESTS_GATE);
+  const inventory = base && inventoryOf(base);
+  return inventory ? collectedTestFiles(inventory.names) : [];
 }

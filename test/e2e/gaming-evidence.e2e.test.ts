@@ -730,6 +730,9 @@ test.concurrent.each(CASES.map((c) => [c.name, c] as const))(
       }),
     );
     outcomes.set(c.name, outcome);
+    // A spec only the runner's testMatch names is a test file from the maker's first check on, never product code.
+    if (c.runner === 'ts-jest')
+      expect(outcome.findings.filter((f) => f.startsWith('TEST_FRAMEWORK_IN_SOURCE spec/'))).toEqual([]);
     if (expected === 'PASS') {
       expect({ status: outcome.status, findings: outcome.findings }).toEqual({ status: 'PASSED', findings: [] });
       return;
