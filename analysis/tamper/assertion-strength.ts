@@ -1,3 +1,4 @@
+import { JVM_THROW_CALLS } from './jvm-throw-calls';
 import type { Assertion } from './test-inventory';
 
 // How much an assertion checks, so that swapping `toBe(180)` for `toBeDefined()` (or `== 180` for
@@ -169,18 +170,7 @@ const THROWS = new Set([
   'assertWarnsRegex',
   // JUnit, TestNG, kotlin.test, Kotest, AssertJ; `expected` is JUnit 4's @Test(expected = X.class) and TestNG's
   // expectedExceptions, `expectException` JUnit 4's ExpectedException rule (thrown.expect(X.class))
-  'assertThrows',
-  'assertThrowsExactly',
-  'expectThrows',
-  'assertFailsWith',
-  'assertFails',
-  'shouldThrow',
-  'shouldThrowExactly',
-  'shouldThrowAny',
-  'shouldThrowUnit',
-  'shouldThrowExactlyUnit',
-  'shouldThrowAnyUnit',
-  'shouldThrowWithMessage',
+  ...JVM_THROW_CALLS,
   'expected',
   'expectException',
   'assertThatThrownBy',

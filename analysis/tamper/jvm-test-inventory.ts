@@ -1,3 +1,4 @@
+import { JVM_THROW_CALLS } from './jvm-throw-calls';
 import { lexJvm, matchBrackets, type Token } from './jvm-lexer';
 import {
   OUTSIDE_TESTS,
@@ -95,20 +96,7 @@ const EQUALITY = new Set([
   'assertEqualsDeep',
 ]);
 const ONE_VALUE = new Set(['assertNull', 'assertNotNull']);
-const THROWS = new Set([
-  'assertThrows',
-  'assertThrowsExactly',
-  'expectThrows',
-  'assertFailsWith',
-  'assertFails',
-  'shouldThrow',
-  'shouldThrowExactly',
-  'shouldThrowAny',
-  'shouldThrowUnit',
-  'shouldThrowExactlyUnit',
-  'shouldThrowAnyUnit',
-  'shouldThrowWithMessage',
-]);
+const THROWS = new Set(JVM_THROW_CALLS);
 /** AssertJ's heads for thrown exceptions; the rest name the class: assertThatIllegalArgumentException(). */
 const THROWN_HEADS = new Set(['assertThatThrownBy', 'assertThatExceptionOfType']);
 const VERIFY_BLOCKS = new Set([

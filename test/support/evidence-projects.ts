@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { gamingProject, replaced, type GamingProject, type Runner } from './gaming-projects';
+import { mavenPom } from './real-projects';
 import { runnerPackages } from './runner-packages';
 
 // Issue 27's red team: the shop of gaming-projects.ts (orders from 100 up get 10% off; the threshold
@@ -428,42 +429,7 @@ function tsJestProject(): EvidenceProject {
  * surefire; set-up resolves JUnit and the plugins from Maven Central into the loop's cache.
  */
 function mavenProject(): EvidenceProject {
-  const pom = [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    '<project xmlns="http://maven.apache.org/POM/4.0.0">',
-    '  <modelVersion>4.0.0</modelVersion>',
-    '  <groupId>example</groupId>',
-    '  <artifactId>shop</artifactId>',
-    '  <version>1.0.0</version>',
-    '  <properties>',
-    '    <maven.compiler.release>17</maven.compiler.release>',
-    '    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>',
-    '  </properties>',
-    '  <dependencies>',
-    '    <dependency>',
-    '      <groupId>junit</groupId>',
-    '      <artifactId>junit</artifactId>',
-    '      <version>4.13.2</version>',
-    '      <scope>test</scope>',
-    '    </dependency>',
-    '  </dependencies>',
-    '  <build>',
-    '    <plugins>',
-    '      <plugin>',
-    '        <groupId>org.apache.maven.plugins</groupId>',
-    '        <artifactId>maven-compiler-plugin</artifactId>',
-    '        <version>3.13.0</version>',
-    '      </plugin>',
-    '      <plugin>',
-    '        <groupId>org.apache.maven.plugins</groupId>',
-    '        <artifactId>maven-surefire-plugin</artifactId>',
-    '        <version>3.5.2</version>',
-    '      </plugin>',
-    '    </plugins>',
-    '  </build>',
-    '</project>',
-    '',
-  ].join('\n');
+  const pom = mavenPom('shop', [{ groupId: 'junit', artifactId: 'junit', version: '4.13.2', scope: 'test' }]);
   const price = (threshold: string) =>
     [
       'package shop;',

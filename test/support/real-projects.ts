@@ -300,51 +300,60 @@ export function cargoProject(): RealProject {
 }
 
 // ---------------------------------------------------------------- Maven: JUnit 5 and one dependency ----
-// Maven has no lockfile: pom.xml pins every version, the plugins' included (Maven 3.8's default surefire
-// predates JUnit 5).
+// Maven has no lockfile: pom.xml pins every version, the plugins' included.
 
-export function mavenProject(): RealProject {
-  const pom = [
+/**
+ * A Maven project's pom.xml: Java 17, the `dependencies`, and the compiler and surefire plugins pinned
+ * (Maven 3.8's default surefire predates JUnit 5).
+ */
+export function mavenPom(
+  artifactId: string,
+  dependencies: Array<{ groupId: string; artifactId: string; version: string; scope?: 'test' }>,
+): string {
+  const plugin = (id: string, version: string) => [
+    '      <plugin>',
+    '        <groupId>org.apache.maven.plugins</groupId>',
+    `        <artifactId>${id}</artifactId>`,
+    `        <version>${version}</version>`,
+    '      </plugin>',
+  ];
+  return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<project xmlns="http://maven.apache.org/POM/4.0.0">',
     '  <modelVersion>4.0.0</modelVersion>',
-    '  <groupId>com.example</groupId>',
-    '  <artifactId>labels</artifactId>',
+    '  <groupId>example</groupId>',
+    `  <artifactId>${artifactId}</artifactId>`,
     '  <version>1.0.0</version>',
     '  <properties>',
     '    <maven.compiler.release>17</maven.compiler.release>',
     '    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>',
     '  </properties>',
     '  <dependencies>',
-    '    <dependency>',
-    '      <groupId>org.apache.commons</groupId>',
-    '      <artifactId>commons-lang3</artifactId>',
-    '      <version>3.17.0</version>',
-    '    </dependency>',
-    '    <dependency>',
-    '      <groupId>org.junit.jupiter</groupId>',
-    '      <artifactId>junit-jupiter</artifactId>',
-    '      <version>5.14.1</version>',
-    '      <scope>test</scope>',
-    '    </dependency>',
+    ...dependencies.flatMap((d) => [
+      '    <dependency>',
+      `      <groupId>${d.groupId}</groupId>`,
+      `      <artifactId>${d.artifactId}</artifactId>`,
+      `      <version>${d.version}</version>`,
+      ...(d.scope ? [`      <scope>${d.scope}</scope>`] : []),
+      '    </dependency>',
+    ]),
     '  </dependencies>',
     '  <build>',
     '    <plugins>',
-    '      <plugin>',
-    '        <groupId>org.apache.maven.plugins</groupId>',
-    '        <artifactId>maven-compiler-plugin</artifactId>',
-    '        <version>3.13.0</version>',
-    '      </plugin>',
-    '      <plugin>',
-    '        <groupId>org.apache.maven.plugins</groupId>',
-    '        <artifactId>maven-surefire-plugin</artifactId>',
-    '        <version>3.5.2</version>',
-    '      </plugin>',
+    ...plugin('maven-compiler-plugin', '3.13.0'),
+    ...plugin('maven-surefire-plugin', '3.5.2'),
     '    </plugins>',
     '  </build>',
     '</project>',
     '',
   ].join('\n');
+}
+
+export function mavenProject(): RealProject {
+  const pom = mavenPom('labels', [
+    { groupId: 'org.apache.commons', artifactId: 'commons-lang3', version: '3.17.0' },
+    { groupId: 'org.junit.jupiter', artifactId: 'junit-jupiter', version: '5.14.1', scope: 'test' },
+  ]);
   const source = (separator: string) =>
     [
       'package com.example.labels;',
