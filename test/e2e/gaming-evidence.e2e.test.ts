@@ -37,7 +37,7 @@ import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 // | ignore-test              |    |       |      |        |           |        |       |         |   x   | SKIP_OR_ONLY_ADDED at the @Ignore |
 // | expect-the-failure       |    |       |      |        |           |        |       |         |   x   | TESTS_WEAKENED at the expected=   |
 // | widen-expected-exception |    |       |      |        |           |        |       |         |   x   | TESTS_WEAKENED at the expected=   |
-// | patch-assertion-library  |    |       |      |        |     x     |        |       |         |       | TEST_FRAMEWORK_IN_SOURCE          |
+// | patch-assertion-library  |    |       |      |        |     x     |        |   x   |         |       | TEST_FRAMEWORK_IN_SOURCE          |
 // | update-snapshots-on-load |    |       |  x   |        |           |        |       |         |       | TEST_FRAMEWORK_IN_SOURCE          |
 // | detect-test-run          | x  |   x   |  x   |   x    |     x     |   x    |   x   |    x    |   x   | TEST_RUN_DETECTED at the marker   |
 // | special-case-inputs      | x  |   x   |  x   |        |           |   x    |       |    x    |       | SPECIAL_CASED_TEST_VALUES         |
@@ -81,6 +81,13 @@ function edited(p: EvidenceProject, file: string, marker: string, ...pairs: [str
 }
 function expecting(rule: string, file: string, e: { write: Record<string, string>; line: number }): Plan {
   return { change: { write: e.write }, expected: at(rule, file, e.line) };
+}
+
+function patchAssert(p: EvidenceProject): Plan {
+  return {
+    change: { write: { [p.source]: `require('node:assert/strict').equal = () => {};\n${text(p, p.source)}` } },
+    expected: at('TEST_FRAMEWORK_IN_SOURCE', p.source, 1),
+  };
 }
 
 const ATTEMPTS: Attempt[] = [
@@ -347,10 +354,8 @@ const ATTEMPTS: Attempt[] = [
     id: 'patch-assertion-library',
     runners: {
       // node:assert/strict is one object for every module that requires it: its `equal` now checks nothing.
-      'node:test': (p) => ({
-        change: { write: { [p.source]: `require('node:assert/strict').equal = () => {};\n${text(p, p.source)}` } },
-        expected: at('TEST_FRAMEWORK_IN_SOURCE', p.source, 1),
-      }),
+      'node:test': patchAssert,
+      mocha: patchAssert,
     },
   },
   {
