@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cachedLockfile, corepackWorkerEnv, PNPM_VERSION, ITOA_VERSION, type RealProject } from './real-projects';
+import { cachedLockfile, ITOA_VERSION, PNPM_VERSION, pnpmLockfile, type RealProject } from './real-projects';
 
 // Small but real monorepos, one per workspace shape (issue "Real repositories, round 2", item 4): two
 // packages, one depending on the other, with real dependencies from the registries. The bug is in the
@@ -139,19 +139,7 @@ export function pnpmWorkspaceProject(): MonorepoProject {
     ecosystem: 'pnpm-workspace',
     files: {
       ...manifests,
-      'pnpm-lock.yaml': cachedLockfile('pnpm-workspace', manifests, 'pnpm-lock.yaml', (dir) =>
-        execFileSync('corepack', ['pnpm', 'install', '--lockfile-only'], {
-          cwd: dir,
-          stdio: 'pipe',
-          timeout: 240_000,
-          env: {
-            ...process.env,
-            ...corepackWorkerEnv(),
-            COREPACK_ENABLE_DOWNLOAD_PROMPT: '0',
-            COREPACK_ENABLE_AUTO_PIN: '0',
-          },
-        }),
-      ),
+      'pnpm-lock.yaml': pnpmLockfile('pnpm-workspace', manifests),
       ...files,
     },
     fix,

@@ -84,25 +84,30 @@ const PNPM_PACKAGE = {
   devDependencies: { jest: '29.7.0' },
 };
 
+/** The pnpm-lock.yaml pnpm (through corepack, as set-up runs it) resolves for `manifests`, cached like every lockfile. */
+export function pnpmLockfile(name: string, manifests: Record<string, string>): string {
+  return cachedLockfile(name, manifests, 'pnpm-lock.yaml', (dir) =>
+    execFileSync('corepack', ['pnpm', 'install', '--lockfile-only'], {
+      cwd: dir,
+      stdio: 'pipe',
+      timeout: 240_000,
+      env: {
+        ...process.env,
+        ...corepackWorkerEnv(),
+        COREPACK_ENABLE_DOWNLOAD_PROMPT: '0',
+        COREPACK_ENABLE_AUTO_PIN: '0',
+      },
+    }),
+  );
+}
+
 export function pnpmProject(): RealProject {
   const packageJson = `${JSON.stringify(PNPM_PACKAGE, null, 2)}\n`;
   return {
     ecosystem: 'pnpm',
     files: {
       'package.json': packageJson,
-      'pnpm-lock.yaml': cachedLockfile('pnpm', { 'package.json': packageJson }, 'pnpm-lock.yaml', (dir) =>
-        execFileSync('corepack', ['pnpm', 'install', '--lockfile-only'], {
-          cwd: dir,
-          stdio: 'pipe',
-          timeout: 240_000,
-          env: {
-            ...process.env,
-            ...corepackWorkerEnv(),
-            COREPACK_ENABLE_DOWNLOAD_PROMPT: '0',
-            COREPACK_ENABLE_AUTO_PIN: '0',
-          },
-        }),
-      ),
+      'pnpm-lock.yaml': pnpmLockfile('pnpm', { 'package.json': packageJson }),
       'src/cart.js': 'exports.total = (prices, discount) => prices.reduce((a, b) => a + b, 0) + discount;\n',
       'src/format.js': 'exports.money = (cents) => `$${(cents / 100).toFixed(2)}`;\n',
       // Two test files: jest names its tests only for a single file unless asked (the JSON report the
