@@ -13,12 +13,16 @@ export type TomlTable = Record<string, unknown>;
 /** The parsed document, or undefined when absent or unusable; a file that is not TOML becomes a note. */
 export async function readToml(files: WorkspaceFiles, rel: string): Promise<TomlTable | undefined> {
   const text = await files.manifest(rel);
-  if (text === undefined) return undefined;
+  return text === undefined ? undefined : parseToml(text, rel, files.notes);
+}
+
+/** A manifest's text parsed; one that is not TOML is read as empty, with a note naming `rel`. */
+export function parseToml(text: string, rel: string, notes: string[]): TomlTable {
   try {
     return parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
     const reason = error instanceof TomlError ? error.message.split('\n')[0] : String(error);
-    files.notes.push(`${rel} is not valid TOML (${reason}); read as empty`);
+    notes.push(`${rel} is not valid TOML (${reason}); read as empty`);
     return {};
   }
 }

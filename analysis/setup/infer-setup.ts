@@ -8,14 +8,12 @@ import { VERIFICATION_CONFIG_PATH } from '../../domain/verification-config';
 import { readVerificationConfig } from '../gate-discovery/explicit-layers';
 import { jvmCommand, readJvmFacts, type JvmFacts } from '../gate-discovery/jvm-manifest';
 import type { WorkspaceFiles } from '../gate-discovery/workspace-files';
-import { hatchTestDeps, toxTestDeps } from './python-test-deps';
+import { addInferred as add, type Installed } from './inferred-command';
+import { inferPython } from './python-setup';
 
 // Which commands install a repository's dependencies (issue 9). The most specific layer wins as a whole:
 // the request's `setup` → `.ai-engineering-loop/verification.json` `setup` → inference from lockfiles and
 // manifests. Resolved once from the base commit, like the gate plan, so a maker cannot steer it.
-
-/** Whether an optional tool (uv, bun, poetry) is installed on the worker. */
-export type Installed = (tool: string) => boolean;
 
 /** The set-up plan of the workspace `files` reads; `requested` is the request's `setup` (an empty list installs nothing). */
 export async function setupPlan(
@@ -94,10 +92,6 @@ function inferJvm(jvm: JvmFacts, plan: SetupPlan): void {
   }
   add(plan, [...command, 'testClasses'], `${jvm.manifest} (gradle testClasses: dependencies into the loop cache)`);
   plan.outputs.push('build/', '.gradle/');
-}
-
-function add(plan: SetupPlan, argv: string[], detail: string): void {
-  plan.commands.push({ argv, timeoutSeconds: DEFAULT_SETUP_TIMEOUT_SECONDS, source: 'manifest-inference', detail });
 }
 
 async function inferNode(files: WorkspaceFiles, plan: SetupPlan, installed: Installed): Promise<void> {
@@ -184,96 +178,6 @@ async function inferNode(files: WorkspaceFiles, plan: SetupPlan, installed: Inst
         `${why} (npm)`,
       );
   }
-}
-
-const TEST_EXTRAS = ['test', 'tests', 'testing', 'dev'];
-const REQUIREMENTS = [
-  'requirements.txt',
-  'requirements-dev.txt',
-  'requirements-test.txt',
-  'requirements_dev.txt',
-  'requirements_test.txt',
-  'dev-requirements.txt',
-  'test-requirements.txt',
-];
-
-async function inferPython(files: WorkspaceFiles, plan: SetupPlan, installed: Installed): Promise<void> {
-  const pyproject = await files.manifest('pyproject.toml');
-  const requirements: string[] = [];
-  for (const r of REQUIREMENTS) if (await files.isFile(r)) requirements.push(r);
-  const setupPy = (await files.isFile('setup.py')) || (await files.isFile('setup.cfg'));
-  const toxIni = await files.manifest('tox.ini');
-  if (pyproject === undefined && requirements.length === 0 && !setupPy && toxIni === undefined) return;
-
-  // A virtual environment per work dir: its bin directory goes first on the PATH of gates and the maker.
-  plan.outputs.push('.venv/');
-  plan.binDirs.push('.venv/bin');
-  const tables = pyproject !== undefined ? tomlTables(pyproject) : new Map<string, string>();
-  const python = '.venv/bin/python';
-  if ((await files.isFile('uv.lock')) && installed('uv')) {
-    add(plan, ['uv', 'sync', '--frozen', '--all-extras'], 'uv.lock (uv sync into .venv)');
-    return;
-  }
-  const poetry = (await files.isFile('poetry.lock')) || tables.has('tool.poetry');
-  add(plan, ['python3', '-m', 'venv', '.venv'], 'a virtual environment for this work dir (.venv)');
-  if (poetry) {
-    if (!installed('poetry'))
-      add(
-        plan,
-        [python, '-m', 'pip', 'install', '--quiet', 'poetry'],
-        'poetry into .venv (not installed on the worker)',
-      );
-    add(
-      plan,
-      [installed('poetry') ? 'poetry' : '.venv/bin/poetry', 'install', '--no-interaction'],
-      'poetry.lock / [tool.poetry] (poetry install into .venv)',
-    );
-    return;
-  }
-  const tox = toxIni !== undefined ? toxTestDeps(toxIni) : { requirements: [], files: [], extras: [] };
-  if (pyproject !== undefined && (tables.has('project') || tables.has('build-system'))) {
-    const extrasTable = tables.get('project.optional-dependencies') ?? '';
-    const extras = TEST_EXTRAS.filter((e) => new RegExp(`^\\s*"?${e}"?\\s*=`, 'm').test(extrasTable));
-    const target = withExtras([...extras, ...tox.extras]);
-    add(plan, [python, '-m', 'pip', 'install', '-e', target], `pyproject.toml (pip install -e ${target})`);
-    const groups = TEST_EXTRAS.filter((g) =>
-      new RegExp(`^\\s*"?${g}"?\\s*=`, 'm').test(tables.get('dependency-groups') ?? ''),
-    );
-    for (const g of groups)
-      add(plan, [python, '-m', 'pip', 'install', '--group', g], `pyproject.toml [dependency-groups] ${g}`);
-  } else if (setupPy) {
-    const target = withExtras(tox.extras);
-    add(plan, [python, '-m', 'pip', 'install', '-e', target], `setup.py / setup.cfg (pip install -e ${target})`);
-  }
-  for (const r of requirements) add(plan, [python, '-m', 'pip', 'install', '-r', r], `${r} (pip install -r)`);
-  for (const r of tox.files.filter((f) => !requirements.includes(f)))
-    add(plan, [python, '-m', 'pip', 'install', '-r', r], `tox.ini [testenv] deps -r ${r} (pip install -r)`);
-  if (tox.requirements.length)
-    add(plan, [python, '-m', 'pip', 'install', ...new Set(tox.requirements)], 'tox.ini [testenv] deps (pip install)');
-  const hatch = hatchTestDeps(tables);
-  if (hatch.length)
-    add(plan, [python, '-m', 'pip', 'install', ...new Set(hatch)], 'pyproject.toml [tool.hatch.envs] (pip install)');
-}
-
-/** `.` or `.[a,b]`: the project itself, with its extras once each. */
-function withExtras(extras: string[]): string {
-  return extras.length ? `.[${[...new Set(extras)].join(',')}]` : '.';
-}
-
-/** Table name → its lines: just enough TOML to see which tables and keys a pyproject has. */
-function tomlTables(text: string): Map<string, string> {
-  const tables = new Map<string, string>([['', '']]);
-  let current = '';
-  for (const line of text.split(/\r?\n/)) {
-    const header = /^\s*\[{1,2}\s*([^\]]+?)\s*\]{1,2}\s*(?:#.*)?$/.exec(line);
-    if (header) {
-      current = header[1]!.replace(/\s*\.\s*/g, '.').replace(/"/g, '');
-      tables.set(current, tables.get(current) ?? '');
-    } else {
-      tables.set(current, `${tables.get(current) ?? ''}${line}\n`);
-    }
-  }
-  return tables;
 }
 
 function asRecord(value: unknown): Record<string, unknown> {

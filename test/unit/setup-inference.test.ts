@@ -96,12 +96,24 @@ describe('set-up inference', () => {
       '[testenv:lint]',
       'deps = ruff',
     ].join('\n');
-    expect(await argvs({ 'setup.py': 'from setuptools import setup\nsetup()\n', 'tox.ini': tox })).toEqual([
+    const setupPy = 'from setuptools import setup\nsetup()\n';
+    expect(await argvs({ 'setup.py': setupPy, 'tox.ini': tox, 'requirements-ci.txt': 'hypothesis\n' })).toEqual([
       'python3 -m venv .venv',
       '.venv/bin/python -m pip install -e .[test]',
       '.venv/bin/python -m pip install -r requirements-ci.txt',
       '.venv/bin/python -m pip install pytest>=8, <9 coverage[toml]',
     ]);
+    // A requirements file the repository does not have would fail set-up: left out, with a note.
+    const missing = await resolveSetupPlan({
+      workspace: repo({ 'setup.py': setupPy, 'tox.ini': tox }),
+      searchPath: '',
+    });
+    expect(missing.commands.map((c) => c.argv.join(' '))).not.toContain(
+      '.venv/bin/python -m pip install -r requirements-ci.txt',
+    );
+    expect(missing.notes).toContain(
+      'tox.ini [testenv] deps names requirements-ci.txt, which the repository does not have; not installed',
+    );
     const hatch = [
       '[project]',
       'name = "x"',
@@ -119,6 +131,154 @@ describe('set-up inference', () => {
       'python3 -m venv .venv',
       '.venv/bin/python -m pip install -e .',
       '.venv/bin/python -m pip install pytest coverage[toml]>=6.5',
+    ]);
+  });
+
+  test('python: PEP 735 dependency groups named for the gates, expanded for any pip; with uv, named to uv sync', async () => {
+    const pyproject = [
+      '[project]',
+      'name = "x"',
+      'version = "0.1.0"',
+      '',
+      '[dependency-groups]',
+      'test = ["pytest>=8", {include-group = "typing"}]',
+      'typing = ["mypy"]',
+      'docs = ["sphinx"]',
+      'lint = ["ruff", {include-group = "lint"}]',
+    ].join('\n');
+    const plan = await resolveSetupPlan({ workspace: repo({ 'pyproject.toml': pyproject }), searchPath: '' });
+    expect(plan.commands.map((c) => [c.argv.join(' '), c.detail])).toEqual([
+      ['python3 -m venv .venv', 'a virtual environment for this work dir (.venv)'],
+      ['.venv/bin/python -m pip install -e .', 'pyproject.toml (pip install -e .)'],
+      [
+        '.venv/bin/python -m pip install pytest>=8 mypy',
+        'pyproject.toml [dependency-groups] test, typing (pip install)',
+      ],
+    ]);
+    expect(plan.notes).toContain(
+      'pyproject.toml [dependency-groups] lint is not installed: it includes itself (lint → lint)',
+    );
+    // Groups need no [project]: a repository of scripts and tests gets them too.
+    expect(await argvs({ 'pyproject.toml': '[dependency-groups]\ndev = ["pytest"]\n' })).toEqual([
+      'python3 -m venv .venv',
+      '.venv/bin/python -m pip install pytest',
+    ]);
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'setup-uv-'));
+    fs.writeFileSync(path.join(bin, 'uv'), '#!/bin/sh\n', { mode: 0o755 });
+    expect(await argvs({ 'pyproject.toml': pyproject, 'uv.lock': '' }, bin)).toEqual([
+      'uv sync --frozen --all-extras --group test --group typing',
+    ]);
+  });
+
+  test('python: poetry installs its optional test groups with --with; groups pip installs are converted', async () => {
+    const poetry = [
+      '[tool.poetry]',
+      'name = "x"',
+      'version = "0.1.0"',
+      '',
+      '[tool.poetry.group.test.dependencies]',
+      'pytest = "^8.0"',
+      '',
+      '[tool.poetry.group.typing]',
+      'optional = true',
+      '[tool.poetry.group.typing.dependencies]',
+      'mypy = "^1.9"',
+      '',
+      '[tool.poetry.group.docs]',
+      'optional = true',
+      '[tool.poetry.group.docs.dependencies]',
+      'mkdocs = "*"',
+    ].join('\n');
+    expect(await argvs({ 'pyproject.toml': poetry, 'poetry.lock': '' })).toEqual([
+      'python3 -m venv .venv',
+      '.venv/bin/python -m pip install --quiet poetry',
+      '.venv/bin/poetry install --no-interaction --with typing',
+    ]);
+    // PEP 621 metadata with poetry's groups and no lockfile: pip installs the project, and the groups.
+    const pep621 = [
+      '[project]',
+      'name = "x"',
+      'version = "0.1.0"',
+      '',
+      '[build-system]',
+      'requires = ["poetry-core>=2.0"]',
+      'build-backend = "poetry.core.masonry.api"',
+      '',
+      '[tool.poetry.group.dev.dependencies]',
+      'pytest = "^8.3"',
+      'pytest-mock = { version = "~3.14", python = ">=3.9" }',
+      'local = { path = "../local" }',
+    ].join('\n');
+    const plan = await resolveSetupPlan({ workspace: repo({ 'pyproject.toml': pep621 }), searchPath: '' });
+    expect(plan.commands.map((c) => [c.argv, c.detail])).toEqual([
+      [['python3', '-m', 'venv', '.venv'], 'a virtual environment for this work dir (.venv)'],
+      [['.venv/bin/python', '-m', 'pip', 'install', '-e', '.'], 'pyproject.toml (pip install -e .)'],
+      [
+        [
+          '.venv/bin/python',
+          '-m',
+          'pip',
+          'install',
+          'pytest>=8.3,<9.0',
+          'pytest-mock>=3.14,<3.15; python_version >= "3.9"',
+        ],
+        'pyproject.toml [tool.poetry] groups dev (pip install)',
+      ],
+    ]);
+  });
+
+  test('python: the test sessions of noxfile.py, read without running it', async () => {
+    const noxfile = [
+      'import nox',
+      '',
+      '@nox.session(python=["3.11", "3.12"])',
+      'def tests(session):',
+      '    session.install("-r", "requirements/test.txt", "-r", "requirements/gone.txt")',
+      '    session.install("-e", ".[test]", "pytest-randomly", "--index-url", "https://evil.invalid/simple")',
+      '    session.run("pytest")',
+      '',
+      '@nox.session',
+      'def docs(session):',
+      '    session.install("sphinx")',
+    ].join('\n');
+    const plan = await resolveSetupPlan({
+      workspace: repo({
+        'setup.py': 'from setuptools import setup\nsetup()\n',
+        'noxfile.py': noxfile,
+        'requirements/test.txt': 'pytest\n',
+      }),
+      searchPath: '',
+    });
+    expect(plan.commands.map((c) => [c.argv.join(' '), c.detail])).toEqual([
+      ['python3 -m venv .venv', 'a virtual environment for this work dir (.venv)'],
+      ['.venv/bin/python -m pip install -e .[test]', 'setup.py / setup.cfg (pip install -e .[test])'],
+      [
+        '.venv/bin/python -m pip install -r requirements/test.txt',
+        'noxfile.py session tests -r requirements/test.txt (pip install -r)',
+      ],
+      ['.venv/bin/python -m pip install pytest-randomly', 'noxfile.py session tests (pip install)'],
+    ]);
+    expect(plan.notes).toContain(
+      'noxfile.py session tests names requirements/gone.txt, which the repository does not have; not installed',
+    );
+    const huge = `import nox\n@nox.session\ndef tests(session):\n    session.install("pytest")\n${'#'.repeat(300_000)}\n`;
+    const ignored = await resolveSetupPlan({ workspace: repo({ 'setup.py': '', 'noxfile.py': huge }), searchPath: '' });
+    expect(ignored.commands.map((c) => c.argv.join(' '))).toEqual([
+      'python3 -m venv .venv',
+      '.venv/bin/python -m pip install -e .',
+    ]);
+    expect(ignored.notes).toContain('noxfile.py is longer than 262144 characters; its sessions are not read');
+  });
+
+  test('python: a source listing more requirements than a command line should hold is refused, with a note', async () => {
+    const many = Array.from({ length: 501 }, (_, i) => `"pkg${i}"`).join(', ');
+    const plan = await resolveSetupPlan({
+      workspace: repo({ 'pyproject.toml': `[dependency-groups]\ntest = [${many}]\n` }),
+      searchPath: '',
+    });
+    expect(plan.commands.map((c) => c.argv.join(' '))).toEqual(['python3 -m venv .venv']);
+    expect(plan.notes).toEqual([
+      'pyproject.toml [dependency-groups] test lists more than 500 requirements; not installed',
     ]);
   });
 
