@@ -5,7 +5,6 @@ import {
   type DeliveryResult,
   type DeliverySettings,
 } from '../domain/delivery';
-import { contextImpact, type ChangedFile, type ContextImpact } from '../domain/context-impact';
 import type { JudgeReport } from '../domain/judge';
 import { describeSandbox, renderFinalReport, renderMergeRequestDescription, type FinalReport } from '../domain/reports';
 import { sanitise, sanitiseTokens } from '../domain/sanitise';
@@ -16,6 +15,7 @@ import { iterationWithVerdict } from '../store/iterations';
 import { loopById, recordDelivery } from '../store/loops';
 import { finalReport, storeFinalReport, storePatchReport } from '../store/reports';
 import { baseDrift } from './base-drift';
+import { changeImpact } from './context-impact';
 import { git, GitError, pushBranch } from './git';
 import { early, inOrder } from './in-order';
 import { remoteAccessFor } from './git-askpass';
@@ -100,6 +100,9 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
     warnings: (loop.gatePlan as { warnings?: string[] } | null)?.warnings ?? [],
     contextImpact: impact,
     baseDrift: drift,
+    ...(iteration.replayedFromBase && iteration.replayedFromCheckpoint
+      ? { replayed: { fromBase: iteration.replayedFromBase, fromCheckpoint: iteration.replayedFromCheckpoint } }
+      : {}),
     ...(input.approvedBy ? { approvedBy: input.approvedBy } : {}),
   };
 
@@ -152,21 +155,6 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
     pullRequestUrl: delivery?.pullRequestUrl ?? null,
     deliveryError: delivery?.error ?? null,
   };
-}
-
-/** The change's context impact, from what it added, deleted and modified, and the base's top-level entries. */
-async function changeImpact(workspace: string, base: string, checkpoint: string): Promise<ContextImpact> {
-  const [diff, top] = await Promise.all([
-    git(workspace, ['diff', '--name-status', '--no-renames', '-z', '--end-of-options', `${base}..${checkpoint}`, '--']),
-    git(workspace, ['ls-tree', '--name-only', '-z', '--end-of-options', base]),
-  ]);
-  const fields = diff.split('\0').filter(Boolean);
-  const changes: ChangedFile[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const status = fields[i]![0] as ChangedFile['status'];
-    changes.push({ status: status === 'A' || status === 'D' ? status : 'M', path: fields[i + 1]! });
-  }
-  return contextImpact(changes, top.split('\0').filter(Boolean));
 }
 
 /**

@@ -115,6 +115,32 @@ export async function mergeConflicts(cwd: string, ours: string, theirs: string):
   return [...new Set(out.split('\0').slice(1).filter(Boolean))];
 }
 
+/**
+ * The change `checkpoint` makes to the base it shares with `onto`, replayed onto `onto` as one commit: git's
+ * merge of the two, no working tree touched (git 2.39's merge-tree cannot replay commit by commit). The
+ * conflicting paths instead when it does not merge cleanly.
+ */
+export async function replayOnto(
+  cwd: string,
+  onto: string,
+  checkpoint: string,
+  message: string,
+): Promise<{ commit: string; conflicts: [] } | { commit: null; conflicts: string[] }> {
+  const out = await runGit(
+    cwd,
+    ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', onto, checkpoint],
+    {
+      timeoutMs: GIT_TIMEOUT_MS,
+      answers: [1],
+    },
+  );
+  const [tree, ...paths] = out.split('\0');
+  const conflicts = [...new Set(paths.filter(Boolean))];
+  if (conflicts.length) return { commit: null, conflicts };
+  const commit = await git(cwd, ['commit-tree', '-p', onto, '-m', message, '--end-of-options', tree!.trim()]);
+  return { commit: commit.trim(), conflicts: [] };
+}
+
 export async function headCommit(cwd: string): Promise<string> {
   return (await git(cwd, ['rev-parse', 'HEAD'])).trim();
 }

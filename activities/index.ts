@@ -13,6 +13,7 @@ import { deliver, type DeliverInput, type DeliverOutput } from './delivery';
 import { whileHeartbeating } from './heartbeat';
 import { inOrder } from './in-order';
 import { runMaker, type CheckpointInspection, type MakerInput } from './maker';
+import { prepareDelivery, type PrepareDeliveryInput } from './prepare-delivery';
 import { recordProgress, type ProgressInput } from './progress';
 import {
   recordContractApproval,
@@ -88,6 +89,8 @@ function loopActivities(deps: ActivityDeps) {
         'review',
       ),
     backtrack: (input: BacktrackInput) => whileHeartbeating(backtrack(deps, input), 'backtrack'),
+    prepareDelivery: (input: PrepareDeliveryInput) =>
+      whileHeartbeating(prepareDelivery(deps, input), 'prepare delivery'),
     recordVerdict: (input: InPhase<Parameters<typeof recordVerdict>[1]>) =>
       inPhase(deps, input, () => recordVerdict(deps, input)),
     recordEscalation: (input: EscalationInput) => recordEscalation(deps, input),

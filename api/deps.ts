@@ -42,7 +42,12 @@ export type ApiPolicy = Pick<ServiceConfig, 'repositories' | 'decisions'> & {
 /** Without configuration the API enforces the same defaults as the service's environment schema. */
 export const DEFAULT_API_POLICY: ApiPolicy = {
   repositories: { allowLocal: true, connectTimeoutSeconds: 20 },
-  decisions: { allowDeadlineApprove: false, separationOfDuties: false, signalActors: [] },
+  decisions: {
+    allowDeadlineApprove: false,
+    separationOfDuties: false,
+    signalActors: [],
+    majorImpactNeedsApproval: false,
+  },
   sandbox: { mode: 'bwrap' },
   disk: { path: '.', minFreeBytes: 0 },
 };

@@ -22,6 +22,8 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
       pushedBranch: loop.pushedBranch,
       pullRequestUrl: loop.pullRequestUrl,
       deliveryError: loop.deliveryError,
+      /** NONE, TARGETED or MAJOR: what the change invalidates of what is known about the repository (read before delivery). */
+      contextImpact: loop.contextImpact,
     },
     contractVersions: loop.contractVersions.map((c) => ({
       version: c.version,
@@ -46,6 +48,10 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
       maker: makerRuns.get(i.sequence) ?? null,
       makerAttempts: i.makerAttempts,
       backtrackedTo: i.backtrackedTo,
+      /** Set on an iteration that replayed the passed change onto a base that moved before delivery (no maker of its own). */
+      replayedFrom: i.replayedFromCheckpoint
+        ? { base: i.replayedFromBase, checkpoint: i.replayedFromCheckpoint }
+        : null,
       verdict: i.verdict
         ? { verdict: i.verdict.verdict, trigger: i.verdict.trigger, directives: i.verdict.directives as string[] }
         : null,

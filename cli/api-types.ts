@@ -88,7 +88,12 @@ export interface LoopDetail extends LoopSummary {
   branch?: string | null;
   failureReason?: string | null;
   sandbox?: string | null;
-  delivery?: { pushedBranch: string | null; pullRequestUrl: string | null; deliveryError: string | null };
+  delivery?: {
+    pushedBranch: string | null;
+    pullRequestUrl: string | null;
+    deliveryError: string | null;
+    contextImpact?: string | null;
+  };
   contractVersions?: Array<{ version: number; hash: string; reason?: string | null }>;
   workspaceSetup?: EvidenceView[];
   iterations: IterationView[];

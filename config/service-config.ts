@@ -206,6 +206,8 @@ export const envSchema = z.object({
   ALLOW_DEADLINE_APPROVE: booleanFlag.default(false),
   /** An approver may not decide a loop submitted with their own key. */
   SEPARATION_OF_DUTIES: booleanFlag.default(false),
+  /** A change whose context impact is MAJOR waits for a person's approval before delivery, whatever the request says. */
+  MAJOR_IMPACT_NEEDS_APPROVAL: booleanFlag.default(false),
   /** Actors whose `decision` signals (Temporal CLI/UI) are honoured, comma-separated; "*" for any; empty: none. */
   DECISION_SIGNAL_ACTORS: z.string().default(''),
   /** When set, GET /metrics (API) and the worker's metrics endpoint answer only `Authorization: Bearer <token>`. */
@@ -279,7 +281,13 @@ export interface ServiceConfig {
   operatorPolicy: OperatorPolicy;
   /** The preset CLIs: where they are installed, and each one's model endpoint (config/agent-presets.ts). */
   agents: { toolsDir: string; endpoints: Record<PresetBackend, PresetEndpoint> };
-  decisions: { allowDeadlineApprove: boolean; separationOfDuties: boolean; signalActors: string[] };
+  decisions: {
+    allowDeadlineApprove: boolean;
+    separationOfDuties: boolean;
+    signalActors: string[];
+    /** Every MAJOR context impact waits for a person before delivery (MAJOR_IMPACT_NEEDS_APPROVAL). */
+    majorImpactNeedsApproval: boolean;
+  };
   telemetry: {
     /** Bearer token the metrics endpoints require; null: they are public, like /healthz. */
     metricsToken: string | null;
@@ -382,6 +390,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
     decisions: {
       allowDeadlineApprove: e.ALLOW_DEADLINE_APPROVE,
       separationOfDuties: e.SEPARATION_OF_DUTIES,
+      majorImpactNeedsApproval: e.MAJOR_IMPACT_NEEDS_APPROVAL,
       signalActors: e.DECISION_SIGNAL_ACTORS.split(',')
         .map((a) => a.trim())
         .filter(Boolean),

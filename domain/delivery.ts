@@ -40,6 +40,8 @@ export const deliverySettingsSchema = z.strictObject({
   /** Where to push; the repository URL when left out. Same rules as the repository URL (no credentials in it). */
   pushUrl: repositoryUrlSchema.optional(),
   pullRequest: pullRequestSettingsSchema.optional(),
+  /** A change whose context impact is MAJOR (CI, workspace layout, build system) waits for a person's approval first. */
+  majorImpactNeedsApproval: z.boolean().default(false),
 });
 export type DeliverySettings = z.infer<typeof deliverySettingsSchema>;
 

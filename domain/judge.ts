@@ -19,6 +19,10 @@ export const ESCALATION_TRIGGERS = [
   'AGENT_DESTRUCTIVE_OPERATION',
   'AGENT_IRREPRODUCIBLE_FAILURE',
   'ENVIRONMENT',
+  /** The base moved before delivery and the change no longer merges onto it, or fails verification there. */
+  'BASE_DRIFT',
+  /** The change's context impact is MAJOR and the request or the operator wants a person to approve it. */
+  'MAJOR_CONTEXT_IMPACT',
 ] as const;
 export type EscalationTrigger = (typeof ESCALATION_TRIGGERS)[number];
 
@@ -56,6 +60,9 @@ export const VERDICT_RULES = [
   'AGENT_CONTRADICTION',
   'AGENT_DESTRUCTIVE_OPERATION',
   'AGENT_IRREPRODUCIBLE_FAILURE',
+  // Raised after a PASS, on the change's way to delivery (workflows/delivery.ts), not by the judge.
+  'BASE_DRIFT',
+  'MAJOR_CONTEXT_IMPACT',
 ] as const;
 export type VerdictRule = (typeof VERDICT_RULES)[number];
 

@@ -113,7 +113,7 @@ export const loopRequestSchema = z
     /** The maker waits until a human approves the frozen contract. */
     requireContractApproval: z.boolean().default(false),
     /** On PASS or approval: push the loop's branch, optionally open a pull/merge request (domain/delivery.ts). */
-    delivery: deliverySettingsSchema.default({ push: true }),
+    delivery: deliverySettingsSchema.default({ push: true, majorImpactNeedsApproval: false }),
   })
   .superRefine((request, ctx) => {
     if (request.delivery.pullRequest && !request.delivery.push) {

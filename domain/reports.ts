@@ -64,6 +64,8 @@ export interface FinalReport {
   contextImpact?: ContextImpact;
   /** Whether the base moved between the loop's start and its delivery, and the change still merges (base-drift.ts). */
   baseDrift?: BaseDrift;
+  /** The base moved before delivery: the change was replayed onto it (`baseCommit`) and verified there again. */
+  replayed?: { fromBase: string; fromCheckpoint: string };
   /** Where the branch went (push, pull request), when the loop asked for delivery. */
   delivery?: {
     pushedBranch: string | null;
@@ -105,6 +107,10 @@ const TRIGGER_TEXT: Record<EscalationReport['trigger'], string> = {
   AGENT_IRREPRODUCIBLE_FAILURE: 'the maker reported a failure it cannot reproduce',
   ENVIRONMENT:
     'the environment is not usable: dependencies could not be installed, or a command could not start (fix the machine or the set-up, then retry)',
+  BASE_DRIFT:
+    'the base branch moved before delivery, and the change no longer merges onto it or fails verification there (approve delivers it as it is; retry sends the maker back onto the moved base)',
+  MAJOR_CONTEXT_IMPACT:
+    'the change passed, but its context impact is MAJOR (CI, workspace layout or build system) and delivery waits for a person to approve it',
   CONTRACT_APPROVAL: 'the contract needs a human approval before the maker starts',
 };
 
@@ -222,6 +228,12 @@ export function renderFinalReport(r: FinalReport): string {
     `**Objective:** ${r.objective}`,
     '',
     `- branch: \`${r.branch}\` (base \`${r.baseCommit}\`, checkpoint \`${r.checkpointCommit}\`)`,
+    ...(r.replayed
+      ? [
+          `- verified against base \`${r.baseCommit}\`: the base moved after the loop started from \`${r.replayed.fromBase}\`, so the change (checkpoint \`${r.replayed.fromCheckpoint}\`) was replayed onto it and verified again`,
+        ]
+      : []),
+    ...(r.outcome === 'PASSED' && r.approvedBy ? [`- delivery approved by ${r.approvedBy}`] : []),
     `- commits: ${r.commits.map((c) => `\`${c}\``).join(', ') || 'none'}`,
     `- contract: version ${r.contract.version}, hash \`${r.contract.hash}\``,
     `- review: ${r.reviewMode}`,
@@ -269,5 +281,10 @@ export function renderMergeRequestDescription(r: FinalReport): string {
       ? ['', `### Context impact: ${r.contextImpact.level}`, ...r.contextImpact.reasons.map((reason) => `- ${reason}`)]
       : []),
     ...(r.baseDrift ? ['', '### Base', describeDrift(r.baseDrift)] : []),
+    ...(r.replayed
+      ? [
+          `Verified against \`${r.baseCommit}\`: the base moved after the loop started from \`${r.replayed.fromBase}\`, and the change was replayed onto it and verified again.`,
+        ]
+      : []),
   ].join('\n');
 }

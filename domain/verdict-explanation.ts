@@ -26,6 +26,9 @@ export const RULE_DESCRIPTIONS: Record<VerdictRule, string> = {
   AGENT_CONTRADICTION: 'the maker reported contradictory requirements',
   AGENT_DESTRUCTIVE_OPERATION: 'the maker reported that the task needs a destructive operation',
   AGENT_IRREPRODUCIBLE_FAILURE: 'the maker reported a failure it cannot reproduce',
+  BASE_DRIFT:
+    'the change passed, but its base branch moved before delivery and the change no longer merges onto it or fails verification there',
+  MAJOR_CONTEXT_IMPACT: 'the change passed, but its context impact is MAJOR and delivery waits for a person',
 };
 
 /** A Judge Report as stored in Verdict.report: reports stored before a field existed lack it. */

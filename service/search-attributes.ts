@@ -8,6 +8,7 @@ export const LOOP_SEARCH_ATTRIBUTES = {
   LoopVerdict: 'Keyword',
   LoopRepo: 'Keyword',
   LoopPullRequest: 'Keyword',
+  LoopContextImpact: 'Keyword',
 } as const satisfies Record<string, 'Keyword' | 'Int'>;
 
 export type LoopSearchAttributeName = keyof typeof LOOP_SEARCH_ATTRIBUTES;

@@ -44,6 +44,35 @@ export function createIteration(
   return db.iteration.create({ data: row, select: { id: true } });
 }
 
+/**
+ * The loop's change replayed onto a moved base as an iteration with no maker, and that base made the loop's
+ * (what its change is measured against from now on): one transaction, so a retry sees both or neither.
+ */
+export async function recordReplayedIteration(
+  db: PrismaClient,
+  row: {
+    loopId: string;
+    sequence: number;
+    roundIteration: number;
+    contractVersion: number;
+    /** The moved base. */
+    startCommit: string;
+    checkpointCommit: string;
+    diffHash: string;
+    changedFiles: string[];
+    replayedFromBase: string;
+    replayedFromCheckpoint: string;
+  },
+): Promise<void> {
+  await db.$transaction([
+    db.iteration.create({
+      data: { ...row, noChange: false, makerAttempts: 0, makerFinishedAt: new Date() },
+      select: { id: true },
+    }),
+    db.loop.update({ where: { id: row.loopId }, data: { baseCommit: row.startCommit }, select: { id: true } }),
+  ]);
+}
+
 export async function countMakerAttempt(db: PrismaClient, id: string): Promise<void> {
   await db.iteration.update({ where: { id }, data: { makerAttempts: { increment: 1 } }, select: { id: true } });
 }

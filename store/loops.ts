@@ -31,6 +31,11 @@ export function preparedLoopColumns(db: PrismaClient, id: string) {
   });
 }
 
+/** The commit the loop's change is measured against (moved when delivery replays the change onto a moved base). */
+export function loopBaseCommit(db: PrismaClient, id: string) {
+  return db.loop.findUniqueOrThrow({ where: { id }, select: { baseCommit: true } });
+}
+
 export function loopGatePlan(db: PrismaClient, id: string) {
   return db.loop.findUniqueOrThrow({ where: { id }, select: { gatePlan: true } });
 }
@@ -49,6 +54,11 @@ export async function recordDelivery(
   delivery: { pushedBranch: string | null; pullRequestUrl: string | null; deliveryError: string | null },
 ): Promise<void> {
   await db.loop.update({ where: { id }, data: delivery, select: { id: true } });
+}
+
+/** NONE, TARGETED or MAJOR, read before delivery (domain/context-impact.ts). */
+export async function recordContextImpact(db: PrismaClient, id: string, level: string): Promise<void> {
+  await db.loop.update({ where: { id }, data: { contextImpact: level }, select: { id: true } });
 }
 
 /** Which of `ids` ended (a terminal status) before `cutoff`. */

@@ -12,9 +12,11 @@ import { describeIssues } from '../domain/ledger';
 import { loopInputSchema, type LoopInput } from '../domain/loop-request';
 import type { LoopStatus } from '../domain/loop-state';
 import { gitWork, records } from './activities';
-import { escalate, handleMessages } from './decisions';
+import { handleMessages } from './decisions';
 import { rootCause } from './details';
-import { continueAsNewRound, deliver, endRejected, resumeWith, type LoopOutcome } from './endings';
+import { deliverPassed } from './delivery';
+import type { LoopOutcome } from './endings';
+import { escalateAndSettle } from './escalations';
 import { iterate, type IterationOutcome } from './iteration';
 import { LoopRun, withSummary } from './loop-run';
 import { CLAIM_CONTINUED_RUN, SETUP_PHASE } from './patches';
@@ -57,27 +59,12 @@ export async function engineeringLoop(input: LoopInput): Promise<LoopOutcome> {
       }
       const outcome = await iterate(run);
       const { report } = outcome;
-      if (report.verdict === 'PASS') return await deliver(run, 'PASSED', null);
+      if (report.verdict === 'PASS') return await deliverPassed(run, outcome);
       if (report.verdict === 'ITERATE') {
         await carryOn(run, outcome);
         continue;
       }
-      const { decision, effect } = await escalate(run, {
-        trigger: report.trigger ?? 'UNKNOWN',
-        record: (escalationSequence) =>
-          run
-            .recorder()
-            .recordEscalation.executeWithOptions(withSummary(`escalation ${escalationSequence}: ${report.trigger}`), [
-              { loopId: run.loopId, escalationSequence, sequence: run.state.sequence, report },
-            ]),
-        systemBlockers: outcome.systemFindings.filter(
-          (f) => f.source === 'SYSTEM' && f.severity === 'BLOCKER' && f.validity === 'VALID',
-        ).length,
-      });
-      if (effect.action === 'END_REJECTED') return await endRejected(run);
-      if (effect.action === 'DELIVER_OVERRIDE') return await deliver(run, 'APPROVED_BY_HUMAN', decision.actor);
-      await resumeWith(run, effect);
-      await continueAsNewRound(run, report, effect.guidance);
+      return await escalateAndSettle(run, report, outcome.systemFindings);
     }
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;

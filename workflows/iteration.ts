@@ -13,14 +13,20 @@ import { INSPECT_IN_MAKER_ACTIVITY } from './patches';
 // One iteration: the maker changes the workspace, the gates verify it, the reviewer reviews it, the judge decides.
 
 type MakerResult = Awaited<ReturnType<LoopActivities['runMaker']>>;
+/** What verification and the judge read of a maker's result (a change replayed onto a moved base has no maker). */
+export type MadeChange = Pick<
+  MakerResult,
+  'checkpointCommit' | 'inspected' | 'noChange' | 'diffHash' | 'cumulativeDiffEmpty' | 'agentReport'
+>;
 type VerificationSummary = Awaited<ReturnType<LoopActivities['runVerification']>>;
-type IterationState = LoopRun['state']['iterations'][number];
+export type IterationState = LoopRun['state']['iterations'][number];
 
 export interface IterationOutcome {
   report: JudgeReport;
   maker: MakerResult;
   /** Tampering and scope findings of the checkpoint, and what the frozen tests showed. */
   systemFindings: FindingSummary[];
+  review: ReviewOutcome;
 }
 
 export async function iterate(run: LoopRun): Promise<IterationOutcome> {
@@ -42,7 +48,22 @@ export async function iterate(run: LoopRun): Promise<IterationOutcome> {
   const { verification, systemFindings } = await verify(run, maker);
   const review = await reviewUnlessSettled(run, maker, verification);
   const report = await judge(run, iteration, { maker, verification, review, systemFindings });
-  return { report, maker, systemFindings };
+  return { report, maker, systemFindings, review };
+}
+
+/** A new iteration of the loop's state with no maker of its own (a change replayed onto a moved base). */
+export function beginIteration(run: LoopRun, checkpointCommit: string): IterationState {
+  const { state } = run;
+  state.sequence += 1;
+  state.iterations.push({
+    sequence: state.sequence,
+    roundIteration: state.roundIteration,
+    contractVersion: state.contractVersion,
+    checkpointCommit,
+    verdict: null,
+    trigger: null,
+  });
+  return state.iterations[state.iterations.length - 1]!;
 }
 
 async function runMaker(run: LoopRun): Promise<MakerResult> {
@@ -71,9 +92,9 @@ async function runMaker(run: LoopRun): Promise<MakerResult> {
   return maker;
 }
 
-async function verify(
+export async function verify(
   run: LoopRun,
-  maker: MakerResult,
+  maker: MadeChange,
 ): Promise<{ verification: VerificationSummary; systemFindings: FindingSummary[] }> {
   const { state, gatePlan, contract } = run;
   const progress = run.enterPhase('VERIFY');
@@ -134,7 +155,7 @@ async function reviewUnlessSettled(
 }
 
 /** The judge's verdict (a pure function), recorded with the iteration. */
-async function judge(
+export async function judge(
   run: LoopRun,
   iteration: IterationState,
   {
@@ -142,7 +163,7 @@ async function judge(
     verification,
     review,
     systemFindings,
-  }: { maker: MakerResult; verification: VerificationSummary; review: ReviewOutcome; systemFindings: FindingSummary[] },
+  }: { maker: MadeChange; verification: VerificationSummary; review: ReviewOutcome; systemFindings: FindingSummary[] },
 ): Promise<JudgeReport> {
   const { state, request, contract } = run;
   const progress = run.enterPhase('JUDGE');

@@ -4,6 +4,8 @@
 export const CLAIM_CONTINUED_RUN = 'claim-continued-run';
 /** A new loop's test names are resolved against the base commit's tests before the first maker (acceptance-tests.ts). */
 export const RESOLVE_TEST_NAMES_AT_BASE = 'resolve-test-names-at-base';
+/** A passed change is prepared for delivery: replayed onto a moved base and verified again, its context impact read (delivery.ts). */
+export const PREPARE_DELIVERY = 'prepare-delivery';
 
 // Patches retired at the version floor (CONTRIBUTING.md, "The version floor"): their old branches are gone,
 // and each is called as deprecatePatch() where its patched() was, so a loop started on the release before

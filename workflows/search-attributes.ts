@@ -8,6 +8,8 @@ export const LoopVerdictKey = defineSearchAttributeKey('LoopVerdict', SearchAttr
 export const LoopRepoKey = defineSearchAttributeKey('LoopRepo', SearchAttributeType.KEYWORD);
 /** The pull/merge request delivery opened. */
 export const LoopPullRequestKey = defineSearchAttributeKey('LoopPullRequest', SearchAttributeType.KEYWORD);
+/** NONE, TARGETED or MAJOR: the passed change's context impact, read before delivery. */
+export const LoopContextImpactKey = defineSearchAttributeKey('LoopContextImpact', SearchAttributeType.KEYWORD);
 
 export const LOOP_SEARCH_ATTRIBUTE_KEYS = [
   LoopStatusKey,
@@ -16,4 +18,5 @@ export const LOOP_SEARCH_ATTRIBUTE_KEYS = [
   LoopVerdictKey,
   LoopRepoKey,
   LoopPullRequestKey,
+  LoopContextImpactKey,
 ];

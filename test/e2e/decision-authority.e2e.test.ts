@@ -14,7 +14,12 @@ beforeAll(async () => {
   h = await startLoopHarness({
     policy: {
       ...DEFAULT_API_POLICY,
-      decisions: { allowDeadlineApprove: true, separationOfDuties: true, signalActors: [] },
+      decisions: {
+        allowDeadlineApprove: true,
+        separationOfDuties: true,
+        signalActors: [],
+        majorImpactNeedsApproval: false,
+      },
     },
     workerEnv: { DECISION_SIGNAL_ACTORS: 'ops@cli' },
   });

@@ -66,7 +66,12 @@ test('PASS pushes the branch to the origin at the checkpoint; the patch applies 
   const loop = await h.waitForLoop(id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
   expect(loop.status).toBe('PASSED');
   const checkpoint = loop.iterations.at(-1).checkpointCommit;
-  expect(loop.delivery).toEqual({ pushedBranch: `engineering-loop/${id}`, pullRequestUrl: null, deliveryError: null });
+  expect(loop.delivery).toEqual({
+    pushedBranch: `engineering-loop/${id}`,
+    pullRequestUrl: null,
+    deliveryError: null,
+    contextImpact: 'NONE',
+  });
   expect(gitIn(origin, 'rev-parse', `refs/heads/engineering-loop/${id}`).trim()).toBe(checkpoint);
 
   const report = await h.request('GET', `/v1/loops/${id}/report`);
@@ -91,29 +96,147 @@ test('PASS pushes the branch to the origin at the checkpoint; the patch applies 
   fs.rmSync(checkout, { recursive: true, force: true });
 });
 
-test('a base that moved under the change while the loop ran: the report says the change no longer merges', async () => {
-  const repo = createFixtureRepo();
-  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+/** A loop held at its contract approval (workspace cloned, contract frozen), so the test can move `main` under it. */
+async function heldLoop(repo: string, steps: Record<string, { write: Record<string, string> }>) {
+  const maker = scriptedMaker({ steps });
   const submitted = await h.request(
     'POST',
     '/v1/loops',
     loopRequest(repo, maker.argv, { requireContractApproval: true }),
   );
-  // The workspace is cloned and the contract frozen; while the loop waits, main gets a conflicting commit.
   const waiting = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION']);
+  return {
+    id: waiting.id as string,
+    workflowId: waiting.workflowId as string,
+    startedFrom: waiting.baseCommit as string,
+    approveContract: () =>
+      h.request('POST', `/v1/loops/${waiting.id}/decisions`, {
+        kind: 'approve',
+        escalationId: waiting.escalations[0].id,
+      }),
+  };
+}
+
+/** Decides the loop's next escalation with `trigger` once it is open; what it was, and its report. */
+async function decide(id: string, trigger: string, decision: Record<string, unknown>) {
+  let loop: any;
+  for (;;) {
+    loop = await h.waitForLoop(id, ['AWAITING_DECISION', 'PASSED', 'APPROVED', 'FAILED', 'REJECTED']);
+    if (loop.status !== 'AWAITING_DECISION') throw new Error(`loop ${id} ended ${loop.status} before ${trigger}`);
+    if (loop.escalations.at(-1).trigger === trigger && !loop.escalations.at(-1).decision) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const escalation = loop.escalations.at(-1);
+  const report = await h.request('GET', `/v1/loops/${id}/report`);
+  expect(report.body.kind).toBe('ESCALATION');
+  const decided = await h.request('POST', `/v1/loops/${id}/decisions`, { ...decision, escalationId: escalation.id });
+  expect(decided.status).toBe(202);
+  return report.body;
+}
+
+test('a base that moved cleanly under the change: the change is replayed onto it, verified again and delivered from it', async () => {
+  const repo = createFixtureRepo();
+  const loop = await heldLoop(repo, { '1': { write: { 'src/sum.js': CORRECT_SUM } } });
+  commitFiles(repo, { 'CHANGELOG.md': '# Changes\n- upstream: a changelog\n' }, 'upstream: changelog');
+  const moved = gitIn(repo, 'rev-parse', 'main').trim();
+  const reviewsBefore = h.llm.requests.length;
+  h.llm.enqueue({ content: cleanLedger });
+  expect((await loop.approveContract()).status).toBe(202);
+
+  const passed = await h.waitForLoop(loop.id, ['PASSED', 'FAILED', 'REJECTED']);
+  expect(passed.status).toBe('PASSED');
+  expect(passed.baseCommit).toBe(moved);
+  expect(passed.delivery.contextImpact).toBe('NONE');
+  // Iteration #2 is the change on the moved base: no maker, verified again (one review, of #1).
+  expect(
+    passed.iterations.map((i: any) => [i.sequence, i.startCommit, i.verdict?.verdict, i.replayedFrom?.base]),
+  ).toEqual([
+    [1, loop.startedFrom, 'PASS', undefined],
+    [2, moved, 'PASS', loop.startedFrom],
+  ]);
+  expect(passed.iterations[1].evidence.map((e: any) => [e.gate, e.status])).toContainEqual(['tests', 'PASSED']);
+  expect(h.llm.requests.length - reviewsBefore).toBe(1);
+
+  const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
+  expect(report.body.body).toMatchObject({
+    baseCommit: moved,
+    checkpointCommit: passed.iterations[1].checkpointCommit,
+    replayed: { fromBase: loop.startedFrom, fromCheckpoint: passed.iterations[0].checkpointCommit },
+    baseDrift: { behind: 0, conflicts: [] },
+  });
+  expect(report.body.markdown).toContain(`verified against base \`${moved}\``);
+  // The delivered branch sits on the moved base, and its patch applies there.
+  expect(gitIn(repo, 'merge-base', '--is-ancestor', moved, passed.branch)).toBe('');
+  const patch = await fetch(`${h.baseUrl}/v1/loops/${loop.id}/patch`, {
+    headers: { authorization: `Bearer ${h.keys.approver}` },
+  }).then((r) => r.text());
+  const checkout = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-apply-'));
+  gitIn(checkout, 'clone', '--quiet', repo, '.');
+  fs.writeFileSync(path.join(checkout, 'loop.patch'), patch);
+  gitIn(checkout, 'apply', '--check', 'loop.patch');
+  fs.rmSync(checkout, { recursive: true, force: true });
+  recordHistory(loop.workflowId, 'base-moved-replayed-then-pass');
+});
+
+test('a base that moved and breaks the change: BASE_DRIFT escalates, and a retry makes it pass on the moved base', async () => {
+  const repo = createFixtureRepo();
+  const loop = await heldLoop(repo, {
+    '1': { write: { 'src/sum.js': CORRECT_SUM } },
+    // #2 is the replay on the moved base; #3, after the retry, handles what upstream now asks of sum().
+    '3': { write: { 'src/sum.js': 'exports.sum = (a, b) => Number(a) + Number(b);\n' } },
+  });
+  commitFiles(
+    repo,
+    {
+      'test/strings.test.js': [
+        "const test = require('node:test');",
+        "const assert = require('node:assert');",
+        "const { sum } = require('../src/sum');",
+        "test('sum adds numeric strings', () => assert.strictEqual(sum('2', '3'), 5));",
+        '',
+      ].join('\n'),
+    },
+    'upstream: sum takes numeric strings',
+  );
+  const moved = gitIn(repo, 'rev-parse', 'main').trim();
+  h.llm.enqueue({ content: cleanLedger });
+  h.llm.enqueue({ content: cleanLedger });
+  expect((await loop.approveContract()).status).toBe(202);
+
+  const escalation = await decide(loop.id, 'BASE_DRIFT', {
+    kind: 'retry',
+    guidance: 'sum() must also add numeric strings now',
+  });
+  expect(escalation.markdown).toContain(`moved 1 commit(s) since the loop started (now \`${moved}\`)`);
+
+  const passed = await h.waitForLoop(loop.id, ['PASSED', 'FAILED', 'REJECTED']);
+  expect(passed.status).toBe('PASSED');
+  expect(passed.iterations.map((i: any) => [i.sequence, i.verdict?.verdict, i.replayedFrom !== null])).toEqual([
+    [1, 'PASS', false],
+    [2, 'ITERATE', true],
+    [3, 'PASS', false],
+  ]);
+  expect(passed.iterations[2].startCommit).toBe(passed.iterations[1].checkpointCommit);
+  expect(passed.baseCommit).toBe(moved);
+  recordHistory(loop.workflowId, 'base-drift-new-failure-retry-then-pass');
+});
+
+test('a base that moved under the change so that it no longer merges: BASE_DRIFT escalates; approve delivers it as it is', async () => {
+  const repo = createFixtureRepo();
+  const loop = await heldLoop(repo, { '1': { write: { 'src/sum.js': CORRECT_SUM } } });
   commitFiles(repo, { 'src/sum.js': 'exports.sum = (a, b) => Number(a) + Number(b); // upstream\n' }, 'upstream fix');
   h.llm.enqueue({ content: cleanLedger });
-  const approved = await h.request('POST', `/v1/loops/${waiting.id}/decisions`, {
-    kind: 'approve',
-    escalationId: waiting.escalations[0].id,
-  });
-  expect(approved.status).toBe(202);
-  const loop = await h.waitForLoop(waiting.id, ['PASSED', 'FAILED', 'REJECTED']);
-  expect(loop.status).toBe('PASSED');
-  const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
+  expect((await loop.approveContract()).status).toBe(202);
+
+  await decide(loop.id, 'BASE_DRIFT', { kind: 'approve' });
+  const approved = await h.waitForLoop(loop.id, ['APPROVED', 'PASSED', 'FAILED', 'REJECTED']);
+  expect(approved.status).toBe('APPROVED');
+  expect(approved.iterations).toHaveLength(1);
+  expect(approved.baseCommit).toBe(loop.startedFrom);
+  const report = await h.request('GET', `/v1/loops/${approved.id}/report`);
   expect(report.body.body.baseDrift).toMatchObject({
     baseRef: 'main',
-    baseCommit: loop.baseCommit,
+    baseCommit: loop.startedFrom,
     currentCommit: gitIn(repo, 'rev-parse', 'main').trim(),
     behind: 1,
     conflicts: ['src/sum.js'],
@@ -137,6 +260,7 @@ test('a named credential opens a draft GitHub pull request; the secret reaches n
     pushedBranch: `engineering-loop/${id}`,
     pullRequestUrl: expect.stringMatching(/^https:\/\/github\.example\/acme\/widgets\/pull\/\d+$/),
     deliveryError: null,
+    contextImpact: 'NONE',
   });
 
   const sent = forge.requests.slice(before);

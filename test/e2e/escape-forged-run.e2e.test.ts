@@ -43,7 +43,7 @@ async function expectShownEndedOutside(loopId: string, how: string) {
   expect(loop.status).toBe('TERMINATED');
   expect(loop.failureReason).toMatch(new RegExp(`^the loop's workflow run \\S+ ended ${how} outside the service at `));
   expect(loop.escalations.map((e: any) => [e.status, e.decision])).toEqual([['OPEN', null]]);
-  expect(loop.delivery).toEqual({ pushedBranch: null, pullRequestUrl: null, deliveryError: null });
+  expect(loop.delivery).toEqual({ pushedBranch: null, pullRequestUrl: null, deliveryError: null, contextImpact: null });
   const decided = await h.request('POST', `/v1/loops/${loopId}/decisions`, {
     kind: 'approve',
     escalationId: loop.escalations[0].id,

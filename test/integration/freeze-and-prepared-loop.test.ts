@@ -40,7 +40,7 @@ test('freezing for a loop that does not exist fails and writes nothing', async (
   expect(await db.prisma.contractVersion.count({ where: { loopId: 'no-such-loop' } })).toBe(0);
 });
 
-test('a loop not yet prepared is an error and is not kept; once prepared, its workspace is read once', async () => {
+test('a loop not yet prepared is an error and is not kept; once prepared, its workspace is read once and its base each time', async () => {
   const loopId = await insertLoop(db.prisma);
   await expect(preparedLoop(db.deps, loopId)).rejects.toThrow(`loop ${loopId} has no prepared workspace`);
 
@@ -52,12 +52,16 @@ test('a loop not yet prepared is an error and is not kept; once prepared, its wo
   const first = await preparedLoop(db.deps, loopId);
   expect(first).toEqual({ workspacePath: '/work/a', baseCommit: 'b'.repeat(40), repoUrl: '/repo', gatePlan });
 
-  // The columns never change once prepared: a change behind the service's back is not read again.
-  await db.prisma.loop.update({ where: { id: loopId }, data: { workspacePath: '/work/b' } });
+  // The columns never change once prepared: a change behind the service's back is not read again. The
+  // base is read each time: delivery moves it when it replays the change onto a moved base.
+  await db.prisma.loop.update({
+    where: { id: loopId },
+    data: { workspacePath: '/work/b', baseCommit: 'c'.repeat(40) },
+  });
   first.gatePlan!.notes.push('changed by a caller');
   expect(await preparedLoop(db.deps, loopId)).toEqual({
     workspacePath: '/work/a',
-    baseCommit: 'b'.repeat(40),
+    baseCommit: 'c'.repeat(40),
     repoUrl: '/repo',
     gatePlan,
   });

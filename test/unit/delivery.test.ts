@@ -120,7 +120,7 @@ describe('the request shape', () => {
   const base = loopRequest('/repo', ['true']);
 
   test('delivery defaults to a push; a pull request needs a credential and a push', () => {
-    expect(loopRequestSchema.parse(base).delivery).toEqual({ push: true });
+    expect(loopRequestSchema.parse(base).delivery).toEqual({ push: true, majorImpactNeedsApproval: false });
     const withPr = loopRequestSchema.parse({
       ...base,
       repository: { url: '/repo', credential: 'github-acme' },

@@ -33,6 +33,7 @@ test('a first iteration that passes is delivered', async () => {
       'runVerification',
       'runReview',
       'recordVerdict',
+      'prepareDelivery',
       'deliver',
     ]);
     expect(activities.inputsOf('prepareWorkspace')[0]).toMatchObject({
@@ -109,6 +110,7 @@ test("a failing gate sends the maker back with the judge's directive, and the ne
         'runVerification',
         'runReview',
         'recordVerdict',
+        'prepareDelivery',
         'deliver',
       ]);
       expect(activities.inputsOf('recordVerdict').map((v) => [v.report.verdict, v.report.rule])).toEqual([

@@ -4,6 +4,7 @@ import type { LoopActivities } from '../../../activities';
 import type { DecisionAuthorization } from '../../../activities/decision-authorization';
 import type { AmbiguousTest } from '../../../activities/verification/acceptance-tests';
 import type { DeliverOutput } from '../../../activities/delivery';
+import type { DeliveryPreparation } from '../../../activities/prepare-delivery';
 import type { GatePlan } from '../../../domain/gates';
 import {
   GATE_PLAN,
@@ -46,6 +47,8 @@ export interface LoopScript {
   /** One for each decision received, in order; past the end decisions are honoured. */
   authorizations?: DecisionAuthorization[];
   pullRequestUrl?: string;
+  /** What each preparation of a delivery finds, in order; past the end the base has not moved. */
+  deliveries?: Array<Partial<DeliveryPreparation>>;
 }
 
 export interface Call<K extends ActivityName = ActivityName> {
@@ -71,6 +74,7 @@ interface LoopRecord extends ScriptedLoop {
   setups: SetupOutcome[];
   ambiguous: AmbiguousTest[][];
   authorizations: DecisionAuthorization[];
+  deliveries: Array<Partial<DeliveryPreparation>>;
   push(call: Call): void;
 }
 
@@ -112,6 +116,7 @@ export class ScriptedLoops {
       setups: [...(script.setup ?? [])],
       ambiguous: [...(script.ambiguousTests ?? [])],
       authorizations: [...(script.authorizations ?? [])],
+      deliveries: [...(script.deliveries ?? [])],
     };
     this.loops.set(loopId, loop);
     return loop;
@@ -182,6 +187,23 @@ export class ScriptedLoops {
     },
     backtrack: async (input) => {
       this.record('backtrack', input);
+    },
+    prepareDelivery: async (input) => {
+      const loop = this.record('prepareDelivery', input);
+      return {
+        drift: {
+          baseRef: 'main',
+          baseCommit: 'b'.repeat(40),
+          currentCommit: 'b'.repeat(40),
+          behind: 0,
+          conflicts: [],
+          problem: null,
+        },
+        replayed: null,
+        contextImpact: { level: 'NONE', reasons: [] },
+        approvalRequired: false,
+        ...loop.deliveries.shift(),
+      };
     },
     recordVerdict: async (input) => {
       this.record('recordVerdict', input);
