@@ -11,6 +11,7 @@ import { healthRoutes } from './routes/health';
 import { escalationRoutes } from './routes/escalations';
 import { inboxRoutes } from './routes/inbox';
 import { loopRoutes } from './routes/loops';
+import { mcpRoutes } from './routes/mcp';
 import { metricsRoutes } from './routes/metrics';
 import { policyRoutes } from './routes/policy';
 import { timelineRoutes } from './routes/timeline';
@@ -73,5 +74,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(metricsRoutes, routeDeps);
   await app.register(policyRoutes, routeDeps);
   await app.register(agentRoutes, routeDeps);
+  await app.register(mcpRoutes);
   return app;
 }

@@ -169,8 +169,11 @@ function accessFor(request: FastifyRequest, publicRoutes: readonly string[]): Ac
   return request.method === 'GET' || request.method === 'HEAD' ? 'authenticated' : 'admin';
 }
 
-/** The presented key; null when none; `{ problem }` when the headers are unusable. */
-function presentedKey(request: FastifyRequest): string | null | { problem: string } {
+/**
+ * The presented key; null when none; `{ problem }` when the headers are unusable. Exported for routes
+ * that act for the caller with the caller's own key (api/routes/mcp.ts).
+ */
+export function presentedKey(request: FastifyRequest): string | null | { problem: string } {
   const authorization = request.headers.authorization;
   const headerKey = request.headers['x-api-key'];
   if (Array.isArray(headerKey)) return { problem: 'send one x-api-key header' };

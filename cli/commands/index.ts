@@ -3,6 +3,7 @@ import { agentsCommand } from './agents';
 import { decideCommand } from './decide';
 import { listCommand } from './list';
 import { logsCommand } from './logs';
+import { mcpCommand } from './mcp';
 import { showCommand } from './show';
 import { submitCommand } from './submit';
 import { timelineCommand } from './timeline';
@@ -18,4 +19,5 @@ export const COMMANDS: Command<unknown>[] = [
   logsCommand,
   timelineCommand,
   agentsCommand,
+  mcpCommand,
 ];
