@@ -13,6 +13,7 @@ import { inboxRoutes } from './routes/inbox';
 import { loopRoutes } from './routes/loops';
 import { mcpRoutes } from './routes/mcp';
 import { metricsRoutes } from './routes/metrics';
+import { pauseRoutes } from './routes/pause';
 import { policyRoutes } from './routes/policy';
 import { timelineRoutes } from './routes/timeline';
 import { sanitiseAnswers, sanitiseLogLine } from './sanitise-output';
@@ -67,6 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   await app.register(healthRoutes, routeDeps);
   await app.register(loopRoutes, routeDeps);
+  await app.register(pauseRoutes, routeDeps);
   await app.register(timelineRoutes, routeDeps);
   await app.register(escalationRoutes, routeDeps);
   await app.register(inboxRoutes);

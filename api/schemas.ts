@@ -69,3 +69,17 @@ export const evidenceSchema = z.looseObject({
 });
 
 export const acceptedSchema = z.object({ loopId: z.string(), status: z.string(), message: z.string() });
+
+/** POST /v1/loops/:id/pause (api/routes/pause.ts). */
+export const pauseBodySchema = z
+  .strictObject({
+    reason: z.string().trim().min(1).max(2000).optional().describe('Why, shown with the loop while it is paused'),
+  })
+  .optional();
+
+export const pauseAnswerSchema = z.object({
+  loopId: z.string(),
+  paused: z.boolean().describe('A pause stands'),
+  holding: z.boolean().describe('The loop holds now (status PAUSED); false while it finishes its current step'),
+  message: z.string(),
+});

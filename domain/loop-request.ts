@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { networkRequestSchema } from './egress';
 import { budgetSchema, type Usage } from './budget';
+import type { LoopPause } from './loop-state';
 import { goalContractSchema, MAX_ITERATIONS_CEILING, type GoalContract } from './contract';
 import { argvSchema } from './argv';
 import { gateCommandSchema, type GatePlan } from './gates';
@@ -155,6 +156,8 @@ export interface LoopResume {
   /** The maker's workspace must be set up again first (after an ENVIRONMENT escalation, a changed manifest). */
   setupDue?: boolean;
   usage: Usage;
+  /** A pause that stood when the loop was sent back: the next run holds before its maker too. */
+  pause?: LoopPause | null;
 }
 
 export function loopWorkflowId(loopId: string): string {

@@ -5,6 +5,8 @@ import type { EscalationTrigger, Verdict } from './judge';
 export const LOOP_STATUSES = [
   'RUNNING',
   'AWAITING_DECISION',
+  /** A person paused the loop: it holds before its next maker until resumed (workflows/pause.ts). */
+  'PAUSED',
   'PASSED',
   'APPROVED',
   'REJECTED',
@@ -57,6 +59,16 @@ export interface LoopState {
   sequence: number;
   lastVerdict: Verdict | null;
   awaitingDecision: { escalationSequence: number; trigger: string } | null;
+  /** Set while a person's pause stands (absent from states of loops started before pausing existed). */
+  pause?: LoopPause | null;
   iterations: IterationState[];
   failureReason: string | null;
+}
+
+/** A person's pause: the loop finishes its current step and holds before its next maker until resumed. */
+export interface LoopPause {
+  actor: string;
+  reason: string | null;
+  /** Workflow time, ISO 8601. */
+  requestedAt: string;
 }

@@ -6,6 +6,7 @@ import { registerGetLoop } from './tools/get-loop';
 import { registerGetPatch } from './tools/get-patch';
 import { registerGetReport } from './tools/get-report';
 import { registerListEscalations } from './tools/list-escalations';
+import { registerPauseLoop } from './tools/pause-loop';
 import { registerSubmitLoop } from './tools/submit-loop';
 import { registerWaitForLoop } from './tools/wait-for-loop';
 
@@ -18,7 +19,7 @@ export const SERVER_INFO = { name: 'engineering-loop', version: '0.1.0' };
 const INSTRUCTIONS = [
   'Runs coding tasks as durable engineering loops: a maker changes the repository until the verification gates and an independent review pass, or a human must decide.',
   'Typical use: submit_loop, then wait_for_loop (again on timed_out) until the outcome is ended or awaiting_decision;',
-  'then get_report and get_patch, or list_escalations and decide_escalation. cancel_loop stops a loop.',
+  'then get_report and get_patch, or list_escalations and decide_escalation. cancel_loop stops a loop; pause_loop holds it before its next maker until resume_loop.',
 ].join(' ');
 
 export function createMcpServer(ctx: ToolContext): McpServer {
@@ -31,7 +32,6 @@ export function createMcpServer(ctx: ToolContext): McpServer {
   registerGetReport(server, ctx);
   registerGetPatch(server, ctx);
   registerCancelLoop(server, ctx);
-  // pause_loop and resume_loop belong here once the API has POST /v1/loops/:id/pause and /resume
-  // (issue 29, item 8): one file each in tools/, like cancel-loop.ts.
+  registerPauseLoop(server, ctx);
   return server;
 }

@@ -10,8 +10,11 @@ export function currentDetails(state: LoopState): string {
   const waiting = state.awaitingDecision
     ? `\n\nWaiting for a person: decide escalation #${state.awaitingDecision.escalationSequence} (approve, reject, retry or amend) in the inbox or with POST /v1/loops/${state.loopId}/decisions.`
     : '';
+  const paused = state.pause
+    ? `\n\n${state.status === 'PAUSED' ? 'Paused' : 'Pausing before the next maker'} by ${state.pause.actor}${state.pause.reason ? ` (${state.pause.reason.slice(0, 200)})` : ''}: resume with POST /v1/loops/${state.loopId}/resume.`
+    : '';
   const failed = state.failureReason ? `\n\nReason: ${state.failureReason.slice(0, 500)}` : '';
-  return `${where}${verdict}${waiting}${failed}`;
+  return `${where}${verdict}${waiting}${paused}${failed}`;
 }
 
 /**

@@ -74,6 +74,7 @@ export async function continueAsNewRound(run: LoopRun, report: JudgeReport, guid
     usage: run.usage,
     // After fixing the machine, a retry installs the dependencies again before the maker.
     setupDue: report.trigger === 'ENVIRONMENT' || run.setupDue,
+    pause: run.state.pause ?? null,
   };
   // The new run starts with the Web UI's columns saying what is true now, not "AWAITING_DECISION".
   const resumed = makeContinueAsNewFunc<(input: LoopInput) => Promise<LoopOutcome>>({

@@ -20,6 +20,7 @@ import { escalateAndSettle } from './escalations';
 import { iterate, type IterationOutcome } from './iteration';
 import { LoopRun, withSummary } from './loop-run';
 import { CLAIM_CONTINUED_RUN, SETUP_PHASE } from './patches';
+import { handlePause, holdIfPaused } from './pause';
 import { prepare } from './prepare';
 import { resolveTestNames } from './acceptance-tests';
 import { setUp } from './setup';
@@ -34,6 +35,7 @@ export type { LoopOutcome } from './endings';
 export async function engineeringLoop(input: LoopInput): Promise<LoopOutcome> {
   const run = new LoopRun(parseInput(input));
   handleMessages(run);
+  handlePause(run);
   try {
     if (!run.resumed) {
       const rejected = await prepare(run);
@@ -57,6 +59,7 @@ export async function engineeringLoop(input: LoopInput): Promise<LoopOutcome> {
         const rejected = await resolveTestNames(run);
         if (rejected) return rejected;
       }
+      await holdIfPaused(run);
       const outcome = await iterate(run);
       const { report } = outcome;
       if (report.verdict === 'PASS') return await deliverPassed(run, outcome);

@@ -61,6 +61,7 @@ export class LoopRun {
       awaitingDecision: null,
       iterations: [],
       failureReason: null,
+      pause: resume?.pause ?? null,
     };
     this.contract = resume?.contract ?? request.contract;
     if (resume) this.gatePlan = resume.gatePlan;

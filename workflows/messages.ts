@@ -18,6 +18,24 @@ export const decideUpdate = defineUpdate<DecisionReceipt, [Decision]>('decide');
  */
 export const decisionSignal = defineSignal<[Decision]>('decision');
 
+/** A person pauses the loop: it finishes its current step and holds before its next maker (workflows/pause.ts). */
+export const pauseUpdate = defineUpdate<PauseReceipt, [PauseRequest]>('pause');
+
+/** A person resumes a paused loop; resuming a loop that is not paused changes nothing. */
+export const resumeUpdate = defineUpdate<PauseReceipt, [{ actor: string }]>('resume');
+
+export interface PauseRequest {
+  actor: string;
+  reason?: string | null;
+}
+
+export interface PauseReceipt {
+  /** A pause stands. */
+  paused: boolean;
+  /** The loop is holding now (status PAUSED), not still finishing its current step. */
+  holding: boolean;
+}
+
 export const loopStateQuery = defineQuery<LoopState>('loopState');
 
 export interface DecisionReceipt {
@@ -28,3 +46,5 @@ export interface DecisionReceipt {
 /** ApplicationFailure types the update validator throws; the API maps them to 409 and 422. */
 export const NOT_AWAITING_DECISION = 'NotAwaitingDecision';
 export const INVALID_DECISION = 'InvalidDecision';
+/** The pause or resume update's validator refused it (no actor, or a reason too long); the API maps it to 422. */
+export const INVALID_PAUSE = 'InvalidPause';

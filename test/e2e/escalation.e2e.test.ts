@@ -143,6 +143,48 @@ test('the contract approval gate: the maker does not start until a human approve
   recordHistory(done.workflowId, 'contract-approval-then-pass');
 });
 
+test('pause and resume over REST: a loop paused at its contract approval holds before its first maker until resumed', async () => {
+  const repo = createFixtureRepo();
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  const submitted = await h.request(
+    'POST',
+    '/v1/loops',
+    loopRequest(repo, maker.argv, { requireContractApproval: true }),
+  );
+  const waiting = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION']);
+  const submitter = { authorization: `Bearer ${h.keys.submitter}` };
+
+  const refused = await h.request('POST', `/v1/loops/${waiting.id}/pause`, { reason: 'x'.repeat(2001) }, submitter);
+  expect(refused.status).toBe(400);
+  expect(refused.body.message).toContain('reason');
+  const paused = await h.request('POST', `/v1/loops/${waiting.id}/pause`, { reason: 'checking the plan' }, submitter);
+  expect(paused).toMatchObject({
+    status: 202,
+    body: { loopId: waiting.id, paused: true, holding: false },
+  });
+
+  h.llm.enqueue({ content: cleanLedger });
+  const approved = await h.request('POST', `/v1/loops/${waiting.id}/decisions`, {
+    kind: 'approve',
+    escalationId: waiting.escalations[0].id,
+  });
+  expect(approved.status).toBe(202);
+  const held = await h.waitForLoop(waiting.id, ['PAUSED', 'PASSED', 'FAILED']);
+  expect(held).toMatchObject({ status: 'PAUSED', iterations: [] });
+  expect(makerRuns(maker.stateDir)).toEqual([]);
+  const listed = await h.request('GET', '/v1/loops?status=PAUSED');
+  expect(listed.body.loops.map((l: any) => l.id)).toContain(waiting.id);
+
+  const resumed = await h.request('POST', `/v1/loops/${waiting.id}/resume`, undefined, submitter);
+  expect(resumed).toMatchObject({ status: 202, body: { paused: false, holding: true } });
+  const done = await h.waitForLoop(waiting.id, ['PASSED', 'FAILED', 'REJECTED']);
+  expect(done.status).toBe('PASSED');
+  expect(makerRuns(maker.stateDir)).toEqual([1]);
+  const ended = await h.request('POST', `/v1/loops/${waiting.id}/pause`, {}, submitter);
+  expect(ended.status).toBe(409);
+  recordHistory(done.workflowId, 'paused-at-contract-then-resumed-pass');
+});
+
 test('reaching the token budget escalates with BUDGET_EXHAUSTED instead of iterating on', async () => {
   const { loop } = await escalatedLoop({ maxIterations: 3, budget: { maxTokens: 50 } });
   expect(loop.escalations[0].trigger).toBe('BUDGET_EXHAUSTED');

@@ -232,6 +232,12 @@ test('over streamable HTTP: a key is required; list_escalations and decide_escal
   });
   await early.close();
 
+  // pause_loop: the maker runs on, the loop would hold before its next one; resume_loop lifts it.
+  const paused = await call(submitter, 'pause_loop', { loopId: hangingId, reason: 'a look first' });
+  expect(paused.structuredContent).toMatchObject({ loopId: hangingId, paused: true, holding: false });
+  const resumed = await call(submitter, 'resume_loop', { loopId: hangingId });
+  expect(resumed.structuredContent).toMatchObject({ loopId: hangingId, paused: false });
+
   // cancel_loop stops the maker.
   const cancelled = await call(submitter, 'cancel_loop', { loopId: hangingId });
   expect(cancelled.structuredContent).toMatchObject({ loopId: hangingId, status: 'CANCELLING' });

@@ -111,7 +111,7 @@ const apiError = (status: number, error: string, message: string) => ({
   body: { statusCode: status, error, message, requestId: 'req-7' },
 });
 
-test('lists the eight tools, each with its input schema; pause and resume are not offered yet', async () => {
+test('lists the ten tools, each with its input schema', async () => {
   const client = await connect((await fakeApi()).api);
   const { tools } = await client.listTools();
   expect(tools.map((t) => t.name).sort()).toEqual([
@@ -121,6 +121,8 @@ test('lists the eight tools, each with its input schema; pause and resume are no
     'get_patch',
     'get_report',
     'list_escalations',
+    'pause_loop',
+    'resume_loop',
     'submit_loop',
     'wait_for_loop',
   ]);

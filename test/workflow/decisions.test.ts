@@ -143,6 +143,7 @@ test('retry with guidance continues as a new run that carries the loop on', asyn
           gatePlan: expect.objectContaining({ gates: [expect.objectContaining({ gate: 'tests' })] }),
           usage: { tokens: 0, costUsd: 0, agentMs: 4_000 },
           setupDue: false,
+          pause: null,
         },
       });
       // The new run first claims the loop from the run it continues (activities/run-binding.ts), once.
