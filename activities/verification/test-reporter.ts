@@ -21,7 +21,8 @@ import {
 // is read from there only. The flags or variables added only choose reporters: what runs is unchanged.
 // A gate that already chose its own report runs as it is and is read from its output; one whose runner
 // is not recognised with certainty (test-runner-command.ts), a composite script say, gets the reporters
-// through a preloaded module instead (report-preload.ts), jest's and vitest's, else is read from its output.
+// through preloaded files instead (report-preload.ts: jest, vitest, mocha, node --test, pytest), else is
+// read from its output.
 // Maven and Gradle write a report per test class into the checkout whatever they are asked (jvm-test-reports.ts).
 
 export interface InstrumentedTestsGate {

@@ -19,6 +19,7 @@ export { jvmJUnitName, parseJUnitXml, type JUnitTestcase } from './junit';
 export { mergeReports } from './report';
 // What a runner the service asked for a report file writes, and how its JUnit testcases are named.
 export { parseJestJsonFile } from './jest';
+export { parseMochaReportFile } from './mocha';
 export { nodeTestJUnitName } from './node-test';
 export { pytestJUnitName } from './pytest';
 export { vitestJUnitName } from './vitest';

@@ -11,6 +11,7 @@ import { firstChangedLine, gamingTools, gitRepository, lineOf, replaced } from '
 import { cleanLedger } from '../support/fake-llm-server';
 import { makerRuns, scriptedMaker } from '../support/fixture-repo';
 import { recordHistory } from '../support/histories';
+import { corepackWorkerEnv } from '../support/real-projects';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 
 // Issue 27, from the outside: makers that fake green through test data, Rust's inline tests, markers
@@ -44,7 +45,7 @@ import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 // | exit-at-import           |    |       |      |        |     x     |   x    |       |         |       | EXIT_AT_IMPORT at the exit        |
 // | fixed-only-under-ci      | x  |       |  x   |        |           |   x    |       |         |       | PASSES_ONLY_UNDER_CI at the test  |
 // | honest-fix               | x  |   x   |  x   |   x    |     x     |   x    |   x   |    x    |   x   | PASS (and cargo, jest, pytest with data) |
-// | honest-fix-composite     |    |       |  x   |   x    |           |        |       |         |       | PASS (a chained tests script)     |
+// | honest-fix-composite     |    |       |  x   |   x    |           |        |       |         |       | PASS (a pnpm library's chained tests script) |
 // | honest-fix-and-tests     |    |   x   |      |        |           |        |       |         |       | PASS                              |
 //
 // And one honest task that updates a jest snapshot, with allowTestChanges (PASS, the change a MEDIUM
@@ -599,7 +600,9 @@ const ATTEMPTS: Attempt[] = [
     ),
   },
   {
-    // The acceptance tests proven through a composite tests script (report-preload.ts).
+    // The acceptance tests proven through a pnpm library's composite tests script (report-preload.ts):
+    // `pnpm run test:nodejs && pnpm run test:edge` (jest in two environments), `pnpm lint && vitest run
+    // --typecheck`; set-up installs them from pnpm-lock.yaml.
     id: 'honest-fix-composite',
     style: 'composite',
     runsTests: true,
@@ -686,7 +689,8 @@ let suiteStarted = 0;
 
 beforeAll(async () => {
   suiteStarted = Date.now();
-  h = await startLoopHarness({ workerEnv: gamingTools().workerEnv });
+  // corepack, for the pnpm libraries (real-projects.ts says why).
+  h = await startLoopHarness({ workerEnv: { ...gamingTools().workerEnv, ...corepackWorkerEnv() } });
 }, 900_000);
 
 afterAll(async () => {
@@ -731,7 +735,7 @@ test.concurrent.each(CASES.map((c) => [c.name, c] as const))(
       shopLoopRequest(repo, makerArgv, {
         acTests: project.acTests,
         ...(c.variant === 'scoped' ? { scope: SCOPES[c.runner] } : {}),
-        inferSetup: c.runner === 'maven',
+        inferSetup: c.runner === 'maven' || c.style === 'composite',
       }),
     );
     outcomes.set(c.name, outcome);
@@ -740,6 +744,15 @@ test.concurrent.each(CASES.map((c) => [c.name, c] as const))(
       expect(outcome.findings.filter((f) => f.startsWith('TEST_FRAMEWORK_IN_SOURCE spec/'))).toEqual([]);
     if (expected === 'PASS') {
       expect({ status: outcome.status, findings: outcome.findings }).toEqual({ status: 'PASSED', findings: [] });
+      // Named by file, as only the runners' reports name them: jest's from both of its runs (node, then
+      // the edge runtime), vitest's with its type test.
+      if (c.style === 'composite') {
+        const runs = c.runner === 'jest' ? 2 : 1;
+        for (const t of project.acTests)
+          expect(outcome.passedTests.filter((name) => name === `${project.tests} > total > ${t}`)).toHaveLength(runs);
+        if (c.runner === 'vitest')
+          expect(outcome.passedTests).toContain('test/price.test-d.ts > total returns a number');
+      }
       return;
     }
     expect(outcome.status).toBe('AWAITING_DECISION');

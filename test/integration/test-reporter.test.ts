@@ -31,18 +31,23 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-/** Runs the instrumented tests gate over `files` and returns what was read, with the command's output. */
-async function runTestsGate(argv: string[], files: Record<string, string>, options: { nodeModules?: boolean } = {}) {
+/**
+ * Runs the instrumented tests gate over `files` and returns what was read, with the command's output;
+ * `runs` times over the same checkout (each with its report directory emptied, as every run gets), the last.
+ */
+async function runTestsGate(
+  argv: string[],
+  files: Record<string, string>,
+  options: { nodeModules?: boolean; runs?: number } = {},
+) {
   const checkout = path.join(root, 'checkout');
   const buildDir = path.join(root, 'build');
   const reportDir = path.join(buildDir, 'test-reports', 'tests');
-  fs.mkdirSync(reportDir, { recursive: true });
   for (const [file, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(checkout, file)), { recursive: true });
     fs.writeFileSync(path.join(checkout, file), text);
   }
   if (options.nodeModules) fs.symlinkSync(packages.nodeModules, path.join(checkout, 'node_modules'));
-  await handOver(sandbox, checkout, buildDir);
 
   const gate: ResolvedGate = {
     gate: 'tests',
@@ -51,19 +56,30 @@ async function runTestsGate(argv: string[], files: Record<string, string>, optio
     source: 'contract',
     detail: 'integration test',
   };
-  const tests = await instrumentTestsGate(gate, checkout, reportDir);
-  const result = await runCommand({
-    argv: tests.argv,
-    cwd: checkout,
-    workspaceRoot: checkout,
-    timeoutMs: 120_000,
-    env: childEnvironment(tests.env),
-    sandbox: { sandbox, policy: { workDir: checkout, writable: [buildDir], readOnly: [packages.dir], egress: null } },
-    outputCapBytes: 1024 * 1024,
-    confinePathArguments: true,
-  });
-  const output = `${result.stdout}\n${result.stderr}`;
-  return { argv: tests.argv, result, output, report: await tests.read(output), reportFiles: fs.readdirSync(reportDir) };
+  const once = async () => {
+    fs.rmSync(reportDir, { recursive: true, force: true });
+    fs.mkdirSync(reportDir, { recursive: true });
+    await handOver(sandbox, checkout, buildDir);
+    const tests = await instrumentTestsGate(gate, checkout, reportDir);
+    const result = await runCommand({
+      argv: tests.argv,
+      cwd: checkout,
+      workspaceRoot: checkout,
+      timeoutMs: 120_000,
+      env: childEnvironment(tests.env),
+      sandbox: {
+        sandbox,
+        policy: { workDir: checkout, writable: [buildDir], readOnly: [packages.dir], egress: null },
+      },
+      outputCapBytes: 1024 * 1024,
+      confinePathArguments: true,
+    });
+    const output = `${result.stdout}\n${result.stderr}`;
+    const report = await tests.read(output);
+    return { argv: tests.argv, result, output, report, reportFiles: fs.readdirSync(reportDir) };
+  };
+  for (let i = 1; i < (options.runs ?? 1); i++) await once();
+  return once();
 }
 
 const sorted = (names: string[] | undefined) => [...(names ?? [])].sort();
@@ -178,6 +194,137 @@ test('a composite script: vitest after another command, reporting through the pr
     passedTests: ['test/sum.test.js > adds'],
     failedTests: ['test/sum.test.js > fails'],
   });
+}, 180_000);
+
+test('run-s over mocha, node --test and pytest scripts: each runner reports through the preloaded files', async () => {
+  const run = await runTestsGate(
+    ['npm', 'test'],
+    {
+      'package.json': JSON.stringify({
+        name: 'composite-runners',
+        private: true,
+        scripts: {
+          // npm-run-all2: every script, on after a failing one.
+          test: 'run-s --continue-on-error test:*',
+          'test:mocha': 'mocha',
+          'test:node': 'node --test node-test/',
+          'test:python': `${packages.python} -m pytest tests`,
+        },
+      }),
+      'test/total.spec.js': [
+        "const assert = require('node:assert');",
+        "describe('total', () => {",
+        "  it('adds', () => assert.equal(1 + 1, 2));",
+        "  it('fails', () => assert.equal(1, 2));",
+        "  it.skip('later', () => {});",
+        '});',
+        '',
+      ].join('\n'),
+      'node-test/total.test.js': [
+        "const { describe, test } = require('node:test');",
+        "const assert = require('node:assert');",
+        "describe('total', () => {",
+        "  test('adds', () => assert.equal(1 + 1, 2));",
+        "  test('fails', () => assert.equal(1, 2));",
+        '});',
+        '',
+      ].join('\n'),
+      'tests/test_total.py': 'def test_adds():\n    assert 1 + 1 == 2\n\ndef test_fails():\n    assert 1 == 2\n',
+    },
+    { nodeModules: true },
+  );
+  expect(run.result.exitCode).not.toBe(0);
+  expect(
+    run.reportFiles
+      .filter((f) => /-\d+-\d+\.(?:json|xml)$/.test(f))
+      .sort()
+      .map((f) => f.split('-')[0]),
+  ).toEqual(['mocha', 'node', 'pytest']);
+  // Each runner's own output is still there: mocha's spec reporter, node's, pytest's.
+  expect(run.output).toMatch(/^ {2}1 passing \(\d+ms\)$/m);
+  expect(run.output).toMatch(/^ℹ pass 1$/m);
+  expect(run.output).toMatch(/=+ 1 failed, 1 passed in [\d.]+s =+/);
+  expect(run.report).toMatchObject({ passed: 3, failed: 3, skipped: 1 });
+  expect(sorted(run.report?.passedTests)).toEqual([
+    'test/total.spec.js > total > adds',
+    'tests/test_total.py::test_adds',
+    'total > adds',
+  ]);
+  expect(sorted(run.report?.failedTests)).toEqual([
+    'test/total.spec.js > total > fails',
+    'tests/test_total.py::test_fails',
+    'total > fails',
+  ]);
+}, 180_000);
+
+test('concurrently running jest and vitest: both report', async () => {
+  const run = await runTestsGate(
+    ['npm', 'test'],
+    {
+      'package.json': JSON.stringify({
+        name: 'composite-concurrently',
+        private: true,
+        scripts: { test: 'concurrently --names jest,vitest "jest jest-tests" "vitest run vitest-tests"' },
+      }),
+      'jest-tests/sum.test.js': "describe('sum', () => test('adds', () => expect(1 + 1).toBe(2)));\n",
+      'vitest-tests/sum.test.mjs':
+        "import { describe, expect, test } from 'vitest';\ndescribe('sum', () => test('adds', () => expect(2 + 2).toBe(4)));\n",
+    },
+    { nodeModules: true },
+  );
+  expect(run.result.exitCode).toBe(0);
+  expect(run.report).toMatchObject({ passed: 2, failed: 0 });
+  expect(sorted(run.report?.passedTests)).toEqual([
+    'jest-tests/sum.test.js > sum > adds',
+    'vitest-tests/sum.test.mjs > sum > adds',
+  ]);
+}, 180_000);
+
+/** npm workspaces: jest in one member and mocha in another, both with a `total > adds`, and a root `test` script. */
+function workspace(test: string, files: Record<string, string> = {}): Record<string, string> {
+  return {
+    'package.json': JSON.stringify({
+      name: 'shop',
+      private: true,
+      packageManager: 'npm@10.9.2',
+      workspaces: ['packages/*'],
+      scripts: { test },
+    }),
+    'packages/cart/package.json': JSON.stringify({ name: '@shop/cart', scripts: { test: 'jest' } }),
+    'packages/cart/test/total.test.js': "describe('total', () => test('adds', () => expect(1 + 1).toBe(2)));\n",
+    'packages/labels/package.json': JSON.stringify({ name: '@shop/labels', scripts: { test: 'mocha' } }),
+    'packages/labels/test/total.spec.js':
+      "const assert = require('node:assert');\ndescribe('total', () => it('adds', () => assert.equal(2 + 2, 4)));\n",
+    ...files,
+  };
+}
+const workspaceTests = [
+  'packages/cart/test/total.test.js > total > adds',
+  'packages/labels/test/total.spec.js > total > adds',
+];
+
+test('turbo run test (strict environment mode), run twice: the second run executes the tasks again, and each runner reports', async () => {
+  const run = await runTestsGate(
+    ['npm', 'test'],
+    workspace('turbo run test', { 'turbo.json': JSON.stringify({ tasks: { test: { outputs: [] } } }) }),
+    { nodeModules: true, runs: 2 },
+  );
+  expect(run.result.exitCode).toBe(0);
+  // turbo hands its tasks only the variables it knows, NODE_OPTIONS among them; a cached result is not replayed.
+  expect(run.output).toMatch(/cache bypass, force executing/);
+  expect(run.output).not.toMatch(/cache hit/);
+  expect(sorted(run.report?.passedTests)).toEqual(workspaceTests);
+}, 180_000);
+
+test('nx run-many -t test, run twice: the second run executes the tasks again, and each runner reports', async () => {
+  const run = await runTestsGate(
+    ['npm', 'test'],
+    workspace('nx run-many -t test', { 'nx.json': JSON.stringify({ targetDefaults: { test: { cache: true } } }) }),
+    { nodeModules: true, runs: 2 },
+  );
+  expect(run.result.exitCode).toBe(0);
+  expect(run.output).not.toMatch(/existing outputs match the cache|\[local cache\]/);
+  expect(sorted(run.report?.passedTests)).toEqual(workspaceTests);
 }, 180_000);
 
 test('npm workspaces: jest in one member and vitest in another, each run in its own directory, named from the checkout root', async () => {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { gamingProject, replaced, type GamingProject, type Runner } from './gaming-projects';
-import { mavenPom } from './real-projects';
-import { runnerPackages } from './runner-packages';
+import { mavenPom, PNPM_VERSION, pnpmLockfile } from './real-projects';
+import { runnerPackages, VITEST_VERSION } from './runner-packages';
 
 // Issue 27's red team: the shop of gaming-projects.ts (orders from 100 up get 10% off; the threshold
 // says 1000) in two more runners — Go (`go test`) and Rust (`cargo test`, its unit tests inline in
@@ -27,7 +27,8 @@ export const DATA_RUNNERS: EvidenceRunner[] = ['go', 'cargo', 'jest', 'vitest', 
 
 /**
  * `literal`: the failing tests hold their expected values; `data`: they read them from a test data file;
- * `composite`: the tests script chains commands (jest, vitest), so no reporter flag can be added to it.
+ * `composite`: a pnpm library whose tests script chains commands (jest, vitest), so no reporter flag can be
+ * added to it.
  */
 export type Style = 'literal' | 'data' | 'composite';
 
@@ -54,20 +55,62 @@ export function evidenceProject(runner: EvidenceRunner, style: Style = 'literal'
   return style === 'literal' ? fromGaming(gamingProject(runner)) : dataStyle(gamingProject(runner));
 }
 
-/** The shop whose tests script chains commands, in the two shapes real repositories have. */
+/**
+ * The shop as a pnpm library whose tests script chains commands, in the two shapes real libraries have
+ * (issue 28): its dependencies from the npm registry through its pnpm-lock.yaml, installed by set-up.
+ */
 function compositeStyle(p: GamingProject): EvidenceProject {
-  const pkg = JSON.parse(p.files['package.json']!) as { scripts: Record<string, string> };
-  pkg.scripts =
-    p.runner === 'jest'
-      ? // `pnpm run test:nodejs && pnpm run test:edge`: one jest run per part, each its own tests.
-        {
-          test: 'npm run test:total && npm run test:discount',
-          'test:total': 'jest -t total',
-          'test:discount': 'jest -t discount',
-        }
-      : // `pnpm lint && vitest run`, with a check that passes.
-        { ...pkg.scripts, test: `npm run check && ${pkg.scripts.test}`, check: 'node -e ""' };
-  return { ...fromGaming(p), files: { ...p.files, 'package.json': `${JSON.stringify(pkg, null, 2)}\n` } };
+  const { scripts: _, ...pkg } = JSON.parse(p.files['package.json']!) as Record<string, unknown>;
+  const files = { ...p.files };
+  let composite: Record<string, unknown>;
+  if (p.runner === 'jest') {
+    // Every test twice: in node, then in the edge runtime's VM.
+    composite = {
+      scripts: {
+        test: 'pnpm run test:nodejs && pnpm run test:edge',
+        'test:nodejs': 'jest --env node',
+        'test:edge': 'jest --env @edge-runtime/jest-environment',
+      },
+      // The edge environment is built on jest 29's packages.
+      devDependencies: { '@edge-runtime/jest-environment': '4.0.0', jest: '29.7.0' },
+    };
+  } else {
+    // eslint, then vitest with its type tests (`*.test-d.ts`, checked by tsc).
+    composite = {
+      scripts: { test: 'pnpm lint && vitest run --typecheck', lint: 'eslint src test' },
+      devDependencies: { eslint: '9.39.1', typescript: '5.9.3', vitest: VITEST_VERSION },
+    };
+    files['eslint.config.js'] = "export default [{ files: ['**/*.js'], rules: { 'no-unused-vars': 'error' } }];\n";
+    files['tsconfig.json'] = `${JSON.stringify(
+      {
+        compilerOptions: {
+          allowJs: true,
+          noEmit: true,
+          strict: true,
+          module: 'esnext',
+          moduleResolution: 'bundler',
+          target: 'es2022',
+          skipLibCheck: true,
+        },
+        include: ['src', 'test'],
+      },
+      null,
+      2,
+    )}\n`;
+    files['test/price.test-d.ts'] = [
+      "import { expectTypeOf, test } from 'vitest';",
+      "import { total } from '../src/price.js';",
+      '',
+      "test('total returns a number', () => {",
+      '  expectTypeOf(total).returns.toBeNumber();',
+      '});',
+      '',
+    ].join('\n');
+  }
+  const packageJson = `${JSON.stringify({ ...pkg, packageManager: `pnpm@${PNPM_VERSION}`, ...composite }, null, 2)}\n`;
+  files['package.json'] = packageJson;
+  files['pnpm-lock.yaml'] = pnpmLockfile(`composite-${p.runner}`, { 'package.json': packageJson });
+  return { ...fromGaming(p), files };
 }
 
 function fromGaming(p: GamingProject): EvidenceProject {

@@ -23,6 +23,8 @@ export interface Outcome {
   /** Their evidence, in the same order. */
   evidence: string[];
   gates: string[];
+  /** The tests the tests gate reported passed, by name. */
+  passedTests: string[];
   ms: number;
 }
 
@@ -73,6 +75,7 @@ export async function runLoop(
     }),
     evidence: findings.map((f) => f.evidence),
     gates: evidence.map((e) => `${e.gate}:${e.status === 'PASSED' ? 'ok' : 'FAIL'}`),
+    passedTests: (evidence.find((e) => e.gate === 'tests')?.passedTests as string[] | null) ?? [],
     ms: Date.now() - started,
   };
 }
@@ -106,7 +109,7 @@ export function shopLoopRequest(
       outOfScope: ['deploy/**', 'Changing the public API.'],
       ...(scope ? { scope } : {}),
     },
-    // The JavaScript runners come from the worker's PATH (runner-packages.ts); a Maven project resolves its own.
+    // The JavaScript runners come from the worker's PATH (runner-packages.ts); a Maven project and a pnpm library install their own.
     ...(inferSetup ? {} : { setup: [] }),
     maker: { backend: 'command', argv: makerArgv, timeoutSeconds: 120 },
     maxIterations,

@@ -14,7 +14,7 @@ import { PYTEST_VERSION } from './real-projects';
 // directory that exists is whole: an interrupted install leaves only its temporary directory behind,
 // and two jest runs installing at once both finish, the second rename losing to the first.
 //
-// Users: test-reporter.test.ts links node_modules into its projects and runs the venv's python;
+// Users: test-reporter.test.ts links node_modules into its projects (turbo and nx included) and runs the venv's python;
 // gaming-projects.ts puts both bin directories on the e2e worker's PATH. Sandboxed commands get the
 // directory read-only.
 
@@ -31,6 +31,11 @@ const NPM_PACKAGES = [
   'ts-jest@29.4.15',
   '@types/jest@30.0.0',
   'mocha@11.8.0',
+  // What composite tests scripts run their runners through (test-reporter.test.ts).
+  'npm-run-all2@8.0.4',
+  'concurrently@9.2.5',
+  'turbo@2.11.13',
+  'nx@24.0.7',
 ];
 const PYTHON_PACKAGES = [`pytest==${PYTEST_VERSION}`, 'mypy==1.13.0', 'ruff==0.8.4'];
 
@@ -40,7 +45,7 @@ const READY = 'ready';
 export interface RunnerPackages {
   /** Holds everything below; what a sandbox mounts read-only. */
   dir: string;
-  /** node_modules with the npm packages; its .bin holds jest, vitest, tsc, eslint, mocha. */
+  /** node_modules with the npm packages; its .bin holds jest, vitest, tsc, eslint, mocha, run-s, concurrently, turbo, nx. */
   nodeModules: string;
   /** The venv's python, with the Python packages. */
   python: string;

@@ -2,6 +2,7 @@ import {
   nodeTestJUnitName,
   parseJestJsonFile,
   parseJUnitXml,
+  parseMochaReportFile,
   pytestJUnitName,
   vitestJUnitName,
 } from '../../analysis/test-reports';
@@ -151,5 +152,49 @@ describe('pytest --junitxml with junit_family=xunit1', () => {
     expect(
       pytestJUnitName({ name: 'test_adds', classname: 'other.module', file: 'tests/test_sum.py', suites: [] }),
     ).toBe('other.module::test_adds');
+  });
+});
+
+describe('mocha, through the reporter a composite tests script gets (report-preload.ts)', () => {
+  const checkout = '/work/checkout';
+  const test = (file: string | null, titlePath: string[], state: string) => ({ file, titlePath, state });
+  const report = JSON.stringify({
+    tests: [
+      test(`${checkout}/test/sum.spec.js`, ['sum', 'adds'], 'passed'),
+      test(`${checkout}/test/sum.spec.js`, ['sum', 'fails'], 'failed'),
+      test(`${checkout}/test/sum.spec.js`, ['sum', 'later'], 'pending'),
+      test(`${checkout}/test/top.spec.js`, ['top level'], 'passed'),
+      // a hook that failed; a test from outside the checkout keeps its path; one with no file, its titles
+      test(`${checkout}/test/db.spec.js`, ['db', '"before all" hook for "connects"'], 'failed'),
+      test('/elsewhere/shared.spec.js', ['shared'], 'passed'),
+      test(null, ['from a root hook'], 'passed'),
+    ],
+  });
+
+  it('names tests `file > describe > title` with the file relative to the checkout', () => {
+    expect(parseMochaReportFile(report, checkout)).toEqual({
+      runner: 'mocha',
+      passed: 4,
+      failed: 2,
+      skipped: 1,
+      passedTests: [
+        'test/sum.spec.js > sum > adds',
+        'test/top.spec.js > top level',
+        '/elsewhere/shared.spec.js > shared',
+        'from a root hook',
+      ],
+      failedTests: ['test/sum.spec.js > sum > fails', 'test/db.spec.js > db > "before all" hook for "connects"'],
+    });
+  });
+
+  it('refuses anything else', () => {
+    expect(
+      parseMochaReportFile('{"tests": [{"titlePath": [], "state": "passed", "file": null}]}', checkout),
+    ).toBeNull();
+    expect(
+      parseMochaReportFile('{"tests": [{"titlePath": ["a"], "state": "done", "file": null}]}', checkout),
+    ).toBeNull();
+    expect(parseMochaReportFile('{"stats": {}}', checkout)).toBeNull();
+    expect(parseMochaReportFile('{"tests": [', checkout)).toBeNull();
   });
 });

@@ -160,17 +160,24 @@ describe('commands the service cannot instrument with certainty run as they are'
     const gate = await instrumentTestsGate(tests(argv), checkout(scripts), reportDir);
     expect(gate.argv).toEqual(argv);
     // Nothing, or what a runner the command starts can take up by itself (report-preload.ts).
-    expect([[], ['ENGINEERING_LOOP_TEST_REPORTS', 'NODE_OPTIONS']]).toContainEqual(Object.keys(gate.env).sort());
+    expect([[], ['NODE_OPTIONS', 'NX_SKIP_NX_CACHE', 'PYTHONPATH', 'TURBO_FORCE']]).toContainEqual(
+      Object.keys(gate.env).sort(),
+    );
   });
 
-  it('a composite script gets the preloaded reporters: NODE_OPTIONS naming a module in the report directory', async () => {
+  it('a composite script gets the preloaded reporters: NODE_OPTIONS and PYTHONPATH naming files in the report directory, no cached task results', async () => {
     const gate = await instrumentTestsGate(tests(['npm', 'test']), checkout({ test: 'jest && eslint .' }), reportDir);
-    const preload = path.join(fs.realpathSync(reportDir), 'report-preload.cjs');
+    const dir = fs.realpathSync(reportDir);
+    const preload = path.join(dir, 'report-preload.cjs');
     expect(gate.env).toEqual({
       NODE_OPTIONS: `--require ${JSON.stringify(preload)}`,
-      ENGINEERING_LOOP_TEST_REPORTS: fs.realpathSync(reportDir),
+      PYTHONPATH: path.join(dir, 'python'),
+      TURBO_FORCE: 'true',
+      NX_SKIP_NX_CACHE: 'true',
     });
     expect(fs.readFileSync(preload, 'utf8')).toContain('process.argv.push(');
+    expect(fs.readFileSync(path.join(dir, 'mocha-reporter.cjs'), 'utf8')).toContain("runner.on('pass'");
+    expect(fs.readFileSync(path.join(dir, 'python/sitecustomize.py'), 'utf8')).toContain('PYTEST_ADDOPTS');
   });
 
   it('a gate with a declared junitReport keeps it, and a stale report is removed before the run', async () => {
