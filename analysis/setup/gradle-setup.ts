@@ -7,8 +7,8 @@
 //
 // Gradle reads an init script only from a file, and set-up's arguments may not name a file outside the
 // workspace: the command is a shell that writes the script to a temporary file (the sandbox's own /tmp),
-// runs Gradle with it and removes it. Checked with Gradle 4.4.1; the script uses only what Gradle has had
-// since 4.0, and says that its task cannot be kept in a configuration cache (Gradle 7.4 and later).
+// runs Gradle with it and removes it. Checked with Gradle 4.4.1, whose API is all the script uses; it also
+// says that its task cannot be kept in a configuration cache (Gradle 7.4 and later).
 
 /** The task the init script adds to every project. */
 export const GRADLE_RESOLVE_TASK = 'engineeringLoopResolveDependencies';
