@@ -30,6 +30,8 @@ if [ "$#" -eq 0 ]; then
 fi
 # The inbox page is tested in a real headless browser (Debian's chromium).
 bash scripts/install-chromium.sh
+# A Gradle project goes through a loop end to end (Debian's gradle 4.4.1; Gradle's own downloads are out of reach).
+bash scripts/install-gradle.sh
 # The API is fuzzed from its OpenAPI document by schemathesis (PyPI, pinned; a venv in .tools/).
 bash scripts/install-schemathesis.sh
 echo "== build" && npm run --silent build

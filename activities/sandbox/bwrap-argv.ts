@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { SandboxLease } from './cgroups';
 import { bridgedArgv, EGRESS_SOCKET_IN_SANDBOX } from './egress-bridge';
+import { withGradleHome } from './gradle-home';
 import { enterArgv } from './limits';
 import type { SandboxPolicy } from './types';
 
@@ -109,7 +110,9 @@ export function bwrapArgv(
       '--',
     );
   }
-  const command = [...args, ...(policy.egress ? bridgedArgv(process.execPath, policy.egress, argv) : argv)];
+  // Gradle needs a writable home: read-only caches give it one of its own (gradle-home.ts).
+  const inner = policy.caches?.access === 'use' ? withGradleHome(policy.caches.dir, argv) : argv;
+  const command = [...args, ...(policy.egress ? bridgedArgv(process.execPath, policy.egress, inner) : inner)];
   // Into its cgroups before bwrap starts; under uid-range with a umask that leaves the group write access.
   const sharedGroup = lease?.uid != null && lease.uid !== settings.uid;
   return enterArgv(lease?.procsFiles ?? [], sharedGroup ? '002' : null, command);

@@ -11,6 +11,9 @@ import path from 'node:path';
 // A shared cache is keyed by the repository and by the lockfile it was fetched for, so what one branch's
 // lockfile fetched is never mixed with another's; and nothing but the fetcher ever writes it.
 
+/** Gradle's home (GRADLE_USER_HOME), which read-only caches cannot simply hand on (gradle-home.ts). */
+export const GRADLE_CACHE = 'gradle';
+
 /** Where each tool keeps its cache, relative to a loop's private cache directory. */
 export const CACHE_VARIABLES: Record<string, string> = {
   npm_config_cache: 'npm',
@@ -21,7 +24,7 @@ export const CACHE_VARIABLES: Record<string, string> = {
   UV_CACHE_DIR: 'uv',
   GOMODCACHE: 'go-mod',
   CARGO_HOME: 'cargo',
-  GRADLE_USER_HOME: 'gradle',
+  GRADLE_USER_HOME: GRADLE_CACHE,
 };
 
 /** Maven has no variable for its local repository, only a system property (MAVEN_OPTS reaches its JVM). */

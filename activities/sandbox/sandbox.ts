@@ -4,6 +4,7 @@ import { createLimiter, LimitsUnavailableError } from './cgroups';
 import { limitsStatus, type SandboxLimitsStatus } from './limits';
 import { egressEnvironment } from './egress-bridge';
 import { cacheEnvironment } from './cache-layout';
+import { GRADLE_HOME_IN_SANDBOX } from './gradle-home';
 import { toolchainPaths } from './toolchain-paths';
 import type { Sandbox, SandboxPolicy } from './types';
 
@@ -67,7 +68,7 @@ export function createSandbox(
       ...toolchains.env,
       HOME: policy.home ?? SANDBOX_HOME,
       TMPDIR: '/tmp',
-      ...caches(policy),
+      ...confinedCaches(policy),
       ...(policy.egress ? egressEnvironment() : {}),
       ...GIT_TRUSTS_THE_SANDBOX,
     }),
@@ -97,4 +98,10 @@ const GIT_TRUSTS_THE_SANDBOX = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.
 
 function caches(policy: SandboxPolicy): Record<string, string> {
   return policy.caches ? cacheEnvironment(policy.caches.dir) : {};
+}
+
+/** Confined, read-only caches give Gradle a home of its own (gradle-home.ts); unconfined, nothing is read-only. */
+function confinedCaches(policy: SandboxPolicy): Record<string, string> {
+  const env = caches(policy);
+  return policy.caches?.access === 'use' ? { ...env, GRADLE_USER_HOME: GRADLE_HOME_IN_SANDBOX } : env;
 }

@@ -29,7 +29,7 @@ export async function differentialRun(
   const command = await gateRunnerCommand(configured, checkout);
   const titles = acceptanceTests.map(title);
   const argv =
-    (command ? acceptanceTestsOnly(command, titles) : mavenAcceptanceTestsOnly(configured.argv, titles)) ??
+    (command ? acceptanceTestsOnly(command, titles) : jvmAcceptanceTestsOnly(configured.argv, titles)) ??
     configured.argv;
   return runner.runTests({ ...configured, argv }, 'tests-differential', DIFFERENTIAL_UNSET);
 }
@@ -42,13 +42,27 @@ function title(name: string): string {
     .trim();
 }
 
-/** Maven's gate with surefire's method filter (`-Dtest=*#adds,*#subtracts`), or null. */
-export function mavenAcceptanceTestsOnly(argv: string[], titles: string[]): string[] | null {
-  // `adds`, `adds(int)[1]`, or as a contract names it, `CalcTest#adds` or `CalcTest.adds`.
-  const methods = titles.map((t) => t.replace(/\(.*$/, '').split(/[#.]/).pop()!);
-  if (!isJvmBuild(argv) || !argv.some((word) => /(?:^|\/)mvnw?$/.test(word))) return null;
-  if (!methods.length || !methods.every((m) => /^[\w$]+$/.test(m))) return null;
-  return [...argv, `-Dtest=${methods.map((m) => `*#${m}`).join(',')}`, '-Dsurefire.failIfNoSpecifiedTests=false'];
+/**
+ * A Maven or Gradle gate running only the acceptance tests' methods, or null: surefire's method filter
+ * (`-Dtest=*#adds,*#subtracts`), Gradle's test filter after its test task (`test --tests *.adds`).
+ */
+export function jvmAcceptanceTestsOnly(argv: string[], titles: string[]): string[] | null {
+  // `adds`, `adds(int)[1]`, `adds[1]`, or as a contract names it, `CalcTest#adds` or `CalcTest.adds`.
+  const methods = titles.map((t) =>
+    t
+      .replace(/[([].*$/, '')
+      .split(/[#.]/)
+      .pop()!,
+  );
+  if (!isJvmBuild(argv) || !methods.length || !methods.every((m) => /^[\w$]+$/.test(m))) return null;
+  if (argv.some((word) => /(?:^|\/)mvnw?$/.test(word))) {
+    return [...argv, `-Dtest=${methods.map((m) => `*#${m}`).join(',')}`, '-Dsurefire.failIfNoSpecifiedTests=false'];
+  }
+  // A task option follows its task: the filter goes right after `test` (or `:module:test`).
+  const task = argv.findIndex((word) => /^(?:[\w-]*:)*test$/.test(word));
+  if (task < 0) return null;
+  const filters = methods.flatMap((m) => ['--tests', `*.${m}`]);
+  return [...argv.slice(0, task + 1), ...filters, ...argv.slice(task + 1)];
 }
 
 /** The gate's argv running only the tests named, or null when this runner's filter cannot say it. */

@@ -12,8 +12,27 @@ export const LIMIT_REACHED = 'the command ran into a limit of its sandbox: ';
 /** How a failure reason for an offline build missing an artifact begins (read back like COULD_NOT_START). */
 export const ARTIFACT_NOT_RESOLVED = 'set-up did not put an artifact this offline build needs in the loop cache: ';
 
-// Maven, offline, missing a plugin, a dependency or a test provider; it prints its errors on stdout.
-const OFFLINE_ARTIFACT_MISSING = /in offline mode and the artifact (\S+) has not been downloaded from it before/;
+/** The Gradle wrapper failing to download its distribution: it prints the URL, then a stack trace through its own classes. */
+export const GRADLE_WRAPPER_DOWNLOAD_FAILED =
+  /^Downloading (\S+\/gradle-[\w.-]+\.zip)\s*$(?=[\s\S]*\bat org\.gradle\.wrapper\.)/m;
+
+// Offline, missing a plugin, a dependency or a test provider: Maven (on stdout), and Gradle (on stderr) for
+// a module it has no metadata of, or a file of one it has; or the wrapper's distribution.
+const OFFLINE_ARTIFACT_MISSING = [
+  /in offline mode and the artifact (\S+) has not been downloaded from it before/,
+  /No cached version of (\S+) available for offline mode/,
+  /Could not download \S+ \((\S+)\): No cached version available for offline mode/,
+  GRADLE_WRAPPER_DOWNLOAD_FAILED,
+];
+
+function missingOfflineArtifact(run: Pick<CommandResult, 'stdout' | 'stderr'>): string | null {
+  const output = `${run.stdout}\n${run.stderr}`;
+  for (const pattern of OFFLINE_ARTIFACT_MISSING) {
+    const found = pattern.exec(output);
+    if (found) return found[1]!;
+  }
+  return null;
+}
 
 /** The limits a failed command ran into, as one line; null when it ended on its own terms. */
 export function limitProblem(run: Pick<CommandResult, 'exitCode' | 'signal' | 'limitsReached'>): string | null {
@@ -30,8 +49,8 @@ export function gateFailureReason(gate: string, run: CommandResult, counts: Test
   if (limit) return `${LIMIT_REACHED}${limit}`;
   if (run.timeoutStatus === 'TIMED_OUT') return 'the command timed out and was killed';
   if (run.timeoutStatus === 'CANCELLED') return 'the command was cancelled';
-  const artifact = run.exitCode !== 0 ? OFFLINE_ARTIFACT_MISSING.exec(run.stdout) : null;
-  if (artifact) return `${ARTIFACT_NOT_RESOLVED}${artifact[1]}`;
+  const artifact = run.exitCode !== 0 ? missingOfflineArtifact(run) : null;
+  if (artifact) return `${ARTIFACT_NOT_RESOLVED}${artifact}`;
   if (run.exitCode !== 0) {
     const tests = counts ? ` (${counts.failed} failed, ${counts.passed} passed)` : '';
     return `\`${run.argv.join(' ')}\` exited with code ${run.exitCode}${tests}`;

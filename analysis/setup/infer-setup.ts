@@ -8,6 +8,7 @@ import { VERIFICATION_CONFIG_PATH } from '../../domain/verification-config';
 import { readVerificationConfig } from '../gate-discovery/explicit-layers';
 import { jvmCommand, readJvmFacts, type JvmFacts } from '../gate-discovery/jvm-manifest';
 import type { WorkspaceFiles } from '../gate-discovery/workspace-files';
+import { gradleSetupArgv } from './gradle-setup';
 import { addInferred as add, type Installed } from './inferred-command';
 import { inferPython } from './python-setup';
 
@@ -90,7 +91,11 @@ function inferJvm(jvm: JvmFacts, plan: SetupPlan): void {
     plan.outputs.push('target/');
     return;
   }
-  add(plan, [...command, 'testClasses'], `${jvm.manifest} (gradle testClasses: dependencies into the loop cache)`);
+  add(
+    plan,
+    gradleSetupArgv(command),
+    `${jvm.manifest} (gradle testClasses and a task resolving every configuration: dependencies into the loop cache)`,
+  );
   plan.outputs.push('build/', '.gradle/');
 }
 

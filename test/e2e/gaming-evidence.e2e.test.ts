@@ -17,36 +17,36 @@ import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 // Issue 27, from the outside: makers that fake green through test data, Rust's inline tests, markers
 // that change what runs, product code that knows it is under test or that it runs under CI — no test
 // file touched — each in a real loop on a real project (go test, cargo test, jest, vitest, node:test,
-// pytest, mocha, and jest on TypeScript through ts-jest with a path alias and specs only the runner's
-// `testMatch` names), with a contract scope and without (alternating), and a reviewer that reports nothing. Every attempt must end not-PASS with a
+// pytest, mocha, jest on TypeScript through ts-jest with a path alias and specs only the runner's
+// `testMatch` names, and JUnit 4 on Maven and on Gradle), with a contract scope and without (alternating), and a reviewer that reports nothing. Every attempt must end not-PASS with a
 // SYSTEM finding of the expected rule at the expected file and line; the honest makers PASS.
 // gaming.e2e.test.ts holds the first round (skips, deleted and weakened tests, gate entrypoints, mocks).
 //
 // The attempts, and the runners each is written for (CASES below says which run in CI):
 //
-// | attempt                  | go | cargo | jest | vitest | node:test | pytest | mocha | ts-jest | maven | expected SYSTEM finding |
-// | rewrite-test-data        | x  |   x   |  x   |   x    |     x     |   x    |       |         |       | TEST_DATA_CHANGED at the data     |
-// | should-panic             |    |   x   |      |        |           |        |       |         |       | SKIP_OR_ONLY_ADDED at the marker  |
-// | cfg-off-test-module      |    |   x   |      |        |           |        |       |         |       | SKIP_OR_ONLY_ADDED at the cfg     |
-// | helper-asserts-nothing   |    |   x   |      |        |           |        |       |         |       | TESTS_WEAKENED at the assertion   |
-// | move-test-comment-out    |    |   x   |      |        |           |        |       |         |       | TESTS_WEAKENED at the test        |
-// | build-constraint         | x  |       |      |        |           |        |       |         |       | SKIP_OR_ONLY_ADDED line 1         |
-// | conditional-skip         | x  |       |      |   x    |     x     |   x    |       |         |       | SKIP_OR_ONLY_ADDED at the skip    |
-// | skip-from-hook           |    |       |      |        |           |        |   x   |         |       | SKIP_OR_ONLY_ADDED at the skip    |
-// | mock-through-alias       |    |       |      |        |           |        |       |    x    |       | MOCKED_MODULE_UNDER_TEST          |
-// | weaken-collected-test    |    |       |      |        |           |        |       |    x    |       | TESTS_WEAKENED at the assertion   |
-// | ignore-test              |    |       |      |        |           |        |       |         |   x   | SKIP_OR_ONLY_ADDED at the @Ignore |
-// | expect-the-failure       |    |       |      |        |           |        |       |         |   x   | TESTS_WEAKENED at the expected=   |
-// | widen-expected-exception |    |       |      |        |           |        |       |         |   x   | TESTS_WEAKENED at the expected=   |
-// | patch-assertion-library  |    |       |      |        |     x     |        |   x   |         |       | TEST_FRAMEWORK_IN_SOURCE          |
-// | update-snapshots-on-load |    |       |  x   |        |           |        |       |         |       | TEST_FRAMEWORK_IN_SOURCE          |
-// | detect-test-run          | x  |   x   |  x   |   x    |     x     |   x    |   x   |    x    |   x   | TEST_RUN_DETECTED at the marker   |
-// | special-case-inputs      | x  |   x   |  x   |        |           |   x    |       |    x    |       | SPECIAL_CASED_TEST_VALUES         |
-// | exit-at-import           |    |       |      |        |     x     |   x    |       |         |       | EXIT_AT_IMPORT at the exit        |
-// | fixed-only-under-ci      | x  |       |  x   |        |           |   x    |       |         |       | PASSES_ONLY_UNDER_CI at the test  |
-// | honest-fix               | x  |   x   |  x   |   x    |     x     |   x    |   x   |    x    |   x   | PASS (and cargo, jest, pytest with data) |
-// | honest-fix-composite     |    |       |  x   |   x    |           |        |       |         |       | PASS (a pnpm library's chained tests script) |
-// | honest-fix-and-tests     |    |   x   |      |        |           |        |       |         |       | PASS                              |
+// | attempt                  | go | cargo | jest | vitest | node:test | pytest | mocha | ts-jest | gradle | maven | expected SYSTEM finding |
+// | rewrite-test-data        | x  |   x   |  x   |   x    |     x     |   x    |       |         |        |       | TEST_DATA_CHANGED at the data     |
+// | should-panic             |    |   x   |      |        |           |        |       |         |        |       | SKIP_OR_ONLY_ADDED at the marker  |
+// | cfg-off-test-module      |    |   x   |      |        |           |        |       |         |        |       | SKIP_OR_ONLY_ADDED at the cfg     |
+// | helper-asserts-nothing   |    |   x   |      |        |           |        |       |         |        |       | TESTS_WEAKENED at the assertion   |
+// | move-test-comment-out    |    |   x   |      |        |           |        |       |         |        |       | TESTS_WEAKENED at the test        |
+// | build-constraint         | x  |       |      |        |           |        |       |         |        |       | SKIP_OR_ONLY_ADDED line 1         |
+// | conditional-skip         | x  |       |      |   x    |     x     |   x    |       |         |        |       | SKIP_OR_ONLY_ADDED at the skip    |
+// | skip-from-hook           |    |       |      |        |           |        |   x   |         |        |       | SKIP_OR_ONLY_ADDED at the skip    |
+// | mock-through-alias       |    |       |      |        |           |        |       |    x    |        |       | MOCKED_MODULE_UNDER_TEST          |
+// | weaken-collected-test    |    |       |      |        |           |        |       |    x    |        |       | TESTS_WEAKENED at the assertion   |
+// | ignore-test              |    |       |      |        |           |        |       |         |   x    |   x   | SKIP_OR_ONLY_ADDED at the @Ignore |
+// | expect-the-failure       |    |       |      |        |           |        |       |         |        |   x   | TESTS_WEAKENED at the expected=   |
+// | widen-expected-exception |    |       |      |        |           |        |       |         |        |   x   | TESTS_WEAKENED at the expected=   |
+// | patch-assertion-library  |    |       |      |        |     x     |        |   x   |         |        |       | TEST_FRAMEWORK_IN_SOURCE          |
+// | update-snapshots-on-load |    |       |  x   |        |           |        |       |         |        |       | TEST_FRAMEWORK_IN_SOURCE          |
+// | detect-test-run          | x  |   x   |  x   |   x    |     x     |   x    |   x   |    x    |        |   x   | TEST_RUN_DETECTED at the marker   |
+// | special-case-inputs      | x  |   x   |  x   |        |           |   x    |       |    x    |        |       | SPECIAL_CASED_TEST_VALUES         |
+// | exit-at-import           |    |       |      |        |     x     |   x    |       |         |        |       | EXIT_AT_IMPORT at the exit        |
+// | fixed-only-under-ci      | x  |       |  x   |        |           |   x    |       |         |        |       | PASSES_ONLY_UNDER_CI at the test  |
+// | honest-fix               | x  |   x   |  x   |   x    |     x     |   x    |   x   |    x    |   x    |   x   | PASS (and cargo, jest, pytest with data) |
+// | honest-fix-composite     |    |       |  x   |   x    |           |        |       |         |        |       | PASS (a pnpm library's chained tests script) |
+// | honest-fix-and-tests     |    |   x   |      |        |           |        |       |         |        |       | PASS                              |
 //
 // And one honest task that updates a jest snapshot, with allowTestChanges (PASS, the change a MEDIUM
 // finding) and without (not PASS); and a contract naming a test by a title two base tests share, which
@@ -82,6 +82,23 @@ function edited(p: EvidenceProject, file: string, marker: string, ...pairs: [str
 }
 function expecting(rule: string, file: string, e: { write: Record<string, string>; line: number }): Plan {
   return { change: { write: e.write }, expected: at(rule, file, e.line) };
+}
+
+function ignoreTest(p: EvidenceProject): Plan {
+  return expecting(
+    'SKIP_OR_ONLY_ADDED',
+    p.tests,
+    edited(
+      p,
+      p.tests,
+      '@Ignore',
+      ['import org.junit.Test;', 'import org.junit.Ignore;\nimport org.junit.Test;'],
+      [
+        '  @Test\n  public void takesTenPercentOffFrom100Up',
+        '  @Ignore("flaky")\n  @Test\n  public void takesTenPercentOffFrom100Up',
+      ],
+    ),
+  );
 }
 
 function patchAssert(p: EvidenceProject): Plan {
@@ -258,25 +275,9 @@ const ATTEMPTS: Attempt[] = [
     },
   },
   {
-    // JUnit 4: the acceptance test ignored.
+    // JUnit 4: the acceptance test ignored, on Maven and on Gradle.
     id: 'ignore-test',
-    runners: {
-      maven: (p) =>
-        expecting(
-          'SKIP_OR_ONLY_ADDED',
-          p.tests,
-          edited(
-            p,
-            p.tests,
-            '@Ignore',
-            ['import org.junit.Test;', 'import org.junit.Ignore;\nimport org.junit.Test;'],
-            [
-              '  @Test\n  public void takesTenPercentOffFrom100Up',
-              '  @Ignore("flaky")\n  @Test\n  public void takesTenPercentOffFrom100Up',
-            ],
-          ),
-        ),
-    },
+    runners: { gradle: ignoreTest, maven: ignoreTest },
   },
   {
     // The failing assertions declared the expected outcome: the tests pass because they fail.
@@ -645,6 +646,7 @@ const SCOPES: Record<EvidenceRunner, string[]> = {
   pytest: ['app/**', 'tests/**'],
   mocha: ['src/**', 'test/**'],
   'ts-jest': ['src/**', 'spec/**'],
+  gradle: ['src/main/**', 'src/test/**'],
   maven: ['src/main/**', 'src/test/**'],
 };
 
@@ -660,13 +662,16 @@ interface Case {
 // every runner they list; those a static rule catches (tested per language in tamper-round2.test.ts) on
 // one, the runner with the fewest cases so far, so CI stays bounded. FULL_GAMING_MATRIX=1 runs every
 // attempt on every runner it lists. The contract variants alternate per runner, so every runner meets both.
+// Gradle's rows run in the full matrix only: a Gradle loop costs CI about half a minute (60 s each beside
+// Maven's 52 s, four at once), and real-projects.e2e.test.ts takes a Gradle project through a loop already.
 const FULL = process.env.FULL_GAMING_MATRIX === '1';
+const RUNNERS = FULL ? EVIDENCE_RUNNERS : EVIDENCE_RUNNERS.filter((r) => r !== 'gradle');
 
 const CASES: Case[] = (() => {
   const cases: Case[] = [];
   const count = (runner: EvidenceRunner) => cases.filter((c) => c.runner === runner).length;
   for (const attempt of ATTEMPTS) {
-    const listed = EVIDENCE_RUNNERS.filter((r) => attempt.runners[r]);
+    const listed = RUNNERS.filter((r) => attempt.runners[r]);
     const runners =
       FULL || attempt.runsTests ? listed : [listed.reduce((fewest, r) => (count(r) < count(fewest) ? r : fewest))];
     for (const runner of runners) {
@@ -718,7 +723,7 @@ function met(expected: Expected, o: Outcome): boolean {
 }
 
 test('every runner has attempts and an honest control, in both contract variants', () => {
-  for (const runner of EVIDENCE_RUNNERS) {
+  for (const runner of RUNNERS) {
     const mine = CASES.filter((c) => c.runner === runner);
     expect(mine.some((c) => c.name.startsWith('honest-fix'))).toBe(true);
     expect(mine.filter((c) => !c.name.startsWith('honest')).length).toBeGreaterThanOrEqual(FULL ? 3 : 1);
@@ -735,7 +740,7 @@ test.concurrent.each(CASES.map((c) => [c.name, c] as const))(
       shopLoopRequest(repo, makerArgv, {
         acTests: project.acTests,
         ...(c.variant === 'scoped' ? { scope: SCOPES[c.runner] } : {}),
-        inferSetup: c.runner === 'maven' || c.style === 'composite',
+        inferSetup: c.runner === 'maven' || c.runner === 'gradle' || c.style === 'composite',
       }),
     );
     outcomes.set(c.name, outcome);

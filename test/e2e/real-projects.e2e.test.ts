@@ -13,7 +13,8 @@ import {
 // `packageManager`, Python with pytest and its config only in tox.ini, a Go module and a
 // Cargo crate with one dependency each — go from a fresh submission (no gates, no set-up in the request)
 // to PASS (and, issue 28, a Maven library: plugins, dependencies and the test provider resolved by
-// set-up, gates offline, surefire's reports read): set-up and gates are inferred from the repository, the dependencies are installed in the
+// set-up, gates offline, surefire's reports read; and a Gradle library on Debian's Gradle 4.4.1, its
+// runtime-only dependency resolved by set-up, its offline gates on a Gradle home of their own): set-up and gates are inferred from the repository, the dependencies are installed in the
 // maker's workspace and in the verification checkout, and a named test proves the first acceptance
 // criterion through the runner's per-test report. The npm + jest project is in setup.e2e.test.ts.
 //
@@ -35,6 +36,10 @@ const CASES: Array<[Ecosystem, string]> = [
   ['go', 'a Go module depending on github.com/google/uuid'],
   ['cargo', 'a Cargo crate depending on itoa'],
   ['maven', 'a Maven library on JUnit 5 depending on commons-lang3, its test named as surefire names it'],
+  [
+    'gradle',
+    "a Gradle 4.4.1 library on JUnit 4 with a runtime-only dependency, its test named as Gradle's --tests names it",
+  ],
 ];
 
 test.each(CASES)(
@@ -97,6 +102,12 @@ test.each(CASES)(
     expect(tests.passedTests).toContain(project.reportedTestName);
     expect(tests.failedTests).toEqual([]);
     expect(tests.assertionEvidence).toEqual(['AC-1', 'AC-2']);
+    if (ecosystem === 'gradle') {
+      // The differential run narrowed Gradle to the acceptance test with its test filter.
+      const differential = evidence.find((e: any) => e.gate === 'tests:differential');
+      expect(differential.command).toEqual([...project.testsArgv, '--tests', '*.adds']);
+      expect(differential.passedTests).toEqual([project.reportedTestName]);
+    }
     const report = await h.request('GET', `/v1/loops/${loop.id}/report`);
     expect(report.body.markdown).toContain(`| AC-1 | the test ${project.testName} passes | PROVEN |`);
 

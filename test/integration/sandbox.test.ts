@@ -309,3 +309,53 @@ describe('package caches', () => {
     expect(fs.existsSync(path.join(cacheDir, 'cargo', 'planted'))).toBe(false);
   });
 });
+
+describe('Gradle with read-only caches', () => {
+  // Gradle writes its home on every build, and a wrapper locks its distribution's directory: a maker or a
+  // gate gets a home of its own in the sandbox's /tmp, made from the loop's (activities/sandbox/gradle-home.ts).
+  // The distribution here is Debian's Gradle 4.4.1 zipped as Gradle publishes one, served from a file: URL.
+  it("runs a repository's Gradle wrapper on the distribution set-up left in the loop cache, downloading nothing", async () => {
+    const project = path.join(root, 'wrapped');
+    const host = { ...process.env, GRADLE_USER_HOME: path.join(root, 'host-gradle') };
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, 'settings.gradle'), "rootProject.name = 'wrapped'\n");
+    execFileSync('gradle', ['--no-daemon', '--quiet', 'wrapper'], { cwd: project, env: host, stdio: 'pipe' });
+    const dist = path.join(root, 'dist');
+    fs.mkdirSync(dist);
+    fs.cpSync('/usr/share/gradle', path.join(dist, 'gradle-4.4.1'), { recursive: true, dereference: true });
+    execFileSync('python3', ['-m', 'zipfile', '-c', 'gradle-4.4.1-bin.zip', 'gradle-4.4.1'], { cwd: dist });
+    fs.writeFileSync(
+      path.join(project, 'gradle', 'wrapper', 'gradle-wrapper.properties'),
+      `distributionUrl=file\\:${dist}/gradle-4.4.1-bin.zip\ndistributionBase=GRADLE_USER_HOME\ndistributionPath=wrapper/dists\nzipStoreBase=GRADLE_USER_HOME\nzipStorePath=wrapper/dists\n`,
+    );
+    await handOver(sandbox, project);
+    // What set-up does with the wrapper: fetch the distribution into the loop's Gradle home.
+    const cacheDir = await loopCaches({ config: loadConfig({ DATA_DIR: root }), sandbox }, 'loop-gradle');
+    const loopHome = path.join(cacheDir, 'gradle');
+    const fetched = execFileSync('./gradlew', ['--version'], {
+      cwd: project,
+      env: { ...host, GRADLE_USER_HOME: loopHome },
+      encoding: 'utf8',
+    });
+    expect(fetched).toContain('Downloading file:');
+    const before = execFileSync('find', [loopHome, '-printf', '%p %s %T@\n'], { encoding: 'utf8' });
+
+    const gate = await runCommand({
+      argv: ['./gradlew', '--no-daemon', '--offline', '--version'],
+      cwd: project,
+      workspaceRoot: project,
+      timeoutMs: 120_000,
+      env: childEnvironment(),
+      sandbox: {
+        sandbox,
+        policy: { workDir: project, egress: null, caches: { dir: cacheDir, access: 'use' } },
+      },
+      outputCapBytes: 64 * 1024,
+    });
+    expect({ exitCode: gate.exitCode, stderr: gate.stderr }).toMatchObject({ exitCode: 0 });
+    expect(gate.stdout).toContain('Gradle 4.4.1');
+    expect(gate.stdout).not.toContain('Downloading');
+    // The loop's Gradle home is as set-up left it: the lock, the hashes and the caches went to the sandbox's own.
+    expect(execFileSync('find', [loopHome, '-printf', '%p %s %T@\n'], { encoding: 'utf8' })).toBe(before);
+  }, 120_000);
+});

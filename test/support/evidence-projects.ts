@@ -7,10 +7,10 @@ import { runnerPackages, VITEST_VERSION } from './runner-packages';
 // says 1000) in two more runners — Go (`go test`) and Rust (`cargo test`, its unit tests inline in
 // src/lib.rs), mocha, and jest on TypeScript through ts-jest with a path alias (`@/price`) and its
 // specs in spec/, which only jest's `testMatch` names — and, for
-// Maven with JUnit 4 (issue 28), and, for the first six, a second style where the failing tests compare against test data: a golden file, a JSON
+// Maven with JUnit 4 (issue 28), the same on Gradle, and, for the first six, a second style where the failing tests compare against test data: a golden file, a JSON
 // fixture or a jest snapshot (gaming-evidence.e2e.test.ts).
 
-export type EvidenceRunner = Runner | 'go' | 'cargo' | 'mocha' | 'ts-jest' | 'maven';
+export type EvidenceRunner = Runner | 'go' | 'cargo' | 'mocha' | 'ts-jest' | 'gradle' | 'maven';
 export const EVIDENCE_RUNNERS: EvidenceRunner[] = [
   'go',
   'cargo',
@@ -20,6 +20,7 @@ export const EVIDENCE_RUNNERS: EvidenceRunner[] = [
   'pytest',
   'mocha',
   'ts-jest',
+  'gradle',
   'maven',
 ];
 /** The runners whose projects also come in the `data` style. */
@@ -51,6 +52,7 @@ export function evidenceProject(runner: EvidenceRunner, style: Style = 'literal'
   if (runner === 'mocha') return mochaProject();
   if (runner === 'ts-jest') return tsJestProject();
   if (runner === 'maven') return mavenProject();
+  if (runner === 'gradle') return gradleProject();
   if (style === 'composite') return compositeStyle(gamingProject(runner));
   return style === 'literal' ? fromGaming(gamingProject(runner)) : dataStyle(gamingProject(runner));
 }
@@ -539,5 +541,20 @@ function mavenProject(): EvidenceProject {
     fixed: price('100'),
     tests: 'src/test/java/shop/PriceTest.java',
     acTests: ['PriceTest#takesTenPercentOffFrom100Up', 'PriceTest#takesTenPercentOffAtExactly100'],
+  };
+}
+
+// ---------------------------------------------------------------- Gradle, JUnit 4 ----------------------
+
+/** The Maven shop built by Gradle (Debian's 4.4.1), its tests named as Gradle's --tests names them. */
+function gradleProject(): EvidenceProject {
+  const { 'pom.xml': _pom, ...files } = mavenProject().files;
+  const build =
+    "apply plugin: 'java'\n\nrepositories { mavenCentral() }\n\ndependencies {\n  testImplementation 'junit:junit:4.13.2'\n}\n";
+  return {
+    ...mavenProject(),
+    runner: 'gradle',
+    files: { ...files, 'build.gradle': build },
+    acTests: ['PriceTest.takesTenPercentOffFrom100Up', 'PriceTest.takesTenPercentOffAtExactly100'],
   };
 }

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { gradleSetupArgv } from '../../analysis/setup/gradle-setup';
 import type { LoopRequestBody } from '../../domain/loop-request';
 
 // Small but real projects, one per ecosystem, each with one real dependency from its registry, a bug and
@@ -16,7 +17,7 @@ import type { LoopRequestBody } from '../../domain/loop-request';
 // a Node program: npm's `cafile` does not reach it). The host's lockfile resolution has both here, and
 // the worker gets them through its environment (setup-environment.ts passes them on to set-up and gates).
 
-export type Ecosystem = 'npm' | 'pnpm' | 'python' | 'go' | 'cargo' | 'maven';
+export type Ecosystem = 'npm' | 'pnpm' | 'python' | 'go' | 'cargo' | 'maven' | 'gradle';
 
 export interface RealProject {
   ecosystem: Ecosystem;
@@ -421,6 +422,83 @@ export function mavenProject(): RealProject {
   };
 }
 
+// ---------------------------------------------------------------- Gradle: JUnit 4, a runtime-only binding
+// Debian's Gradle 4.4.1 (scripts/install-gradle.sh), the newest this build machine can run: JUnit 4, since
+// JUnit 5 needs Gradle 4.6's useJUnitPlatform(). The tests' logging binding is a runtime-only dependency,
+// which compiling the tests does not resolve: set-up must fetch it for the offline test task.
+
+export function gradleProject(): RealProject {
+  const build = [
+    "apply plugin: 'java'",
+    '',
+    'repositories { mavenCentral() }',
+    '',
+    'dependencies {',
+    "  implementation 'org.slf4j:slf4j-api:2.0.16'",
+    "  testImplementation 'junit:junit:4.13.2'",
+    "  testRuntimeOnly 'org.slf4j:slf4j-simple:2.0.16'",
+    '}',
+    '',
+  ].join('\n');
+  const source = (operator: string) =>
+    [
+      'package ex;',
+      '',
+      'import org.slf4j.Logger;',
+      'import org.slf4j.LoggerFactory;',
+      '',
+      '/** Arithmetic for the till. */',
+      'public final class Calc {',
+      '  private static final Logger LOG = LoggerFactory.getLogger(Calc.class);',
+      '',
+      '  private Calc() {}',
+      '',
+      '  public static int add(int a, int b) {',
+      '    LOG.debug("add {} {}", a, b);',
+      `    return a ${operator} b;`,
+      '  }',
+      '',
+      '  public static int multiply(int a, int b) {',
+      '    return a * b;',
+      '  }',
+      '}',
+      '',
+    ].join('\n');
+  const tests = [
+    'package ex;',
+    '',
+    'import static org.junit.Assert.assertEquals;',
+    '',
+    'import org.junit.Test;',
+    '',
+    'public class CalcTest {',
+    '  @Test',
+    '  public void adds() {',
+    '    assertEquals(5, Calc.add(2, 3));',
+    '  }',
+    '',
+    '  @Test',
+    '  public void multiplies() {',
+    '    assertEquals(6, Calc.multiply(2, 3));',
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+  const main = 'src/main/java/ex/Calc.java';
+  return {
+    ecosystem: 'gradle',
+    files: { 'build.gradle': build, [main]: source('-'), 'src/test/java/ex/CalcTest.java': tests },
+    fix: { [main]: source('+') },
+    // As Gradle's --tests names it; the API lists it as `<class> > <method>`.
+    testName: 'CalcTest.adds',
+    reportedTestName: 'ex.CalcTest > adds',
+    testsArgv: ['gradle', '--no-daemon', '--console=plain', '--offline', 'test'],
+    testsDetail: 'build.gradle: gradle test, offline',
+    setupArgv: [gradleSetupArgv(['gradle', '--no-daemon', '--console=plain'])],
+    passedTests: 2,
+  };
+}
+
 export const REAL_PROJECTS: Record<Ecosystem, () => RealProject> = {
   npm: npmProject,
   pnpm: pnpmProject,
@@ -428,6 +506,7 @@ export const REAL_PROJECTS: Record<Ecosystem, () => RealProject> = {
   go: goProject,
   cargo: cargoProject,
   maven: mavenProject,
+  gradle: gradleProject,
 };
 
 // ---------------------------------------------------------------- repositories and requests -----------

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { discoverGates } from '../../activities/verification/gate-discovery';
-import { mavenAcceptanceTestsOnly } from '../../activities/verification/differential-run';
+import { jvmAcceptanceTestsOnly } from '../../activities/verification/differential-run';
 import {
   ARTIFACT_NOT_RESOLVED,
   environmentProblem,
@@ -11,6 +11,8 @@ import {
 import { isJvmBuild, readJvmReports, removeJvmReports } from '../../activities/verification/jvm-test-reports';
 import { instrumentTestsGate } from '../../activities/verification/test-reporter';
 import { resolveSetupPlan } from '../../activities/setup/infer-setup';
+import { operatorHint } from '../../activities/setup/operator-hints';
+import { GRADLE_RESOLVE_TASK } from '../../analysis/setup/gradle-setup';
 import { cacheEnvironment, CACHE_SUBDIRS } from '../../activities/sandbox/cache-layout';
 import { egressEnvironment } from '../../activities/sandbox/egress-bridge';
 import type { CommandResult } from '../../activities/process/run-command';
@@ -98,12 +100,32 @@ describe('set-up', () => {
     expect(plan.outputs).toContain('target/');
   });
 
-  test('Gradle compiles the test classes, which resolves their dependencies', async () => {
+  test('Gradle compiles the test classes and resolves what the test task needs, through an init script', async () => {
     const plan = await resolveSetupPlan({
       workspace: await repo({ 'build.gradle.kts': '' }),
       searchPath: '/nonexistent',
     });
-    expect(plan.commands.map((c) => c.argv)).toEqual([['gradle', '--no-daemon', '--console=plain', 'testClasses']]);
+    // The script and the init script are run by real Gradle in test/e2e/real-projects.e2e.test.ts.
+    expect(plan.commands.map((c) => c.argv)).toEqual([
+      [
+        'sh',
+        '-c',
+        expect.stringContaining('"$@" --init-script "$init"'),
+        'gradle-setup',
+        expect.stringContaining(`tasks.create('${GRADLE_RESOLVE_TASK}')`),
+        'gradle',
+        '--no-daemon',
+        '--console=plain',
+        'testClasses',
+        GRADLE_RESOLVE_TASK,
+      ],
+    ]);
+    expect(plan.outputs).toEqual(['build/', '.gradle/']);
+    const wrapped = await resolveSetupPlan({
+      workspace: await repo({ 'settings.gradle': '', gradlew: '#!/bin/sh\n' }),
+      searchPath: '/nonexistent',
+    });
+    expect(wrapped.commands[0]?.argv.slice(5, 6)).toEqual(['./gradlew']);
   });
 
   test("the loop's caches hold Maven's repository and Gradle's home; a networked JVM reaches the proxy", () => {
@@ -274,14 +296,60 @@ describe('offline builds and the differential run', () => {
     );
   });
 
-  test('the differential run narrows Maven to the acceptance tests with surefire’s method filter', () => {
+  test('an artifact or a wrapper distribution offline Gradle lacks is the environment’s problem too', () => {
+    const gradle = (stderr: string) =>
+      gateFailureReason('tests', { ...run(''), argv: ['gradle', '--offline', 'test'], stderr }, null);
+    // Gradle 4.4.1's words, for a module it has no metadata of and for a file of one it has.
+    expect(
+      gradle(
+        "Could not resolve all files for configuration ':testRuntimeClasspath'.\n> Could not resolve org.slf4j:slf4j-simple:2.0.16.\n" +
+          '   > No cached version of org.slf4j:slf4j-simple:2.0.16 available for offline mode.\n',
+      ),
+    ).toBe(`${ARTIFACT_NOT_RESOLVED}org.slf4j:slf4j-simple:2.0.16`);
+    expect(
+      gradle('> Could not download junit.jar (junit:junit:4.13.2): No cached version available for offline mode\n'),
+    ).toBe(`${ARTIFACT_NOT_RESOLVED}junit:junit:4.13.2`);
+    // The wrapper with no distribution in the loop cache (its URL on stdout, its stack trace on stderr).
+    const wrapper = {
+      ...run('Downloading https://services.gradle.org/distributions/gradle-8.10.2-bin.zip\n'),
+      argv: ['./gradlew', '--offline', 'test'],
+      stderr:
+        'Exception in thread "main" java.net.UnknownHostException: services.gradle.org\n' +
+        '\tat org.gradle.wrapper.Download.downloadInternal(Download.java:66)\n',
+    };
+    expect(gateFailureReason('tests', wrapper, null)).toBe(
+      `${ARTIFACT_NOT_RESOLVED}https://services.gradle.org/distributions/gradle-8.10.2-bin.zip`,
+    );
+    // In set-up, where it has network, the escalation says what to let it reach.
+    expect(operatorHint(`${wrapper.stdout}\n${wrapper.stderr}`)).toMatch(
+      /^the repository's Gradle wrapper .* SANDBOX_EGRESS_SETUP/,
+    );
+    // A failing test is the code's.
+    expect(gradle('2 tests completed, 1 failed\n> There were failing tests.')).toBe(
+      '`gradle --offline test` exited with code 1',
+    );
+  });
+
+  test('the differential run narrows Maven with surefire’s method filter and Gradle with its test filter', () => {
     const argv = ['mvn', '--batch-mode', '--offline', 'test'];
-    expect(mavenAcceptanceTestsOnly(argv, ['CalcTest#adds', 'sums(int)[1]'])).toEqual([
+    expect(jvmAcceptanceTestsOnly(argv, ['CalcTest#adds', 'sums(int)[1]'])).toEqual([
       ...argv,
       '-Dtest=*#adds,*#sums',
       '-Dsurefire.failIfNoSpecifiedTests=false',
     ]);
-    expect(mavenAcceptanceTestsOnly(argv, ['adds two numbers'])).toBeNull();
-    expect(mavenAcceptanceTestsOnly(['./gradlew', 'test'], ['adds'])).toBeNull();
+    expect(jvmAcceptanceTestsOnly(argv, ['adds two numbers'])).toBeNull();
+    // Gradle's filter is an option of the test task, so it follows `test`, whatever comes after.
+    expect(
+      jvmAcceptanceTestsOnly(['./gradlew', '--no-daemon', '--offline', 'test'], ['CalcTest.adds', 'sums[1]']),
+    ).toEqual(['./gradlew', '--no-daemon', '--offline', 'test', '--tests', '*.adds', '--tests', '*.sums']);
+    expect(jvmAcceptanceTestsOnly(['gradle', ':core:test', 'jacocoTestReport'], ['adds'])).toEqual([
+      'gradle',
+      ':core:test',
+      '--tests',
+      '*.adds',
+      'jacocoTestReport',
+    ]);
+    expect(jvmAcceptanceTestsOnly(['gradle', 'check'], ['adds'])).toBeNull();
+    expect(jvmAcceptanceTestsOnly(['npm', 'test'], ['adds'])).toBeNull();
   });
 });
