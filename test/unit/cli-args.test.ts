@@ -78,7 +78,7 @@ test('decision arguments are checked before anything is sent', async () => {
 
 test('other usage errors: option values, extra arguments, options a command does not take', async () => {
   expect((await run('list', '--status', 'done')).err).toContain(
-    'list: --status: the status must be one of RUNNING, AWAITING_DECISION, PASSED, APPROVED, REJECTED, CANCELLED, FAILED, TERMINATED, QUEUED, got "DONE"',
+    'list: --status: the status must be one of RUNNING, AWAITING_DECISION, PAUSED, PASSED, APPROVED, REJECTED, CANCELLED, FAILED, TERMINATED, QUEUED, got "DONE"',
   );
   expect((await run('list', '--limit')).err).toContain('list: option --limit needs a value');
   expect((await run('list', '--json=yes')).err).toContain('list: option --json takes no value');
