@@ -60,7 +60,7 @@ test('a row whose transaction began after a running one is held back until that 
   await slowWrote;
   await move(loopId, 'VERIFY');
 
-  const during = await nextBatch(db.prisma, loopId, FEED_START);
+  const during = (await nextBatch(db.prisma, loopId, FEED_START))!;
   // The later row is committed and visible, but a reader that took it now would skip the earlier one.
   expect(during).toMatchObject({ events: [], finished: false, loop: { status: 'RUNNING', phase: 'VERIFY' } });
 
