@@ -1,8 +1,10 @@
 import type { Command } from '../command';
 import { agentsCommand } from './agents';
+import { cancelCommand } from './cancel';
 import { decideCommand } from './decide';
 import { listCommand } from './list';
 import { logsCommand } from './logs';
+import { reportCommand } from './report';
 import { showCommand } from './show';
 import { submitCommand } from './submit';
 import { timelineCommand } from './timeline';
@@ -15,6 +17,8 @@ export const COMMANDS: Command<unknown>[] = [
   listCommand,
   showCommand,
   decideCommand,
+  reportCommand,
+  cancelCommand,
   logsCommand,
   timelineCommand,
   agentsCommand,
