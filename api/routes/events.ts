@@ -21,6 +21,18 @@ const headersSchema = z.object({
     ),
 });
 
+/** One event of the stream, as OpenAPI before 3.2 describes the items of `text/event-stream`. */
+const eventSchema = z.object({
+  event: z.enum(['message', 'end']).optional().describe('`end` once, last; a timeline event otherwise'),
+  id: z.string().optional().describe('Where to resume after (`Last-Event-ID`): on the last event of each commit'),
+  retry: z.number().int().optional(),
+  data: z
+    .string()
+    .describe(
+      'JSON: a timeline event, as one entry of `GET /v1/loops/:id/timeline` answers it; for `end`, `{ loopId, status, phase }`',
+    ),
+});
+
 const DESCRIPTION = [
   'Each event is a timeline event (the same JSON as one entry of `GET /v1/loops/:id/timeline`) in its `data` field:',
   'phases, contract versions, commands, model calls, verdicts, escalations and decisions. Events come in the order',
@@ -45,7 +57,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => 
       params: loopIdParamsSchema,
       headers: headersSchema,
       response: {
-        200: { content: { 'text/event-stream': { schema: z.string() } } },
+        200: { content: { 'text/event-stream': { schema: eventSchema } } },
         400: errorResponseSchema,
         404: errorResponseSchema,
         ...authErrorResponses,
