@@ -104,6 +104,8 @@ class Follower {
     private readonly loop: LoopDetail,
   ) {
     this.view = new EventView(loop.maxIterations);
+    // Until the stream's first phase: what the loop said (all a loop recorded before phase events has).
+    this.view.state = { status: loop.status, phase: loop.phase, roundIteration: loop.iteration };
   }
 
   async take(message: SseMessage): Promise<number | null> {
