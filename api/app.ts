@@ -7,6 +7,7 @@ import { apiKeyRoutes } from './auth/api-key-routes';
 import { API_KEY_REDACT_PATHS, DEFAULT_PUBLIC_ROUTES, registerAuth } from './auth/auth-plugin';
 import { DEFAULT_API_POLICY, type AppDeps, type RouteDeps } from './deps';
 import { answerFrameworkError, registerErrorHandler } from './errors';
+import { eventRoutes } from './routes/events';
 import { healthRoutes } from './routes/health';
 import { escalationRoutes } from './routes/escalations';
 import { inboxRoutes } from './routes/inbox';
@@ -70,6 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(loopRoutes, routeDeps);
   await app.register(pauseRoutes, routeDeps);
   await app.register(timelineRoutes, routeDeps);
+  await app.register(eventRoutes, routeDeps);
   await app.register(escalationRoutes, routeDeps);
   await app.register(inboxRoutes);
   await app.register(apiKeyRoutes, { prisma: deps.prisma });

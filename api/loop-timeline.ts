@@ -1,5 +1,6 @@
 import { verdictRuleOf, type StoredJudgeReport } from '../domain/verdict-explanation';
 import type { PrismaClient } from '../store/db';
+import type { FeedSource } from '../store/loop-feed';
 import { timelineRows } from '../store/read-model';
 import { loadLoop } from './load-loop';
 import type { TimelineEvent, TimelineEventKind } from './timeline-schemas';
@@ -31,24 +32,38 @@ export interface LoopTimeline {
   events: TimelineEvent[];
 }
 
+/** A timeline event and the row it was made from (`<table>:<id>`), which the live stream orders by. */
+export interface SourcedEvent {
+  source: string;
+  event: TimelineEvent;
+}
+
 /** The loop's timeline; 404 for an unknown loop. */
 export async function loopTimeline(prisma: PrismaClient, loopId: string): Promise<LoopTimeline> {
   const loop = await loadLoop(prisma, loopId);
+  const events = await timelineEvents(prisma, loopId);
+  return { loopId: loop.id, status: loop.status, phase: loop.phase, events: events.map((e) => e.event) };
+}
+
+/** Every event of the loop's timeline with its source row, in time order. */
+export async function timelineEvents(prisma: PrismaClient, loopId: string): Promise<SourcedEvent[]> {
   const [phases, contracts, evidence, executions, verdicts, escalations] = await timelineRows(prisma, loopId);
 
-  const events: TimelineEvent[] = [
+  const events: SourcedEvent[] = [
     ...phaseEvents(phases),
-    ...contracts.map((c): TimelineEvent => ({
-      at: c.createdAt.toISOString(),
-      kind: 'contract',
-      iteration: null,
-      title: `Contract v${c.version} frozen (${c.reason})`,
-      durationMs: null,
-      detail: { version: c.version, hash: c.hash, reason: c.reason },
-    })),
-    ...evidence.map((e): TimelineEvent => {
+    ...contracts.map((c) =>
+      sourced('ContractVersion', c.id, {
+        at: c.createdAt.toISOString(),
+        kind: 'contract',
+        iteration: null,
+        title: `Contract v${c.version} frozen (${c.reason})`,
+        durationMs: null,
+        detail: { version: c.version, hash: c.hash, reason: c.reason },
+      }),
+    ),
+    ...evidence.map((e) => {
       const counts = e.testCounts as { passed?: number; failed?: number; skipped?: number } | null;
-      return {
+      return sourced('Evidence', e.id, {
         at: (e.startTime ?? e.createdAt).toISOString(),
         kind: 'command',
         iteration: e.iteration?.sequence ?? null,
@@ -68,13 +83,13 @@ export async function loopTimeline(prisma: PrismaClient, loopId: string): Promis
           startTime: e.startTime?.toISOString() ?? null,
           endTime: e.endTime?.toISOString() ?? null,
         },
-      };
+      });
     }),
-    ...executions.map(executionEvent),
-    ...verdicts.map((v): TimelineEvent => {
+    ...executions.map((x) => sourced('ExecutionRecord', x.id, executionEvent(x))),
+    ...verdicts.map((v) => {
       const report = v.report as StoredJudgeReport;
       const { rule, recorded } = verdictRuleOf(report);
-      return {
+      return sourced('Verdict', v.id, {
         at: v.createdAt.toISOString(),
         kind: 'verdict',
         iteration: v.iteration.sequence,
@@ -90,12 +105,18 @@ export async function loopTimeline(prisma: PrismaClient, loopId: string): Promis
           reasons: report.reasons ?? [],
           directives: v.directives,
         },
-      };
+      });
     }),
     ...escalationEvents(escalations, verdicts),
   ];
-  events.sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind]);
-  return { loopId: loop.id, status: loop.status, phase: loop.phase, events };
+  events.sort(
+    ({ event: a }, { event: b }) => Date.parse(a.at) - Date.parse(b.at) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind],
+  );
+  return events;
+}
+
+function sourced(table: FeedSource, id: string, event: TimelineEvent): SourcedEvent {
+  return { source: `${table}:${id}`, event };
 }
 
 /**
@@ -106,6 +127,7 @@ export async function loopTimeline(prisma: PrismaClient, loopId: string): Promis
  */
 function phaseEvents(
   phases: Array<{
+    id: string;
     status: string;
     phase: string;
     roundIteration: number;
@@ -113,7 +135,7 @@ function phaseEvents(
     failureReason: string | null;
     createdAt: Date;
   }>,
-): TimelineEvent[] {
+): SourcedEvent[] {
   const complete = phases[0]?.phase === 'PREPARING';
   let makers = 0;
   let current: number | null = null;
@@ -125,7 +147,7 @@ function phaseEvents(
       current = null;
     }
     const next = phases[index + 1];
-    return {
+    return sourced('LoopEvent', p.id, {
       at: p.createdAt.toISOString(),
       kind: 'phase',
       iteration: complete ? current : null,
@@ -138,7 +160,7 @@ function phaseEvents(
         lastVerdict: p.lastVerdict,
         failureReason: p.failureReason,
       },
-    };
+    });
   });
 }
 
@@ -227,7 +249,14 @@ function escalationEvents(
     reportId: string;
     createdAt: Date;
     decidedAt: Date | null;
-    decisions: Array<{ kind: string; actor: string; comment: string | null; guidance: string | null; createdAt: Date }>;
+    decisions: Array<{
+      id: string;
+      kind: string;
+      actor: string;
+      comment: string | null;
+      guidance: string | null;
+      createdAt: Date;
+    }>;
   }>,
   verdicts: Array<{
     id: string;
@@ -236,7 +265,7 @@ function escalationEvents(
     createdAt: Date;
     iteration: { sequence: number };
   }>,
-): TimelineEvent[] {
+): SourcedEvent[] {
   const claimed = new Set<string>();
   return escalations.flatMap((e) => {
     const verdict =
@@ -252,7 +281,7 @@ function escalationEvents(
     const iteration = verdict?.iteration.sequence ?? null;
     const decision = e.decisions[0];
     return [
-      {
+      sourced('Escalation', e.id, {
         at: e.createdAt.toISOString(),
         kind: 'escalation',
         iteration,
@@ -265,10 +294,10 @@ function escalationEvents(
           reportId: e.reportId,
           decidedAt: e.decidedAt?.toISOString() ?? null,
         },
-      } satisfies TimelineEvent,
+      }),
       ...(decision
         ? [
-            {
+            sourced('Decision', decision.id, {
               at: decision.createdAt.toISOString(),
               kind: 'decision',
               iteration,
@@ -281,7 +310,7 @@ function escalationEvents(
                 comment: decision.comment,
                 guidance: decision.guidance,
               },
-            } satisfies TimelineEvent,
+            }),
           ]
         : []),
     ];

@@ -9,14 +9,17 @@ import { sanitise, sanitiseTokens } from '../domain/sanitise';
  * answers hand back what users wrote, where `token: …` may be their own text.
  */
 export function sanitiseAnswers(app: FastifyInstance): void {
-  app.addHook('preSerialization', async (_request, _reply, payload: unknown) =>
-    mapStrings(payload, (s) => sanitiseTokens(s)),
-  );
+  app.addHook('preSerialization', async (_request, _reply, payload: unknown) => sanitisedAnswer(payload));
   app.addHook('onSend', async (_request, reply, payload) =>
     typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/plain')
       ? sanitiseTokens(payload)
       : payload,
   );
+}
+
+/** A value sent outside Fastify's serialisation (the event stream), sanitised like every JSON answer. */
+export function sanitisedAnswer(value: unknown): unknown {
+  return mapStrings(value, (s) => sanitiseTokens(s));
 }
 
 /**

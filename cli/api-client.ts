@@ -1,13 +1,18 @@
 import { CliError } from './errors';
 import { KEY_VARIABLE, URL_VARIABLE } from './config';
+import { EXIT_ERROR, EXIT_UNREACHABLE } from './exit-codes';
 
 // A small client for the service's REST API (node's fetch). Every error becomes a CliError carrying the
 // server's own message: the API answers errors as { statusCode, error, message, requestId }.
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** The API could not be reached (refused, unresolvable, timed out). */
-export class ConnectionError extends CliError {}
+/** The API could not be reached (refused, unresolvable, timed out, or the connection broke). */
+export class ConnectionError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, hint, EXIT_UNREACHABLE);
+  }
+}
 
 /** The API answered with an error status. */
 export class ApiError extends CliError {
@@ -18,12 +23,17 @@ export class ApiError extends CliError {
     readonly requestId: string | null,
     hint?: string,
   ) {
-    super(formatApiMessage(status, reason, serverMessage, requestId), hint);
+    // A refused key is as final for a script as an unreachable API: nothing it asks will be answered.
+    super(
+      formatApiMessage(status, reason, serverMessage, requestId),
+      hint,
+      status === 401 || status === 403 ? EXIT_UNREACHABLE : EXIT_ERROR,
+    );
   }
 
-  /** Worth asking again: the service is busy or briefly without Temporal. */
+  /** Worth asking again: the service is busy or briefly without Temporal or its database. */
   get transient(): boolean {
-    return this.status === 429 || this.status === 502 || this.status === 503 || this.status === 504;
+    return this.status === 429 || this.status >= 500;
   }
 
   /** A 404 for a route the server does not have (as opposed to a loop or record it does not have). */
@@ -102,6 +112,36 @@ export class ApiClient {
     }
   }
 
+  /**
+   * GET `path` as a stream of server-sent events: the body's text as it arrives. Aborting `signal` ends
+   * it; with a ConnectionError as the reason, that is the error thrown.
+   */
+  async *textStream(path: string, headers: Record<string, string>, signal: AbortSignal): AsyncGenerator<string> {
+    const url = this.url(path);
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        headers: { authorization: `Bearer ${this.apiKey}`, accept: 'text/event-stream', ...headers },
+        signal,
+      });
+    } catch (error) {
+      throw this.streamError(error, signal);
+    }
+    if (!response.ok) throw apiError(response, await response.text().catch(() => ''));
+    if (!response.body) throw new ConnectionError(`the API at ${this.baseUrl} answered ${path} without a body`);
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body) yield decoder.decode(chunk, { stream: true });
+    } catch (error) {
+      throw this.streamError(error, signal);
+    }
+  }
+
+  private streamError(error: unknown, signal: AbortSignal): CliError {
+    if (signal.aborted && signal.reason instanceof CliError) return signal.reason;
+    return this.connectionError(error, this.timeoutMs);
+  }
+
   private connectionError(error: unknown, timeoutMs: number): ConnectionError {
     const hint = `is the service running? Set ${URL_VARIABLE} (or "url" in the config file) to its address`;
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
@@ -126,6 +166,7 @@ const CONNECTION_CODES: Record<string, string> = {
   ETIMEDOUT: 'connection timed out',
   UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
   UND_ERR_SOCKET: 'connection closed',
+  UND_ERR_ABORTED: 'connection closed',
 };
 
 /** fetch failures wrap the socket error in `cause` (an AggregateError when several addresses were tried). */

@@ -53,7 +53,8 @@ export interface FindingView {
   severity: string;
   validity: string;
   source?: string;
-  location?: string | null;
+  /** `{ file, startLine, endLine }` for a reviewer's finding; other shapes (or none) for system findings. */
+  location?: unknown;
 }
 
 export interface IterationView {
@@ -119,19 +120,30 @@ export const TIMELINE_KINDS = [
   'egress_refused',
 ] as const;
 
+/** One event of a loop's timeline (GET /v1/loops/:id/timeline), as the event stream sends it too. */
+export interface TimelineEvent {
+  at: string;
+  kind: string;
+  iteration: number | null;
+  title: string;
+  durationMs: number | null;
+  detail: Record<string, unknown>;
+}
+
 /** GET /v1/loops/:id/timeline. */
 export interface Timeline {
   loopId: string;
   status: string;
   phase: string;
-  events: Array<{
-    at: string;
-    kind: string;
-    iteration: number | null;
-    title: string;
-    durationMs: number | null;
-    detail: Record<string, unknown>;
-  }>;
+  events: TimelineEvent[];
+}
+
+/** GET /v1/loops/:id/report. */
+export interface Report {
+  kind: 'FINAL' | 'ESCALATION';
+  key: string;
+  createdAt: string;
+  markdown: string;
 }
 
 export const SUCCESS_STATUSES = ['PASSED', 'APPROVED'];

@@ -1,6 +1,7 @@
 import { GLOBAL_OPTIONS } from './args';
 import type { Command, OptionSpec } from './command';
 import { DEFAULT_URL, KEY_VARIABLE, URL_VARIABLE } from './config';
+import { EXIT_CODES_HELP } from './exit-codes';
 
 // --help texts.
 
@@ -44,7 +45,6 @@ export function mainHelp(commands: Command<unknown>[]): string {
     '  $XDG_CONFIG_HOME/engineering-loop/config.json (default ~/.config/engineering-loop/config.json):',
     '      { "url": "http://127.0.0.1:3000", "apiKey": "elk_…" }',
     '',
-    'exit codes: 0 success (watch: PASSED or APPROVED); 1 error, or watch: FAILED, REJECTED, CANCELLED;',
-    '            2 watch: the loop waits for a human decision (AWAITING_DECISION)',
+    EXIT_CODES_HELP,
   ].join('\n');
 }

@@ -33,3 +33,25 @@ export function textOption(max: number) {
     .max(max, { error: `must be at most ${max} characters` })
     .optional();
 }
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A duration such as 90s, 30m, 1h or 500ms (a bare number is seconds), in milliseconds; undefined when not given. */
+export function durationOption(maxMs: number) {
+  return z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return undefined;
+      const match = /^\s*(\d+(?:\.\d+)?)(ms|s|m|h)?\s*$/.exec(text);
+      const ms = match ? Math.round(Number(match[1]) * DURATION_UNITS[match[2] ?? 's']!) : NaN;
+      if (!(ms <= maxMs)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a duration like 90s, 30m or 1h (at most ${maxMs / 3_600_000}h), got ${shown(text)}`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    });
+}

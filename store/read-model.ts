@@ -62,7 +62,7 @@ export function timelineRows(db: PrismaClient, loopId: string) {
     db.contractVersion.findMany({
       where: { loopId },
       orderBy: { version: 'asc' },
-      select: { version: true, hash: true, reason: true, createdAt: true },
+      select: { id: true, version: true, hash: true, reason: true, createdAt: true },
     }),
     db.evidence.findMany({
       where: { loopId },

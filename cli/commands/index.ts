@@ -1,9 +1,12 @@
 import type { Command } from '../command';
 import { agentsCommand } from './agents';
+import { cancelCommand } from './cancel';
 import { decideCommand } from './decide';
 import { listCommand } from './list';
 import { logsCommand } from './logs';
 import { mcpCommand } from './mcp';
+import { pauseCommand, resumeCommand } from './pause';
+import { reportCommand } from './report';
 import { showCommand } from './show';
 import { submitCommand } from './submit';
 import { timelineCommand } from './timeline';
@@ -16,6 +19,10 @@ export const COMMANDS: Command<unknown>[] = [
   listCommand,
   showCommand,
   decideCommand,
+  reportCommand,
+  cancelCommand,
+  pauseCommand,
+  resumeCommand,
   logsCommand,
   timelineCommand,
   agentsCommand,

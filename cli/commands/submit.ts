@@ -2,16 +2,16 @@ import { z } from 'zod';
 import type { LoopSummary } from '../api-types';
 import { defineCommand } from '../command';
 import { readObjectFile } from '../input-file';
-import { intOption, textOption } from '../inputs';
+import { durationOption, textOption } from '../inputs';
 import { followLoop } from '../watch/follow';
-import { MAX_POLL_MS, MIN_POLL_MS, pollInterval } from '../watch/poll-interval';
-import { intervalOption } from './watch';
+import { DEFAULT_WATCH_TIMEOUT_MS } from '../watch/reconnect';
+import { MAX_WATCH_TIMEOUT_MS, timeoutOption } from './watch';
 
 export const submitCommand = defineCommand({
   name: 'submit',
   summary: 'Submit a loop request (JSON or YAML file) and print its id and URL',
   positionals: ['file'],
-  usage: '<file.json|file.yaml> [--idempotency-key K] [--watch [--interval MS]]',
+  usage: '<file.json|file.yaml> [--idempotency-key K] [--watch [--timeout DURATION]]',
   details: [
     'The file holds the body of POST /v1/loops (repository, contract, maker, gates, …; see the README).',
     'JSON for .json, YAML for .yaml/.yml, otherwise judged by its content.',
@@ -27,17 +27,16 @@ export const submitCommand = defineCommand({
       description: 'the same key returns the same loop instead of starting another',
     },
     watch: { type: 'boolean', description: 'then follow the loop like `watch` (and exit with its code)' },
-    interval: intervalOption,
+    timeout: timeoutOption,
   },
   input: z.object({
     file: z.string().min(1, { error: 'must name a file' }),
     'idempotency-key': textOption(200),
     watch: z.boolean().optional(),
-    interval: intOption(MIN_POLL_MS, MAX_POLL_MS),
+    timeout: durationOption(MAX_WATCH_TIMEOUT_MS),
   }),
   run: async (input, ctx) => {
     const body = readObjectFile(input.file, 'loop file');
-    const intervalMs = input.watch ? pollInterval(input.interval, ctx.env) : 0;
     const api = ctx.api();
     const key = input['idempotency-key'];
     const answer = await api.post<LoopSummary>('/v1/loops', body, { headers: key ? { 'idempotency-key': key } : {} });
@@ -51,6 +50,6 @@ export const submitCommand = defineCommand({
       ctx.io.out(`  ${api.url(`/v1/loops/${loop.id}`)}`);
       if (!input.watch) ctx.io.out(`  follow it: engineering-loop watch ${loop.id}`);
     }
-    return input.watch ? followLoop(loop.id, ctx, intervalMs) : 0;
+    return input.watch ? followLoop(loop.id, ctx, input.timeout ?? DEFAULT_WATCH_TIMEOUT_MS) : 0;
   },
 });

@@ -5,26 +5,10 @@ import { defineCommand } from '../command';
 import { CliError } from '../errors';
 import { loopIdArg } from '../inputs';
 import { timelineText } from '../render/timeline';
+import { shapeProblems, timelineSchema } from '../timeline-schema';
 
 // GET /v1/loops/:id/timeline: phases, contract versions, commands, model calls, verdicts, escalations
 // and decisions in the order they happened. Older servers do not have the route.
-
-/** The documented answer; checked so a server that answers differently gets a clear message, not a crash. */
-const timelineSchema = z.looseObject({
-  loopId: z.string(),
-  status: z.string(),
-  phase: z.string(),
-  events: z.array(
-    z.looseObject({
-      at: z.string(),
-      kind: z.string(),
-      iteration: z.number().nullable(),
-      title: z.string(),
-      durationMs: z.number().nullable(),
-      detail: z.unknown(),
-    }),
-  ),
-});
 
 export const timelineCommand = defineCommand({
   name: 'timeline',
@@ -55,9 +39,8 @@ export const timelineCommand = defineCommand({
     }
     const parsed = timelineSchema.safeParse(answer);
     if (!parsed.success) {
-      const where = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || 'answer'}: ${i.message}`);
       throw new CliError(
-        `the server's timeline answer has an unexpected shape (${where.join('; ')})`,
+        `the server's timeline answer has an unexpected shape (${shapeProblems(parsed.error)})`,
         'engineering-loop timeline --json prints it as it is',
       );
     }

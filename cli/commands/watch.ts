@@ -1,29 +1,33 @@
 import { z } from 'zod';
 import { defineCommand } from '../command';
-import { intOption, loopIdArg } from '../inputs';
+import { EXIT_CODES_HELP } from '../exit-codes';
+import { durationOption, loopIdArg } from '../inputs';
 import { followLoop } from '../watch/follow';
-import { MAX_POLL_MS, MIN_POLL_MS, pollInterval, POLL_VARIABLE } from '../watch/poll-interval';
+import { DEFAULT_WATCH_TIMEOUT_MS } from '../watch/reconnect';
 
-export const intervalOption = {
+export const MAX_WATCH_TIMEOUT_MS = 7 * 24 * 3_600_000;
+
+export const timeoutOption = {
   type: 'string',
-  value: 'MS',
-  description: `poll interval in milliseconds (default 1000, or ${POLL_VARIABLE})`,
+  value: 'DURATION',
+  description: `how long to keep reconnecting while the API cannot be reached, e.g. 90s, 10m (default ${DEFAULT_WATCH_TIMEOUT_MS / 60_000}m)`,
 } as const;
 
 export const watchCommand = defineCommand({
   name: 'watch',
   summary: 'Follow a loop live until it ends or waits for a human decision',
   positionals: ['loopId'],
-  usage: '<loopId> [--interval MS]',
+  usage: '<loopId> [--timeout DURATION]',
   details: [
-    'Prints a line whenever the status, phase or iteration changes, each gate result (name, status,',
-    'duration) as it appears, each verdict and each escalation; on a terminal a spinner shows the current',
-    'state. With --json, prints the loop (GET /v1/loops/:id) as one JSON line each time it changes.',
+    "Follows the loop's event stream (GET /v1/loops/:id/events) from its start: a line for every phase with",
+    'the loop state, each command (gate, set-up) with its result and duration, each verdict, escalation and',
+    'decision. On a terminal a spinner shows the current state on the last line. If the connection breaks or',
+    'the API restarts, watch says so on stderr and reconnects where it left off, for as long as --timeout',
+    'allows. With --json, prints each event as one JSON line: { id, event, data }.',
     '',
-    'exit codes: 0 PASSED or APPROVED; 2 AWAITING_DECISION (it prints how to decide);',
-    '            1 FAILED, REJECTED or CANCELLED, or an error',
+    EXIT_CODES_HELP,
   ].join('\n'),
-  options: { interval: intervalOption },
-  input: z.object({ loopId: loopIdArg, interval: intOption(MIN_POLL_MS, MAX_POLL_MS) }),
-  run: (input, ctx) => followLoop(input.loopId, ctx, pollInterval(input.interval, ctx.env)),
+  options: { timeout: timeoutOption },
+  input: z.object({ loopId: loopIdArg, timeout: durationOption(MAX_WATCH_TIMEOUT_MS) }),
+  run: (input, ctx) => followLoop(input.loopId, ctx, input.timeout ?? DEFAULT_WATCH_TIMEOUT_MS),
 });

@@ -36,6 +36,28 @@ export function findingCounts(findings: FindingView[]): string {
   return parts.join(', ');
 }
 
+/** Every finding: iteration, severity, validity, file:line, title; the most severe first within an iteration. */
+function findingsTable(iterations: IterationView[]): string {
+  const order = ['BLOCKER', 'HIGH', 'MEDIUM', 'LOW'];
+  const rows = iterations.flatMap((i) =>
+    [...i.findings]
+      .sort((a, b) => rank(order, a.severity) - rank(order, b.severity))
+      .map((f) => [`#${i.sequence}`, f.severity, f.validity, findingLocation(f.location), truncate(f.title, 100)]),
+  );
+  return table(['ITER', 'SEVERITY', 'VALIDITY', 'WHERE', 'TITLE'], rows);
+}
+
+/** `src/sum.js:3` or `src/sum.js:3-7` for a reviewer's location; the file alone, or '-', for other shapes. */
+export function findingLocation(location: unknown): string {
+  if (location === null || typeof location !== 'object') return '-';
+  const { file, startLine, endLine } = location as { file?: unknown; startLine?: unknown; endLine?: unknown };
+  if (typeof file !== 'string' || !file) return '-';
+  if (typeof startLine !== 'number') return file;
+  return typeof endLine === 'number' && endLine !== startLine
+    ? `${file}:${startLine}-${endLine}`
+    : `${file}:${startLine}`;
+}
+
 function rank(order: string[], value: string): number {
   const i = order.indexOf(value);
   return i === -1 ? order.length : i;
@@ -112,6 +134,7 @@ export function loopSummaryText(loop: LoopDetail): string {
       '',
       `findings     latest iteration #${latest.sequence}: ${findingCounts(latest.findings)}; all iterations: ${findingCounts(all)}`,
     );
+    if (all.length) lines.push(indent(findingsTable(loop.iterations)));
   }
 
   if (loop.escalations.length) lines.push('', 'escalations', ...loop.escalations.map(escalationLine));
@@ -135,7 +158,7 @@ export function decideHint(
   const what = escalation ? ` on escalation #${escalation.sequence} (${escalation.trigger})` : '';
   return [
     `loop ${loopId} is waiting for a human decision${what}.`,
-    `  read:    engineering-loop show ${loopId}   (report: GET /v1/loops/${loopId}/report)`,
+    `  read:    engineering-loop show ${loopId}   (the report: engineering-loop report ${loopId})`,
     `  decide:  engineering-loop decide ${loopId} approve [--comment "…"]`,
     `           engineering-loop decide ${loopId} reject [--comment "…"]`,
     `           engineering-loop decide ${loopId} retry --guidance "what the maker should do differently"`,

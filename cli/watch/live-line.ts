@@ -1,7 +1,7 @@
 import type { Io } from '../io';
 
 // On a terminal, `watch` keeps a spinner and the loop's current state on its last line; printed lines
-// go above it. Elsewhere (pipes, files, CI logs) it prints plain lines only.
+// and notices (on stderr) go above it. Elsewhere (pipes, files, CI logs) it prints plain lines only.
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const CLEAR_LINE = '\r\x1b[2K';
@@ -18,6 +18,13 @@ export class LiveLine {
     if (!this.io.isTTY) return this.io.out(line);
     this.io.write(CLEAR_LINE);
     this.io.out(line);
+    this.draw();
+  }
+
+  /** A line on stderr (a reconnection, say), never inside the live line. */
+  notice(line: string): void {
+    if (this.io.isTTY && this.text) this.io.write(CLEAR_LINE);
+    this.io.err(line);
     this.draw();
   }
 

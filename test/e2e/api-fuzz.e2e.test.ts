@@ -26,7 +26,8 @@ import { loopRequest } from '../support/loop-request';
 // loops it submits are recorded and their workflows started in Temporal, but nothing ever runs them — no
 // clone, no maker, no gate — so any repository URL it invents, local or remote, costs nothing and is never
 // contacted. Decisions go to a workflow by id, so on the open loop they reach the real worker (a retry or
-// amend there runs another cheap scripted iteration); cancel is kept to the ended loop (see the config).
+// amend there runs another cheap scripted iteration); cancel and the event stream (open until its loop
+// ends) are kept to the ended loop (see the config).
 
 const SCHEMATHESIS = path.resolve(__dirname, '../../.tools/schemathesis-venv/bin/schemathesis');
 /** Test cases per operation and phase; the coverage phase adds its boundary cases on top. */
@@ -149,6 +150,10 @@ function schemathesisConfig(): string {
     // Cancelling the open loop would leave the decisions nothing to reach: cancel gets the ended one only.
     '[[operations]]',
     'include-path = "/v1/loops/{id}/cancel"',
+    'parameters = { "path.id" = { dictionary = "ended-loops", probability = 0.5 } }',
+    // An event stream stays open until its loop ends: it gets the ended loop (or ids that are 404s) only.
+    '[[operations]]',
+    'include-path = "/v1/loops/{id}/events"',
     'parameters = { "path.id" = { dictionary = "ended-loops", probability = 0.5 } }',
     '',
   ].join('\n');

@@ -50,7 +50,6 @@ describe('against the real API', () => {
     env = {
       ENGINEERING_LOOP_URL: h.baseUrl,
       ENGINEERING_LOOP_API_KEY: h.keys.submitter,
-      ENGINEERING_LOOP_POLL_MS: '100',
     };
   });
   afterAll(async () => {
@@ -149,7 +148,11 @@ describe('against the real API', () => {
     expect(watched.code).toBe(0);
     expect(watched.stdout).toMatch(/#2 gate tests {2}PASSED/);
     const watchedJson = jsonLines((await cli(['watch', id!, '--json'], env)).stdout);
-    expect(watchedJson).toEqual([expect.objectContaining({ id, status: 'PASSED' })]);
+    expect(watchedJson.at(-1)).toEqual({
+      id: expect.any(String),
+      event: 'end',
+      data: { loopId: id, status: 'PASSED', phase: 'DONE' },
+    });
 
     // timeline, from the API's own GET /v1/loops/:id/timeline.
     const timeline = await cli(['timeline', id!], env);
@@ -177,7 +180,7 @@ describe('against the real API', () => {
     const id = new RegExp(`^submitted loop (${UUID.source})`, 'm').exec(submitted.stdout)![1]!;
     expect(submitted.stdout).toContain(`follow it: engineering-loop watch ${id}`);
 
-    const waiting = await cli(['watch', id, '--interval', '100'], env);
+    const waiting = await cli(['watch', id], env);
     expect(waiting.code).toBe(2);
     expect(waiting.stdout).toMatch(/#1 gate tests {2}PASSED/);
     expect(waiting.stdout).toMatch(/#1 verdict ESCALATE \([A-Z_]+\)/);
@@ -208,7 +211,8 @@ describe('against the real API', () => {
       stderr: expect.stringContaining(`loop ${id} has no escalation #7 (escalations: #1 OPEN)`),
     });
     const submitterDecides = await cli(['decide', id, 'approve'], env);
-    expect(submitterDecides.code).toBe(1);
+    // The key is refused for this: exit 4, like a key the API does not know.
+    expect(submitterDecides.code).toBe(4);
     expect(submitterDecides.stderr).toMatch(
       /^error: API key "test-submitter" has role submitter; this request needs role approver \(or admin\) \(HTTP 403 Forbidden, request [\w-]+\)\n$/,
     );
@@ -239,8 +243,8 @@ describe('against the real API', () => {
     });
   }, 400_000);
 
-  test('bad input, a bad key, an unknown loop, an unreachable API: one clear message, exit 1, no stack trace', async () => {
-    const cases: Array<[string[], Record<string, string>, string | RegExp]> = [
+  test('bad input, a bad key, an unknown loop, an unreachable API: one clear message, exit 1 (4 for the key and the API), no stack trace', async () => {
+    const cases: Array<[string[], Record<string, string>, string | RegExp, number?]> = [
       [
         ['submit', path.join(home, 'missing.yaml')],
         env,
@@ -264,7 +268,7 @@ describe('against the real API', () => {
       [
         ['frobnicate'],
         env,
-        'error: unknown command "frobnicate"; commands: submit, watch, list, show, decide, logs, timeline, agents, mcp\nhint: see: engineering-loop --help\n',
+        'error: unknown command "frobnicate"; commands: submit, watch, list, show, decide, report, cancel, pause, resume, logs, timeline, agents, mcp\nhint: see: engineering-loop --help\n',
       ],
       [
         ['decide', '3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f', 'maybe'],
@@ -282,6 +286,7 @@ describe('against the real API', () => {
         ['list'],
         { ...env, ENGINEERING_LOOP_API_KEY: 'elk_not_a_real_key' },
         /^error: invalid API key \(unknown or revoked\) \(HTTP 401 Unauthorized, request [\w-]+\)\nhint: check the API key \(ENGINEERING_LOOP_API_KEY, or "apiKey" in the config file\)\n$/,
+        4,
       ],
       [
         ['list'],
@@ -299,10 +304,11 @@ describe('against the real API', () => {
       ['list'],
       { ...env, ENGINEERING_LOOP_URL: `http://127.0.0.1:${closedPort}` },
       `error: cannot reach the API at http://127.0.0.1:${closedPort} (connection refused)\nhint: is the service running? Set ENGINEERING_LOOP_URL (or "url" in the config file) to its address\n`,
+      4,
     ]);
-    for (const [args, runEnv, expected] of cases) {
+    for (const [args, runEnv, expected, code = 1] of cases) {
       const run = await cli(args, runEnv);
-      expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 1, stdout: '' });
+      expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code, stdout: '' });
       if (typeof expected === 'string') expect(run.stderr).toBe(expected);
       else expect(run.stderr).toMatch(expected);
       expect(run.stderr).not.toMatch(STACK_TRACE);

@@ -18,22 +18,30 @@ export function requireBuiltCli(): void {
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p tsconfig.build.json)`);
 }
 
-/** Runs the CLI with only PATH, `home` (no config file of whoever runs the tests) and `env`. */
-export function runCliProcess(
+/** A CLI process still running: its output so far, and its end. */
+export interface RunningCli {
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when it exits; rejects when it has not within the timeout (it is killed then). */
+  done: Promise<CliRun>;
+}
+
+/** Starts the CLI with only PATH, `home` (no config file of whoever runs the tests) and `env`. */
+export function startCliProcess(
   args: string[],
   home: string,
   env: Record<string, string>,
   timeoutMs = 240_000,
-): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: path.join(home, 'xdg'), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+): RunningCli {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: path.join(home, 'xdg'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const done = new Promise<CliRun>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(
@@ -48,4 +56,15 @@ export function runCliProcess(
       resolve({ code, stdout, stderr });
     });
   });
+  return { stdout: () => stdout, stderr: () => stderr, done };
+}
+
+/** Runs the CLI to its end (see startCliProcess). */
+export function runCliProcess(
+  args: string[],
+  home: string,
+  env: Record<string, string>,
+  timeoutMs = 240_000,
+): Promise<CliRun> {
+  return startCliProcess(args, home, env, timeoutMs).done;
 }

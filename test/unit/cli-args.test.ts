@@ -1,5 +1,6 @@
 import { runCli } from '../../cli/cli';
 import { COMMANDS } from '../../cli/commands';
+import { durationOption } from '../../cli/inputs';
 import type { Io } from '../../cli/io';
 
 // Argument handling without a server: help, usage errors and their exit codes (in process).
@@ -76,14 +77,26 @@ test('decision arguments are checked before anything is sent', async () => {
   expect((await run('decide', id, 'APPROVE')).err).toMatch(/^error: no API key configured\n/);
 });
 
+test('--timeout takes a duration: 90s, 30m, 1h, 500ms, or seconds alone', () => {
+  const timeout = durationOption(7 * 24 * 3_600_000);
+  expect(['90s', '30m', '1h', '1.5h', '500ms', '45', ' 2m '].map((t) => timeout.parse(t))).toEqual([
+    90_000, 1_800_000, 3_600_000, 5_400_000, 500, 45_000, 120_000,
+  ]);
+  expect(timeout.parse(undefined)).toBeUndefined();
+  for (const bad of ['', '-1s', '1d', '1h30m', 'soon']) expect(timeout.safeParse(bad).success).toBe(false);
+});
+
 test('other usage errors: option values, extra arguments, options a command does not take', async () => {
   expect((await run('list', '--status', 'done')).err).toContain(
     'list: --status: the status must be one of RUNNING, AWAITING_DECISION, PAUSED, PASSED, APPROVED, REJECTED, CANCELLED, FAILED, TERMINATED, QUEUED, got "DONE"',
   );
   expect((await run('list', '--limit')).err).toContain('list: option --limit needs a value');
   expect((await run('list', '--json=yes')).err).toContain('list: option --json takes no value');
-  expect((await run('watch', '3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f', '--interval', '10')).err).toContain(
-    '--interval: must be a whole number from 50 to 60000, got "10"',
+  expect((await run('watch', '3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f', '--timeout', '10 minutes')).err).toContain(
+    'watch: --timeout: must be a duration like 90s, 30m or 1h (at most 168h), got "10 minutes"',
+  );
+  expect((await run('submit', 'task.yaml', '--watch', '--timeout', '169h')).err).toContain(
+    'submit: --timeout: must be a duration like 90s, 30m or 1h (at most 168h), got "169h"',
   );
   expect((await run('logs', '3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f', '--setup', '--iteration', '2')).err).toContain(
     '--setup: use either --setup or --iteration, not both',

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { configFilePath, DEFAULT_URL, requireApiKey, resolveConfig } from '../../cli/config';
-import { pollInterval } from '../../cli/watch/poll-interval';
 
 // The CLI's configuration: environment first, then $XDG_CONFIG_HOME/engineering-loop/config.json, then defaults.
 
@@ -91,14 +90,5 @@ test('a config file with unknown or mistyped fields, or an unusable URL, is refu
   );
   expect(() => resolveConfig({ HOME: '/h', ENGINEERING_LOOP_URL: 'http://x/?a=1' })).toThrow(
     'must not have a query or fragment',
-  );
-});
-
-test('the watch poll interval: the option, else ENGINEERING_LOOP_POLL_MS, else one second', () => {
-  expect(pollInterval(undefined, {})).toBe(1000);
-  expect(pollInterval(undefined, { ENGINEERING_LOOP_POLL_MS: '100' })).toBe(100);
-  expect(pollInterval(250, { ENGINEERING_LOOP_POLL_MS: '100' })).toBe(250);
-  expect(() => pollInterval(undefined, { ENGINEERING_LOOP_POLL_MS: 'fast' })).toThrow(
-    'ENGINEERING_LOOP_POLL_MS must be a whole number of milliseconds from 50 to 60000, got "fast"',
   );
 });

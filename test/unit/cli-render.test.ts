@@ -1,11 +1,11 @@
-import type { EvidenceRecord, LoopDetail, LoopSummary } from '../../cli/api-types';
+import type { EvidenceRecord, LoopDetail, LoopSummary, TimelineEvent } from '../../cli/api-types';
 import type { Io } from '../../cli/io';
 import { evidenceText } from '../../cli/render/evidence';
 import { duration, table, tail } from '../../cli/render/format';
 import { decideHint, findingCounts, loopSummaryText, loopTable } from '../../cli/render/loop';
 import { timelineText } from '../../cli/render/timeline';
 import { LiveLine } from '../../cli/watch/live-line';
-import { ProgressTracker } from '../../cli/watch/tracker';
+import { EventView } from '../../cli/watch/event-view';
 
 // What the CLI prints, from the API's answers (times in UTC here).
 
@@ -94,7 +94,16 @@ test('show: state, iterations with gates, findings and verdicts, escalations, an
         contractVersion: 1,
         verdict: { verdict: 'ESCALATE', trigger: 'MAX_ITERATIONS' },
         evidence: [{ ...failedTests, id: 'ev-2', status: 'PASSED', exitCode: 0 }],
-        findings: [{ findingId: 'F-1', title: 'precision', severity: 'BLOCKER', validity: 'VALID' }],
+        findings: [
+          { findingId: 'F-2', title: 'a comment is stale', severity: 'LOW', validity: 'INVALID', location: null },
+          {
+            findingId: 'F-1',
+            title: 'precision',
+            severity: 'BLOCKER',
+            validity: 'VALID',
+            location: { file: 'src/sum.js', startLine: 1, endLine: 3 },
+          },
+        ],
       },
     ],
     escalations: [
@@ -113,12 +122,20 @@ test('show: state, iterations with gates, findings and verdicts, escalations, an
   expect(text).toContain(`repository   /srv/repos/widgets (main), branch engineering-loop/${ID}`);
   expect(text).toContain('iteration    1/3, last verdict ESCALATE');
   expect(text).toContain(
-    '  #  ROUND  CONTRACT  GATES         FINDINGS             VERDICT\n  1  1/3    v1        tests FAILED  none                 ITERATE\n',
+    '  #  ROUND  CONTRACT  GATES         FINDINGS                        VERDICT\n  1  1/3    v1        tests FAILED  none                            ITERATE\n',
   );
-  expect(text).toContain('2  2/3    v1        tests PASSED  1 valid (1 BLOCKER)  ESCALATE (MAX_ITERATIONS)');
-  expect(text).toContain('findings     latest iteration #2: 1 valid (1 BLOCKER); all iterations: 1 valid (1 BLOCKER)');
+  expect(text).toContain('2  2/3    v1        tests PASSED  1 valid (1 BLOCKER), 1 invalid  ESCALATE (MAX_ITERATIONS)');
+  expect(text).toContain(
+    [
+      'findings     latest iteration #2: 1 valid (1 BLOCKER), 1 invalid; all iterations: 1 valid (1 BLOCKER), 1 invalid',
+      '  ITER  SEVERITY  VALIDITY  WHERE           TITLE',
+      '  #2    BLOCKER   VALID     src/sum.js:1-3  precision',
+      '  #2    LOW       INVALID   -               a comment is stale',
+    ].join('\n'),
+  );
   expect(text).toContain('  #1 MAX_ITERATIONS OPEN, opened 2025-03-01 10:05:00');
   expect(text).toContain(`engineering-loop decide ${ID} retry --guidance`);
+  expect(text).toContain(`read:    engineering-loop show ${ID}   (the report: engineering-loop report ${ID})`);
   expect(decideHint(ID, { sequence: 1, trigger: 'MAX_ITERATIONS' })).toMatch(
     /^loop .* is waiting for a human decision on escalation #1 \(MAX_ITERATIONS\)\./,
   );
@@ -154,73 +171,94 @@ test('show: a loop without iterations, a failure reason and a decided escalation
   expect(text).not.toContain('decide:');
 });
 
-test('watch: each change once — gates with durations, verdicts, escalations, then the new state', () => {
-  const tracker = new ProgressTracker();
-  const now = new Date('2025-03-01T10:00:01.000Z');
-  expect(tracker.update(detail(), new Map(), now)).toEqual([
-    '10:00:01  RUNNING            phase MAKER              iteration 1/3',
-  ]);
-  expect(tracker.update(detail(), new Map(), now)).toEqual([]);
+const event = (kind: string, at: string, iteration: number | null, title: string, detail: object): TimelineEvent => ({
+  at: `2025-03-01T10:00:${at}.000Z`,
+  kind,
+  iteration,
+  title,
+  durationMs: kind === 'command' ? 1500 : null,
+  detail: detail as Record<string, unknown>,
+});
+const phase = (at: string, phase: string, status = 'RUNNING', roundIteration = 1) =>
+  event('phase', at, null, phase, { phase, status, roundIteration, lastVerdict: null, failureReason: null });
 
-  const withGate = detail({
-    phase: 'REVIEW',
-    iterations: [{ sequence: 1, roundIteration: 1, verdict: null, evidence: [failedTests], findings: [] }],
-  });
-  expect(tracker.unseenEvidence(withGate).map((e) => e.id)).toEqual(['ev-1']);
-  const record: EvidenceRecord = {
-    ...failedTests,
-    stdout: '',
-    stderr: '',
-    startTime: '2025-03-01T10:00:02.000Z',
+test('watch: a line per phase, command, verdict, escalation and decision; what comes again is not printed twice', () => {
+  const view = new EventView(3);
+  const tests = event('command', '03', 1, 'tests: FAILED', {
+    evidenceId: 'ev-1',
+    gate: 'tests',
+    status: 'FAILED',
+    exitCode: 1,
+    timeoutStatus: 'COMPLETED',
+    testCounts: { passed: 0, failed: 2 },
     endTime: '2025-03-01T10:00:03.500Z',
-  };
-  expect(tracker.update(withGate, new Map([['ev-1', record]]), now)).toEqual([
-    '10:00:03    #1 gate tests  FAILED  1.5s  exit 1; 0 passed, 2 failed',
-    '10:00:01  RUNNING            phase REVIEW             iteration 1/3',
-  ]);
-  expect(tracker.unseenEvidence(withGate)).toEqual([]);
-
-  const escalated = detail({
-    status: 'AWAITING_DECISION',
-    phase: 'AWAITING_DECISION',
-    workspaceSetup: [
-      { id: 'ev-0', gate: 'workspace-setup:npm:1', status: 'PASSED', command: ['npm', 'ci'], exitCode: 0 },
-    ],
-    iterations: [
-      {
-        sequence: 1,
-        roundIteration: 1,
-        verdict: { verdict: 'ESCALATE', trigger: 'MAX_ITERATIONS', directives: ['1. Fix the failing tests gate'] },
-        evidence: [failedTests],
-        findings: [],
-      },
-    ],
-    escalations: [
-      { id: 'esc-1', sequence: 1, trigger: 'MAX_ITERATIONS', status: 'OPEN', createdAt: '2025-03-01T10:00:04.000Z' },
-    ],
   });
-  expect(tracker.update(escalated, new Map(), now)).toEqual([
-    '10:00:01    set-up workspace-setup:npm:1  PASSED  -  exit 0',
-    '10:00:01    #1 verdict ESCALATE (MAX_ITERATIONS): 1. Fix the failing tests gate',
-    '10:00:04    escalation #1 opened: MAX_ITERATIONS',
-    '10:00:01  AWAITING_DECISION  phase AWAITING_DECISION  iteration 1/3',
+  const escalation = (status: string) =>
+    event('escalation', '05', 1, `Escalation #1: MAX_ITERATIONS (${status})`, {
+      sequence: 1,
+      trigger: 'MAX_ITERATIONS',
+      status,
+    });
+  const lines = [
+    phase('01', 'PREPARING', 'RUNNING', 0),
+    event('command', '01', null, 'workspace-setup', {
+      evidenceId: 'ev-0',
+      gate: 'workspace-setup:npm:1',
+      status: 'PASSED',
+      exitCode: 0,
+    }),
+    event('contract', '01', null, 'Contract v1 frozen (initial)', { version: 1 }),
+    phase('02', 'MAKER'),
+    event('model_call', '02', 1, 'maker agent run: scripted → OK', {}),
+    phase('02', 'VERIFY'),
+    tests,
+    tests,
+    phase('04', 'JUDGE'),
+    event('verdict', '04', 1, 'Verdict ESCALATE', {
+      verdict: 'ESCALATE',
+      trigger: 'MAX_ITERATIONS',
+      directives: ['1. Fix the failing tests gate'],
+    }),
+    escalation('OPEN'),
+  ].flatMap((e) => view.add(e));
+  expect(lines).toEqual([
+    '10:00:01  RUNNING            phase PREPARING          iteration 0/3',
+    '10:00:01    set-up workspace-setup:npm:1  PASSED  1.5s  exit 0',
+    '10:00:01    Contract v1 frozen (initial)',
+    '10:00:02  RUNNING            phase MAKER              iteration 1/3',
+    '10:00:02  RUNNING            phase VERIFY             iteration 1/3',
+    '10:00:03    #1 gate tests  FAILED  1.5s  exit 1; 0 passed, 2 failed',
+    '10:00:04  RUNNING            phase JUDGE              iteration 1/3',
+    '10:00:04    #1 verdict ESCALATE (MAX_ITERATIONS): 1. Fix the failing tests gate',
+    '10:00:05    escalation #1 opened: MAX_ITERATIONS',
   ]);
-  const decided = {
-    ...escalated,
-    status: 'APPROVED',
-    phase: 'DONE',
-    escalations: [
-      {
-        ...escalated.escalations[0]!,
-        status: 'DECIDED',
-        decision: { kind: 'approve', actor: 'ana', createdAt: '2025-03-01T10:00:09.000Z' },
-      },
-    ],
-  };
-  expect(tracker.update(decided, new Map(), now)).toEqual([
-    '10:00:09    escalation #1 decided: approve by ana',
-    '10:00:01  APPROVED           phase DONE               iteration 1/3',
+  // Open, but the loop does not say it waits yet.
+  expect(view.awaitedEscalation()).toBeUndefined();
+  expect(view.add(phase('06', 'AWAITING_DECISION', 'AWAITING_DECISION'))).toEqual([
+    '10:00:06  AWAITING_DECISION  phase AWAITING_DECISION  iteration 1/3',
   ]);
+  expect(view.awaitedEscalation()).toEqual({ sequence: 1, trigger: 'MAX_ITERATIONS' });
+
+  // Decided: the escalation comes again with its new status, the decision has the line.
+  expect(view.add(escalation('DECIDED'))).toEqual([]);
+  expect(view.awaitedEscalation()).toBeUndefined();
+  expect(
+    view.add(
+      event('decision', '09', 1, 'Decision: approve by ana', { escalationSequence: 1, kind: 'approve', actor: 'ana' }),
+    ),
+  ).toEqual(['10:00:09    escalation #1 decided: approve by ana']);
+  expect(view.add(escalation('CANCELLED'))).toEqual(['10:00:05    escalation #1 closed (CANCELLED): MAX_ITERATIONS']);
+  expect(
+    view.add(
+      event('phase', '10', null, 'DONE · FAILED', {
+        phase: 'DONE',
+        status: 'FAILED',
+        roundIteration: 1,
+        failureReason: 'the workspace is gone',
+      }),
+    ),
+  ).toEqual(['10:00:10  FAILED             phase DONE               iteration 1/3  the workspace is gone']);
+  expect(view.state).toEqual({ status: 'FAILED', phase: 'DONE', roundIteration: 1 });
 });
 
 test('watch on a terminal: a spinner line that printed lines go above; elsewhere plain lines only', () => {
@@ -228,25 +266,31 @@ test('watch on a terminal: a spinner line that printed lines go above; elsewhere
   const io = (isTTY: boolean): Io => ({
     isTTY,
     out: (t) => written.push(`${t}\n`),
-    err: () => undefined,
+    err: (t) => written.push(`stderr: ${t}\n`),
     write: (t) => written.push(t),
   });
 
   const plain = new LiveLine(io(false));
   plain.status('RUNNING · MAKER');
   plain.print('a line');
+  plain.notice('warning: reconnecting');
   plain.stop();
-  expect(written).toEqual(['a line\n']);
+  expect(written).toEqual(['a line\n', 'stderr: warning: reconnecting\n']);
 
   written.length = 0;
   const live = new LiveLine(io(true));
   live.status('RUNNING · MAKER');
   live.print('a line');
+  live.notice('warning: reconnecting');
   live.stop();
+  // Whatever goes to stderr starts on a cleared line, and the live line comes back below it.
   expect(written).toEqual([
     '\r\x1b[2K⠋ RUNNING · MAKER',
     '\r\x1b[2K',
     'a line\n',
+    '\r\x1b[2K⠋ RUNNING · MAKER',
+    '\r\x1b[2K',
+    'stderr: warning: reconnecting\n',
     '\r\x1b[2K⠋ RUNNING · MAKER',
     '\r\x1b[2K',
   ]);

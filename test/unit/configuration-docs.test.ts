@@ -41,7 +41,6 @@ const DIRECT_READS: Record<string, string[]> = {
   NODE_EXTRA_CA_CERTS: ['activities/setup/setup-environment.ts'],
   ENGINEERING_LOOP_URL: ['cli/config.ts'],
   ENGINEERING_LOOP_API_KEY: ['cli/config.ts'],
-  ENGINEERING_LOOP_POLL_MS: ['cli/watch/poll-interval.ts'],
   ENGINEERING_LOOP_DEBUG: ['cli/cli.ts'],
   XDG_CONFIG_HOME: ['cli/config.ts'],
 };

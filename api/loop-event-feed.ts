@@ -1,0 +1,54 @@
+import { TERMINAL_STATUSES, type LoopStatus } from '../domain/loop-state';
+import type { PrismaClient } from '../store/db';
+import { feedSnapshot } from '../store/loop-feed';
+import { timelineEvents } from './loop-timeline';
+import type { TimelineEvent } from './timeline-schemas';
+
+// What a loop's live event stream sends next: the timeline events of the rows written since the reader's
+// position, in the order their transactions ended (store/loop-feed.ts explains the positions).
+
+/** Where a reader starts that has seen nothing: before every transaction id, frozen rows' 0 included. */
+export const FEED_START = -1;
+
+export interface FeedEvent {
+  event: TimelineEvent;
+  /** The transaction that wrote the event's row: its position in the stream. */
+  xid: number;
+}
+
+export interface FeedBatch {
+  /** In stream order: by transaction, and in time order within one. */
+  events: FeedEvent[];
+  /** The reader has every row at or below this position once it has these events. */
+  position: number;
+  /** Every transaction below it has ended; no reader can be at or past it. */
+  horizon: number;
+  loop: { status: string; phase: string };
+  /** The loop has ended and every row it has is in this batch or an earlier one: nothing more will come. */
+  finished: boolean;
+}
+
+/** The events after `position` that can be served now; null when there is no such loop. */
+export async function nextBatch(prisma: PrismaClient, loopId: string, position: number): Promise<FeedBatch | null> {
+  const { horizon, loop, rows } = await feedSnapshot(prisma, loopId);
+  if (!loop) return null;
+  const due = new Map(rows.filter((r) => r.xid > position && r.xid < horizon).map((r) => [r.source, r.xid]));
+  // Written by a transaction that ended after one still running began: served once that one ends too.
+  const waiting = rows.some((r) => r.xid >= horizon);
+  const events: FeedEvent[] = [];
+  if (due.size) {
+    for (const { source, event } of await timelineEvents(prisma, loopId)) {
+      const xid = due.get(source);
+      if (xid !== undefined) events.push({ event, xid });
+    }
+    // Stable: events of one transaction keep the timeline's time order.
+    events.sort((a, b) => a.xid - b.xid);
+  }
+  return {
+    events,
+    position: Math.max(position, horizon - 1),
+    horizon,
+    loop,
+    finished: TERMINAL_STATUSES.includes(loop.status as LoopStatus) && !waiting,
+  };
+}
