@@ -24,6 +24,7 @@ const CHROMIUM_ARGS = [
 ];
 /** What the API records as the actor of a decision made with the harness's approver key (named "ana"). */
 const ANA = /^ana \(key [0-9a-f-]{36}\)$/;
+const ANA_AMENDED = /^amended by ana \(key [0-9a-f-]{36}\)$/;
 /** What the page says when the list request gets a 401 with an empty / a rejected key field. */
 const KEY_NEEDED =
   "An API key is needed: enter an approver's API key above and press Enter to see and decide escalations.";
@@ -38,6 +39,9 @@ const consoleHttpError = (status: string) =>
 const SCREENSHOT_DIR = path.join(os.tmpdir(), 'inbox-e2e');
 /** A finding title that would run script if the page ever inserted report text as HTML. */
 const HOSTILE_TITLE = '<img src=x onerror="window.__xss=1"> sum() loses precision for large integers';
+/** The same, as a script element: in a finding title, and in a line of the change (so in the diff). */
+const SCRIPT_TITLE = '<script>window.__xss=2</script> sum() is unchecked';
+const SCRIPT_LINE = '// <script>window.__xss=3</script><img src=x onerror="window.__xss=4">';
 
 let h: LoopHarness;
 let browser: Browser;
@@ -433,7 +437,12 @@ test("a loop's own view: its timeline with durations and the explanation of its 
     const item = card(page, escalated.id);
     await shown(opened, item);
 
-    await item.getByRole('link', { name: 'Timeline and verdict explanations' }).click();
+    // The card's amend link opens the loop view with its amend form unfolded.
+    await item.getByRole('link', { name: 'Amend the contract' }).click();
+    await shown(opened, page.locator('#loop details.amend[open] textarea[name="objective"]'));
+    expect(new URL(page.url()).hash).toBe(`#loop/${escalated.id}/amend`);
+    await page.getByRole('link', { name: '← Back to the inbox' }).click();
+    await item.getByRole('link', { name: 'Loop view: findings, diff, timeline' }).click();
     const rows = page.locator('#loop table.timeline tbody tr');
     await shown(opened, rows.first());
     expect(new URL(page.url()).hash).toBe(`#loop/${escalated.id}`);
@@ -519,3 +528,139 @@ test("a loop's own view: its timeline with durations and the explanation of its 
   ).toBe(202);
   await h.waitForLoop(escalated.id, ['REJECTED']);
 });
+
+test("a loop's view shows what it is and where it stands; amend from it (a refused field is named) resumes the loop, and the view follows it to its diff", async () => {
+  const { loop: escalated, repo } = await escalate(blockerLedger(SCRIPT_TITLE), {
+    '1': { write: { 'src/sum.js': CORRECT_SUM } },
+    '2': { write: { 'src/sum.js': `${SCRIPT_LINE}\n${CORRECT_SUM}` } },
+  });
+
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  try {
+    await context.addInitScript((key) => {
+      const storage = (globalThis as any).localStorage;
+      if (!storage.getItem('escalationInbox.apiKey')) storage.setItem('escalationInbox.apiKey', key);
+    }, h.keys.submitter);
+    const opened = await openPage(context);
+    const { page, requests, problems } = opened;
+    await page.goto(`${h.baseUrl}/inbox#loop/${escalated.id}`);
+    const view = page.locator('#loop');
+    const field = (name: string) => view.locator(`.about dd[data-field="${name}"]`);
+    await shown(opened, view.locator('li.finding'));
+
+    expect(await field('Objective').innerText()).toBe('Make sum() add its two arguments.');
+    expect(await field('Repository').innerText()).toBe(repo);
+    expect(await field('Base ref').innerText()).toBe('main');
+    expect(await field('Base commit').innerText()).toBe(escalated.baseCommit);
+    expect(await field('Branch').innerText()).toBe(`engineering-loop/${escalated.id}`);
+    expect(await field('Status').innerText()).toBe('AWAITING_DECISION');
+    expect(await field('Phase').innerText()).toBe('AWAITING_DECISION');
+    expect(await field('Iteration').innerText()).toBe('1 of 1 in this round (1 in all)');
+    // The finding as the API gives it, every value as text: the script element in its title is characters.
+    const finding = view.locator('li.finding[data-finding-id="COR-001"]');
+    expect(await finding.locator('.finding-title').innerText()).toBe(`BLOCKER COR-001 ${SCRIPT_TITLE} (VALID)`);
+    expect(await finding.locator('dd[data-field="Where"]').innerText()).toBe('src/sum.js:1-3');
+    expect(await finding.locator('dd[data-field="Evidence"]').innerText()).toBe(
+      'sum(2**53, 1) returns 9007199254740992',
+    );
+    expect(await finding.locator('dd[data-field="Failure scenario"]').innerText()).toBe(
+      'callers adding large ids get wrong totals',
+    );
+    await shown(opened, view.locator('.report h4', { hasText: '6. Workspace' }));
+    expect(await view.locator('.report').innerText()).toContain(SCRIPT_TITLE);
+    expect(await view.locator('.diff-section').innerText()).toMatch(
+      /^No patch yet: it is written when the loop is delivered/,
+    );
+    for (const name of ['Approve', 'Retry with guidance', 'Reject'])
+      expect(await view.getByRole('button', { name }).isEnabled()).toBe(true);
+
+    // A submitter's key: the amend goes out and the page says why it was refused.
+    const amend = view.locator('details.amend');
+    await amend.locator('summary').click();
+    const form = amend.locator('.amend-form');
+    await form.locator('textarea[name="constraints"]').fill('Do not change the tests.\nKeep sum() a one-liner.');
+    await form.getByRole('button', { name: 'Amend the contract' }).click();
+    await shown(opened, form.locator('.result.error'));
+    expect(await form.locator('.result').innerText()).toBe(NOT_APPROVER);
+
+    // An approver's key; the view is drawn afresh.
+    await page.locator('#api-key').fill(h.keys.approver);
+    await page.locator('#api-key').press('Enter');
+    await shown(opened, view.locator('details.amend:not([open])'));
+    await amend.locator('summary').click();
+    // JSON that does not parse is caught here; nothing is sent.
+    const criteria = form.locator('textarea[name="acceptanceCriteria"]');
+    const original = await criteria.inputValue();
+    expect(JSON.parse(original)).toEqual(escalated.contractVersions[0].contract.acceptanceCriteria);
+    await criteria.fill('[');
+    await form.getByRole('button', { name: 'Amend the contract' }).click();
+    expect(await form.locator('[data-field="acceptanceCriteria"] .field-error').innerText()).toMatch(
+      /^Not valid JSON: /,
+    );
+    // What the API refuses, it names: the message is put next to that field.
+    await criteria.fill(original.replace('"AC-1"', '"X-1"'));
+    await form.getByRole('button', { name: 'Amend the contract' }).click();
+    await shown(opened, form.locator('.result.error'));
+    expect(await form.locator('.result').innerText()).toBe(
+      'The API refused the amendment; the fields it named are marked above.',
+    );
+    expect(await form.locator('[data-field="acceptanceCriteria"] .field-error').innerText()).toBe(
+      'contract.acceptanceCriteria.0.id: must look like AC-1',
+    );
+    expect(await criteria.getAttribute('aria-invalid')).toBe('true');
+
+    h.llm.enqueue({ content: cleanLedger }); // the review after the amendment
+    await criteria.fill(original);
+    await form.locator('textarea[name="objective"]').fill('Make sum() add its two arguments exactly.');
+    await form.locator('textarea[name="constraints"]').fill('Do not change the tests.\nKeep sum() a one-liner.');
+    await form.locator('textarea[name="comment"]').fill('the precision finding is out of scope');
+    await form.getByRole('button', { name: 'Amend the contract' }).click();
+    await shown(opened, form.locator('.result.ok'));
+    expect(await form.locator('.result').innerText()).toBe(
+      'Decision accepted: amend accepted for escalation 1. This view follows the loop.',
+    );
+    expect(await criteria.getAttribute('aria-invalid')).toBeNull();
+
+    // Without a reload, the view follows the loop through its second iteration to its delivered diff.
+    await shown(opened, field('Status').filter({ hasText: /^PASSED$/ }), 180_000);
+    const diff = view.locator('pre.diff');
+    await shown(opened, diff);
+    expect(await diff.locator('span.add', { hasText: SCRIPT_LINE }).textContent()).toBe(`+${SCRIPT_LINE}\n`);
+    expect(await field('Objective').innerText()).toBe('Make sum() add its two arguments exactly.');
+    expect(await view.locator('.decided-note').innerText()).toMatch(
+      /^Escalation #1 is DECIDED: amend by ana \(key [0-9a-f-]{36}\)\.$/,
+    );
+    expect(await view.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
+    await shown(opened, view.locator('.report strong', { hasText: 'Final report' }));
+    expect(await page.locator('#loop script, #loop img').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as any).__xss)).toBeUndefined();
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'loop-amended.png'), fullPage: true });
+
+    const done = await h.waitForLoop(escalated.id, ['PASSED']);
+    expect(done.contractVersions.map((c: any) => [c.version, c.contract.objective, c.contract.constraints])).toEqual([
+      [1, 'Make sum() add its two arguments.', ['Do not change the tests.']],
+      [2, 'Make sum() add its two arguments exactly.', ['Do not change the tests.', 'Keep sum() a one-liner.']],
+    ]);
+    expect(done.contractVersions[1].reason).toMatch(ANA_AMENDED);
+    expect(done.iterations.map((i: any) => [i.sequence, i.contractVersion, i.verdict.verdict])).toEqual([
+      [1, 1, 'ESCALATE'],
+      [2, 2, 'PASS'],
+    ]);
+    expect(done.escalations[0].decision).toMatchObject({
+      kind: 'amend',
+      actor: expect.stringMatching(ANA),
+      comment: 'the precision finding is out of scope',
+    });
+
+    // Only the amendments were posted; the rest were reads, the patch read once the loop was delivered.
+    expect(requests.filter((r) => r.method === 'POST').map((r) => r.authorization)).toEqual([
+      `Bearer ${h.keys.submitter}`,
+      `Bearer ${h.keys.approver}`,
+      `Bearer ${h.keys.approver}`,
+    ]);
+    expect(requests.filter((r) => r.path.endsWith('/patch'))).toHaveLength(1);
+    expect(problems).toEqual([consoleHttpError('403 (Forbidden)'), consoleHttpError('422 (Unprocessable Entity)')]);
+  } finally {
+    await context.close();
+  }
+}, 240_000);
