@@ -66,10 +66,10 @@ export async function restoreInCheckout(
   );
   const restored: string[] = [];
 
-  if (changed.packageKeys.length) {
-    if (await restorePackageKeys(checkout, changed.packageKeys))
-      restored.push(...changed.packageKeys.map(({ key }) => `package.json#${key}`));
-    else whole.add('package.json');
+  for (const file of new Set(changed.packageKeys.map((entry) => entry.file))) {
+    const keys = changed.packageKeys.filter((entry) => entry.file === file);
+    if (await restorePackageKeys(checkout, file, keys)) restored.push(...keys.map(({ key }) => `${file}#${key}`));
+    else whole.add(file);
   }
   for (const file of new Set(changed.sections.map((entry) => entry.file))) {
     if (whole.has(file)) continue;
@@ -96,9 +96,9 @@ export async function restoreInCheckout(
   return restored;
 }
 
-/** Sets the gate-read keys of the checkout's package.json to their base values; false when it is not a JSON object file. */
-async function restorePackageKeys(checkout: string, keys: EntrypointKey[]): Promise<boolean> {
-  const text = await readOwnFile(checkout, 'package.json');
+/** Sets the gate-read keys of one of the checkout's package.json files to their base values; false when it is not a JSON object file. */
+async function restorePackageKeys(checkout: string, file: string, keys: EntrypointKey[]): Promise<boolean> {
+  const text = await readOwnFile(checkout, file);
   const json = parseJson(text);
   if (text === null || !isObject(json)) return false;
   for (const { key, before } of keys) {
@@ -110,11 +110,7 @@ async function restorePackageKeys(checkout: string, keys: EntrypointKey[]): Prom
     }
   }
   const indent = /^([ \t]+)"/m.exec(text)?.[1] ?? 2;
-  await writeOwnFile(
-    checkout,
-    'package.json',
-    `${JSON.stringify(json, null, indent)}${text.endsWith('\n') ? '\n' : ''}`,
-  );
+  await writeOwnFile(checkout, file, `${JSON.stringify(json, null, indent)}${text.endsWith('\n') ? '\n' : ''}`);
   return true;
 }
 

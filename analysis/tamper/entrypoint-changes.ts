@@ -27,6 +27,8 @@ export interface EntrypointFile {
 }
 
 export interface EntrypointKey {
+  /** The package.json: the root's, or a workspace member's (`packages/a/package.json`). */
+  file: string;
   /** package.json key path joined with '.', e.g. `scripts.test`. */
   key: string;
   reason: string;
@@ -89,12 +91,14 @@ export async function entrypointChanges(
     if (addedReason) found.files.push({ change, path: change.checkpointPath!, added: true, reason: addedReason });
   }
 
-  if (changes.some((change) => touches(change, 'package.json'))) {
-    const [before, after] = (await texts('package.json')).map(parseJson);
+  // A member's package.json too: `pnpm -r run test` runs each member's `test`, and jest reads a member's `jest`.
+  for (const file of packageFiles(changes)) {
+    const [before, after] = (await texts(file)).map(parseJson);
     for (const [key, reason] of entrypoints.packageKeys) {
       const keyPath = packageKeyPath(key);
       const [old, now] = [valueAt(before, keyPath), valueAt(after, keyPath)];
-      if (JSON.stringify(old) !== JSON.stringify(now)) found.packageKeys.push({ key, reason, before: old, after: now });
+      if (JSON.stringify(old) !== JSON.stringify(now))
+        found.packageKeys.push({ file, key, reason, before: old, after: now });
     }
   }
 
@@ -106,6 +110,22 @@ export async function entrypointChanges(
     if (old!.text !== now!.text) found.sections.push({ file, section, reason, before: old!, after: now! });
   }
   return found;
+}
+
+/**
+ * The package.json files at base that `changes` touch, outside installed packages. A package the change adds
+ * brings its own scripts, which only add to what the gates run.
+ */
+function packageFiles(changes: FileChange[]): string[] {
+  const paths = changes.map((change) => change.basePath);
+  return [
+    ...new Set(
+      paths.filter(
+        (p): p is string =>
+          !!p && (p === 'package.json' || p.endsWith('/package.json')) && !p.split('/').includes('node_modules'),
+      ),
+    ),
+  ].sort();
 }
 
 /** Whether `change` adds, changes, deletes or renames `file`. */

@@ -23,12 +23,16 @@ interface Hit {
 
 export const gateEntrypointChanged: TamperCheck = async ({ input, changes, read, baseEntrypoints }) => {
   const changed = await entrypointChanges(await baseEntrypoints(), input, changes, read);
-  const packageText = changed.packageKeys.length ? await read(input.checkpointCommit, 'package.json') : null;
+  const packageTexts = new Map<string, string | null>();
+  for (const { file } of changed.packageKeys)
+    if (!packageTexts.has(file)) packageTexts.set(file, await read(input.checkpointCommit, file));
   const findings: TamperFinding[] = [];
   for (const change of changes) {
     const hits = [
       ...changed.files.filter((entry) => entry.change === change).map(fileHit),
-      ...(touches(change, 'package.json') ? changed.packageKeys.map((key) => packageHit(key, packageText)) : []),
+      ...changed.packageKeys
+        .filter((entry) => touches(change, entry.file))
+        .map((entry) => packageHit(entry, packageTexts.get(entry.file) ?? null)),
       ...changed.sections.filter((entry) => touches(change, entry.file)).map((entry) => sectionHit(entry, change)),
     ];
     if (!hits.length) continue;
@@ -58,11 +62,11 @@ function changeShown(change: FileChange): string {
   );
 }
 
-function packageHit({ key, reason, before, after }: EntrypointKey, text: string | null): Hit {
+function packageHit({ file, key, reason, before, after }: EntrypointKey, text: string | null): Hit {
   const keyPath = packageKeyPath(key);
   // The key's own line; a removed script points at its parent `scripts` key instead.
   const line = text ? (jsonKeyLine(text, keyPath) ?? jsonKeyLine(text, keyPath.slice(0, 1)) ?? 1) : 1;
-  return { line, evidence: `package.json ${key}, read by the ${reason}, changed: ${shown(before)} → ${shown(after)}` };
+  return { line, evidence: `${file} ${key}, read by the ${reason}, changed: ${shown(before)} → ${shown(after)}` };
 }
 
 function sectionHit({ file, section, reason, before, after }: EntrypointSection, change: FileChange): Hit {

@@ -302,6 +302,29 @@ describe('restoreGateEntrypoints', () => {
     expect(read(checkout, 'src/feature.js')).toBe(lines('module.exports = 1;'));
   });
 
+  it("puts back a workspace member's test script and keeps its new dependency", async () => {
+    const member = { name: '@acme/a', scripts: { test: 'jest' }, dependencies: { left: '1.0.0' } };
+    const { workspace, base, checkpoint } = history(
+      { 'package.json': json({ scripts: { test: 'pnpm -r run test' } }), 'packages/a/package.json': json(member) },
+      {
+        write: {
+          'packages/a/package.json': json({
+            ...member,
+            scripts: { test: 'exit 0' },
+            dependencies: { left: '1.0.0', right: '2.0.0' },
+          }),
+        },
+      },
+    );
+    const checkout = checkoutOf(workspace, checkpoint);
+    const restored = await restoreGateEntrypoints(workspace, checkout, base, checkpoint, NPM_TEST);
+    expect(restored).toEqual(['packages/a/package.json#scripts.test']);
+    expect(JSON.parse(read(checkout, 'packages/a/package.json'))).toEqual({
+      ...member,
+      dependencies: { left: '1.0.0', right: '2.0.0' },
+    });
+  });
+
   it('replaces a symlink standing where jest.config.js was, and a symlinked directory on the way to a config, without touching their targets', async () => {
     const outside = tempDir();
     fs.writeFileSync(path.join(outside, 'jest.config.js'), 'outside\n');

@@ -129,6 +129,39 @@ describe('tamperFindings', () => {
     ]);
   });
 
+  it("reports a workspace member's changed test script (pnpm -r run test runs it), not a new member's", async () => {
+    const member = (test: string) => `{\n  "name": "@acme/a",\n  "scripts": {\n    "test": "${test}"\n  }\n}\n`;
+    const base = {
+      'package.json': '{ "scripts": { "test": "pnpm -r run test" } }\n',
+      'packages/a/package.json': member('jest'),
+    };
+    const checkpoint = {
+      ...base,
+      'packages/a/package.json': member('exit 0'),
+      'packages/b/package.json': member('exit 0'),
+    };
+    const ctx = context(
+      { base, checkpoint },
+      rawDiff(
+        [
+          ['M', 'packages/a/package.json'],
+          ['A', 'packages/b/package.json'],
+        ],
+        '--- a/packages/a/package.json\n+++ b/packages/a/package.json\n@@ -4 +4 @@\n-    "test": "jest"\n+    "test": "exit 0"\n' +
+          '--- /dev/null\n+++ b/packages/b/package.json\n@@ -0,0 +1,6 @@\n+{\n+  "name": "@acme/a",\n+  "scripts": {\n+    "test": "exit 0"\n+  }\n+}\n',
+      ),
+      { gates: [{ ...NPM_TEST, argv: ['pnpm', 'run', 'test'] }] },
+    );
+    const changed = await entrypointChanges(await ctx.baseEntrypoints(), ctx.input, ctx.changes, ctx.read);
+    expect(changed.packageKeys.map((k) => [k.file, k.key, k.before, k.after])).toEqual([
+      ['packages/a/package.json', 'scripts.test', 'jest', 'exit 0'],
+    ]);
+    const findings = await tamperFindings(ctx);
+    expect(findings.map((f) => [f.rule, f.location.file, f.location.startLine])).toEqual([
+      ['GATE_ENTRYPOINT_CHANGED', 'packages/a/package.json', 4],
+    ]);
+  });
+
   it('reports a file changed outside the contract scope, not one inside it', async () => {
     const ctx = context(
       { base: { 'src/a.ts': 'a\n' }, checkpoint: { 'src/a.ts': 'b\n', 'docs/x.md': 'x\n' } },
