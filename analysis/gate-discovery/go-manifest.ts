@@ -48,7 +48,7 @@ function unquote(word: string): string {
  * ("directory prefix . does not contain modules listed in go.work"). A module outside the repository is
  * left out with a note.
  */
-function goWorkPatterns(text: string, notes: string[]): string[] {
+export function goWorkPatterns(text: string, notes: string[]): string[] {
   const patterns: string[] = [];
   for (const used of goWorkUses(text)) {
     const dir = used

@@ -6,6 +6,7 @@ import {
 } from '../../domain/setup';
 import { VERIFICATION_CONFIG_PATH } from '../../domain/verification-config';
 import { readVerificationConfig } from '../gate-discovery/explicit-layers';
+import { goWorkPatterns } from '../gate-discovery/go-manifest';
 import { jvmCommand, readJvmFacts, type JvmFacts } from '../gate-discovery/jvm-manifest';
 import type { WorkspaceFiles } from '../gate-discovery/workspace-files';
 import { gradleSetupArgv } from './gradle-setup';
@@ -55,9 +56,17 @@ async function inferSetup(files: WorkspaceFiles, installed: Installed): Promise<
   const plan: SetupPlan = { commands: [], outputs: [], binDirs: [], corepack: [], notes: [] };
   await inferNode(files, plan, installed);
   await inferPython(files, plan, installed);
-  // In a go.work workspace, go mod download at the root downloads what every module it uses requires.
-  if (await files.isFile('go.work'))
-    add(plan, ['go', 'mod', 'download'], 'go.work (go mod download: every module it uses)');
+  // In a go.work workspace, `go mod download` fails on a member another requires at an unpublished
+  // version (it asks the proxy for it); loading every package and test of the used modules downloads
+  // exactly what they import, the workspace's own modules from the workspace. -e: a package the maker is
+  // yet to write does not fail set-up.
+  const goWork = await files.manifest('go.work');
+  if (goWork !== undefined)
+    add(
+      plan,
+      ['go', 'list', '-e', '-deps', '-test', ...goWorkPatterns(goWork, plan.notes)],
+      'go.work (go list -deps -test: what every used module imports)',
+    );
   else if (await files.isFile('go.mod')) add(plan, ['go', 'mod', 'download'], 'go.mod (go mod download)');
   if (await files.isFile('Cargo.toml')) {
     add(plan, ['cargo', 'fetch'], 'Cargo.toml (cargo fetch)');

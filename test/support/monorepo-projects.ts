@@ -243,7 +243,7 @@ export function goWorkProject(): MonorepoProject {
     reportedTestName: 'example.com/cart/TestTakesTheDiscountOff',
     testsArgv: ['go', 'test', '-json', './cart/...', './money/...'],
     testsDetail: 'go.work: every package of its 2 module(s)',
-    setupArgv: [['go', 'mod', 'download']],
+    setupArgv: [['go', 'list', '-e', '-deps', '-test', './cart/...', './money/...']],
     gates: {
       tests: ['manifest-inference', ['go', 'test', '-json', './cart/...', './money/...']],
       typecheck: ['manifest-inference', ['go', 'vet', './cart/...', './money/...']],

@@ -288,16 +288,22 @@ describe('set-up inference', () => {
   });
 
   test('workspaces install once, at the root', async () => {
-    // go.work without a root module: go mod download there, in workspace mode, covers every used module.
+    // go.work without a root module: every used module's packages and tests loaded, which downloads what
+    // they import (go mod download would ask the proxy for a member another requires unpublished).
     const work = await resolveSetupPlan({
       workspace: repo({ 'go.work': 'go 1.22\nuse (\n\t./calc\n\t./labels\n)\n', 'calc/go.mod': 'module c\n' }),
       searchPath: '',
     });
     expect(work.commands.map((c) => [c.argv.join(' '), c.detail])).toEqual([
-      ['go mod download', 'go.work (go mod download: every module it uses)'],
+      [
+        'go list -e -deps -test ./calc/... ./labels/...',
+        'go.work (go list -deps -test: what every used module imports)',
+      ],
     ]);
     // With a root go.mod too, once.
-    expect(await argvs({ 'go.mod': 'module x\n', 'go.work': 'go 1.22\nuse .\n' })).toEqual(['go mod download']);
+    expect(await argvs({ 'go.mod': 'module x\n', 'go.work': 'go 1.22\nuse .\n' })).toEqual([
+      'go list -e -deps -test ./...',
+    ]);
     // A virtual Cargo manifest, and npm/pnpm workspaces: the root's install covers every member.
     expect(await argvs({ 'Cargo.toml': '[workspace]\nmembers = ["crates/*"]\n' })).toEqual(['cargo fetch']);
     expect(
