@@ -664,3 +664,47 @@ test("a loop's view shows what it is and where it stands; amend from it (a refus
     await context.close();
   }
 }, 240_000);
+
+test("pause and resume from a loop's view: the loop holds before its next maker, shown PAUSED, and goes on when resumed", async () => {
+  const { loop: escalated } = await escalate(blockerLedger(), {
+    '1': { write: { 'src/sum.js': CORRECT_SUM } },
+    '2': { write: { 'src/sum.js': `// reviewed\n${CORRECT_SUM}` } },
+  });
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  try {
+    await context.addInitScript((key) => {
+      (globalThis as any).localStorage.setItem('escalationInbox.apiKey', key);
+    }, h.keys.admin);
+    const opened = await openPage(context);
+    const { page, problems } = opened;
+    await page.goto(`${h.baseUrl}/inbox#loop/${escalated.id}`);
+    const view = page.locator('#loop');
+    const status = view.locator('.about dd[data-field="Status"]');
+    const button = view.locator('.pause-control button');
+    await shown(opened, button.filter({ hasText: 'Pause' }));
+
+    await button.click();
+    await shown(opened, view.locator('.pause-control .result.ok', { hasText: 'pauses once its current step is done' }));
+    expect(await button.innerText()).toBe('Resume');
+
+    // Sent back to the maker, the loop holds before it instead.
+    const retried = await h.request(
+      'POST',
+      `/v1/loops/${escalated.id}/decisions`,
+      { kind: 'retry', guidance: 'keep it', escalationId: escalated.escalations[0].id },
+      { authorization: `Bearer ${h.keys.approver}` },
+    );
+    expect(retried.status).toBe(202);
+    await shown(opened, status.filter({ hasText: /^PAUSED$/ }), 60_000);
+    expect((await h.request('GET', `/v1/loops/${escalated.id}`)).body.iterations).toHaveLength(1);
+
+    h.llm.enqueue({ content: cleanLedger });
+    await button.filter({ hasText: 'Resume' }).click();
+    await shown(opened, view.locator('.pause-control .result.ok', { hasText: 'the loop goes on' }));
+    await shown(opened, status.filter({ hasText: /^PASSED$/ }), 120_000);
+    expect(await view.locator('.pause-control button').count()).toBe(0);
+    expect(problems).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}, 240_000);
