@@ -21,6 +21,8 @@ export function redactSecretAssignments(text: string): string {
   for (let m = names.exec(text); m; m = names.exec(text)) {
     // A value already redacted (a URL's password, a known secret) stays as it is, and so does the rest.
     if (!SECRET_NAME.test(m[1]!) || text.startsWith(REDACTED, names.lastIndex)) continue;
+    // `::` separates scopes, not a name from its value: pytest's `test_secrets.py::test_randbits`, Rust, C++.
+    if (text[names.lastIndex] === ':') continue;
     VALUE.lastIndex = names.lastIndex;
     const value = VALUE.exec(text);
     if (!value || CODE_VALUE.test(value[1]!)) continue;

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { REDACTED, registerServiceSecrets, sanitise, sanitiseTokens } from '../../domain/sanitise';
 
@@ -71,6 +73,18 @@ test('AWS secret keys standing alone are redacted, 2,000 random ones of them', (
   const mixed = (key: string) => [/[A-Z]/, /[a-z]/, /[0-9]/].every((p) => p.test(key));
   const kept = keys.filter((key) => mixed(key) && sanitise(`k ${key} .`) !== `k ${R} .`);
   expect(kept).toEqual([]);
+});
+
+test('real test names and paths are never redacted: a corpus of 5,900 from Go, Python, JVM jars and npm packages', () => {
+  const corpus = fs
+    .readFileSync(path.join(__dirname, '..', 'fixtures', 'redaction', 'real-names.txt'), 'utf8')
+    .split('\n')
+    .filter((line) => line && !line.startsWith('#'));
+  expect(corpus.length).toBeGreaterThan(5900);
+  // Each alone and as a report line shows it; six of the Go names were redacted before the package-path rule.
+  expect(corpus.filter((name) => sanitise(name) !== name || sanitise(`--- PASS: ${name} (0.01s)`).includes(R))).toEqual(
+    [],
+  );
 });
 
 describe('sanitise keeps', () => {
