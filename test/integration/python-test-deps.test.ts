@@ -29,14 +29,12 @@ async function setUpAndTest(files: Record<string, string>): Promise<{ argvs: str
   }
   // No uv or poetry on the search path: the pip route, which needs nothing but python3.
   const plan = await resolveSetupPlan({ workspace: dir, searchPath: '' });
-  const started = Date.now();
   for (const { argv, timeoutSeconds } of plan.commands)
     execFileSync(argv[0]!, argv.slice(1), { cwd: dir, stdio: 'pipe', timeout: timeoutSeconds * 1000 });
   const pytest = execFileSync('.venv/bin/python', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider'], {
     cwd: dir,
     encoding: 'utf8',
   });
-  console.log(`set-up and tests: ${Date.now() - started} ms for ${plan.commands.length} commands`);
   return { argvs: plan.commands.map((c) => c.argv.join(' ')), pytest };
 }
 
