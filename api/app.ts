@@ -19,6 +19,7 @@ import { sanitiseAnswers, sanitiseLogLine } from './sanitise-output';
 import { rejectUnstorableText } from './storable-input';
 import { registerHttpMetrics } from '../telemetry/http-metrics';
 import { registerHttpTracing } from '../telemetry/http-tracing';
+import { registerRequestLogging } from './request-logging';
 
 /** Builds the HTTP API; `service/` decides where it listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -27,12 +28,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       level: deps.logLevel ?? 'info',
       redact: [...API_KEY_REDACT_PATHS],
       hooks: { streamWrite: sanitiseLogLine },
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
+    // Requests are logged at debug instead (request-logging.ts).
+    disableRequestLogging: true,
     genReqId: () => crypto.randomUUID(),
     frameworkErrors: answerFrameworkError,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  registerRequestLogging(app);
   registerErrorHandler(app);
   sanitiseAnswers(app);
   rejectUnstorableText(app);
