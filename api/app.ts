@@ -16,6 +16,7 @@ import { metricsRoutes } from './routes/metrics';
 import { policyRoutes } from './routes/policy';
 import { timelineRoutes } from './routes/timeline';
 import { sanitiseAnswers, sanitiseLogLine } from './sanitise-output';
+import { EVERY_REQUEST_REFUSALS } from './refusal-rules';
 import { rejectUnstorableText } from './storable-input';
 import { registerHttpMetrics } from '../telemetry/http-metrics';
 import { registerHttpTracing } from '../telemetry/http-tracing';
@@ -54,7 +55,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     openapi: {
       info: {
         title: 'AI engineering loop',
-        description: 'Submit coding tasks, follow their loops, decide escalations.',
+        description: `Submit coding tasks, follow their loops, decide escalations.\n\n${EVERY_REQUEST_REFUSALS}`,
         version: '0.1.0',
       },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },

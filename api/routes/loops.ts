@@ -13,6 +13,7 @@ import { checkDeadlineDefault, checkSeparationOfDuties } from '../decision-polic
 import { sendDecision } from '../decision-submission';
 import { submitLoop } from '../loop-submission';
 import { loopDetail, loopSummary } from '../loop-views';
+import { DECISION_REFUSALS, SUBMIT_LOOP_REFUSALS } from '../refusal-rules';
 import { checkRepositorySource } from '../repository-policy';
 import { applyOperatorPolicy } from '../operator-policy';
 import { checkFreeDisk } from '../disk-guard';
@@ -43,6 +44,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
     schema: {
       tags: ['loops'],
       summary: 'Submit a coding task; starts its engineering loop',
+      description: SUBMIT_LOOP_REFUSALS,
       headers: submitLoopHeadersSchema,
       body: loopRequestSchema,
       response: {
@@ -203,6 +205,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
     schema: {
       tags: ['decisions'],
       summary: 'Decide the open escalation it names: approve, reject, retry with guidance, or amend the contract',
+      description: DECISION_REFUSALS,
       params: loopIdParamsSchema,
       body: decisionRequestSchema,
       response: { 202: acceptedSchema, 422: errorResponseSchema, ...temporalErrors, ...bodyErrorResponses },
