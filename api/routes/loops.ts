@@ -12,6 +12,7 @@ import { bodyErrorResponses, conflict, errorResponseSchema, notFound } from '../
 import { checkDeadlineDefault, checkSeparationOfDuties } from '../decision-policy';
 import { sendDecision } from '../decision-submission';
 import { submitLoop } from '../loop-submission';
+import { submissionNotes } from '../submission-notes';
 import { loopDetail, loopSummary } from '../loop-views';
 import { DECISION_REFUSALS, SUBMIT_LOOP_REFUSALS } from '../refusal-rules';
 import { checkRepositorySource } from '../repository-policy';
@@ -30,6 +31,7 @@ import {
   loopSummarySchema,
   reportSchema,
   submitLoopHeadersSchema,
+  submittedLoopSchema,
 } from '../schemas';
 
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 409: errorResponseSchema, ...authErrorResponses };
@@ -48,8 +50,8 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
       headers: submitLoopHeadersSchema,
       body: loopRequestSchema,
       response: {
-        200: loopSummarySchema,
-        201: loopSummarySchema,
+        200: submittedLoopSchema,
+        201: submittedLoopSchema,
         507: errorResponseSchema,
         ...temporalErrors,
         ...bodyErrorResponses,
@@ -66,7 +68,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
         request.headers['idempotency-key'],
         requirePrincipal(request).keyId,
       );
-      return reply.code(created ? 201 : 200).send(loopSummary(loop));
+      return reply.code(created ? 201 : 200).send({ ...loopSummary(loop), notes: submissionNotes(loop.id, body) });
     },
   });
 
