@@ -69,7 +69,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
   const allowedMethods = trackAllowedMethods(app);
   app.setNotFoundHandler((request, reply) => {
     const allowed = allowedMethods(request.url);
-    if (allowed.length > 0) {
+    // A route that has the method but not the thing asked for (swagger-ui's static files) answers 404.
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
       void reply
         .code(405)
         .header('allow', allowed.join(', '))

@@ -67,6 +67,8 @@ test.each([
   ['DELETE', '/v1/nothing-here'],
   ['GET', `${loop}/nothing-here`],
   ['POST', `${loop}/cancel/again`],
+  // A route with the method that finds nothing (swagger-ui's static files): 404, not 405.
+  ['GET', '/docs/static/no-such-file'],
 ])('%s %s: an unknown path stays 404', async (method, path) => {
   const answer = await send(method, path);
   expect([answer.status, answer.allow]).toEqual([404, null]);
