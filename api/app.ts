@@ -18,9 +18,11 @@ import { pauseRoutes } from './routes/pause';
 import { policyRoutes } from './routes/policy';
 import { timelineRoutes } from './routes/timeline';
 import { sanitiseAnswers, sanitiseLogLine } from './sanitise-output';
+import { EVERY_REQUEST_REFUSALS } from './refusal-rules';
 import { rejectUnstorableText } from './storable-input';
 import { registerHttpMetrics } from '../telemetry/http-metrics';
 import { registerHttpTracing } from '../telemetry/http-tracing';
+import { registerRequestLogging } from './request-logging';
 
 /** Builds the HTTP API; `service/` decides where it listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -29,12 +31,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       level: deps.logLevel ?? 'info',
       redact: [...API_KEY_REDACT_PATHS],
       hooks: { streamWrite: sanitiseLogLine },
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
+    // Requests are logged at debug instead (request-logging.ts).
+    disableRequestLogging: true,
     genReqId: () => crypto.randomUUID(),
     frameworkErrors: answerFrameworkError,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  registerRequestLogging(app);
   registerErrorHandler(app);
   sanitiseAnswers(app);
   rejectUnstorableText(app);
@@ -51,7 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     openapi: {
       info: {
         title: 'AI engineering loop',
-        description: 'Submit coding tasks, follow their loops, decide escalations.',
+        description: `Submit coding tasks, follow their loops, decide escalations.\n\n${EVERY_REQUEST_REFUSALS}`,
         version: '0.1.0',
       },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },

@@ -13,6 +13,8 @@ export interface AppDeps {
   temporal: Client;
   taskQueue: string;
   logLevel?: string;
+  /** Where log lines go; standard output when absent (tests read them). */
+  logStream?: { write(line: string): void };
   /** Requests per API key (or per IP without one) in each window. */
   rateLimit?: { max: number; timeWindowMs: number };
   /** The operator's switches the API enforces (repository sources, decision rules, sandbox status). */

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { trackAllowedMethods } from './allowed-methods';
 
 // One error shape for every failure: { statusCode, error, message, requestId }. A 5xx never exposes internals.
 
@@ -37,6 +38,7 @@ const REASONS: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  405: 'Method Not Allowed',
   409: 'Conflict',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
@@ -62,8 +64,24 @@ export function answerFrameworkError(err: FastifyError, request: FastifyRequest,
     .send({ statusCode, error: REASONS[statusCode] ?? 'Error', message, requestId: request.id });
 }
 
+/** Call before any route is added: the 405 answers know only the routes added after it. */
 export function registerErrorHandler(app: FastifyInstance): void {
+  const allowedMethods = trackAllowedMethods(app);
   app.setNotFoundHandler((request, reply) => {
+    const allowed = allowedMethods(request.url);
+    // A route that has the method but not the thing asked for (swagger-ui's static files) answers 404.
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      void reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send({
+          statusCode: 405,
+          error: 'Method Not Allowed',
+          message: `${request.method} is not allowed on ${request.url.split('?')[0]}; it answers ${allowed.join(', ')}`,
+          requestId: request.id,
+        });
+      return;
+    }
     void reply.code(404).send({
       statusCode: 404,
       error: 'Not Found',

@@ -33,6 +33,15 @@ export const loopDetailSchema = z.looseObject({
   refusedDecisions: z.array(z.object({ channel: z.string(), reason: z.string(), createdAt: z.string() })),
 });
 
+/** The answer to POST /v1/loops: the loop, and what the submitter should know before it runs. */
+export const submittedLoopSchema = loopSummarySchema.extend({
+  notes: z
+    .array(z.string())
+    .describe(
+      'What to know before the loop runs, such as that delivery will push its branch into a local repository (and how to turn that off); empty when nothing needs saying',
+    ),
+});
+
 export const listLoopsQuerySchema = z.strictObject({
   status: z.enum([...LOOP_STATUSES, 'QUEUED']).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -18,6 +18,12 @@ export interface LoopSummary {
   finishedAt: string | null;
 }
 
+/** The answer to POST /v1/loops. */
+export interface SubmittedLoop extends LoopSummary {
+  /** What to know before the loop runs (delivery into a local repository, …); absent from older APIs. */
+  notes?: string[];
+}
+
 export interface TestCounts {
   passed?: number;
   failed?: number;

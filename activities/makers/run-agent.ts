@@ -62,7 +62,7 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
   if (run.maker.backend === 'llm') return runBuiltInAgent(deps, run, run.maker);
 
   const ctx = Context.current();
-  const toolchain = await setupEnvironment(deps.config.dataDir, run.workspace, run.setupPlan);
+  const toolchain = await setupEnvironment(deps.config.dataDir, run.workspace, run.setupPlan, run.cacheDir);
   const launch =
     run.maker.backend === 'command'
       ? { argv: run.maker.argv, stdin: run.prompt, env: deps.config.agentCredentials, home: undefined }

@@ -17,7 +17,8 @@ export const GRADLE_CACHE = 'gradle';
 /** Where each tool keeps its cache, relative to a loop's private cache directory. */
 export const CACHE_VARIABLES: Record<string, string> = {
   npm_config_cache: 'npm',
-  npm_config_store_dir: 'pnpm-store',
+  // pnpm 11 reads only pnpm_config_*; npm ignores the name. pnpm 10 and older: pnpmBefore11StoreEnvironment.
+  pnpm_config_store_dir: 'pnpm-store',
   YARN_CACHE_FOLDER: 'yarn',
   COREPACK_HOME: 'corepack',
   PIP_CACHE_DIR: 'pip',
@@ -95,6 +96,15 @@ export function cacheEnvironment(cacheDir: string): Record<string, string> {
     ...Object.fromEntries(Object.entries(CACHE_VARIABLES).map(([name, dir]) => [name, path.join(cacheDir, dir)])),
     MAVEN_OPTS: `-Dmaven.repo.local=${path.join(cacheDir, MAVEN_REPOSITORY)}`,
   };
+}
+
+/**
+ * pnpm 10 and older read their store from npm's variable (`npm_config_store_dir`), which npm itself warns
+ * about as an unknown config ("npm warn Unknown env config "store-dir"") in every command it runs. So it is
+ * set only for repositories that use pnpm (setup-environment.ts), not in cacheEnvironment.
+ */
+export function pnpmBefore11StoreEnvironment(cacheDir: string): Record<string, string> {
+  return { npm_config_store_dir: path.join(cacheDir, CACHE_VARIABLES.pnpm_config_store_dir!) };
 }
 
 function sha256(text: string): string {

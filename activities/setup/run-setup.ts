@@ -79,7 +79,7 @@ async function setupCaches(deps: ActivityDeps, run: SetupRun, ctx: Context): Pro
 }
 
 async function runEach(deps: ActivityDeps, run: SetupRun, ctx: Context, cacheDir: string): Promise<SetupOutcome> {
-  const extra = await setupEnvironment(deps.config.dataDir, run.workDir, run.plan, process.env, true);
+  const extra = await setupEnvironment(deps.config.dataDir, run.workDir, run.plan, cacheDir, process.env, true);
   const evidenceIds: string[] = [];
   for (const [index, command] of run.plan.commands.entries()) {
     const label = `${run.prefix}:${index + 1}`;

@@ -1,9 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { SetupPlan } from '../../domain/setup';
+import { pnpmBefore11StoreEnvironment } from '../sandbox/cache-layout';
 
 // What set-up leaves for the commands that come after it in the same work dir (gates, the maker): the
-// virtual environment's bin directory first on PATH, and pnpm/yarn through corepack. Corepack's
+// virtual environment's bin directory first on PATH, pnpm/yarn through corepack, and where a pnpm before 11
+// finds the loop's store (cache-layout.ts pnpmBefore11StoreEnvironment). Corepack's
 // downloads live in COREPACK_HOME, one of the loop's caches (loop-caches.ts), so a gate
 // without network finds the package manager the set-up fetched.
 
@@ -30,6 +32,8 @@ export async function setupEnvironment(
   dataDir: string,
   workDir: string,
   plan: SetupPlan | undefined,
+  /** The loop's caches the command will see (its policy's `caches.dir`). */
+  cacheDir: string,
   parent: NodeJS.ProcessEnv = process.env,
   /** Set-up itself: the venv's bin goes on PATH before it exists (a later command uses what an earlier one made). */
   forSetup = false,
@@ -53,6 +57,7 @@ export async function setupEnvironment(
       if (value !== undefined) env[name] = value;
     }
   }
+  if (plan?.corepack.includes('pnpm')) Object.assign(env, pnpmBefore11StoreEnvironment(cacheDir));
   if (front.length) env.PATH = [...front, parent.PATH ?? '/usr/bin:/bin'].join(':');
   return { env, readOnly };
 }

@@ -82,7 +82,8 @@ async function baseRunInWorkspace(
   // Whatever an interrupted attempt's tests left goes first; set-up's output is ignored by git and stays.
   if (Context.current().info.attempt > 1) await backToBase(deps, workspace, loop.baseCommit);
   const setupPlan = setupPlanOf(loop.gatePlan);
-  const toolchain = await setupEnvironment(deps.config.dataDir, workspace, setupPlan);
+  const cacheDir = await loopCaches(deps, loopId);
+  const toolchain = await setupEnvironment(deps.config.dataDir, workspace, setupPlan, cacheDir);
   const go = path.basename(testsGate.argv[0] ?? '') === 'go';
   const build = await freshBuildDir(deps, loopId, { go });
   const policy: SandboxPolicy = {
@@ -91,7 +92,7 @@ async function baseRunInWorkspace(
     readOnly: toolchain.readOnly,
     writable: [build.dir],
     egress: sandboxEgress(deps.config.sandbox.egress.gates, loop.gatePlan?.network ?? false),
-    caches: { dir: await loopCaches(deps, loopId), access: 'use' },
+    caches: { dir: cacheDir, access: 'use' },
   };
   const runner = verificationRunner(deps, { loopId, iterationSeq: 0 }, workspace, policy, toolchain.env, build);
   const commits = { base: loop.baseCommit, checkpoint: loop.baseCommit };

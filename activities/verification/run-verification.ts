@@ -233,7 +233,7 @@ async function sandboxedRunner(
   { dir: checkout, policy, buildDir }: PreparedCheckout,
   setupPlan: SetupPlan | undefined,
 ): Promise<VerificationRunner> {
-  const toolchain = await setupEnvironment(deps.config.dataDir, checkout, setupPlan);
+  const toolchain = await setupEnvironment(deps.config.dataDir, checkout, setupPlan, policy.caches!.dir);
   policy.readOnly = [...(policy.readOnly ?? []), ...toolchain.readOnly];
   const build = await buildDir;
   policy.writable = [build.dir];

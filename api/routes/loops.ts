@@ -12,7 +12,9 @@ import { bodyErrorResponses, conflict, errorResponseSchema, notFound } from '../
 import { checkDeadlineDefault, checkSeparationOfDuties } from '../decision-policy';
 import { sendDecision } from '../decision-submission';
 import { submitLoop } from '../loop-submission';
+import { submissionNotes } from '../submission-notes';
 import { loopDetail, loopSummary } from '../loop-views';
+import { DECISION_REFUSALS, SUBMIT_LOOP_REFUSALS } from '../refusal-rules';
 import { checkRepositorySource } from '../repository-policy';
 import { applyOperatorPolicy } from '../operator-policy';
 import { checkFreeDisk } from '../disk-guard';
@@ -29,6 +31,7 @@ import {
   loopSummarySchema,
   reportSchema,
   submitLoopHeadersSchema,
+  submittedLoopSchema,
 } from '../schemas';
 
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 409: errorResponseSchema, ...authErrorResponses };
@@ -43,11 +46,12 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
     schema: {
       tags: ['loops'],
       summary: 'Submit a coding task; starts its engineering loop',
+      description: SUBMIT_LOOP_REFUSALS,
       headers: submitLoopHeadersSchema,
       body: loopRequestSchema,
       response: {
-        200: loopSummarySchema,
-        201: loopSummarySchema,
+        200: submittedLoopSchema,
+        201: submittedLoopSchema,
         507: errorResponseSchema,
         ...temporalErrors,
         ...bodyErrorResponses,
@@ -64,7 +68,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
         request.headers['idempotency-key'],
         requirePrincipal(request).keyId,
       );
-      return reply.code(created ? 201 : 200).send(loopSummary(loop));
+      return reply.code(created ? 201 : 200).send({ ...loopSummary(loop), notes: submissionNotes(loop.id, body) });
     },
   });
 
@@ -203,6 +207,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
     schema: {
       tags: ['decisions'],
       summary: 'Decide the open escalation it names: approve, reject, retry with guidance, or amend the contract',
+      description: DECISION_REFUSALS,
       params: loopIdParamsSchema,
       body: decisionRequestSchema,
       response: { 202: acceptedSchema, 422: errorResponseSchema, ...temporalErrors, ...bodyErrorResponses },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { LoopSummary } from '../api-types';
+import type { SubmittedLoop } from '../api-types';
 import { defineCommand } from '../command';
 import { readObjectFile } from '../input-file';
 import { durationOption, textOption } from '../inputs';
@@ -39,7 +39,7 @@ export const submitCommand = defineCommand({
     const body = readObjectFile(input.file, 'loop file');
     const api = ctx.api();
     const key = input['idempotency-key'];
-    const answer = await api.post<LoopSummary>('/v1/loops', body, { headers: key ? { 'idempotency-key': key } : {} });
+    const answer = await api.post<SubmittedLoop>('/v1/loops', body, { headers: key ? { 'idempotency-key': key } : {} });
     const loop = answer.body;
     if (ctx.json) {
       ctx.io.out(JSON.stringify(loop));
@@ -48,6 +48,7 @@ export const submitCommand = defineCommand({
         answer.status === 201 ? 'submitted' : `already submitted with idempotency key ${JSON.stringify(key)}:`;
       ctx.io.out(`${how} loop ${loop.id} (${loop.status})`);
       ctx.io.out(`  ${api.url(`/v1/loops/${loop.id}`)}`);
+      for (const note of loop.notes ?? []) ctx.io.out(`  note: ${note}`);
       if (!input.watch) ctx.io.out(`  follow it: engineering-loop watch ${loop.id}`);
     }
     return input.watch ? followLoop(loop.id, ctx, input.timeout ?? DEFAULT_WATCH_TIMEOUT_MS) : 0;

@@ -1,8 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { LoopSummary } from '../../cli/api-types';
+import type { SubmittedLoop } from '../../cli/api-types';
 import { loopRequestSchema } from '../../domain/loop-request';
-import { loopSummarySchema, submitLoopHeadersSchema } from '../../api/schemas';
+import { submitLoopHeadersSchema, submittedLoopSchema } from '../../api/schemas';
 import { loopStateLine } from '../render';
 import type { ToolContext } from '../tool-context';
 import { answer, toolResult } from '../tool-result';
@@ -26,7 +26,7 @@ export function registerSubmitLoop(server: McpServer, ctx: ToolContext): void {
       description:
         'Starts an engineering loop on a repository: a maker changes the code until the verification gates and an independent review pass, or a human must decide. Answers at once with the loop (status QUEUED); follow it with wait_for_loop. Needs a submitter (or admin) API key.',
       inputSchema: submitLoopInput,
-      outputSchema: loopSummarySchema.extend({
+      outputSchema: submittedLoopSchema.extend({
         created: z.boolean().describe('false when the idempotency key named a loop submitted before'),
       }),
     },
@@ -34,13 +34,14 @@ export function registerSubmitLoop(server: McpServer, ctx: ToolContext): void {
       answer(async () => {
         const headers: Record<string, string> =
           args.idempotencyKey === undefined ? {} : { 'idempotency-key': args.idempotencyKey };
-        const sent = await ctx.api.post<LoopSummary>('/v1/loops', args.task, { headers });
+        const sent = await ctx.api.post<SubmittedLoop>('/v1/loops', args.task, { headers });
         const created = sent.status === 201;
         const loop = sent.body;
         const text = created
           ? `Submitted ${loopStateLine(loop)} on ${loop.repository.url} (${loop.repository.baseRef}). Follow it with wait_for_loop.`
           : `Already submitted with idempotency key "${args.idempotencyKey}": ${loopStateLine(loop)}.`;
-        return toolResult({ ...loop, created }, text);
+        const notes = loop.notes ?? [];
+        return toolResult({ ...loop, notes, created }, [text, ...notes.map((note) => `Note: ${note}`)].join('\n'));
       }),
   );
 }

@@ -179,6 +179,10 @@ describe('against the real API', () => {
     expect(submitted.code).toBe(0);
     const id = new RegExp(`^submitted loop (${UUID.source})`, 'm').exec(submitted.stdout)![1]!;
     expect(submitted.stdout).toContain(`follow it: engineering-loop watch ${id}`);
+    // The fixture is a local repository: the submitter is told delivery pushes into it, and how to turn that off.
+    expect(submitted.stdout).toContain(
+      `  note: When the loop passes or is approved, delivery pushes the branch engineering-loop/${id} into the local repository ${repo}. To leave it untouched, submit with "delivery": { "push": false }`,
+    );
 
     const waiting = await cli(['watch', id], env);
     expect(waiting.code).toBe(2);

@@ -12,6 +12,7 @@ import { runSetupCommands, type SetupOutcome } from '../../activities/setup/run-
 import { loadConfig } from '../../config/service-config';
 import type { SetupPlan } from '../../domain/setup';
 import { createTestDatabase, insertLoop, type TestDatabase } from '../support/database';
+import { corepackWorkerEnv, PNPM_VERSION } from '../support/real-projects';
 
 // Set-up and the package caches, with real bubblewrap, real cargo and a real database: the repository's
 // set-up commands write only the loop's own copy of the caches, what they plant there (a Cargo config
@@ -88,6 +89,17 @@ async function setUp(loopId: string, workDir: string, setup: SetupPlan, repoUrl 
 
 const stdoutOf = async (evidenceId: string) =>
   (await db.prisma.evidence.findUniqueOrThrow({ where: { id: evidenceId } })).stdout;
+const outputOf = (evidenceId: string) =>
+  db.prisma.evidence.findUniqueOrThrow({ where: { id: evidenceId }, select: { stdout: true, stderr: true } });
+
+/** A Node project's work dir with this package.json, owned by the sandbox user. */
+async function nodeProject(name: string, manifest: object): Promise<string> {
+  const work = path.join(dir, 'work', name);
+  fs.mkdirSync(work, { recursive: true });
+  fs.writeFileSync(path.join(work, 'package.json'), JSON.stringify(manifest));
+  await handOver(deps.sandbox, work);
+  return work;
+}
 
 const sharedCargo = (lockVersion: number) =>
   sharedCacheDir(
@@ -201,3 +213,43 @@ test('a lockfile the set-up cannot fetch for, or a symlink in its place, shares 
   expect((await setUp(loopId, linked, plan('true'), otherUrl)).problem).toBeNull();
   expect(fs.existsSync(path.dirname(sharedCacheDir(deps.config.cachesDir, otherUrl, 'cargo', 'x')))).toBe(false);
 });
+
+test('npm meets no config it does not know; pnpm, through corepack, still finds the loop’s store', async () => {
+  // An npm project's command: the pnpm store's variable is not in its environment, so npm has nothing to warn about.
+  const npmLoop = await insertLoop(db.prisma, { repoUrl: URL });
+  const npmRun = await setUp(
+    npmLoop,
+    await nodeProject('npm-project', { name: 'p', version: '1.0.0', scripts: { test: 'echo tests ran' } }),
+    {
+      ...plan(),
+      commands: [{ argv: ['npm', 'test'], timeoutSeconds: 120, source: 'repository-config', detail: 'npm test' }],
+    },
+  );
+  expect(npmRun.problem).toBeNull();
+  const npm = await outputOf(npmRun.evidenceIds[0]!);
+  expect(npm.stdout).toContain('tests ran');
+  expect(npm.stderr).not.toMatch(/npm warn/i);
+
+  // A pnpm project: pnpm 9 (as corepack fetches it, this machine's way) is pointed at the loop's own store.
+  Object.assign(process.env, corepackWorkerEnv());
+  const pnpmLoop = await insertLoop(db.prisma, { repoUrl: URL });
+  const pnpmRun = await setUp(
+    pnpmLoop,
+    await nodeProject('pnpm-project', { name: 'p', version: '1.0.0', packageManager: `pnpm@${PNPM_VERSION}` }),
+    {
+      ...plan(),
+      corepack: ['pnpm'],
+      commands: [
+        {
+          argv: ['pnpm', 'store', 'path'],
+          timeoutSeconds: 300,
+          source: 'repository-config',
+          detail: 'pnpm store path',
+        },
+      ],
+    },
+  );
+  const pnpm = await outputOf(pnpmRun.evidenceIds[0]!);
+  expect([pnpmRun.problem, pnpm.stderr]).toEqual([null, '']);
+  expect(pnpm.stdout.trim()).toBe(path.join(privateCacheDir(deps.config.cachesDir, pnpmLoop), 'pnpm-store', 'v3'));
+}, 360_000);

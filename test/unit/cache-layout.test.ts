@@ -1,5 +1,6 @@
 import {
   cacheEnvironment,
+  pnpmBefore11StoreEnvironment,
   CACHE_SUBDIRS,
   lockfileKey,
   privateCacheDir,
@@ -50,7 +51,13 @@ describe('a loop’s caches', () => {
       npm_config_cache: '/c/private/l/npm',
       PIP_CACHE_DIR: '/c/private/l/pip',
       UV_CACHE_DIR: '/c/private/l/uv',
+      pnpm_config_store_dir: '/c/private/l/pnpm-store',
     });
+    // npm warns about a `npm_config_*` it does not know in every command: only pnpm projects get pnpm's.
+    expect(Object.keys(cacheEnvironment('/c/private/l')).filter((name) => /^npm_config_/i.test(name))).toEqual([
+      'npm_config_cache',
+    ]);
+    expect(pnpmBefore11StoreEnvironment('/c/private/l')).toEqual({ npm_config_store_dir: '/c/private/l/pnpm-store' });
   });
 
   it('never keep the configuration Cargo and npx would read from a cache home', () => {

@@ -55,7 +55,9 @@ test.each(DOCUMENTS)('every relative link in %s resolves', (document) => {
 
 test("the README's example requests are valid loop requests, and the scripts they run exist", () => {
   const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const bodies = [...readme.matchAll(/-d @- <<EOF\n([\s\S]*?)\nEOF\n/g)].map((m) => m[1]!.replaceAll('$PWD', ROOT));
+  const bodies = [...readme.matchAll(/-d @- <<EOF[^\n]*\n([\s\S]*?)\nEOF\n/g)].map((m) =>
+    m[1]!.replaceAll('$PWD', ROOT),
+  );
   expect(bodies.length).toBe(2);
   for (const body of bodies) {
     const parsed = loopRequestSchema.safeParse(JSON.parse(body));

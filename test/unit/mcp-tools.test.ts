@@ -144,16 +144,18 @@ test('lists the ten tools, each with its input schema', async () => {
 });
 
 test('submit_loop: the task is the body of POST /v1/loops, the idempotency key its header, with the caller’s key', async () => {
+  const note = `When the loop passes or is approved, delivery pushes the branch engineering-loop/${LOOP} into …`;
   const { api, sent } = await fakeApi(
-    { status: 201, body: summary() },
+    { status: 201, body: summary({ notes: [note] }) },
     { status: 200, body: summary({ status: 'RUNNING' }) },
   );
   const client = await connect(api);
 
   const created = await call(client, 'submit_loop', { task });
   expect(created.isError).toBeFalsy();
-  expect(created.structuredContent).toEqual({ ...summary(), created: true });
+  expect(created.structuredContent).toEqual({ ...summary(), notes: [note], created: true });
   expect(text(created)).toContain(`Submitted loop ${LOOP} QUEUED`);
+  expect(text(created)).toContain(`Note: ${note}`);
   expect(sent[0]).toMatchObject({ method: 'POST', path: '/v1/loops', headers: { authorization: `Bearer ${KEY}` } });
   expect(sent[0]!.headers).not.toHaveProperty('idempotency-key');
   // Sent as the schema reads it, defaults filled in: the API reads the same schema the same way.
@@ -165,7 +167,8 @@ test('submit_loop: the task is the body of POST /v1/loops, the idempotency key i
 
   const again = await call(client, 'submit_loop', { task, idempotencyKey: ' task-1 ' });
   expect(sent[1]!.headers['idempotency-key']).toBe('task-1');
-  expect(again.structuredContent).toMatchObject({ created: false, status: 'RUNNING' });
+  // An API without notes answers none.
+  expect(again.structuredContent).toMatchObject({ created: false, status: 'RUNNING', notes: [] });
   expect(text(again)).toContain('Already submitted with idempotency key "task-1"');
 });
 
