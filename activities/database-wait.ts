@@ -31,8 +31,9 @@ function attemptLifetime(): { signal: AbortSignal; deadline: number } | null {
     return null;
   }
   const { startToCloseTimeoutMs, currentAttemptScheduledTimestampMs } = context.info;
-  const deadline = startToCloseTimeoutMs
-    ? currentAttemptScheduledTimestampMs + startToCloseTimeoutMs
-    : Number.POSITIVE_INFINITY;
+  const deadline =
+    startToCloseTimeoutMs && currentAttemptScheduledTimestampMs
+      ? currentAttemptScheduledTimestampMs + startToCloseTimeoutMs
+      : Number.POSITIVE_INFINITY;
   return { signal: context.cancellationSignal, deadline };
 }

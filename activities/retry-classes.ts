@@ -9,7 +9,7 @@ import { DATABASE_UNREACHABLE, describeDatabaseError, isDatabaseUnreachable } fr
 // failed step takes over. Attempts lost to an outage count towards that number too.
 
 /** The failure type of an attempt that could not reach the database. */
-export const DATABASE_UNAVAILABLE = 'DatabaseUnavailable';
+const DATABASE_UNAVAILABLE = 'DatabaseUnavailable';
 
 /** ApplicationFailure types the model clients throw; retryable ones are the provider's outage (429, 5xx, unreachable). */
 const PROVIDER_FAILURES = new Set(['ModelProviderError', 'MakerProviderError']);
