@@ -61,17 +61,15 @@ beforeAll(async () => {
   const database = {
     url,
     prisma,
-    drop: async () => {
-      await prisma.$disconnect();
-      await postgres.stop();
-      fs.rmSync(postgresDir, { recursive: true, force: true });
-    },
+    drop: () => prisma.$disconnect(),
   };
   // The held review's question stays open until the release: longer than the default 120 s would be a timeout.
   h = await startLoopHarness({ database, workerEnv: { LLM_TIMEOUT_SECONDS: '600' } });
 }, 120_000);
 afterAll(async () => {
   await h?.close();
+  await postgres?.stop();
+  if (postgresDir) fs.rmSync(postgresDir, { recursive: true, force: true });
 });
 
 test('PostgreSQL down for 60 s while loops are in maker, verification and review: they wait, the API answers 503, and all pass with nothing done twice', async () => {
