@@ -23,6 +23,7 @@ import {
   type EscalationInput,
 } from './records';
 import { runReview, type ReviewInput } from './review/run-review';
+import { loopLogicAttempts, withRetryClasses } from './retry-classes';
 import { boundToLoopRun, claimContinuedRun } from './run-binding';
 import { withSanitisedFailures } from './sanitised-failures';
 import { runWorkspaceSetup, type WorkspaceSetupInput } from './setup/workspace-setup';
@@ -36,16 +37,19 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 /**
- * Every activity the loop workflow calls, bound to the service's dependencies; failures leave sanitised.
- * Each acts only for the loop's own workflow run (run-binding.ts), which a continued run claims first.
- * The git steps heartbeat while they run: the workflow gives them a 20 s heartbeat timeout.
+ * Every activity the loop workflow calls, bound to the service's dependencies; failures leave classed
+ * (retry-classes.ts) and sanitised. Each acts only for the loop's own workflow run (run-binding.ts),
+ * which a continued run claims first. The git steps heartbeat while they run: the workflow gives them a
+ * 20 s heartbeat timeout.
  */
 function createLoopActivities(deps: ActivityDeps) {
-  return withSanitisedFailures({
-    claimContinuedRun: (input: { loopId: string; continuedFrom: string | null }) =>
-      claimContinuedRun(deps.prisma, input),
-    ...loopActivities(deps),
-  });
+  return withSanitisedFailures(
+    withRetryClasses(loopLogicAttempts, {
+      claimContinuedRun: (input: { loopId: string; continuedFrom: string | null }) =>
+        claimContinuedRun(deps.prisma, input),
+      ...loopActivities(deps),
+    }),
+  );
 }
 
 /** A preset's smoke test (workflows/agent-checks.ts): no loop's, so not bound to a loop run. */

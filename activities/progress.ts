@@ -20,6 +20,9 @@ export interface ProgressInput extends LoopState {
  * attempt of the write shares — a local activity retried after a backoff timer too, though it runs under a
  * new activity id. Outside an activity (unit tests, scripts) each call gets its own key unless the caller
  * names one.
+ *
+ * A write that lands late — an earlier move than the loop's last, or any move after its end — changes
+ * nothing and records no event (store/progress.ts): the loop's state and timeline never go backwards.
  */
 export async function recordProgress(
   deps: ActivityDeps,
@@ -28,7 +31,8 @@ export async function recordProgress(
 ): Promise<void> {
   // When the move happened: the phase's work may run beside this write, and its rows come after the move.
   const at = new Date().toISOString();
-  const moved = await moveLoop(deps.prisma, {
+  const runId = callingRunId();
+  const exists = await moveLoop(deps.prisma, {
     ...input,
     key: eventKey ?? `adhoc:${randomUUID()}`,
     at,
@@ -36,19 +40,21 @@ export async function recordProgress(
     // inboxes never list a decision nobody can make any more.
     closesEscalations: input.status === 'CANCELLED' || input.status === 'FAILED',
     ends: TERMINAL_STATUSES.includes(input.status),
+    run: runId ? { runId, move: input.move } : null,
   });
-  if (moved.length === 0) throw new Error(`loop ${input.loopId} does not exist: its progress cannot be recorded`);
+  if (!exists) throw new Error(`loop ${input.loopId} does not exist: its progress cannot be recorded`);
 }
 
 /** `<workflow run id>:move-<move>`; null outside an activity started by a workflow. */
 export function activityEventKey(move: number): string | null {
-  const info = currentActivityInfo();
-  return info?.workflowExecution ? `${info.workflowExecution.runId}:move-${move}` : null;
+  const runId = callingRunId();
+  return runId ? `${runId}:move-${move}` : null;
 }
 
-function currentActivityInfo() {
+/** The workflow run the current activity acts for; null outside one. */
+function callingRunId(): string | null {
   try {
-    return Context.current().info;
+    return Context.current().info.workflowExecution?.runId ?? null;
   } catch {
     // Not inside an activity.
     return null;

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { DATABASE_UNREACHABLE, isDatabaseUnreachable } from '../store/database-errors';
 import { trackAllowedMethods } from './allowed-methods';
 
 // One error shape for every failure: { statusCode, error, message, requestId }. A 5xx never exposes internals.
@@ -32,6 +33,9 @@ export const conflict = (message: string) => new ApiError(409, message);
 /** A dependency is unreachable for now; the client may send the same request again after `retryAfterSeconds`. */
 export const unavailable = (message: string, retryAfterSeconds: number) =>
   new ApiError(503, message, { 'retry-after': String(retryAfterSeconds) });
+
+/** How soon a client may try again while the database is down: a restarted PostgreSQL answers within seconds. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
@@ -111,6 +115,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
     } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       statusCode = err.statusCode;
       message = err.message;
+    } else if (isDatabaseUnreachable(err)) {
+      // An outage, not a fault of the request or the service: the same request works once it is over.
+      statusCode = 503;
+      message = `${DATABASE_UNREACHABLE}; send the request again in a few seconds`;
+      void reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+      request.log.warn(`${request.method} ${request.url}: ${DATABASE_UNREACHABLE}`);
     } else {
       request.log.error({ err }, 'request failed');
     }

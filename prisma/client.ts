@@ -1,10 +1,12 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { PoolConfig } from 'pg';
 import { Prisma, PrismaClient } from './generated/client';
+import { WaitingPool, type ConnectWait } from './waiting-pool';
 
 // The one way the service builds a Prisma client: the generated client (JS query compiler, no native
 // engine) talking to Postgres through @prisma/adapter-pg. Run `npx prisma generate` first (setup.sh does).
 export { Prisma, PrismaClient };
+export type { ConnectWait };
 
 /**
  * The connection pool's settings. A few idle connections stay open: pg closes every idle one after 10 s
@@ -16,6 +18,11 @@ export { Prisma, PrismaClient };
  */
 const POOL_SETTINGS = { min: 4, allowExitOnIdle: true } as const satisfies PoolConfig;
 
-export function createPrismaClient(databaseUrl: string): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, ...POOL_SETTINGS }) });
+/** `wait`: how connections wait for an unreachable database (waiting-pool.ts); without it they fail at once. */
+export function createPrismaClient(databaseUrl: string, wait?: ConnectWait): PrismaClient {
+  const config = { connectionString: databaseUrl, ...POOL_SETTINGS };
+  const adapter = wait
+    ? new PrismaPg(new WaitingPool(config, wait), { disposeExternalPool: true })
+    : new PrismaPg(config);
+  return new PrismaClient({ adapter });
 }

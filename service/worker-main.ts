@@ -1,3 +1,4 @@
+import { activityDatabaseWait } from '../activities/database-wait';
 import { stopLauncher } from '../activities/process/launcher';
 import { limitsStatus } from '../activities/sandbox/limits';
 import { createPrismaClient } from '../prisma/client';
@@ -21,7 +22,11 @@ async function main(): Promise<void> {
     ? await startMetricsServer({ ...workerMetrics, registries: [processRegistry], token: metricsToken })
     : null;
   if (metrics) console.log(`worker metrics on ${metrics.url}`);
-  const prisma = createPrismaClient(required(config.databaseUrl, 'DATABASE_URL'));
+  // A database outage makes activities wait for it (activities/database-wait.ts), not fail.
+  const prisma = createPrismaClient(
+    required(config.databaseUrl, 'DATABASE_URL'),
+    activityDatabaseWait((line) => console.log(line)),
+  );
   const { worker, connection, sandbox } = await createLoopWorker({
     config,
     prisma,

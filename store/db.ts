@@ -1,9 +1,9 @@
-import type { Prisma, PrismaClient } from '../prisma/client';
+import type { ConnectWait, Prisma, PrismaClient } from '../prisma/client';
 
 // The database as the rest of the service sees it: the client built in service/ and passed down, and
 // writes handed back unsent so one batch transaction can carry writes of several store files.
 
-export type { PrismaClient };
+export type { ConnectWait, PrismaClient };
 
 /** A write not sent yet: Prisma sends it when it is awaited or run in `inTransaction`. */
 export type PendingWrite = Prisma.PrismaPromise<unknown>;

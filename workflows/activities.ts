@@ -3,7 +3,13 @@ import type { LoopActivities } from '../activities';
 
 // How the workflow calls its activities: every call bounded in time, retried with backoff.
 
-const retry = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 };
+/**
+ * No attempt limit: an infrastructure failure (the database unreachable, the model provider's outage) is
+ * retried until it passes, 30 s apart at most. A logic error fails for good after its attempts (5 for a
+ * command or model call, 10 for a git step): the activities decide, since they can tell the two apart
+ * (activities/retry-classes.ts).
+ */
+const retry = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' };
 
 /**
  * Writes of the loop's records to Postgres (progress, contract, verdict, escalation, decision), each well
@@ -24,7 +30,7 @@ export const records = proxyLocalActivities<LoopActivities>({
 export const gitWork = proxyActivities<LoopActivities>({
   startToCloseTimeout: '5m',
   heartbeatTimeout: '20s',
-  retry: { ...retry, maximumAttempts: 10 },
+  retry,
 });
 
 /** Activities that run commands or call models: heartbeat so a dead worker or a cancel is noticed in seconds. */

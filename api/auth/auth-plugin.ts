@@ -55,6 +55,8 @@ export const authErrorResponses = {
   401: errorResponseSchema,
   403: errorResponseSchema,
   429: errorResponseSchema,
+  // The key is checked against PostgreSQL: while it cannot be reached, 503 with Retry-After (api/errors.ts).
+  503: errorResponseSchema,
 } as const;
 
 const REASONS = { 401: 'Unauthorized', 403: 'Forbidden', 429: 'Too Many Requests' } as const;

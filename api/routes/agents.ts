@@ -45,7 +45,6 @@ export const agentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => 
         200: inventorySchema.extend({ workflowId: z.string() }),
         400: errorResponseSchema,
         502: errorResponseSchema,
-        503: errorResponseSchema,
         504: errorResponseSchema,
         ...bodyErrorResponses,
         ...authErrorResponses,

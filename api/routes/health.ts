@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { RouteDeps } from '../deps';
 import { ping } from '../../store/db';
+import { describeDatabaseError } from '../../store/database-errors';
 import { agentInventory } from '../agent-inventory';
 
 const checkSchema = z.object({ ok: z.boolean(), error: z.string().optional() });
@@ -75,7 +76,8 @@ async function probe(check: () => Promise<unknown>): Promise<z.infer<typeof chec
     await Promise.race([check(), deadline]);
     return { ok: true };
   } catch (err) {
-    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+    // The database's failures in a sentence ("the database could not be reached"), not the client's dump.
+    return { ok: false, error: describeDatabaseError(err) ?? (err instanceof Error ? err.message : String(err)) };
   } finally {
     clearTimeout(timer);
   }

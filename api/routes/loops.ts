@@ -34,9 +34,8 @@ import {
   submittedLoopSchema,
 } from '../schemas';
 
+/** With 503 (and Retry-After) while PostgreSQL, or Temporal for the routes that call it, cannot be reached. */
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 409: errorResponseSchema, ...authErrorResponses };
-/** Routes that call Temporal answer 503 (with Retry-After) while it cannot be reached. */
-const temporalErrors = { ...errors, 503: errorResponseSchema };
 
 export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
   const { policy } = deps;
@@ -53,7 +52,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
         200: submittedLoopSchema,
         201: submittedLoopSchema,
         507: errorResponseSchema,
-        ...temporalErrors,
+        ...errors,
         ...bodyErrorResponses,
       },
     },
@@ -210,7 +209,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
       description: DECISION_REFUSALS,
       params: loopIdParamsSchema,
       body: decisionRequestSchema,
-      response: { 202: acceptedSchema, 422: errorResponseSchema, ...temporalErrors, ...bodyErrorResponses },
+      response: { 202: acceptedSchema, 422: errorResponseSchema, ...errors, ...bodyErrorResponses },
     },
     handler: async (request, reply) => {
       const id = request.params.id;
@@ -236,7 +235,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
       tags: ['loops'],
       summary: 'Cancel a loop: running commands are stopped and the loop is recorded as cancelled',
       params: loopIdParamsSchema,
-      response: { 202: acceptedSchema, ...temporalErrors },
+      response: { 202: acceptedSchema, ...errors },
     },
     handler: async (request, reply) => {
       const id = request.params.id;

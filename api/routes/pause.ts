@@ -14,7 +14,6 @@ const errors = {
   404: errorResponseSchema,
   409: errorResponseSchema,
   422: errorResponseSchema,
-  503: errorResponseSchema,
   ...authErrorResponses,
 };
 

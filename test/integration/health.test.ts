@@ -1,8 +1,8 @@
-import net from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { buildApp } from '../../api/app';
 import { useTestDatabase } from '../support/database';
 import { freePort } from '../support/free-port';
+import { outageProxy } from '../support/outage-proxy';
 
 // /healthz during an outage: each dependency is probed within a deadline, so the answer comes (503,
 // naming the dependency that did not answer) instead of hanging as long as the client would retry.
@@ -53,36 +53,6 @@ test('with both up /healthz is 200', async () => {
     await connection.close();
   }
 });
-
-/** A TCP proxy to Temporal that can be taken down and brought back, as an outage would. */
-async function outageProxy(target: string): Promise<{ address: string; down(): Promise<void>; up(): Promise<void> }> {
-  const [host, port] = target.split(':') as [string, string];
-  const sockets = new Set<net.Socket>();
-  const listenPort = await freePort();
-  let server: net.Server | null = null;
-  const up = () =>
-    new Promise<void>((resolve) => {
-      server = net.createServer((client) => {
-        const upstream = net.connect(Number(port), host);
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on('error', () => undefined);
-          s.on('close', () => sockets.delete(s));
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.listen(listenPort, '127.0.0.1', () => resolve());
-    });
-  const down = () =>
-    new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      if (server) server.close(() => resolve());
-      else resolve();
-      server = null;
-    });
-  await up();
-  return { address: `127.0.0.1:${listenPort}`, down, up };
-}
 
 test('liveness stays 200 through a Temporal outage; readiness is 503 during it and 200 again soon after it ends', async () => {
   const proxy = await outageProxy(process.env.TEST_TEMPORAL_ADDRESS!);

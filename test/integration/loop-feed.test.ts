@@ -22,6 +22,7 @@ const move = (loopId: string, phase: string, status = 'RUNNING') =>
     at: new Date().toISOString(),
     closesEscalations: false,
     ends: status !== 'RUNNING',
+    run: null,
   });
 
 const titles = (events: FeedEvent[]) => events.map((e) => `${e.event.kind} ${e.event.title}`);

@@ -133,3 +133,76 @@ test('the move is stamped with the time of the call, in the columns Prisma reads
     ['no-reason', 'REVIEW', null],
   ]);
 });
+
+// The read model only moves forward (store/progress.ts): a cancelled loop once showed RUNNING/PREPARING
+// for ever, because its phase's entry, written by an activity the cancel had overtaken, landed after the
+// end record. Each write below is an attempt as the worker runs it, in the order of that race.
+
+test('the cancel race: the end is recorded, then the late entry into PREPARING — the loop stays CANCELLED and its timeline ends with DONE', async () => {
+  const runId = randomUUID();
+  const loopId = await insertLoop(db.prisma, { currentRunId: runId });
+  const attempt = attemptIn(loopId, runId);
+
+  // The workflow numbered the entry into PREPARING 1 and, cancelled, the end 2: the end lands first.
+  await attempt(
+    '2',
+    1,
+    progress(loopId, { status: 'CANCELLED', phase: 'DONE', failureReason: 'cancelled', move: 2 }),
+    true,
+  );
+  await attempt('1', 1, progress(loopId, { status: 'RUNNING', phase: 'PREPARING', roundIteration: 0, move: 1 }));
+
+  const loop = await db.prisma.loop.findUniqueOrThrow({
+    where: { id: loopId },
+    include: { events: { orderBy: { createdAt: 'asc' } } },
+  });
+  expect(loop).toMatchObject({ status: 'CANCELLED', phase: 'DONE', failureReason: 'cancelled', move: 2 });
+  expect(loop.finishedAt).toBeInstanceOf(Date);
+  // The late write records no event: the timeline shows no stale move after DONE.
+  expect(loop.events.map((e) => [e.key, e.status, e.phase])).toEqual([[`${runId}:move-2`, 'CANCELLED', 'DONE']]);
+});
+
+test('an ended loop is not moved again, even by a later move of its own run', async () => {
+  const runId = randomUUID();
+  const loopId = await insertLoop(db.prisma, { currentRunId: runId });
+  const attempt = attemptIn(loopId, runId);
+  await attempt(
+    '1',
+    1,
+    progress(loopId, { status: 'FAILED', phase: 'DONE', failureReason: 'runMaker: boom', move: 4 }),
+    true,
+  );
+  await attempt('2', 1, progress(loopId, { status: 'RUNNING', phase: 'VERIFY', move: 5 }));
+  // Outside a workflow (no run, no move number) the end holds too.
+  await recordProgress(db.deps, progress(loopId, { status: 'RUNNING', phase: 'MAKER' }));
+
+  const loop = await db.prisma.loop.findUniqueOrThrow({ where: { id: loopId }, include: { events: true } });
+  expect(loop).toMatchObject({ status: 'FAILED', phase: 'DONE', failureReason: 'runMaker: boom', move: 4 });
+  expect(loop.events.map((e) => e.phase)).toEqual(['DONE']);
+});
+
+test('a running loop never goes back to an earlier move of its run; a run that is not its own moves nothing; the run it continued into counts afresh', async () => {
+  const first = randomUUID();
+  const loopId = await insertLoop(db.prisma, { currentRunId: first });
+  const inFirst = attemptIn(loopId, first);
+  await inFirst('1', 1, progress(loopId, { phase: 'VERIFY', move: 3 }));
+  // A write of move 2 (the maker's entry) that was held up lands after move 3.
+  await inFirst('2', 1, progress(loopId, { phase: 'MAKER', move: 2 }));
+  expect(await db.prisma.loop.findUniqueOrThrow({ where: { id: loopId } })).toMatchObject({ phase: 'VERIFY', move: 3 });
+
+  // The loop continued as new: its next run claimed it (activities/run-binding.ts) and counts from 1.
+  const second = randomUUID();
+  await db.prisma.loop.update({ where: { id: loopId }, data: { currentRunId: second } });
+  const inSecond = attemptIn(loopId, second);
+  await inSecond('1', 1, progress(loopId, { phase: 'MAKER', roundIteration: 1, move: 1 }));
+  // A late write of the first run, with a higher number than the second's, moves nothing.
+  await inFirst('3', 1, progress(loopId, { phase: 'REVIEW', move: 4 }));
+  await inSecond('2', 1, progress(loopId, { phase: 'VERIFY', roundIteration: 1, move: 2 }));
+
+  const loop = await db.prisma.loop.findUniqueOrThrow({
+    where: { id: loopId },
+    include: { events: { orderBy: { createdAt: 'asc' } } },
+  });
+  expect(loop).toMatchObject({ phase: 'VERIFY', moveRunId: second, move: 2 });
+  expect(loop.events.map((e) => e.key)).toEqual([`${first}:move-3`, `${second}:move-1`, `${second}:move-2`]);
+});

@@ -8,6 +8,8 @@ export interface ScriptedAnswer {
   status?: number;
   content?: string;
   body?: unknown;
+  /** The answer is sent once this settles: the request stays open until then, as a slow model's would. */
+  hold?: Promise<unknown>;
 }
 
 export interface RecordedRequest {
@@ -45,28 +47,8 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
         ? (triageQueue.shift() ?? { content: confirmAll(body.messages[1]?.content ?? '') })
         : queue.shift();
       counter += 1;
-      res.setHeader('content-type', 'application/json');
-      res.setHeader('x-request-id', `req-${counter}`);
-      if (!answer || req.url !== '/v1/chat/completions') {
-        res.statusCode = 500;
-        res.end(JSON.stringify({ error: { message: `no scripted answer for request ${counter} to ${req.url}` } }));
-        return;
-      }
-      res.statusCode = answer.status ?? 200;
-      res.end(
-        JSON.stringify(
-          answer.body ?? {
-            id: `chatcmpl-${counter}`,
-            object: 'chat.completion',
-            created: 1700000000 + counter,
-            model: body.model,
-            choices: [
-              { index: 0, message: { role: 'assistant', content: answer.content ?? '' }, finish_reason: 'stop' },
-            ],
-            usage: { prompt_tokens: 100 + counter, completion_tokens: 20, total_tokens: 120 + counter },
-          },
-        ),
-      );
+      if (answer?.hold) void answer.hold.then(() => respond(req, res, body, answer, counter));
+      else respond(req, res, body, answer, counter);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -78,6 +60,35 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
     enqueueTriage: (...answers) => triageQueue.push(...answers),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+function respond(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  body: RecordedRequest['body'],
+  answer: ScriptedAnswer | undefined,
+  counter: number,
+): void {
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('x-request-id', `req-${counter}`);
+  if (!answer || req.url !== '/v1/chat/completions') {
+    res.statusCode = 500;
+    res.end(JSON.stringify({ error: { message: `no scripted answer for request ${counter} to ${req.url}` } }));
+    return;
+  }
+  res.statusCode = answer.status ?? 200;
+  res.end(
+    JSON.stringify(
+      answer.body ?? {
+        id: `chatcmpl-${counter}`,
+        object: 'chat.completion',
+        created: 1700000000 + counter,
+        model: body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: answer.content ?? '' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 100 + counter, completion_tokens: 20, total_tokens: 120 + counter },
+      },
+    ),
+  );
 }
 
 export const cleanLedger = JSON.stringify({ findings: [] });

@@ -46,14 +46,15 @@ export interface LoopHarness {
 
 /**
  * `workerEnv` adds to (or overrides) the worker's configuration, e.g. other model endpoints; `policy` is
- * the operator policy the API enforces (default: the service's defaults; 'worker': the worker's configuration).
+ * the operator policy the API enforces (default: the service's defaults; 'worker': the worker's configuration);
+ * `database`: a migrated database of the test's own (default: a fresh one on the run's cluster), dropped on close.
  */
 export async function startLoopHarness(
-  options: { workerEnv?: Record<string, string>; policy?: ApiPolicy | 'worker' } = {},
+  options: { workerEnv?: Record<string, string>; policy?: ApiPolicy | 'worker'; database?: TestDatabase } = {},
 ): Promise<LoopHarness> {
   const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS;
   if (!temporalAddress) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run through jest (global set-up)');
-  const db = await createTestDatabase();
+  const db = options.database ?? (await createTestDatabase());
   const llm = await startFakeLlmServer();
   const taskQueue = `loops-${randomUUID()}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-data-'));

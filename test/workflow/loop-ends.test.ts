@@ -8,6 +8,7 @@ import {
   LoopStatusKey,
   LoopVerdictKey,
 } from '../../workflows/search-attributes';
+import { Prisma } from '../../prisma/client';
 import { loopInput } from './support/loop-input';
 import { gateFailed } from './support/loop-results';
 import { loopTestEnvironment } from './support/test-environment';
@@ -85,6 +86,24 @@ test('an activity that keeps failing fails the loop once its retries are spent (
       phase: 'DONE',
       failureReason: `runVerification: ${verification.message}`,
     });
+  });
+});
+
+test('an unreachable database is waited out past the attempts a logic error gets, and the loop goes on', async () => {
+  // As the pg adapter reports it through the client, on each of 8 attempts (a logic error gets 5).
+  const unreachable = () =>
+    new Prisma.PrismaClientKnownRequestError(
+      "Invalid `prisma.iteration.findUnique()` invocation: Can't reach database server",
+      {
+        code: 'P1001',
+        clientVersion: '6.19.3',
+        meta: { driverAdapterError: { cause: { kind: 'DatabaseNotReachable' } } },
+      },
+    );
+  const verificationFailures = Array.from({ length: 8 }, unreachable);
+  await loops.run({ iterations: [{ verificationFailures }] }, loopInput(), async ({ handle, activities }) => {
+    await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED' });
+    expect(activities.inputsOf('runVerification')).toHaveLength(9);
   });
 });
 

@@ -28,6 +28,8 @@ export interface IterationScript {
   maker?: Partial<MakerOutcome>;
   /** An Error is thrown by the verification activity, on every attempt. */
   verification?: VerificationOutcome | Error;
+  /** Thrown by the verification's first attempts, one each, before `verification` is given. */
+  verificationFailures?: Error[];
   /** An Error is thrown by the review activity (a provider that cannot be reached). */
   review?: ReviewOutcome | Error;
   /** The maker's activity does not return before this settles. */
@@ -175,8 +177,12 @@ export class ScriptedLoops {
       return made(input.sequence, maker);
     },
     runVerification: async (input) => {
-      const verification =
-        this.iteration(this.record('runVerification', input), input.sequence).verification ?? verified(input.sequence);
+      const loop = this.record('runVerification', input);
+      const script = this.iteration(loop, input.sequence);
+      const attempt = loop.inputsOf('runVerification').filter((i) => i.sequence === input.sequence).length;
+      const failure = script.verificationFailures?.[attempt - 1];
+      if (failure) throw failure;
+      const verification = script.verification ?? verified(input.sequence);
       if (verification instanceof Error) throw verification;
       return verification;
     },

@@ -4,6 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
 import type { LoopInput } from '../../../domain/loop-request';
+import { loopLogicAttempts, withRetryClasses } from '../../../activities/retry-classes';
 import { PROJECT_ROOT } from '../../../config/project-root';
 import { LOOP_SEARCH_ATTRIBUTES } from '../../../service/search-attributes';
 import { workflowTracingSinks } from '../../../telemetry/tracing';
@@ -52,7 +53,8 @@ export function loopTestEnvironment(): LoopTestEnvironment {
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle,
-      activities: scripted.activities,
+      // Failures classed as the worker classes them (infrastructure retried without limit, logic errors 5 or 10 times).
+      activities: withRetryClasses(loopLogicAttempts, scripted.activities),
       sinks: workflowTracingSinks(),
     });
     running = worker.run();
