@@ -1,17 +1,7 @@
+import { NETWORK_ERROR_CODES } from '../domain/network-errors';
+
 // What pg says when the database cannot be reached now, as opposed to a query it refused: nothing
 // about the request is wrong, and the same request works once the server is back.
-
-/** Socket errors: refused (the server is down), reset, timed out, or its host not found for now. */
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
 
 /**
  * PostgreSQL's SQLSTATEs for the same: class 08 (connection exception), 57P01–57P03 (shut down by an
@@ -34,7 +24,7 @@ export function isConnectFailure(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const { code, message } = err as { code?: unknown; message?: unknown };
   return (
-    (typeof code === 'string' && NETWORK_CODES.has(code)) ||
+    (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) ||
     isUnavailableSqlState(code) ||
     (typeof message === 'string' && LOST_CONNECTION.test(message))
   );

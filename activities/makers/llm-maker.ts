@@ -16,6 +16,7 @@
 //    Temporal's activity retry policy does the backoff; 401/403/other 4xx are not retryable.
 //  - the response id: taken from the provider's raw body, never the SDK's generated fallback id, so a
 //    recorded id is always one the provider issued (docs/design.md §5.3 truthful reporting).
+import { NETWORK_ERROR_CODES } from '../../domain/network-errors';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import {
@@ -335,16 +336,6 @@ function deepestMessage(error: unknown): string {
 // The SDK wraps fetch failures in APICallError, but recognises them with `instanceof`, which fails for
 // errors from another realm (Jest's sandbox, for one). Duck typing: undici's "fetch failed" TypeError,
 // or a system error code anywhere in the cause chain.
-const NETWORK_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
 function isNetworkFailure(error: unknown): boolean {
   const seen = new Set<unknown>();
   for (
