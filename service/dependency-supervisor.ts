@@ -16,11 +16,9 @@ export interface RunningDependency {
   kill(): void;
 }
 
-export interface Backoff {
-  firstMs: number;
-  maxMs: number;
-}
-const DEFAULT_BACKOFF: Backoff = { firstMs: 1000, maxMs: 30_000 };
+/** The first wait; each failed attempt doubles it, up to MAX_BACKOFF_MS. */
+const FIRST_BACKOFF_MS = 1000;
+const MAX_BACKOFF_MS = 30_000;
 /** A dependency that dies this soon after it came up keeps the backoff it had instead of starting over. */
 const QUICK_EXIT_MS = 10_000;
 
@@ -29,25 +27,26 @@ export class SupervisedDependency<T extends RunningDependency = RunningDependenc
   private restart: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
+  private readonly aborted = new AbortController();
   private upAt = 0;
   private downAt = 0;
-  /** Deaths and failed attempts in a row: the next wait is firstMs · 2^(failures-1). */
+  /** Deaths and failed attempts in a row: the next wait is FIRST_BACKOFF_MS · 2^(failures-1). */
   private failures = 0;
   private status: DependencyState;
 
   constructor(
     readonly name: string,
-    private readonly launch: () => Promise<T>,
+    /** Starts an instance; `signal` aborts a start under way (the service is stopping). */
+    private readonly launch: (signal: AbortSignal) => Promise<T>,
     private readonly log: (line: string) => void,
     private readonly onChange: () => void = () => undefined,
-    private readonly backoff: Backoff = DEFAULT_BACKOFF,
   ) {
     this.status = { state: 'up', since: new Date().toISOString(), attempts: 0, restarts: 0, lastExit: null };
   }
 
   /** The first start; rejects if it fails (a dependency that never ran is a configuration problem). */
   async start(): Promise<T> {
-    const running = await this.launch();
+    const running = await this.launch(this.aborted.signal);
     this.watch(running);
     return running;
   }
@@ -56,10 +55,11 @@ export class SupervisedDependency<T extends RunningDependency = RunningDependenc
     return { ...this.status };
   }
 
-  /** Stops restarting it, waits for a restart under way, and stops it. */
+  /** Stops restarting it, cuts short a restart under way, and stops it. */
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
+    this.aborted.abort();
     await this.restart;
     await this.current?.stop();
     this.current = null;
@@ -70,6 +70,7 @@ export class SupervisedDependency<T extends RunningDependency = RunningDependenc
   kill(): void {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
+    this.aborted.abort();
     this.current?.kill();
   }
 
@@ -105,7 +106,7 @@ export class SupervisedDependency<T extends RunningDependency = RunningDependenc
     this.update({ attempts: attempt });
     let running: RunningDependency;
     try {
-      running = await this.launch();
+      running = await this.launch(this.aborted.signal);
     } catch (err) {
       if (this.stopping) return;
       this.failures += 1;
@@ -125,7 +126,7 @@ export class SupervisedDependency<T extends RunningDependency = RunningDependenc
   }
 
   private nextDelay(): number {
-    return Math.min(this.backoff.firstMs * 2 ** (this.failures - 1), this.backoff.maxMs);
+    return Math.min(FIRST_BACKOFF_MS * 2 ** (this.failures - 1), MAX_BACKOFF_MS);
   }
 
   private update(change: Partial<DependencyState>): void {

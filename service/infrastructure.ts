@@ -64,7 +64,7 @@ export async function startInfrastructure(
       };
       const supervised = new SupervisedDependency(
         'Temporal dev server',
-        () => startTemporalDevServer(options),
+        (signal) => startTemporalDevServer({ ...options, signal }),
         log,
         onChange,
       );

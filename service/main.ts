@@ -30,6 +30,8 @@ let api: SupervisedChild | null = null;
 let workers: SupervisedChild[] = [];
 let running = false;
 let stopping: Promise<void> | null = null;
+/** Set as the shutdown starts (before `stopping` holds its promise), for what the API is told. */
+let stopRequested = false;
 /** Past the drain, what stopping the rest may take before everything left is SIGKILLed. */
 const SHUTDOWN_MARGIN_MS = 30_000;
 /** After their grace period, how long the workers get to cancel what still runs (the SDK's own force time is 15 s). */
@@ -107,7 +109,7 @@ function supervise(
 /** What the API shows in /readyz and acts on (no new loops while stopping). */
 function serviceStatus(): ServiceStatus {
   return {
-    stopping: stopping !== null,
+    stopping: stopRequested,
     dependencies: {
       postgres: infra?.supervised.postgres?.state() ?? null,
       temporal: infra?.supervised.temporal?.state() ?? null,
@@ -217,6 +219,7 @@ function printBanner(config: Readonly<ServiceConfig>, infra: Infrastructure, add
  * SHUTDOWN_MARGIN_MS whatever is left is SIGKILLed and the exit code is 1.
  */
 function shutDown(code: number): Promise<void> {
+  if (!stopping) stopRequested = true;
   stopping ??= (async () => {
     const limitMs = graceSeconds * 1000 + SHUTDOWN_MARGIN_MS;
     log(

@@ -20,6 +20,8 @@ export interface TemporalDevServerOptions {
   uiPort: number;
   namespace: string;
   searchAttributes?: Record<string, string>;
+  /** Gives up waiting for it to be ready (and stops it): the service is stopping. */
+  signal?: AbortSignal;
 }
 
 export interface TemporalDevServer {
@@ -113,7 +115,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   const address = `127.0.0.1:${options.port}`;
   const stop = () => stopProcessGroup(child, exited);
   try {
-    await waitUntilReady(address, options.namespace, exited);
+    await waitUntilReady(address, options.namespace, exited, options.signal);
   } catch (error) {
     await stop();
     // The first line says why (with the CLI's last line, e.g. the port in use); the command and output follow.
@@ -158,15 +160,27 @@ export async function ensureSearchAttributes(
 }
 
 // Ready = the frontend answers and our namespace is registered.
-async function waitUntilReady(address: string, namespace: string, exited: Promise<void>): Promise<void> {
+async function waitUntilReady(
+  address: string,
+  namespace: string,
+  exited: Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
   let hasExited = false;
   void exited.then(() => (hasExited = true));
   const deadline = Date.now() + READY_TIMEOUT_MS;
   let lastError: unknown;
   while (Date.now() < deadline) {
     if (hasExited) throw new Error('the process exited');
+    if (signal?.aborted) throw new Error('the service is stopping');
     try {
-      const connection = await Connection.connect({ address, connectTimeout: '2s' });
+      // A fresh subchannel each time: grpc-js shares subchannels by address across a process, and one that
+      // failed (the port was held, or nothing listened) waits out a backoff of up to 2 min before it tries again.
+      const connection = await Connection.connect({
+        address,
+        connectTimeout: '2s',
+        channelArgs: { 'grpc.use_local_subchannel_pool': 1 },
+      });
       try {
         await connection.workflowService.describeNamespace({ namespace });
         return;

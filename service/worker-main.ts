@@ -38,7 +38,11 @@ async function main(): Promise<void> {
       ? 'loops and their record writes, no commands'
       : `${role === 'all' ? 'loops and ' : ''}up to ${activityConcurrency} activities at once ${sandboxed}`;
   console.log(`worker ready on task queue ${config.temporal.taskQueue}: ${runs}`);
-  announceDrain(worker, config.worker.shutdownGraceSeconds);
+  announceDrain(
+    worker,
+    config.worker.shutdownGraceSeconds,
+    role === 'workflows' ? 'record writes' : 'makers, gates, reviews',
+  );
   // Started by `npm start`: stop (draining) if it was killed.
   stopWhenOrphaned(() => worker.shutdown());
   await worker.run();
@@ -52,14 +56,14 @@ async function main(): Promise<void> {
 }
 
 /** One line at the first SIGINT/SIGTERM: what the drain waits for, and how long at most. */
-function announceDrain(worker: Worker, graceSeconds: number): void {
+function announceDrain(worker: Worker, graceSeconds: number, kinds: string): void {
   let announced = false;
   const announce = (signal: string) => {
     if (announced) return;
     announced = true;
-    const running = worker.getStatus().numInFlightNonLocalActivities;
+    const running = worker.getStatus().numInFlightActivities;
     console.log(
-      `${signal}: draining; ${running} running activit${running === 1 ? 'y' : 'ies'} (makers, gates, reviews) may finish ` +
+      `${signal}: draining; ${running} running activit${running === 1 ? 'y' : 'ies'} (${kinds}) may finish ` +
         `for up to ${graceSeconds} s (SHUTDOWN_GRACE_SECONDS), then are cancelled and run again after the restart`,
     );
   };

@@ -33,8 +33,10 @@ function launcher() {
     pending: null as ((outcome: 'start' | 'fail') => void) | null,
     /** Hold the next attempt until `pending` is called. */
     hold: false,
-    launch: async (): Promise<Fake> => {
+    signal: null as AbortSignal | null,
+    launch: async (signal: AbortSignal): Promise<Fake> => {
       control.launches += 1;
+      control.signal = signal;
       if (control.hold) {
         const outcome = await new Promise<'start' | 'fail'>((resolve) => (control.pending = resolve));
         if (outcome === 'fail') throw new Error('held start failed');
@@ -126,7 +128,7 @@ test('the wait never exceeds 30 s', async () => {
   expect(lines.slice(-2).map((l) => l.replace(/.*; next attempt in /, ''))).toEqual(['30s', '30s']);
 });
 
-test('stopping during the wait starts nothing more; stopping during an attempt stops what it started', async () => {
+test('stopping during the wait starts nothing more; stopping during an attempt aborts it and stops what it started', async () => {
   const waiting = launcher();
   const pg = new SupervisedDependency('PostgreSQL', waiting.launch, () => undefined);
   await pg.start();
@@ -147,7 +149,8 @@ test('stopping during the wait starts nothing more; stopping during an attempt s
   let stopped = false;
   const stopping = dev.stop().then(() => (stopped = true));
   await jest.advanceTimersByTimeAsync(0);
-  expect(stopped).toBe(false); // waits for the attempt under way
+  expect(stopped).toBe(false); // the attempt under way is told to give up, and waited for
+  expect(starting.signal!.aborted).toBe(true);
   starting.pending!('start');
   await stopping;
   expect(starting.started.map((d) => d.stopped)).toEqual([false, true]);
