@@ -72,6 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     temporal: deps.temporal,
     taskQueue: deps.taskQueue,
     policy: deps.policy ?? DEFAULT_API_POLICY,
+    serviceStatus: deps.serviceStatus ?? (() => null),
   };
   await app.register(healthRoutes, routeDeps);
   await app.register(loopRoutes, routeDeps);

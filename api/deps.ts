@@ -4,6 +4,7 @@ import type { SandboxLimitsStatus } from '../activities/sandbox/limits';
 import type { ServiceConfig } from '../config/service-config';
 import type { PrismaClient } from '../store/db';
 import type { OperatorPolicy } from '../domain/operator-policy';
+import type { ServiceStatus } from './service-status';
 
 // What the API is built from, below the app and its routes so they both import it (service/api-main.ts
 // injects the real clients; tests inject their own).
@@ -19,6 +20,8 @@ export interface AppDeps {
   rateLimit?: { max: number; timeWindowMs: number };
   /** The operator's switches the API enforces (repository sources, decision rules, sandbox status). */
   policy?: ApiPolicy;
+  /** What `npm start` says of the service as a whole (api/service-status.ts); absent or null: nothing said. */
+  serviceStatus?: () => ServiceStatus | null;
 }
 
 export type ApiPolicy = Pick<ServiceConfig, 'repositories' | 'decisions'> & {
@@ -79,4 +82,5 @@ export interface RouteDeps {
   temporal: Client;
   taskQueue: string;
   policy: ApiPolicy;
+  serviceStatus: () => ServiceStatus | null;
 }

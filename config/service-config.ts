@@ -58,6 +58,12 @@ export const envSchema = z.object({
   WORKER_ROLE: z.enum(['all', 'workflows', 'activities']).default('all'),
   /** Makers, gates, reviews and git steps one worker runs at once; default 4 per core (they mostly wait on their processes). */
   WORKER_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).optional(),
+  /**
+   * On SIGTERM a worker takes no new work and lets the makers, gates and reviews it runs finish for this
+   * long before it cancels them (they run again after the restart). `npm start` gives up on the whole
+   * shutdown this plus 30 s after the signal.
+   */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
   API_HOST: z.string().min(1).default('127.0.0.1'),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LLM_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
@@ -242,7 +248,12 @@ export interface ServiceConfig {
     uiUrl?: string;
     maxCachedWorkflows: number;
   };
-  worker: { role: 'all' | 'workflows' | 'activities'; activityConcurrency: number };
+  worker: {
+    role: 'all' | 'workflows' | 'activities';
+    activityConcurrency: number;
+    /** How long running activities may finish after SIGTERM before they are cancelled. */
+    shutdownGraceSeconds: number;
+  };
   api: { host: string; port: number; rateLimit: { max: number; timeWindowMs: number } };
   /** The OpenAI-compatible endpoint: the reviewer, triage, and the built-in maker with provider "openai". */
   llm: { baseUrl: string; apiKey: string; model: string; timeoutSeconds: number; repairAttempts: number };
@@ -336,6 +347,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
     worker: {
       role: e.WORKER_ROLE,
       activityConcurrency: e.WORKER_ACTIVITY_CONCURRENCY ?? 4 * os.availableParallelism(),
+      shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     },
     api: {
       host: e.API_HOST,

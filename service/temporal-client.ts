@@ -7,7 +7,9 @@ import { ensureSearchAttributes } from './temporal-dev-server';
  * When this process traces (telemetry/tracing.ts, started first), its calls carry trace context.
  */
 export async function connectTemporalClient(address: string, namespace: string): Promise<Client> {
-  const connection = await Connection.connect({ address });
+  // After an outage (a restarted dev server) the channel tries again within 5 s, not grpc-js's default of up
+  // to 2 min between attempts, so the API answers soon after Temporal is back.
+  const connection = await Connection.connect({ address, channelArgs: { 'grpc.max_reconnect_backoff_ms': 5000 } });
   await ensureSearchAttributes(connection, namespace);
   return new Client({ connection, namespace, interceptors: { workflow: workflowClientInterceptors() } });
 }

@@ -20,13 +20,22 @@ export interface TemporalDevServerOptions {
   uiPort: number;
   namespace: string;
   searchAttributes?: Record<string, string>;
+  /** Gives up waiting for it to be ready (and stops it): the service is stopping. */
+  signal?: AbortSignal;
 }
 
 export interface TemporalDevServer {
   /** gRPC frontend, host:port. */
   address: string;
   uiUrl: string;
+  /** The CLI's pid (the leader of its own process group). */
+  pid: number;
+  /** Resolves when the CLI exits, for whatever reason, with how it ended ("signal SIGKILL"). */
+  exited: Promise<string>;
+  /** SIGTERM to its process group, SIGKILL after STOP_GRACE_MS; at once if it has exited. */
   stop(): Promise<void>;
+  /** SIGKILL to its process group now (the SQLite file's write-ahead log keeps what was committed). */
+  kill(): void;
 }
 
 /** config.temporal.cliPath, else the project-local install, else `temporal` on PATH. */
@@ -89,13 +98,14 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   };
   child.stdout?.on('data', remember);
   child.stderr?.on('data', remember);
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
+  const exitedHow = new Promise<string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `code ${code}`));
     child.once('error', (error) => {
       output.push(`spawn error: ${error.message}\n`);
-      resolve();
+      resolve(`spawn error: ${error.message}`);
     });
   });
+  const exited = exitedHow.then(() => undefined);
 
   // A service that dies without stopping it (an uncaught error, process.exit) still takes it along.
   const killOnExit = () => signalGroup(child, 'SIGTERM');
@@ -105,14 +115,24 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   const address = `127.0.0.1:${options.port}`;
   const stop = () => stopProcessGroup(child, exited);
   try {
-    await waitUntilReady(address, options.namespace, exited);
+    await waitUntilReady(address, options.namespace, exited, options.signal);
   } catch (error) {
     await stop();
+    // The first line says why (with the CLI's last line, e.g. the port in use); the command and output follow.
+    const last = output.join('').trim().split('\n').at(-1)?.trim().slice(0, 300);
     throw new Error(
-      `Temporal dev server (${options.cliPath} ${args.join(' ')}) did not start: ${(error as Error).message}\n${output.join('')}`,
+      `Temporal dev server did not start on ${address}: ${(error as Error).message}${last ? ` (${last})` : ''}\n` +
+        `${options.cliPath} ${args.join(' ')}\n${output.join('')}`,
     );
   }
-  return { address, uiUrl: `http://127.0.0.1:${options.uiPort}`, stop };
+  return {
+    address,
+    uiUrl: `http://127.0.0.1:${options.uiPort}`,
+    pid: child.pid!,
+    exited: exitedHow,
+    stop,
+    kill: () => signalGroup(child, 'SIGKILL'),
+  };
 }
 
 /**
@@ -140,15 +160,27 @@ export async function ensureSearchAttributes(
 }
 
 // Ready = the frontend answers and our namespace is registered.
-async function waitUntilReady(address: string, namespace: string, exited: Promise<void>): Promise<void> {
+async function waitUntilReady(
+  address: string,
+  namespace: string,
+  exited: Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
   let hasExited = false;
   void exited.then(() => (hasExited = true));
   const deadline = Date.now() + READY_TIMEOUT_MS;
   let lastError: unknown;
   while (Date.now() < deadline) {
     if (hasExited) throw new Error('the process exited');
+    if (signal?.aborted) throw new Error('the service is stopping');
     try {
-      const connection = await Connection.connect({ address, connectTimeout: '2s' });
+      // A fresh subchannel each time: grpc-js shares subchannels by address across a process, and one that
+      // failed (the port was held, or nothing listened) waits out a backoff of up to 2 min before it tries again.
+      const connection = await Connection.connect({
+        address,
+        connectTimeout: '2s',
+        channelArgs: { 'grpc.use_local_subchannel_pool': 1 },
+      });
       try {
         await connection.workflowService.describeNamespace({ namespace });
         return;

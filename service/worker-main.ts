@@ -8,10 +8,12 @@ import { startMetricsServer } from '../telemetry/metrics-server';
 import { enableProcessMetrics, processRegistry } from '../telemetry/registry';
 import { startConfiguredTracing } from '../telemetry/tracing';
 import { stopWhenOrphaned } from './parent-watch';
+import type { Worker } from '@temporalio/worker';
 import { createLoopWorker } from './worker';
 
 // Worker process (docker-compose `loop-worker` and `worker`, by WORKER_ROLE; the tests' killable worker). Scale out by running more.
-// The Temporal worker shuts down gracefully on SIGINT/SIGTERM by itself.
+// The Temporal SDK drains the worker on SIGINT/SIGTERM by itself (its runtime's signal handlers), within
+// SHUTDOWN_GRACE_SECONDS (service/worker.ts); this process says so and what it waits for.
 async function main(): Promise<void> {
   const config = loadConfig();
   enableProcessMetrics('worker');
@@ -41,6 +43,11 @@ async function main(): Promise<void> {
       ? 'loops and their record writes, no commands'
       : `${role === 'all' ? 'loops and ' : ''}up to ${activityConcurrency} activities at once ${sandboxed}`;
   console.log(`worker ready on task queue ${config.temporal.taskQueue}: ${runs}`);
+  announceDrain(
+    worker,
+    config.worker.shutdownGraceSeconds,
+    role === 'workflows' ? 'record writes' : 'makers, gates, reviews',
+  );
   // Started by `npm start`: stop (draining) if it was killed.
   stopWhenOrphaned(() => worker.shutdown());
   await worker.run();
@@ -51,6 +58,21 @@ async function main(): Promise<void> {
   // The last spans (the activities the worker drained) leave before the process does.
   await tracing?.shutdown();
   await metrics?.close();
+}
+
+/** One line at the first SIGINT/SIGTERM: what the drain waits for, and how long at most. */
+function announceDrain(worker: Worker, graceSeconds: number, kinds: string): void {
+  let announced = false;
+  const announce = (signal: string) => {
+    if (announced) return;
+    announced = true;
+    const running = worker.getStatus().numInFlightActivities;
+    console.log(
+      `${signal}: draining; ${running} running activit${running === 1 ? 'y' : 'ies'} (${kinds}) may finish ` +
+        `for up to ${graceSeconds} s (SHUTDOWN_GRACE_SECONDS), then are cancelled and run again after the restart`,
+    );
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => announce(signal));
 }
 
 main().catch((err: unknown) => {

@@ -13,6 +13,9 @@ import { activityTracingInterceptors, workflowTracingSinks } from '../telemetry/
 import { workflowCode } from './workflow-bundle';
 import { startWorkspaceJanitor } from './workspace-janitor';
 
+/** After the grace period, how long cancelled activities get to stop and record themselves. */
+const SHUTDOWN_FORCE_AFTER_GRACE_SECONDS = 15;
+
 /**
  * A worker for the loop task queue, bound to Postgres and config. Its role (WORKER_ROLE) decides what it
  * polls: `workflows` runs loops and their record writes (local activities) and no heavy activity, so a
@@ -25,7 +28,7 @@ export async function createLoopWorker(options: {
   prisma: PrismaClient;
   temporalAddress: string;
 }): Promise<{ worker: Worker; connection: NativeConnection; sandbox: Sandbox }> {
-  const { role, activityConcurrency } = options.config.worker;
+  const { role, activityConcurrency, shutdownGraceSeconds } = options.config.worker;
   // A worker that cannot confine untrusted commands takes none (unless SANDBOX=none says otherwise); one
   // that runs only loops and their record writes runs no command.
   const sandbox = createSandbox(options.config);
@@ -60,6 +63,11 @@ export async function createLoopWorker(options: {
     // loop stops its gate or agent within seconds, not at the SDK's default of up to 30 s.
     defaultHeartbeatThrottleInterval: '2s',
     maxHeartbeatThrottleInterval: '2s',
+    // Drain (SIGTERM, or worker.shutdown()): no new tasks; running makers, gates and reviews finish within
+    // the grace period, then are cancelled (a maker records its run as INTERRUPTED) and run again after the
+    // restart. Past the force time the worker gives up on activities that ignore their cancellation.
+    shutdownGraceTime: shutdownGraceSeconds * 1000,
+    shutdownForceTime: (shutdownGraceSeconds + SHUTDOWN_FORCE_AFTER_GRACE_SECONDS) * 1000,
   });
   // Workspaces live where the heavy activities run.
   if (role !== 'workflows')

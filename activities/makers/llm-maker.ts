@@ -108,6 +108,18 @@ export class ProviderCallError extends Error {
   }
 }
 
+/** The run was cancelled (its activity was): the calls it had made by then, so they can be recorded. */
+export class LlmMakerCancelled extends Error {
+  override readonly name = 'LlmMakerCancelled';
+
+  constructor(
+    readonly calls: ModelCallRecord[],
+    options?: { cause?: unknown },
+  ) {
+    super('the built-in maker was cancelled', options);
+  }
+}
+
 const MODEL_CALL_HEARTBEAT_MS = 5_000;
 
 function systemPrompt(allowedCommands: string[][]): string {
@@ -146,6 +158,16 @@ export async function runLlmMaker(options: LlmMakerOptions): Promise<LlmMakerRes
   if (!Number.isInteger(options.maxSteps) || options.maxSteps < 1) {
     throw new Error(`maxSteps must be a positive integer, got ${options.maxSteps}`);
   }
+  const calls: ModelCallRecord[] = [];
+  try {
+    return await runSteps(options, calls);
+  } catch (error) {
+    if (options.signal?.aborted) throw new LlmMakerCancelled(calls, { cause: error });
+    throw error;
+  }
+}
+
+async function runSteps(options: LlmMakerOptions, calls: ModelCallRecord[]): Promise<LlmMakerResult> {
   const model = createModel(options);
   const tools = declaredTools(options.allowedCommands);
   const ctx: ToolContext = {
@@ -156,7 +178,6 @@ export async function runLlmMaker(options: LlmMakerOptions): Promise<LlmMakerRes
     signal: options.signal,
     heartbeat: options.heartbeat,
   };
-  const calls: ModelCallRecord[] = [];
   const toolCalls: LlmMakerResult['toolCalls'] = [];
   const messages: ModelMessage[] = [{ role: 'user', content: options.prompt }];
   let finalMessage = '';
@@ -254,8 +275,11 @@ async function callModel(
       toolCalls: result.toolCalls as ModelToolCall[],
     };
   } catch (error) {
-    // Activity cancellation is not a provider failure: let it through as it is.
-    if (options.signal?.aborted) throw error;
+    // Activity cancellation is not a provider failure: the call is recorded as cut short, the cancel goes on.
+    if (options.signal?.aborted) {
+      record({ outcome: 'cancelled' });
+      throw error;
+    }
     throw providerCallError(error, timeout.aborted, options, record, calls);
   } finally {
     clearInterval(heartbeat);

@@ -12,7 +12,8 @@ import { childEnvironment } from '../process/child-environment';
 import { runCommand } from '../process/run-command';
 import { modelCallCost } from '../usage';
 import { agentProcessFields, agentRunOutcome } from './agent-process-record';
-import { ProviderCallError, runLlmMaker, type ModelCallRecord } from './llm-maker';
+import { LlmMakerCancelled, ProviderCallError, runLlmMaker, type ModelCallRecord } from './llm-maker';
+import { interruptionCause } from '../interruption';
 import { parseAgentUsage, type AgentUsage } from './presets';
 import { readPartialUsage } from './partial-usage';
 import { isPresetBackend } from '../../domain/maker-presets';
@@ -121,13 +122,18 @@ export async function runAgent(deps: ActivityDeps, run: AgentRun): Promise<Agent
     run.maker.backend,
     run.stateDir,
   );
+  const fields = agentProcessFields(deps.config, run.maker.backend, result, usage);
+  // Cut short by a worker shutdown (or a lost attempt) rather than by the loop: it runs again.
+  const interrupted = result.timeoutStatus === 'CANCELLED' ? interruptionCause() : null;
   const recorded = early(
     recordExecution(deps, {
       loopId: run.loopId,
       iterationSeq: run.sequence,
       role: 'maker',
-      ...agentProcessFields(deps.config, run.maker.backend, result, usage),
-      ...agentRunOutcome(result, usage),
+      ...fields,
+      ...(interrupted
+        ? { outcome: 'INTERRUPTED', detail: interruptedDetail(interrupted, fields.latencyMs) }
+        : agentRunOutcome(result, usage)),
     }),
   );
   if (result.timeoutStatus === 'CANCELLED' || result.spawnError) await recorded;
@@ -208,12 +214,26 @@ async function runBuiltInAgent(deps: ActivityDeps, run: AgentRun, settings: LlmM
     );
     return { exitCode: null, timeoutStatus: 'COMPLETED', recorded: Promise.resolve() };
   } catch (err) {
+    if (err instanceof LlmMakerCancelled) {
+      // What it spent before the cancel counts; the session says it was cut short and why.
+      await record(err.calls);
+      const interrupted = interruptionCause();
+      await (interrupted
+        ? session('INTERRUPTED', interruptedDetail(interrupted, Date.now() - started))
+        : session('CANCELLED', 'the loop was cancelled'));
+      throw new CancelledFailure('the maker was cancelled');
+    }
     if (!(err instanceof ProviderCallError)) throw err;
     await record(err.calls);
     await session(err.status ? `HTTP_${err.status}` : 'PROVIDER_ERROR', err.message.slice(0, 2000));
     // 429/5xx: the activity retry policy backs off and tries again; 401/403 and other 4xx cannot recover.
     throw ApplicationFailure.create({ type: 'MakerProviderError', message: err.message, nonRetryable: !err.retryable });
   }
+}
+
+/** An interrupted run's detail: why, after how long, and that the attempt runs again. */
+function interruptedDetail(cause: string, ranMs: number): string {
+  return `stopped after ${Math.round(ranMs / 1000)} s: ${cause}; the attempt runs again`;
 }
 
 /** The loop's gate commands: an agent may run these, so it can check its work as the judge will. */

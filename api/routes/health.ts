@@ -4,6 +4,7 @@ import type { RouteDeps } from '../deps';
 import { ping } from '../../store/db';
 import { describeDatabaseError } from '../../store/database-errors';
 import { agentInventory } from '../agent-inventory';
+import { serviceStatusSchema } from '../service-status';
 
 const checkSchema = z.object({ ok: z.boolean(), error: z.string().optional() });
 const limitsSchema = z.object({
@@ -34,6 +35,11 @@ const agentStatusSchema = z.object({
 const healthSchema = z.object({
   status: z.enum(['ok', 'unavailable']),
   checks: z.object({ postgres: checkSchema, temporal: checkSchema }),
+  /**
+   * Under `npm start`: whether the service is stopping, and the state of the PostgreSQL and Temporal dev
+   * server it runs (up, or restarting since when, after how many attempts); null when run on its own.
+   */
+  service: serviceStatusSchema.nullable(),
   sandbox: sandboxSchema,
   /** null while PostgreSQL, which holds the checks, cannot be read. */
   agents: z.array(agentStatusSchema).nullable(),
@@ -100,7 +106,8 @@ export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (typed, deps
     typed.get(url, {
       schema: {
         tags: ['health'],
-        summary: 'Readiness: checks PostgreSQL and Temporal, each within 1.5 s',
+        summary:
+          'Readiness: checks PostgreSQL and Temporal, each within 1.5 s, and (under npm start) whether the service is stopping',
         security: [],
         response: { 200: healthSchema, 503: healthSchema },
       },
@@ -114,12 +121,14 @@ export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (typed, deps
             ),
           ),
         ]);
-        const ok = postgres.ok && temporal.ok;
+        const service = deps.serviceStatus();
+        // A stopping service takes no new loops: a load balancer should send them elsewhere.
+        const ok = postgres.ok && temporal.ok && !service?.stopping;
         const sandbox = sandboxStatus(deps.policy.sandbox);
         const agents = postgres.ok ? await agentStatus(deps) : null;
         return reply
           .code(ok ? 200 : 503)
-          .send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, temporal }, sandbox, agents });
+          .send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, temporal }, service, sandbox, agents });
       },
     });
   }

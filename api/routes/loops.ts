@@ -18,6 +18,7 @@ import { DECISION_REFUSALS, SUBMIT_LOOP_REFUSALS } from '../refusal-rules';
 import { checkRepositorySource } from '../repository-policy';
 import { applyOperatorPolicy } from '../operator-policy';
 import { checkFreeDisk } from '../disk-guard';
+import { refuseWhileStopping } from '../service-status';
 import { loadLoop } from '../load-loop';
 import { cancelLoop } from '../loop-cancellation';
 import { recordRunEndedOutside } from '../run-ended-outside';
@@ -57,6 +58,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
       },
     },
     handler: async (request, reply) => {
+      refuseWhileStopping(deps);
       checkRepositorySource(policy, request.body);
       checkDeadlineDefault(policy, request.body);
       const body = applyOperatorPolicy(policy, request.body);

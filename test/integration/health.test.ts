@@ -1,7 +1,10 @@
 import { Client, Connection } from '@temporalio/client';
 import { buildApp } from '../../api/app';
+import { createApiKey } from '../../api/auth/api-keys';
+import type { ServiceStatus } from '../../api/service-status';
 import { useTestDatabase } from '../support/database';
 import { freePort } from '../support/free-port';
+import { loopRequest } from '../support/loop-request';
 import { outageProxy } from '../support/outage-proxy';
 
 // /healthz during an outage: each dependency is probed within a deadline, so the answer comes (503,
@@ -89,5 +92,48 @@ test('liveness stays 200 through a Temporal outage; readiness is 503 during it a
       .catch(() => undefined);
     await connection.close();
     await proxy.down();
+  }
+});
+
+test('under npm start /readyz shows the state of the supervised PostgreSQL and dev server; a stopping service is not ready and takes no new loops', async () => {
+  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  const up = { state: 'up' as const, since: '2030-01-01T00:00:00.000Z', attempts: 0, restarts: 0, lastExit: null };
+  let status: ServiceStatus = {
+    stopping: false,
+    dependencies: {
+      postgres: up,
+      temporal: { ...up, since: '2030-01-01T00:01:07.000Z', restarts: 1, lastExit: 'signal SIGKILL' },
+    },
+  };
+  const app = await buildApp({
+    prisma: db.prisma,
+    temporal: new Client({ connection }),
+    taskQueue: 'q',
+    logLevel: 'warn',
+    serviceStatus: () => status,
+  });
+  try {
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as any).service).toEqual(status);
+
+    status = { ...status, stopping: true };
+    const stopping = await fetch(`${url}/readyz`);
+    expect(stopping.status).toBe(503);
+    expect(((await stopping.json()) as any).service.stopping).toBe(true);
+    const { key } = await createApiKey(db.prisma, { name: 'submitter', role: 'submitter' });
+    const refused = await fetch(`${url}/v1/loops`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(loopRequest('/nowhere', ['true'])),
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('30');
+    expect(((await refused.json()) as any).message).toMatch(/^the service is shutting down and takes no new loops/);
+    expect(await db.prisma.loop.count()).toBe(0);
+  } finally {
+    await app.close();
+    await connection.close();
   }
 });

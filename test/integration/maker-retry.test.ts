@@ -1,6 +1,10 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { CancelledFailure } from '@temporalio/activity';
+import { ActivityCancellationDetails } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { freezeContract } from '../../activities/contract';
 import type { ActivityDeps } from '../../activities/deps';
@@ -147,4 +151,93 @@ test('an attempt its dying worker never recorded is recorded as INTERRUPTED when
     where: { loopId, role: 'maker', kind: 'AGENT_PROCESS' },
   });
   expect(outcomes.map((r) => r.outcome).sort()).toEqual(['EXIT_0', 'INTERRUPTED', 'INTERRUPTED']);
+});
+
+test('a maker its worker cancels at the end of the shutdown grace period is recorded INTERRUPTED, once', async () => {
+  const { loopId, activity } = await preparedLoop();
+  // A maker that runs until the process is stopped; it says when it has started.
+  const started = path.join(dir, `started-${loopId}`);
+  const held = makerInput(loopId, `touch ${started}; while :; do sleep 1; done`);
+  const run = inActivity(activity, () => runMaker(deps, held)).catch((err: unknown) => err);
+  for (let i = 0; i < 600 && !fs.existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
+  expect(fs.existsSync(started)).toBe(true);
+  activity.cancel('WORKER_SHUTDOWN', new ActivityCancellationDetails({ workerShutdown: true }));
+  expect(await run).toBeInstanceOf(CancelledFailure);
+  const [interrupted] = await db.prisma.executionRecord.findMany({ where: { loopId, role: 'maker' } });
+  expect(interrupted).toMatchObject({ kind: 'AGENT_PROCESS', provider: 'command', outcome: 'INTERRUPTED' });
+  expect(interrupted!.pid).toEqual(expect.any(Number));
+  expect(interrupted!.detail).toMatch(
+    /^stopped after \d+ s: its worker shut down and the grace period \(SHUTDOWN_GRACE_SECONDS\) ran out; the attempt runs again$/,
+  );
+
+  // The next attempt (after the restart) finds that run recorded and adds only its own.
+  const retry = new MockActivityEnvironment({
+    attempt: 2,
+    workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' },
+  });
+  await inActivity(retry, () =>
+    runMaker(deps, makerInput(loopId, `printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`)),
+  );
+  const records = await db.prisma.executionRecord.findMany({
+    where: { loopId, role: 'maker', kind: 'AGENT_PROCESS' },
+    orderBy: { createdAt: 'asc' },
+  });
+  expect(records.map((r) => r.outcome)).toEqual(['INTERRUPTED', 'EXIT_0']);
+});
+
+test('a loop that cancels its maker gets a CANCELLED record, not an INTERRUPTED one', async () => {
+  const { loopId, activity } = await preparedLoop();
+  const started = path.join(dir, `started-${loopId}`);
+  const run = inActivity(activity, () =>
+    runMaker(deps, makerInput(loopId, `touch ${started}; while :; do sleep 1; done`)),
+  ).catch((err: unknown) => err);
+  for (let i = 0; i < 600 && !fs.existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
+  activity.cancel();
+  expect(await run).toBeInstanceOf(CancelledFailure);
+  const records = await db.prisma.executionRecord.findMany({ where: { loopId, role: 'maker' } });
+  expect(records.map((r) => r.outcome)).toEqual(['CANCELLED']);
+});
+
+test('a built-in maker cut short records the model calls it made, the cut one too, and an INTERRUPTED session', async () => {
+  // A model endpoint that takes the request and never answers: the maker is mid-call when its worker stops.
+  const requests: http.IncomingMessage[] = [];
+  const model = http.createServer((req) => void requests.push(req));
+  await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
+  const config = loadConfig({
+    DATA_DIR: dir,
+    SANDBOX: 'none',
+    LLM_BASE_URL: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`,
+    LLM_API_KEY: 'test-key',
+  });
+  const llmDeps = { ...deps, config };
+  try {
+    const { loopId, activity } = await preparedLoop();
+    const input = {
+      ...makerInput(loopId, ''),
+      maker: {
+        backend: 'llm' as const,
+        provider: 'openai' as const,
+        maxSteps: 5,
+        allowedCommands: [],
+        timeoutSeconds: 60,
+      },
+    };
+    const run = inActivity(activity, () => runMaker(llmDeps, input)).catch((err: unknown) => err);
+    for (let i = 0; i < 600 && requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(requests.length).toBe(1);
+    activity.cancel('WORKER_SHUTDOWN', new ActivityCancellationDetails({ workerShutdown: true }));
+    expect(await run).toBeInstanceOf(CancelledFailure);
+    const records = await db.prisma.executionRecord.findMany({
+      where: { loopId, role: 'maker' },
+      orderBy: { createdAt: 'asc' },
+    });
+    expect(records.map((r) => [r.kind, r.outcome, r.promptTokens])).toEqual([
+      ['MODEL_CALL', 'cancelled', null],
+      ['AGENT_SESSION', 'INTERRUPTED', null],
+    ]);
+    expect(records[1]!.detail).toMatch(/^stopped after \d+ s: its worker shut down and the grace period/);
+  } finally {
+    model.closeAllConnections();
+    await new Promise((resolve) => model.close(resolve));
+  }
 });

@@ -1,16 +1,22 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../support/free-port';
 import { alive, processesMatching, waitUntilNoProcessMatching } from '../support/processes';
+import {
+  outputUntil,
+  servicePorts,
+  serviceReady,
+  startService,
+  startServiceReady,
+  type ServiceProcess,
+} from '../support/service-process';
 
 // `npm start`'s process for real (dist/service/main.js with its embedded PostgreSQL and Temporal dev
 // server, and the API and two workers as its child processes): SIGTERM stops everything in order and
 // leaves no child; a worker that dies is restarted; a restart skips current migrations; children a
 // SIGKILLed run left behind are named at the next start instead of being attached to.
 
-const MAIN = path.resolve(__dirname, '../../dist/service/main.js');
 const dirs: string[] = [];
 /** Children of a SIGKILLed main (their command lines do not name the data directory). */
 const strays: number[] = [];
@@ -22,71 +28,8 @@ afterAll(() => {
   }
 });
 
-interface Service {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<number | null>;
-}
-
-async function ports() {
-  return {
-    API_PORT: String(await freePort()),
-    TEMPORAL_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
-    EMBEDDED_POSTGRES_PORT: String(await freePort()),
-  };
-}
-
-function start(dataDir: string, env: Record<string, string>): Service {
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      DATA_DIR: dataDir,
-      ...(process.env.TEMPORAL_CLI_PATH ? { TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH } : {}),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-/** Polls the service's output until `seen` holds; fails if the service exits first. */
-async function outputUntil(service: Service, seen: (output: string) => boolean): Promise<void> {
-  for (;;) {
-    if (seen(service.output())) return;
-    if (service.child.exitCode !== null) throw new Error(`the service exited:\n${service.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const ready = (service: Service) => outputUntil(service, (output) => output.includes('Inbox'));
-
-/**
- * Starts the service on free ports and waits until it is ready. A port found free can be taken by another
- * suite before the service binds it: that start is retried on other ports, like a restart.
- */
-async function startReady(dir: string): Promise<{ service: Service; env: Record<string, string> }> {
-  for (let attempt = 1; ; attempt++) {
-    const env = await ports();
-    const service = start(dir, env);
-    try {
-      await ready(service);
-      return { service, env };
-    } catch (err) {
-      if (attempt === 3 || !service.output().includes('address already in use')) throw err;
-      await service.exited;
-      await waitUntilNoProcessMatching(dir);
-    }
-  }
-}
-
 /** The Node processes main runs: `api`, `worker:workflows`, `worker:activities`, by pid. */
-function nodeChildren(service: Service): Array<{ pid: number; name: string }> {
+function nodeChildren(service: ServiceProcess): Array<{ pid: number; name: string }> {
   const lines = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(service.child.pid)], { encoding: 'utf8' })
     .trim()
     .split('\n');
@@ -112,7 +55,7 @@ function dataDir(): string {
 // server): the first run ends by SIGTERM, the restart finds the schema current, loses a worker and ends.
 test('SIGTERM stops the workers, the API, the dev server and PostgreSQL; the restart finds the schema current; a worker that dies is restarted, and SIGTERM still stops every child', async () => {
   const dir = dataDir();
-  const { service: first, env } = await startReady(dir);
+  const { service: first, env } = await startServiceReady(dir);
   expect(processesMatching(dir).length).toBeGreaterThanOrEqual(2); // postgres and the dev server
   const children = nodeChildren(first);
   expect(children.map((c) => c.name).sort()).toEqual(['api', 'worker:activities', 'worker:workflows']);
@@ -127,8 +70,8 @@ test('SIGTERM stops the workers, the API, the dev server and PostgreSQL; the res
   expect(children.map((c) => c.pid).filter(alive)).toEqual([]);
   await waitUntilNoProcessMatching(dir);
 
-  const second = start(dir, env);
-  await ready(second);
+  const second = startService(dir, env);
+  await serviceReady(second);
   expect(second.output()).toContain('database schema is current');
   const killed = nodeChildren(second).find((c) => c.name === 'worker:activities')!;
   process.kill(killed.pid, 'SIGKILL');
@@ -149,7 +92,7 @@ test('SIGTERM stops the workers, the API, the dev server and PostgreSQL; the res
 
 test('after a SIGKILL the next start names the port its orphaned PostgreSQL holds instead of attaching to it', async () => {
   const dir = dataDir();
-  const { service: crashed, env } = await startReady(dir);
+  const { service: crashed, env } = await startServiceReady(dir);
   const orphans = nodeChildren(crashed).map((c) => c.pid);
   strays.push(...orphans);
   crashed.child.kill('SIGKILL');
@@ -159,7 +102,7 @@ test('after a SIGKILL the next start names the port its orphaned PostgreSQL hold
   for (let i = 0; i < 600 && orphans.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 50));
   expect(orphans.filter(alive)).toEqual([]);
 
-  const next = start(dir, env);
+  const next = startService(dir, env);
   expect(await next.exited).toBe(1);
   expect(next.output()).toContain(`port ${env.EMBEDDED_POSTGRES_PORT} (EMBEDDED_POSTGRES_PORT) is already in use`);
   expect(next.output()).toContain('earlier run');
@@ -172,7 +115,7 @@ asRoot(
     const outer = fs.mkdtempSync(path.join(os.tmpdir(), 'service-lifecycle-private-'));
     dirs.push(outer);
     fs.chmodSync(outer, 0o700);
-    const service = start(path.join(outer, 'data'), await ports());
+    const service = startService(path.join(outer, 'data'), await servicePorts());
     expect(await service.exited).toBe(1);
     expect(service.output()).toContain(`cannot enter ${outer} (mode 700`);
     expect(service.output()).toContain(`chmod o+x ${outer}`);

@@ -67,6 +67,9 @@ export async function startLoopHarness(
     LLM_API_KEY: 'test-key',
     LLM_MODEL: 'scripted-reviewer',
     LOG_LEVEL: 'warn',
+    // Closing the harness cancels what still runs at once, as a clean-up should (the drain a SIGTERM
+    // otherwise allows is tested with the service itself: test/e2e/supervision.e2e.test.ts).
+    SHUTDOWN_GRACE_SECONDS: '0',
     ...sandboxTestEnvironment(),
     ...options.workerEnv,
   };

@@ -2,7 +2,12 @@ import fs from 'node:fs';
 import { testSandbox } from '../support/sandbox';
 import os from 'node:os';
 import path from 'node:path';
-import { ProviderCallError, runLlmMaker, type LlmMakerOptions } from '../../activities/makers/llm-maker';
+import {
+  LlmMakerCancelled,
+  ProviderCallError,
+  runLlmMaker,
+  type LlmMakerOptions,
+} from '../../activities/makers/llm-maker';
 import { executeWorkspaceTool, type ToolContext } from '../../activities/makers/workspace-tools';
 import { workspaceRoot } from '../../activities/makers/workspace-paths';
 import {
@@ -375,13 +380,15 @@ describe.each<Provider>(['openai', 'anthropic'])('built-in LLM maker over %s', (
     expect(result.calls[0]!.responseId).toBeNull();
   });
 
-  it('lets activity cancellation through as it is', async () => {
+  it('ends on activity cancellation with the calls made so far, the cut one last, so they can be recorded', async () => {
     server.enqueue({ kind: 'delay', ms: 5_000 });
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('activity cancelled')), 200);
     const error = await runLlmMaker(options({ signal: controller.signal })).catch((e: unknown) => e);
     expect(error).not.toBeInstanceOf(ProviderCallError);
-    expect(String(error)).toContain('activity cancelled');
+    expect(error).toBeInstanceOf(LlmMakerCancelled);
+    expect(String((error as LlmMakerCancelled).cause)).toContain('activity cancelled');
+    expect((error as LlmMakerCancelled).calls.map((c) => [c.outcome, c.promptTokens])).toEqual([['cancelled', null]]);
   });
 });
 

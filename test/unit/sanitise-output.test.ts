@@ -44,6 +44,8 @@ describe('API answers', () => {
         postgres: { ok: false, error: 'connect failed: postgres://loop:[REDACTED]@db/x' },
         temporal: { ok: false, error: 'unavailable (token [REDACTED])' },
       },
+      // Not run by `npm start`: no supervisor's word on the dependencies.
+      service: null,
       sandbox: { mode: 'bwrap', confined: true, note: 'makers, agents and gates run under bubblewrap', limits: null },
       // PostgreSQL, which holds the presets' checks, is down.
       agents: null,
