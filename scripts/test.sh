@@ -6,8 +6,6 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/setup.sh
-# The real coding-agent CLIs the presets run (npm registry, PyPI; pinned in config/agent-tools.json), installed
-# meanwhile: the e2e tier drives each one through a loop.
 mkdir -p .tools
 # Each jest run appends its counts here (test/support/totals-reporter.mjs); the last line sums them.
 export JEST_TOTALS_FILE="$ROOT/.tools/jest-totals.jsonl"
@@ -17,32 +15,45 @@ print_totals() {
     .map(JSON.parse).reduce((a, r) => ({ passed: a.passed + r.passed, failed: a.failed + r.failed }), { passed: 0, failed: 0 });
     console.log(`tests: ${t.passed} passed, ${t.failed} failed`)' "$JEST_TOTALS_FILE"
 }
+# Each step's header carries the seconds since the start, so a slow CI run shows where its time went.
+step() { echo "== $1 (at ${SECONDS} s)"; }
+# Downloads run in the background while the CPU-bound checks run: the real coding-agent CLIs the presets
+# run (npm registry, PyPI; pinned in config/agent-tools.json), driven through loops by the e2e tier;
+# Temporal's time-skipping test server for the workflow tier (Maven Central, pinned; jars and a launcher in
+# .tools/); Debian's chromium (the inbox is tested in a real headless browser) and gradle 4.4.1 (a Gradle
+# project goes through a loop; Gradle's own downloads are out of reach), one apt-get after the other; and
+# schemathesis (PyPI, pinned; a venv in .tools/), which fuzzes the API from its OpenAPI document.
 bash scripts/install-agents.sh > .tools/install-agents.log 2>&1 &
 AGENTS_INSTALL=$!
-# Workflow tests run on Temporal's time-skipping test server (Maven Central, pinned; jars and a launcher in .tools/).
-bash scripts/install-temporal-test-server.sh
-echo "== typecheck" && npx --no-install tsc -p tsconfig.json --noEmit
-echo "== lint" && npx --no-install eslint . && npx --no-install prettier --check --log-level warn .
+bash scripts/install-temporal-test-server.sh > .tools/install-test-server.log 2>&1 &
+TEST_SERVER_INSTALL=$!
+{ bash scripts/install-chromium.sh && bash scripts/install-gradle.sh && bash scripts/install-schemathesis.sh; } \
+  > .tools/install-tools.log 2>&1 &
+TOOLS_INSTALL=$!
+# A background step's log is shown once it is waited for, and in full if it failed.
+finish() { wait "$1" || { cat "$2"; exit 1; }; cat "$2"; }
+# tsc and ESLint are single-threaded: on two cores they run side by side.
+step "typecheck and lint"
+npx --no-install tsc -p tsconfig.json --noEmit &
+TYPECHECK=$!
+npx --no-install eslint . && npx --no-install prettier --check --log-level warn .
+wait "$TYPECHECK"
 # The fast tiers first: they need no build, database or Temporal server, so a failure shows in minutes.
 if [ "$#" -eq 0 ]; then
-  echo "== jest: unit" && npm run --silent test:unit
-  echo "== jest: workflow" && npm run --silent test:workflow
+  step "jest: unit" && npm run --silent test:unit
+  finish "$TEST_SERVER_INSTALL" .tools/install-test-server.log
+  step "jest: workflow" && npm run --silent test:workflow
 fi
-# The inbox page is tested in a real headless browser (Debian's chromium).
-bash scripts/install-chromium.sh
-# A Gradle project goes through a loop end to end (Debian's gradle 4.4.1; Gradle's own downloads are out of reach).
-bash scripts/install-gradle.sh
-# The API is fuzzed from its OpenAPI document by schemathesis (PyPI, pinned; a venv in .tools/).
-bash scripts/install-schemathesis.sh
-echo "== build" && npm run --silent build
-wait "$AGENTS_INSTALL" || { cat .tools/install-agents.log; exit 1; }
-cat .tools/install-agents.log
+step "build" && npm run --silent build
+[ "$#" -eq 0 ] || finish "$TEST_SERVER_INSTALL" .tools/install-test-server.log
+finish "$TOOLS_INSTALL" .tools/install-tools.log
+finish "$AGENTS_INSTALL" .tools/install-agents.log
 if [ "$#" -gt 0 ]; then
-  echo "== jest $*" && npx --no-install jest "$@"
+  step "jest $*" && npx --no-install jest "$@"
   print_totals
   exit 0
 fi
 # One run for both, two files at a time: the platform (PostgreSQL, its migrated template, the Temporal dev
 # server) starts once, and neither tier's slowest file leaves a worker idle at its end.
-echo "== jest: integration and e2e" && npx --no-install jest --selectProjects integration e2e --maxWorkers=2
+step "jest: integration and e2e" && npx --no-install jest --selectProjects integration e2e --maxWorkers=2
 print_totals

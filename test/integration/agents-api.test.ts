@@ -33,7 +33,7 @@ beforeAll(async () => {
     prisma: db.prisma,
     temporal: new Client({ connection }),
     taskQueue: `unpolled-${Date.now()}`,
-    logLevel: 'warn',
+    logLevel: 'error',
     policy: {
       ...DEFAULT_API_POLICY,
       operator: { allowedMakerBackends: ['codex', 'llm'], agentNetwork: { codex: ['models.internal:8443'] } },

@@ -18,7 +18,7 @@ test('with Temporal unreachable /healthz answers 503: PostgreSQL ok, Temporal no
     prisma: db.prisma,
     temporal: new Client({ connection }),
     taskQueue: 'q',
-    logLevel: 'warn',
+    logLevel: 'error',
   });
   try {
     const answer = await fetch(`${await app.listen({ host: '127.0.0.1', port: 0 })}/healthz`);
@@ -45,7 +45,7 @@ test('with both up /healthz is 200', async () => {
     prisma: db.prisma,
     temporal: new Client({ connection }),
     taskQueue: 'q',
-    logLevel: 'warn',
+    logLevel: 'error',
   });
   try {
     const answer = await fetch(`${await app.listen({ host: '127.0.0.1', port: 0 })}/healthz`);
@@ -66,7 +66,7 @@ test('liveness stays 200 through a Temporal outage; readiness is 503 during it a
     prisma: db.prisma,
     temporal: new Client({ connection }),
     taskQueue: 'q',
-    logLevel: 'warn',
+    logLevel: 'error',
   });
   try {
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -109,7 +109,7 @@ test('under npm start /readyz shows the state of the supervised PostgreSQL and d
     prisma: db.prisma,
     temporal: new Client({ connection }),
     taskQueue: 'q',
-    logLevel: 'warn',
+    logLevel: 'error',
     serviceStatus: () => status,
   });
   try {
