@@ -11,8 +11,9 @@ mkdir -p .tools
 export JEST_TOTALS_FILE="$ROOT/.tools/jest-totals.jsonl"
 : > "$JEST_TOTALS_FILE"
 print_totals() {
-  node -e 'const t = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").filter(Boolean)
-    .map(JSON.parse).reduce((a, r) => ({ passed: a.passed + r.passed, failed: a.failed + r.failed }), { passed: 0, failed: 0 });
+  node -e 'const runs = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").filter(Boolean).map(JSON.parse);
+    for (const r of runs) console.log(`jest ${r.projects.join(" + ")}: ${r.passed} passed, ${r.failed} failed`);
+    const t = runs.reduce((a, r) => ({ passed: a.passed + r.passed, failed: a.failed + r.failed }), { passed: 0, failed: 0 });
     console.log(`tests: ${t.passed} passed, ${t.failed} failed`)' "$JEST_TOTALS_FILE"
 }
 # Each step's header carries the seconds since the start, so a slow CI run shows where its time went.
