@@ -347,15 +347,21 @@ async function recordIteration(
     committedDiff !== null ? Promise.resolve(committedDiff) : diffText(workspace, baseCommit, checkpointCommit),
     iterationFiles(workspace, startCommit, checkpoint),
   ]);
-  const updated = recordMakerResult(deps.prisma, input.loopId, input.sequence, {
-    checkpointCommit,
-    diffHash: sha256(cumulativeDiff),
-    changedFiles: files,
-    noChange: checkpoint === null,
-    makerExitCode: result.exitCode,
-    makerTimeoutStatus: result.timeoutStatus,
-    makerFinishedAt: new Date(),
-  });
+  const updated = recordMakerResult(
+    deps.prisma,
+    input.loopId,
+    input.sequence,
+    {
+      checkpointCommit,
+      diffHash: sha256(cumulativeDiff),
+      changedFiles: files,
+      noChange: checkpoint === null,
+      makerExitCode: result.exitCode,
+      makerTimeoutStatus: result.timeoutStatus,
+      makerFinishedAt: new Date(),
+    },
+    cumulativeDiff,
+  );
   return storedResult(deps, input, updated, cumulativeDiff === '');
 }
 

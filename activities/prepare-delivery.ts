@@ -115,18 +115,22 @@ async function replay(
     diffText(at.workspace, at.onto, commit),
     git(at.workspace, ['diff', '--name-only', '-z', '--end-of-options', at.onto, commit, '--']),
   ]);
-  await recordReplayedIteration(deps.prisma, {
-    loopId: input.loopId,
-    sequence: input.sequence + 1,
-    roundIteration: input.roundIteration,
-    contractVersion: input.contractVersion,
-    startCommit: at.onto,
-    checkpointCommit: commit,
-    diffHash: sha256(diff),
-    changedFiles: files.split('\0').filter(Boolean),
-    replayedFromBase: at.base,
-    replayedFromCheckpoint: at.checkpoint,
-  });
+  await recordReplayedIteration(
+    deps.prisma,
+    {
+      loopId: input.loopId,
+      sequence: input.sequence + 1,
+      roundIteration: input.roundIteration,
+      contractVersion: input.contractVersion,
+      startCommit: at.onto,
+      checkpointCommit: commit,
+      diffHash: sha256(diff),
+      changedFiles: files.split('\0').filter(Boolean),
+      replayedFromBase: at.base,
+      replayedFromCheckpoint: at.checkpoint,
+    },
+    diff,
+  );
   const row = await iterationAt(deps.prisma, input.loopId, input.sequence + 1);
   return replayedIteration(deps, input, at.workspace, row);
 }

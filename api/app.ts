@@ -14,6 +14,7 @@ import { inboxRoutes } from './routes/inbox';
 import { loopRoutes } from './routes/loops';
 import { mcpRoutes } from './routes/mcp';
 import { metricsRoutes } from './routes/metrics';
+import { diffRoutes } from './routes/diff';
 import { pauseRoutes } from './routes/pause';
 import { policyRoutes } from './routes/policy';
 import { timelineRoutes } from './routes/timeline';
@@ -77,6 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, routeDeps);
   await app.register(loopRoutes, routeDeps);
   await app.register(pauseRoutes, routeDeps);
+  await app.register(diffRoutes, routeDeps);
   await app.register(timelineRoutes, routeDeps);
   await app.register(eventRoutes, routeDeps);
   await app.register(escalationRoutes, routeDeps);

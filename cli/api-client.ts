@@ -45,6 +45,8 @@ export class ApiError extends CliError {
 export interface ApiAnswer<T> {
   status: number;
   body: T;
+  /** The answer's headers, for the plain-text routes that say more in them (the diff's iteration). */
+  headers?: Headers;
 }
 
 export interface RequestOptions {
@@ -102,7 +104,7 @@ export class ApiClient {
       throw this.connectionError(error, options.timeoutMs ?? this.timeoutMs);
     }
     if (!response.ok) throw apiError(response, text);
-    if (options.as === 'text') return { status: response.status, body: text as T };
+    if (options.as === 'text') return { status: response.status, body: text as T, headers: response.headers };
     try {
       return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
     } catch {

@@ -1,4 +1,5 @@
 import type { PendingWrite, PrismaClient } from './db';
+import { diffUpsert, storedDiff } from './iteration-diffs';
 
 // The Iteration row: one maker run and the checks of its checkpoint, each marked done once stored.
 
@@ -63,10 +64,18 @@ export async function recordReplayedIteration(
     replayedFromBase: string;
     replayedFromCheckpoint: string;
   },
+  /** The replayed change from the moved base. */
+  diff: string,
 ): Promise<void> {
   await db.$transaction([
     db.iteration.create({
-      data: { ...row, noChange: false, makerAttempts: 0, makerFinishedAt: new Date() },
+      data: {
+        ...row,
+        noChange: false,
+        makerAttempts: 0,
+        makerFinishedAt: new Date(),
+        diff: { create: storedDiff(diff) },
+      },
       select: { id: true },
     }),
     db.loop.update({ where: { id: row.loopId }, data: { baseCommit: row.startCommit }, select: { id: true } }),
@@ -91,7 +100,7 @@ export function recordMakerProcess(
   });
 }
 
-/** Stores the maker's result; the updated row is the result. */
+/** Stores the maker's result with the change from the base (`diff`); the updated row is the result. */
 export function recordMakerResult(
   db: PrismaClient,
   loopId: string,
@@ -105,8 +114,9 @@ export function recordMakerResult(
     makerTimeoutStatus: string;
     makerFinishedAt: Date;
   },
+  diff: string,
 ) {
-  return db.iteration.update({ where: at(loopId, sequence), data: result });
+  return db.iteration.update({ where: at(loopId, sequence), data: { ...result, diff: diffUpsert(diff) } });
 }
 
 export async function recordBacktrack(

@@ -93,8 +93,32 @@ test('PASS pushes the branch to the origin at the checkpoint; the patch applies 
   gitIn(checkout, 'clone', '--quiet', origin, '.');
   fs.writeFileSync(path.join(checkout, 'loop.patch'), patch);
   gitIn(checkout, 'apply', '--check', 'loop.patch');
+
+  // The same change as a diff from the base, which GET /diff served before delivery too.
+  const diff = await fetchDiff(id);
+  expect(diff.status).toBe(200);
+  expect(diff.headers.get('content-type')).toMatch(/^text\/x-diff/);
+  expect([diff.headers.get('x-iteration'), diff.headers.get('x-checkpoint')]).toEqual(['1', checkpoint]);
+  expect([diff.headers.get('x-diff-truncated'), diff.headers.get('x-diff-bytes')]).toEqual([
+    'false',
+    String(Buffer.byteLength(diff.text)),
+  ]);
+  expect(diff.text).toContain('+exports.sum = (a, b) => a + b;');
+  fs.writeFileSync(path.join(checkout, 'loop.diff'), diff.text);
+  gitIn(checkout, 'apply', '--check', 'loop.diff');
   fs.rmSync(checkout, { recursive: true, force: true });
+  expect((await fetchDiff(id, '?iteration=2')).status).toBe(404);
+  const refused = await fetchDiff(id, '?iteration=0');
+  expect(refused.status).toBe(400);
+  expect(refused.text).toContain('iteration');
 });
+
+async function fetchDiff(id: string, query = '') {
+  const res = await fetch(`${h.baseUrl}/v1/loops/${id}/diff${query}`, {
+    headers: { authorization: `Bearer ${h.keys.approver}` },
+  });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
 
 /** A loop held at its contract approval (workspace cloned, contract frozen), so the test can move `main` under it. */
 async function heldLoop(repo: string, steps: Record<string, { write: Record<string, string> }>) {
@@ -175,6 +199,14 @@ test('a base that moved cleanly under the change: the change is replayed onto it
   fs.writeFileSync(path.join(checkout, 'loop.patch'), patch);
   gitIn(checkout, 'apply', '--check', 'loop.patch');
   fs.rmSync(checkout, { recursive: true, force: true });
+  // The replayed iteration's change is from the moved base.
+  const diff = await fetchDiff(loop.id);
+  expect([diff.headers.get('x-iteration'), diff.headers.get('x-checkpoint')]).toEqual([
+    '2',
+    passed.iterations[1].checkpointCommit,
+  ]);
+  expect(diff.text).toContain('+exports.sum = (a, b) => a + b;');
+  expect(diff.text).not.toContain('CHANGELOG.md');
   recordHistory(loop.workflowId, 'base-moved-replayed-then-pass');
 });
 

@@ -568,9 +568,14 @@ test("a loop's view shows what it is and where it stands; amend from it (a refus
     );
     await shown(opened, view.locator('.report h4', { hasText: '6. Workspace' }));
     expect(await view.locator('.report').innerText()).toContain(SCRIPT_TITLE);
-    expect(await view.locator('.diff-section').innerText()).toMatch(
-      /^No patch yet: it is written when the loop is delivered/,
+    // Before delivery, the change the decision is about: iteration 1's diff from the base.
+    const change = view.locator('.diff-section');
+    await shown(opened, change.locator('pre.diff'));
+    expect(await change.locator('p').first().innerText()).toBe(
+      `Not delivered yet: the change from the base as of iteration 1 (checkpoint ${escalated.iterations[0].checkpointCommit} on engineering-loop/${escalated.id}). The patch is written when the loop is delivered (PASSED or APPROVED).`,
     );
+    expect(await change.locator('pre.diff').innerText()).toContain('+++ b/src/sum.js');
+    expect(await change.locator('pre.diff span.add').allTextContents()).toContain(`+${CORRECT_SUM}`);
     for (const name of ['Approve', 'Retry with guidance', 'Reject'])
       expect(await view.getByRole('button', { name }).isEnabled()).toBe(true);
 
@@ -659,6 +664,7 @@ test("a loop's view shows what it is and where it stands; amend from it (a refus
       `Bearer ${h.keys.approver}`,
     ]);
     expect(requests.filter((r) => r.path.endsWith('/patch'))).toHaveLength(1);
+    expect(requests.filter((r) => r.path.endsWith('/diff?iteration=1')).length).toBeGreaterThan(0);
     expect(problems).toEqual([consoleHttpError('403 (Forbidden)'), consoleHttpError('422 (Unprocessable Entity)')]);
   } finally {
     await context.close();

@@ -111,12 +111,13 @@ const apiError = (status: number, error: string, message: string) => ({
   body: { statusCode: status, error, message, requestId: 'req-7' },
 });
 
-test('lists the ten tools, each with its input schema', async () => {
+test('lists the eleven tools, each with its input schema', async () => {
   const client = await connect((await fakeApi()).api);
   const { tools } = await client.listTools();
   expect(tools.map((t) => t.name).sort()).toEqual([
     'cancel_loop',
     'decide_escalation',
+    'get_diff',
     'get_loop',
     'get_patch',
     'get_report',
@@ -195,6 +196,20 @@ test('decide_escalation posts the decision as the body; a malformed decision is 
   expect(notALoop.isError).toBe(true);
   expect(text(notALoop)).toMatch(/Invalid UUID.* at loopId/);
   expect(sent).toHaveLength(1);
+});
+
+test('get_diff reads the change before delivery, its iteration and whether it was cut from the headers', async () => {
+  const diff = 'diff --git a/src/sum.js b/src/sum.js\n+exports.sum = (a, b) => a + b;\n';
+  const { api, sent } = await fakeApi({
+    status: 200,
+    body: diff,
+    headers: { 'content-type': 'text/x-diff', 'x-iteration': '2', 'x-diff-truncated': 'false' },
+  });
+  const client = await connect(api);
+  const read = await call(client, 'get_diff', { loopId: LOOP, iteration: 2 });
+  expect(read.structuredContent).toEqual({ loopId: LOOP, iteration: 2, truncated: false, diff });
+  expect(text(read)).toBe(diff);
+  expect(sent.map((r) => [r.method, r.path])).toEqual([['GET', `/v1/loops/${LOOP}/diff?iteration=2`]]);
 });
 
 test('list_escalations, get_report, get_patch, cancel_loop and get_loop call their routes', async () => {
