@@ -2,6 +2,7 @@ import type { Command } from '../command';
 import { agentsCommand } from './agents';
 import { cancelCommand } from './cancel';
 import { decideCommand } from './decide';
+import { diffCommand } from './diff';
 import { listCommand } from './list';
 import { logsCommand } from './logs';
 import { mcpCommand } from './mcp';
@@ -20,6 +21,7 @@ export const COMMANDS: Command<unknown>[] = [
   showCommand,
   decideCommand,
   reportCommand,
+  diffCommand,
   cancelCommand,
   pauseCommand,
   resumeCommand,

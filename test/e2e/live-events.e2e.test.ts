@@ -131,6 +131,17 @@ test('every phase, command, verdict and escalation, across a worker restart; a c
 
   const escalationReport = await cli(['report', id, '--json']);
   expect(JSON.parse(escalationReport.stdout)).toMatchObject({ kind: 'ESCALATION', markdown: expect.any(String) });
+  // The change the decision is about, before delivery: the latest iteration's, or the one named.
+  const change = await cli(['diff', id]);
+  expect([change.code, change.stderr]).toEqual([0, '']);
+  expect(change.stdout).toMatch(/^diff --git a\//);
+  const firstChange = JSON.parse((await cli(['diff', id, '--iteration', '1', '--json'])).stdout);
+  expect(firstChange).toMatchObject({
+    loopId: id,
+    iteration: 1,
+    truncated: false,
+    diff: expect.stringMatching(/^diff --git/),
+  });
 
   const escalationId = (await h.request('GET', `/v1/loops/${id}`)).body.escalations[0].id;
   const decided = await h.request(
