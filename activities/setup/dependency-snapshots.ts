@@ -94,7 +94,12 @@ export async function takeSnapshot(
       made.push(output);
       if (output === 'node_modules') await linkWritable(at.checkout, path.join(staging, 'files', output));
     }
-    const meta: SnapshotMeta = { key: at.key, iterationSeq: at.iterationSeq, evidenceIds: at.evidenceIds, outputs: made };
+    const meta: SnapshotMeta = {
+      key: at.key,
+      iterationSeq: at.iterationSeq,
+      evidenceIds: at.evidenceIds,
+      outputs: made,
+    };
     await fs.writeFile(path.join(staging, 'meta.json'), `${JSON.stringify(meta)}\n`);
     await fs.chmod(staging, 0o755);
     // An earlier attempt of this verification may have published the same key meanwhile: either is set-up's.
@@ -125,7 +130,13 @@ export async function attachSnapshot(deps: SnapshotDeps, checkout: string, snaps
 
 /** Untracked or changed paths set-up left in the checkout, besides its kept outputs, rebuilt outputs and bytecode. */
 async function strayChanges(checkout: string, outputs: string[]): Promise<string[]> {
-  const status = await git(checkout, ['status', '--porcelain=v1', '-z', '--ignored=matching', '--untracked-files=normal']);
+  const status = await git(checkout, [
+    'status',
+    '--porcelain=v1',
+    '-z',
+    '--ignored=matching',
+    '--untracked-files=normal',
+  ]);
   return status
     .split('\0')
     .filter(Boolean)
@@ -185,5 +196,6 @@ async function prune(root: string, keep: string): Promise<void> {
     })),
   );
   used.sort((a, b) => b.at - a.at);
-  for (const { name } of used.slice(KEPT_PER_LOOP - 1)) await fs.rm(path.join(root, name), { recursive: true, force: true });
+  for (const { name } of used.slice(KEPT_PER_LOOP - 1))
+    await fs.rm(path.join(root, name), { recursive: true, force: true });
 }
