@@ -24,11 +24,12 @@ export interface CheckoutSetupOutcome {
 
 export async function setUpCheckout(deps: ActivityDeps, run: CheckoutSetupRun): Promise<CheckoutSetupOutcome> {
   if (run.plan.commands.length === 0) return { problem: null, readOnly: [] };
+  const started = new Date();
   const keyed = await checkoutSetupKey(run.workDir, run.plan, run.repoUrl);
   const found = keyed.key && (await findSnapshot(deps, run.loopId, keyed.key));
   if (found && (await attachSnapshot(deps, run.workDir, found))) {
     Context.current().heartbeat({ phase: run.phase, step: 'setup-snapshot' });
-    await recordReuse(deps, run, found);
+    await recordReuse(deps, run, found, started);
     return { problem: null, readOnly: [found.dir] };
   }
   const outcome = await runSetupCommands(deps, run);
@@ -45,8 +46,16 @@ export async function setUpCheckout(deps: ActivityDeps, run: CheckoutSetupRun): 
   return { problem: null, readOnly: typeof taken === 'string' ? [] : [taken.dir] };
 }
 
-/** One row per set-up command, REUSED: none ran; each names the snapshot and the set-up that made it. */
-async function recordReuse(deps: ActivityDeps, run: CheckoutSetupRun, snapshot: Snapshot): Promise<void> {
+/**
+ * One row per set-up command, REUSED: none ran; each names the snapshot and the set-up that made it, and
+ * spans the time keying, finding and linking the snapshot took.
+ */
+async function recordReuse(
+  deps: ActivityDeps,
+  run: CheckoutSetupRun,
+  snapshot: Snapshot,
+  started: Date,
+): Promise<void> {
   const now = new Date();
   const { key, iterationSeq, evidenceIds } = snapshot.meta;
   const stdout =
@@ -63,7 +72,7 @@ async function recordReuse(deps: ActivityDeps, run: CheckoutSetupRun, snapshot: 
       sourceDetail: `${command.detail}; reused snapshot ${key}`,
       command: command.argv,
       executionId: `snapshot:${key}`,
-      startTime: now,
+      startTime: started,
       endTime: now,
       exitCode: null,
       timeoutStatus: null,

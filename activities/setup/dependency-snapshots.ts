@@ -78,8 +78,11 @@ export async function takeSnapshot(
     restored: string[];
   },
 ): Promise<Snapshot | string> {
-  const outputs = at.plan.outputs.map((o) => o.replace(/\/$/, '')).filter(keptOutput);
-  const stray = (await strayChanges(at.checkout, outputs)).filter((f) => !at.restored.includes(f));
+  const installed = at.plan.outputs.map((o) => o.replace(/\/$/, '')).filter(keptOutput);
+  const left = (await strayChanges(at.checkout, installed)).filter((f) => !at.restored.includes(f));
+  // An editable install's metadata (setuptools writes it beside the package) is part of the install.
+  const outputs = [...installed, ...left.filter((f) => f.endsWith('.egg-info'))];
+  const stray = left.filter((f) => !outputs.includes(f));
   if (stray.length) return `set-up left ${stray.slice(0, 5).join(', ')} in the checkout`;
   const root = snapshotsDir(deps.config.cachesDir, at.loopId);
   const staging = path.join(root, `.staging-${randomUUID()}`);
@@ -90,6 +93,7 @@ export async function takeSnapshot(
     for (const output of outputs) {
       const from = path.join(at.checkout, output);
       if (!(await fs.lstat(from).catch(() => null))?.isDirectory()) continue;
+      await fs.mkdir(path.dirname(path.join(staging, 'files', output)), { recursive: true, mode: 0o755 });
       await move(from, path.join(staging, 'files', output));
       made.push(output);
       if (output === 'node_modules') await linkWritable(at.checkout, path.join(staging, 'files', output));
@@ -116,11 +120,14 @@ export async function takeSnapshot(
 
 /**
  * Links each of the snapshot's outputs into a fresh checkout. False (and nothing linked) when the
- * checkout already has something there: then it is set up as usual.
+ * checkout already has something there, or lacks the directory it goes in: then it is set up as usual.
  */
 export async function attachSnapshot(deps: SnapshotDeps, checkout: string, snapshot: Snapshot): Promise<boolean> {
-  for (const output of snapshot.meta.outputs)
-    if (await fs.lstat(path.join(checkout, output)).catch(() => null)) return false;
+  for (const output of snapshot.meta.outputs) {
+    const at = path.join(checkout, output);
+    if ((await fs.lstat(at).catch(() => null)) || !(await fs.lstat(path.dirname(at)).catch(() => null))?.isDirectory())
+      return false;
+  }
   for (const output of snapshot.meta.outputs) {
     await fs.symlink(path.join(snapshot.dir, 'files', output), path.join(checkout, output));
     if (output === 'node_modules') await makeWritableDirs(deps.sandbox, checkout, output);

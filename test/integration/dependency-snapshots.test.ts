@@ -10,7 +10,7 @@ import { handOver } from '../../activities/sandbox/hand-over';
 import { probeSandbox } from '../../activities/sandbox/probe';
 import { createSandbox } from '../../activities/sandbox/sandbox';
 import type { SandboxPolicy } from '../../activities/sandbox/types';
-import { setUpCheckout } from '../../activities/setup/checkout-setup';
+import { setUpCheckout, type CheckoutSetupOutcome } from '../../activities/setup/checkout-setup';
 import { setupEnvironment } from '../../activities/setup/setup-environment';
 import { loadConfig } from '../../config/service-config';
 import { SERVICE_EXCLUDES, type SetupPlan } from '../../domain/setup';
@@ -95,7 +95,7 @@ async function setUp(loopId: string, sequence: number, checkout: string, repo: s
   });
   const activity = new MockActivityEnvironment({ workflowExecution: { workflowId: `loop-${loopId}`, runId: 'r' } });
   const started = Date.now();
-  const outcome = await activity.run(() =>
+  const outcome: CheckoutSetupOutcome = await activity.run(() =>
     setUpCheckout(deps, {
       loopId,
       iterationId: iteration.id,
