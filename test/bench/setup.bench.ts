@@ -85,7 +85,8 @@ async function runLoop(name: string, project: RealProject) {
     const of = rows.filter((r) => r.iteration!.sequence === sequence);
     return { sequence, setupMs: of.reduce((t, e) => t + ms(e), 0), statuses: of.map((r) => r.status) };
   });
-  const packages = name === 'npm' ? Object.keys(JSON.parse(project.files['package-lock.json']!).packages).length - 1 : null;
+  const packages =
+    name === 'npm' ? Object.keys(JSON.parse(project.files['package-lock.json']!).packages).length - 1 : null;
   return { name, status: loop.status, packages, iterations };
 }
 
