@@ -1,4 +1,4 @@
-// `npm run bench [-- name ...]`: runs the selected benches (all five by default) one after another, each
+// `npm run bench [-- name ...]`: runs the selected benches (all six by default) one after another, each
 // in its own process with its own service, then writes bench/results/SUMMARY.md from every result there
 // (a bench not run this time keeps its last figures, with the date they were measured).
 // Sizes come from each bench's environment variables (see the top of each file).
@@ -14,6 +14,7 @@ const BENCHES = {
   'api-latency': 'API latency',
   recovery: 'Recovery after a worker is killed',
   history: 'History size',
+  setup: 'Verification set-up per iteration',
 };
 
 const selected = process.argv.slice(2);

@@ -13,7 +13,8 @@ const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /**
  * Per loop: its workspace, verification checkout, control files and package caches (`<loop>` and
- * `<loop>.seeded` under `$CACHE_DIR/private`); review checkouts are named `<loop>-<n>`.
+ * `<loop>.seeded` under `$CACHE_DIR/private`), its dependency snapshots (`<loop>.snapshots`); review
+ * checkouts are named `<loop>-<n>`.
  */
 export async function removeExpiredWorkspaces(
   prisma: PrismaClient,

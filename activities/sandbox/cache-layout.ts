@@ -7,6 +7,9 @@ import path from 'node:path';
 //                                                           (cache-fetch.ts), which runs no repository code
 //   $CACHE_DIR/private/<loop id>/<tool dir>/                the loop's copy: its set-up writes it, its
 //                                                           makers and gates read it; gone with the loop
+//   $CACHE_DIR/private/<loop id>.snapshots/<key>/          a verification set-up's installed dependencies
+//                                                           (dependency-snapshots.ts): mounted read-only
+//                                                           into later checkouts' gates, never writable
 //
 // A shared cache is keyed by the repository and by the lockfile it was fetched for, so what one branch's
 // lockfile fetched is never mixed with another's; and nothing but the fetcher ever writes it.
@@ -88,6 +91,11 @@ export function privateCacheDir(cachesDir: string, loopId: string): string {
 /** Which shared caches were copied into the loop's caches: beside them, so no sandbox can write it. */
 export function seededListFile(cachesDir: string, loopId: string): string {
   return path.join(privateCachesRoot(cachesDir), `${loopId}.seeded`);
+}
+
+/** A loop's dependency snapshots: beside its caches, never inside anything a sandbox may write. */
+export function snapshotsDir(cachesDir: string, loopId: string): string {
+  return path.join(privateCachesRoot(cachesDir), `${loopId}.snapshots`);
 }
 
 /** The variables that point every tool at a cache directory laid out like a loop's. */

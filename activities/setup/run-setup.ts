@@ -21,7 +21,7 @@ import { recordEgressRefusals, refusedEgressLine } from '../egress-refusals';
 /** Stored per stream, like gate output. */
 const STORED_OUTPUT_CAP = 1024 * 1024;
 /** Set-up rows sort before the gates of the same iteration. */
-const SETUP_GATE_ORDER = -100;
+export const SETUP_GATE_ORDER = -100;
 
 export interface SetupRun {
   loopId: string;

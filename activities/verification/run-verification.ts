@@ -29,7 +29,8 @@ import {
   LIMIT_REACHED,
   normaliseOutput,
 } from './gate-outcome';
-import { runSetupCommands, setupPlanOf } from '../setup/run-setup';
+import { setupPlanOf } from '../setup/run-setup';
+import { setUpCheckout } from '../setup/checkout-setup';
 import { setupEnvironment } from '../setup/setup-environment';
 import { loopCaches } from '../sandbox/loop-caches';
 import type { SandboxPolicy } from '../sandbox/types';
@@ -191,26 +192,28 @@ async function prepareCheckout(
 
 /**
  * Dependencies are installed in the fresh checkout from the checkpoint's own manifests, with network,
- * before any gate: nothing the maker installed in its workspace can reach a gate.
+ * before any gate — or, when an earlier verification of the loop installed them for the same key, linked
+ * from its read-only snapshot (checkout-setup.ts): nothing the maker installed in its workspace can reach a gate.
  */
 async function installDependencies(
   { deps, input, loop, iteration }: Verifying,
-  { dir: checkout, policy }: PreparedCheckout,
+  { dir: checkout, policy, restored }: PreparedCheckout,
 ) {
   const setupPlan = setupPlanOf(loop.gatePlan);
-  const setup = setupPlan
-    ? await runSetupCommands(deps, {
-        loopId: input.loopId,
-        iterationId: iteration.id,
-        iterationSeq: input.sequence,
-        prefix: 'setup',
-        workDir: checkout,
-        readOnly: policy.readOnly ?? [],
-        plan: setupPlan,
-        repoUrl: loop.repoUrl,
-        phase: 'verify',
-      })
-    : { problem: null, evidenceIds: [] };
+  if (!setupPlan) return { plan: setupPlan, problem: null };
+  const setup = await setUpCheckout(deps, {
+    loopId: input.loopId,
+    iterationId: iteration.id,
+    iterationSeq: input.sequence,
+    prefix: 'setup',
+    workDir: checkout,
+    readOnly: policy.readOnly ?? [],
+    plan: setupPlan,
+    repoUrl: loop.repoUrl,
+    phase: 'verify',
+    restored,
+  });
+  policy.readOnly = [...(policy.readOnly ?? []), ...setup.readOnly];
   return { plan: setupPlan, problem: setup.problem };
 }
 

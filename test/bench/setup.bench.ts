@@ -1,34 +1,53 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { cleanLedger } from '../support/fake-llm-server';
 import { scriptedMaker } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import {
+  cachedLockfile,
   corepackWorkerEnv,
-  REAL_PROJECTS,
+  npmProject,
+  mavenProject,
+  pythonProject,
   realProjectRepo,
   realProjectRequest,
-  type Ecosystem,
+  type RealProject,
 } from '../support/real-projects';
 
-// Set-up time of the first and the second loop on the same repository, per ecosystem (issue 9): the
-// second loop's workspace and checkout are fresh, but its repository's package caches ($CACHE_DIR/<hash>/)
-// hold what the first one downloaded. Not a test (figures vary by machine, network and load), and not
-// part of `npm test`: `npm run build && npm run bench:setup` runs it through jest for the embedded
-// PostgreSQL, the Temporal dev server and the compiled worker the end-to-end tests use. Times are the
-// stored set-up evidence's own start and end times. Writes bench/results/setup.json and prints a table.
+// Verification set-up time per iteration (issue 30): one loop of three iterations per project, the maker
+// missing twice and fixing on the third, the lockfile never changed. Iteration 1's set-up installs and
+// keeps a dependency snapshot; iterations 2 and 3 link it (rows REUSED). Not a test (figures vary by
+// machine, network and load), and not part of `npm test`: `npm run build && npm run bench -- setup` (or
+// `npm run bench:setup`) runs it through jest for the embedded PostgreSQL, the Temporal dev server and the
+// compiled worker the end-to-end tests use. Times are the stored set-up evidence's own start and end
+// times (a REUSED row spans keying, finding and linking the snapshot). Writes bench/results/setup.json.
 
-const ECOSYSTEMS: Ecosystem[] = ['npm', 'pnpm', 'python', 'go', 'cargo', 'maven'];
 const RESULTS = path.resolve(__dirname, '../../bench/results/setup.json');
 
-interface LoopFigures {
-  loopMs: number;
-  /** The maker's workspace (before the first maker). */
-  workspaceSetupMs: number;
-  /** The verification checkout (before the gates). */
-  checkoutSetupMs: number;
-  commands: Array<{ gate: string; argv: string[]; ms: number }>;
+/** npm with jest, typescript and eslint: several hundred packages, as a real TypeScript project has. */
+function largeNpmProject(): RealProject {
+  const base = npmProject();
+  const pkg = JSON.parse(base.files['package.json']!) as { devDependencies: Record<string, string> };
+  pkg.devDependencies = { ...pkg.devDependencies, typescript: '5.6.3', eslint: '9.14.0' };
+  const packageJson = `${JSON.stringify(pkg, null, 2)}\n`;
+  const lock = cachedLockfile('npm-large', { 'package.json': packageJson }, 'package-lock.json', (dir) =>
+    execFileSync('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'pipe' }),
+  );
+  return { ...base, files: { ...base.files, 'package.json': packageJson, 'package-lock.json': lock } };
+}
+
+const PROJECTS: Record<string, () => RealProject> = {
+  npm: largeNpmProject,
+  python: pythonProject,
+  maven: mavenProject,
+};
+
+interface IterationFigures {
+  sequence: number;
+  setupMs: number;
+  statuses: string[];
 }
 
 let h: LoopHarness;
@@ -39,67 +58,62 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function runLoop(ecosystem: Ecosystem, repo: string): Promise<LoopFigures> {
-  const project = REAL_PROJECTS[ecosystem]();
-  const maker = scriptedMaker({ steps: { '1': { write: project.fix } } });
-  h.llm.enqueue({ content: cleanLedger });
-  const started = Date.now();
-  const submitted = await h.request('POST', '/v1/loops', realProjectRequest(repo, project, maker.argv));
-  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION', 'REJECTED'], 600_000);
-  const loopMs = Date.now() - started;
-  if (loop.status !== 'PASSED')
-    throw new Error(`${ecosystem}: loop ${loop.id} ended ${loop.status}: ${loop.failureReason ?? ''}`);
-  const rows = await h.db.prisma.evidence.findMany({
-    where: { loopId: loop.id, OR: [{ iterationId: null }, { gate: { startsWith: 'setup:' } }] },
-    orderBy: [{ startTime: 'asc' }],
-  });
-  const ms = (e: { startTime: Date | null; endTime: Date | null }) => e.endTime!.getTime() - e.startTime!.getTime();
-  const sum = (workspace: boolean) =>
-    rows.filter((e) => (e.iterationId === null) === workspace).reduce((t, e) => t + ms(e), 0);
-  return {
-    loopMs,
-    workspaceSetupMs: sum(true),
-    checkoutSetupMs: sum(false),
-    commands: rows.map((e) => ({ gate: e.gate, argv: e.command as string[], ms: ms(e) })),
-  };
+/** A change to the buggy file that fixes nothing (a comment), different each time. */
+function miss(project: RealProject, attempt: number): Record<string, string> {
+  const [file] = Object.keys(project.fix) as [string];
+  const comment = file.endsWith('.py') ? '#' : '//';
+  return { [file]: `${project.files[file]}\n${comment} attempt ${attempt}\n` };
 }
 
-test('set-up time, first and second loop on the same repository, per ecosystem', async () => {
-  const rows: Array<{ ecosystem: Ecosystem; first: LoopFigures; second: LoopFigures }> = [];
-  for (const ecosystem of ECOSYSTEMS) {
-    const repo = realProjectRepo(REAL_PROJECTS[ecosystem]());
-    const first = await runLoop(ecosystem, repo);
-    const second = await runLoop(ecosystem, repo);
-    rows.push({ ecosystem, first, second });
-    fs.rmSync(repo, { recursive: true, force: true });
-  }
+async function runLoop(name: string, project: RealProject) {
+  const repo = realProjectRepo({ ...project, ecosystem: name });
+  const maker = scriptedMaker({
+    steps: { '1': { write: miss(project, 1) }, '2': { write: miss(project, 2) }, '3': { write: project.fix } },
+  });
+  for (let i = 0; i < 3; i++) h.llm.enqueue({ content: cleanLedger });
+  const submitted = await h.request('POST', '/v1/loops', realProjectRequest(repo, project, maker.argv));
+  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION', 'REJECTED'], 900_000);
+  fs.rmSync(repo, { recursive: true, force: true });
+  const rows = await h.db.prisma.evidence.findMany({
+    where: { loopId: loop.id, gate: { startsWith: 'setup:' } },
+    include: { iteration: { select: { sequence: true } } },
+    orderBy: [{ gateOrder: 'asc' }],
+  });
+  const ms = (e: { startTime: Date | null; endTime: Date | null }) => e.endTime!.getTime() - e.startTime!.getTime();
+  const sequences = [...new Set(rows.map((r) => r.iteration!.sequence))].sort((a, b) => a - b);
+  const iterations: IterationFigures[] = sequences.map((sequence) => {
+    const of = rows.filter((r) => r.iteration!.sequence === sequence);
+    return { sequence, setupMs: of.reduce((t, e) => t + ms(e), 0), statuses: of.map((r) => r.status) };
+  });
+  const packages =
+    name === 'npm' ? Object.keys(JSON.parse(project.files['package-lock.json']!).packages).length - 1 : null;
+  return { name, status: loop.status, packages, iterations };
+}
+
+test('verification set-up time per iteration, first install and unchanged lockfile', async () => {
+  const rows = [];
+  for (const [name, project] of Object.entries(PROJECTS)) rows.push(await runLoop(name, project()));
+  const loadavg = os.loadavg().map((l) => Number(l.toFixed(2)));
+  const s = (n: number) => (n / 1000).toFixed(2);
+  const summary = [
+    '| project | iteration 1: install (s) | iterations 2+, same lockfile (s) | rows of 2+ | loop |',
+    '|---|---:|---:|---|---|',
+    ...rows.map((r) => {
+      const [first, ...later] = r.iterations;
+      const label = r.packages ? `${r.name} (${r.packages} packages)` : r.name;
+      return `| ${label} | ${first ? s(first.setupMs) : '–'} | ${later.map((i) => s(i.setupMs)).join(', ') || '–'} | ${[...new Set(later.flatMap((i) => i.statuses))].join(', ')} | ${r.status} |`;
+    }),
+    '',
+    `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, load average ${loadavg.join(' ')}, ${new Date().toISOString()}.`,
+  ].join('\n');
   const result = {
     measuredAt: new Date().toISOString(),
-    machine: {
-      node: process.version,
-      platform: `${process.platform}/${process.arch}`,
-      cpus: os.cpus().length,
-      cpu: os.cpus()[0]?.model,
-      loadavg: os.loadavg().map((l) => Number(l.toFixed(2))),
-    },
-    note: 'set-up = the stored set-up evidence (workspace-setup:* before the maker, setup:* in the verification checkout), end minus start; the second loop has a fresh workspace and checkout and the same repository caches',
+    machine: { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, loadavg },
+    note: 'verification set-up = the stored setup:* evidence of each iteration, end minus start; iterations 2+ reuse the snapshot of iteration 1',
     rows,
+    summary,
   };
   fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
   fs.writeFileSync(RESULTS, `${JSON.stringify(result, null, 2)}\n`);
-  const s = (n: number) => (n / 1000).toFixed(1);
-  const table = [
-    '| ecosystem | set-up commands | loop 1: workspace + checkout set-up (s) | loop 2: workspace + checkout set-up (s) | loop 2 / loop 1 | whole loop 1 → 2 (s) |',
-    '|---|---|---:|---:|---:|---:|',
-    ...rows.map(({ ecosystem, first, second }) => {
-      const total1 = first.workspaceSetupMs + first.checkoutSetupMs;
-      const total2 = second.workspaceSetupMs + second.checkoutSetupMs;
-      const commands = [
-        ...new Set(first.commands.filter((c) => c.gate.startsWith('setup:')).map((c) => `\`${c.argv.join(' ')}\``)),
-      ].join(', ');
-      return `| ${ecosystem} | ${commands} | ${s(first.workspaceSetupMs)} + ${s(first.checkoutSetupMs)} = ${s(total1)} | ${s(second.workspaceSetupMs)} + ${s(second.checkoutSetupMs)} = ${s(total2)} | ${(total2 / total1).toFixed(2)} | ${s(first.loopMs)} → ${s(second.loopMs)} |`;
-    }),
-    `(load average ${result.machine.loadavg.join(' ')}; ${RESULTS})`,
-  ].join('\n');
-  process.stdout.write(`${table}\n`);
+  process.stdout.write(`${summary}\n`);
 }, 3_600_000);

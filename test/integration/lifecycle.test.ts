@@ -50,12 +50,13 @@ test('the janitor removes the directories of loops that ended before the retenti
       `review-checkouts/${id}-1`,
       `caches/private/${id}/cargo`,
       `caches/private/${id}.seeded`,
+      `caches/private/${id}.snapshots/0123456789abcdef01234567/files`,
     ].map((d) => path.join(dataDir, d));
   for (const id of [old, recent, waiting]) for (const dir of dirs(id)) fs.mkdirSync(dir, { recursive: true });
   fs.mkdirSync(path.join(dataDir, 'workspaces', 'not-a-loop'), { recursive: true });
 
   expect(await removeExpiredWorkspaces(db.prisma, config, now)).toEqual([old]);
-  expect(dirs(old).map((d) => fs.existsSync(d))).toEqual([false, false, false, false, false, false]);
+  expect(dirs(old).map((d) => fs.existsSync(d))).toEqual([false, false, false, false, false, false, false]);
   for (const id of [recent, waiting]) expect(dirs(id).every((d) => fs.existsSync(d))).toBe(true);
   expect(fs.existsSync(path.join(dataDir, 'workspaces', 'not-a-loop'))).toBe(true);
   fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,86 @@
+import { Context } from '@temporalio/activity';
+import type { ActivityDeps } from '../deps';
+import { insertSetupEvidence } from '../../store/evidence';
+import { runSetupCommands, SETUP_GATE_ORDER, type SetupRun } from './run-setup';
+import { attachSnapshot, findSnapshot, takeSnapshot, type Snapshot } from './dependency-snapshots';
+import { checkoutSetupKey } from './snapshot-inputs';
+
+// A verification checkout's set-up: the loop's dependency snapshot for the checkout's key when one exists
+// (dependency-snapshots.ts), else the set-up commands, whose installed dependencies, when they all passed,
+// become the snapshot the next checkouts with the same key receive. A failed set-up is never kept.
+
+export interface CheckoutSetupRun extends SetupRun {
+  iterationId: string;
+  iterationSeq: number;
+  /** Gate entrypoints put back at their base versions (not a change set-up made). */
+  restored: string[];
+}
+
+export interface CheckoutSetupOutcome {
+  problem: string | null;
+  /** Host paths the gates must be able to read: the snapshot their checkout links to. */
+  readOnly: string[];
+}
+
+export async function setUpCheckout(deps: ActivityDeps, run: CheckoutSetupRun): Promise<CheckoutSetupOutcome> {
+  if (run.plan.commands.length === 0) return { problem: null, readOnly: [] };
+  const started = new Date();
+  const keyed = await checkoutSetupKey(run.workDir, run.plan, run.repoUrl);
+  const found = keyed.key && (await findSnapshot(deps, run.loopId, keyed.key));
+  if (found && (await attachSnapshot(deps, run.workDir, found))) {
+    Context.current().heartbeat({ phase: run.phase, step: 'setup-snapshot' });
+    await recordReuse(deps, run, found, started);
+    return { problem: null, readOnly: [found.dir] };
+  }
+  const outcome = await runSetupCommands(deps, run);
+  if (outcome.problem || !keyed.key) return { problem: outcome.problem, readOnly: [] };
+  const taken = await takeSnapshot(deps, {
+    loopId: run.loopId,
+    checkout: run.workDir,
+    plan: run.plan,
+    key: keyed.key,
+    iterationSeq: run.iterationSeq,
+    evidenceIds: outcome.evidenceIds,
+    restored: run.restored,
+  });
+  return { problem: null, readOnly: typeof taken === 'string' ? [] : [taken.dir] };
+}
+
+/**
+ * One row per set-up command, REUSED: none ran; each names the snapshot and the set-up that made it, and
+ * spans the time keying, finding and linking the snapshot took.
+ */
+async function recordReuse(
+  deps: ActivityDeps,
+  run: CheckoutSetupRun,
+  snapshot: Snapshot,
+  started: Date,
+): Promise<void> {
+  const now = new Date();
+  const { key, iterationSeq, evidenceIds } = snapshot.meta;
+  const stdout =
+    `not run: the dependencies were reused from snapshot ${key}, installed by iteration ${iterationSeq}'s ` +
+    `set-up (evidence ${evidenceIds.join(', ')}), whose manifests, lockfiles, set-up commands and tools this checkout shares\n`;
+  for (const [index, command] of run.plan.commands.entries()) {
+    await insertSetupEvidence(deps.prisma, {
+      loopId: run.loopId,
+      iterationId: run.iterationId,
+      gate: `${run.prefix}:${index + 1}`,
+      gateOrder: SETUP_GATE_ORDER + index,
+      status: 'REUSED',
+      source: command.source,
+      sourceDetail: `${command.detail}; reused snapshot ${key}`,
+      command: command.argv,
+      executionId: `snapshot:${key}`,
+      startTime: started,
+      endTime: now,
+      exitCode: null,
+      timeoutStatus: null,
+      stdout,
+      stderr: '',
+      failureReason: null,
+      failureSignature: null,
+      assertionEvidence: [],
+    });
+  }
+}
