@@ -95,6 +95,7 @@ export async function takeSnapshot(
       if (!(await fs.lstat(from).catch(() => null))?.isDirectory()) continue;
       await fs.mkdir(path.dirname(path.join(staging, 'files', output)), { recursive: true, mode: 0o755 });
       await move(from, path.join(staging, 'files', output));
+      await pinLinksOut(path.join(staging, 'files', output), from);
       made.push(output);
       if (output === 'node_modules') await linkWritable(at.checkout, path.join(staging, 'files', output));
     }
@@ -155,6 +156,29 @@ async function strayChanges(checkout: string, outputs: string[]): Promise<string
       return !outputs.includes(file) && !(parts.length === 1 && REBUILT_OUTPUTS.has(file));
     })
     .map(({ file }) => file);
+}
+
+/**
+ * Relative links that lead out of an output (a workspace package's `node_modules/@acme/money ->
+ * ../packages/money`) would lead nowhere from the snapshot: each becomes an absolute link to where it led in
+ * the checkout, whose path every verification of the loop shares, so it reaches that checkout's own sources.
+ * Links inside the output (pnpm's `.pnpm` store, a venv's `lib64`) stay as they are.
+ */
+async function pinLinksOut(moved: string, original: string): Promise<void> {
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+      const at = path.join(dir, entry.name);
+      if (entry.isDirectory()) await walk(at);
+      if (!entry.isSymbolicLink()) continue;
+      const target = await fs.readlink(at);
+      if (path.isAbsolute(target)) continue;
+      const led = path.resolve(path.join(original, path.relative(moved, dir)), target);
+      if (led === original || led.startsWith(`${original}${path.sep}`)) continue;
+      await fs.rm(at);
+      await fs.symlink(led, at);
+    }
+  };
+  await walk(moved);
 }
 
 /** node_modules/.cache and .vite become links to the checkout's own writable directories. */

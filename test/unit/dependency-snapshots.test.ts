@@ -131,6 +131,23 @@ describe('a checkout’s snapshot', () => {
     expect(fs.readFileSync(path.join(second, 'node_modules', 'dep', 'index.js'), 'utf8')).toContain('pristine');
   });
 
+  it("keeps a workspace package's link leading to the checkout's own sources; links inside stay relative", async () => {
+    const first = checkout('one');
+    fs.mkdirSync(path.join(first, 'packages', 'money'), { recursive: true });
+    fs.writeFileSync(path.join(first, 'packages', 'money', 'index.js'), 'module.exports = "source";\n');
+    git(first, 'add', '.');
+    git(first, 'commit', '-qm', 'a workspace package');
+    install(first);
+    fs.mkdirSync(path.join(first, 'node_modules', '@acme'));
+    fs.symlinkSync('../../packages/money', path.join(first, 'node_modules', '@acme', 'money'));
+    fs.symlinkSync('dep', path.join(first, 'node_modules', 'dep-alias'));
+    expect(typeof (await take(first, 'k'))).not.toBe('string');
+    const workspaceLink = path.join(first, 'node_modules', '@acme', 'money');
+    expect(fs.readlinkSync(workspaceLink)).toBe(path.join(first, 'packages', 'money'));
+    expect(fs.readFileSync(path.join(workspaceLink, 'index.js'), 'utf8')).toContain('source');
+    expect(fs.readlinkSync(path.join(first, 'node_modules', 'dep-alias'))).toBe('dep');
+  });
+
   it('is not found for a changed lockfile', async () => {
     const first = checkout('one');
     const k = await checkoutSetupKey(first, npmPlan(), URL);
