@@ -24,6 +24,7 @@ import {
 } from './records';
 import { runReview, type ReviewInput } from './review/run-review';
 import { loopLogicAttempts, withRetryClasses } from './retry-classes';
+import { clearWaiting, markWaiting } from '../store/loop-waiting';
 import { boundToLoopRun, claimContinuedRun } from './run-binding';
 import { withSanitisedFailures } from './sanitised-failures';
 import { runWorkspaceSetup, type WorkspaceSetupInput } from './setup/workspace-setup';
@@ -44,11 +45,18 @@ export function createActivities(deps: ActivityDeps) {
  */
 function createLoopActivities(deps: ActivityDeps) {
   return withSanitisedFailures(
-    withRetryClasses(loopLogicAttempts, {
-      claimContinuedRun: (input: { loopId: string; continuedFrom: string | null }) =>
-        claimContinuedRun(deps.prisma, input),
-      ...loopActivities(deps),
-    }),
+    withRetryClasses(
+      loopLogicAttempts,
+      {
+        claimContinuedRun: (input: { loopId: string; continuedFrom: string | null }) =>
+          claimContinuedRun(deps.prisma, input),
+        ...loopActivities(deps),
+      },
+      {
+        waiting: (loopId, reason) => markWaiting(deps.prisma, loopId, reason),
+        over: (loopId) => clearWaiting(deps.prisma, loopId),
+      },
+    ),
   );
 }
 

@@ -28,25 +28,54 @@ export function loopLogicAttempts(info: { activityType: string; isLocal: boolean
   return GIT_STEPS.has(info.activityType) ? 10 : 5;
 }
 
+/** Where a loop's wait for an outage of the model provider is noted for people (store/loop-waiting.ts). */
+export interface OutageNotes {
+  waiting(loopId: string, reason: string): Promise<void>;
+  over(loopId: string): Promise<void>;
+}
+
 /**
  * `activities` with their failures classed. `logicAttempts` says how many attempts a logic error gets
- * in an activity (null: as many as its retry policy allows).
+ * in an activity (null: as many as its retry policy allows). With `notes`, an attempt that meets the
+ * model provider's outage says so on its loop, and the attempt that gets through after it clears that.
  */
 export function withRetryClasses<T extends Record<string, Activity>>(
   logicAttempts: (info: { activityType: string; isLocal: boolean }) => number | null,
   activities: T,
+  notes?: OutageNotes,
 ): T {
   const wrap =
     (activity: Activity): Activity =>
     async (...args) => {
+      const { info } = Context.current();
+      const loopId = loopOf(info.workflowExecution?.workflowId);
       try {
-        return await activity(...args);
+        const result = await activity(...args);
+        if (notes && loopId && info.attempt > 1) await bestEffort(notes.over(loopId));
+        return result;
       } catch (err) {
-        const { info } = Context.current();
-        throw classedFailure(err, info.attempt, logicAttempts(info));
+        const failure = classedFailure(err, info.attempt, logicAttempts(info));
+        if (notes && loopId && isProviderOutage(failure))
+          await bestEffort(
+            notes.waiting(
+              loopId,
+              `the model provider (${info.activityType}, attempt ${info.attempt}; retried until it answers): ${(failure as Error).message}`,
+            ),
+          );
+        throw failure;
       }
     };
   return Object.fromEntries(Object.entries(activities).map(([name, activity]) => [name, wrap(activity)])) as T;
+}
+
+/** The loop a workflow id names (domain/loop-request.ts `loopWorkflowId`); null for other workflows. */
+function loopOf(workflowId: string | undefined): string | null {
+  return workflowId?.startsWith('loop-') ? workflowId.slice('loop-'.length) : null;
+}
+
+/** A note for people must never change what the attempt answers: the database may be down too. */
+async function bestEffort(note: Promise<void>): Promise<void> {
+  await note.catch(() => undefined);
 }
 
 /**

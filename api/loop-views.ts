@@ -14,6 +14,8 @@ export async function loopDetail(prisma: PrismaClient, id: string) {
     baseCommit: loop.baseCommit,
     branch: loop.branch,
     failureReason: loop.failureReason,
+    /** Set while the current step's attempts meet an outage of the model provider, which they outlast. */
+    waiting: loop.waitingFor ? { reason: loop.waitingFor, since: loop.waitingSince?.toISOString() ?? null } : null,
     gatePlan: loop.gatePlan,
     /** How untrusted commands were confined; "none" means the operator ran this loop unsandboxed. */
     sandbox: loop.sandbox,

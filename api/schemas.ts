@@ -25,6 +25,12 @@ export const loopDetailSchema = z.looseObject({
   baseCommit: z.string().nullable(),
   branch: z.string().nullable(),
   failureReason: z.string().nullable(),
+  waiting: z
+    .object({ reason: z.string(), since: z.string().nullable() })
+    .nullable()
+    .describe(
+      "Set while the current step's attempts meet an outage of the model provider (429, 5xx, unreachable): what it waits for and since when. Such attempts are retried until the provider answers.",
+    ),
   contractVersions: z.array(z.looseObject({ version: z.number().int(), hash: z.string() })),
   iterations: z.array(z.looseObject({ sequence: z.number().int(), roundIteration: z.number().int() })),
   escalations: z.array(

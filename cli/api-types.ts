@@ -94,6 +94,8 @@ export interface LoopDetail extends LoopSummary {
   baseCommit?: string | null;
   branch?: string | null;
   failureReason?: string | null;
+  /** Set while the current step waits out an outage of the model provider. */
+  waiting?: { reason: string; since: string | null } | null;
   sandbox?: string | null;
   delivery?: {
     pushedBranch: string | null;

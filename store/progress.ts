@@ -37,7 +37,7 @@ export interface LoopMove extends LoopState {
  * terminal status, never back to a move its run already passed (a retried or late write of an earlier
  * move, such as a phase's entry written after the loop was cancelled), and never for a run other than
  * the loop's own (one it continued as new from). A move that is refused changes nothing and records no
- * event. Answers whether the loop exists.
+ * event. A move ends any wait for an outage (store/loop-waiting.ts). Answers whether the loop exists.
  */
 export async function moveLoop(db: PrismaClient, move: LoopMove): Promise<boolean> {
   const { at } = move;
@@ -54,7 +54,9 @@ export async function moveLoop(db: PrismaClient, move: LoopMove): Promise<boolea
         "finishedAt" = CASE WHEN ${move.ends} THEN ${at}::timestamptz AT TIME ZONE 'UTC' ELSE "finishedAt" END,
         "moveRunId" = COALESCE(${runId}::text, "moveRunId"),
         "move" = CASE WHEN ${runId}::text IS NULL THEN "move" ELSE ${number}::int END,
-        "updatedAt" = ${at}::timestamptz AT TIME ZONE 'UTC'
+        "updatedAt" = ${at}::timestamptz AT TIME ZONE 'UTC',
+        "waitingFor" = NULL,
+        "waitingSince" = NULL
       WHERE "id" = ${move.loopId}
         AND "status" <> ALL (${[...TERMINAL_STATUSES]}::text[])
         AND (

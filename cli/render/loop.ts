@@ -112,6 +112,11 @@ export function loopSummaryText(loop: LoopDetail): string {
   if (loop.finishedAt) field('finished', dateTime(loop.finishedAt));
   else field('updated', dateTime(loop.updatedAt));
   if (loop.failureReason) field('failure', loop.failureReason);
+  if (loop.waiting)
+    field(
+      'waiting',
+      `for ${loop.waiting.reason}${loop.waiting.since ? ` (since ${dateTime(loop.waiting.since)})` : ''}`,
+    );
   if (loop.sandbox) field('sandbox', loop.sandbox);
   const delivery = loop.delivery;
   if (delivery && (delivery.pushedBranch || delivery.pullRequestUrl || delivery.deliveryError)) {

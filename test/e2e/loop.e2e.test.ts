@@ -305,6 +305,27 @@ test('a ledger repaired on the second answer is accepted', async () => {
   expect(records[0]!.pid).toEqual(expect.any(Number));
 });
 
+test('a reviewer whose provider answers 503 waits, saying so on the loop, and passes once it answers', async () => {
+  const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
+  let answer!: () => void;
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  h.llm.enqueue({ status: 503 }, { content: cleanLedger, hold: answered });
+  const id = await h.submit(loopRequest(createFixtureRepo(), maker.argv));
+  let loop: any;
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline && !loop?.waiting;)
+    loop = await new Promise((r) => setTimeout(r, 100)).then(
+      async () => (await h.request('GET', `/v1/loops/${id}`)).body,
+    );
+  expect(loop.waiting).toEqual({
+    reason: expect.stringMatching(/^the model provider \(runReview, attempt 1; retried until it answers\): .*503/),
+    since: expect.any(String),
+  });
+  expect(loop.status).toBe('RUNNING');
+  answer();
+  const passed = await h.waitForLoop(id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+  expect([passed.status, passed.waiting]).toEqual(['PASSED', null]);
+});
+
 test('triage checks a blocking claim against the repository; a refuted claim is dismissed with its counter-evidence', async () => {
   const repo = createFixtureRepo();
   const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });

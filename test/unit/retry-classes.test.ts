@@ -98,3 +98,57 @@ test('the wrapper classes what an activity throws by its attempt and the limit i
   await expect(attempt(3).run(activities.fails)).rejects.toMatchObject({ nonRetryable: true });
   expect(limits[0]).toMatchObject({ activityType: 'runVerification', isLocal: false });
 });
+
+test("an attempt meeting the model provider's outage says so on its loop; the attempt that gets through clears it", async () => {
+  const notes: string[] = [];
+  let providerDown = true;
+  const activities = withRetryClasses(
+    () => 5,
+    {
+      review: async () => {
+        if (providerDown)
+          throw ApplicationFailure.create({ type: 'ModelProviderError', message: 'the model API answered HTTP 503' });
+        return 'reviewed';
+      },
+      fails: async (): Promise<never> => Promise.reject(new Error('no such gate')),
+    },
+    {
+      waiting: async (loopId, reason) => void notes.push(`waiting ${loopId}: ${reason}`),
+      over: async (loopId) => void notes.push(`over ${loopId}`),
+    },
+  );
+  const attempt = (n: number, workflowId = 'loop-42') =>
+    new MockActivityEnvironment({
+      attempt: n,
+      activityType: 'runReview',
+      workflowExecution: { workflowId, runId: 'r' },
+    });
+  await expect(attempt(1).run(activities.review)).rejects.toMatchObject({ type: 'ModelProviderError' });
+  // A logic error, or a workflow that is not a loop's, notes nothing.
+  await expect(attempt(1).run(activities.fails)).rejects.toMatchObject({ message: 'no such gate' });
+  await expect(attempt(2, 'agent-check-x').run(activities.review)).rejects.toMatchObject({
+    type: 'ModelProviderError',
+  });
+  providerDown = false;
+  await expect(attempt(3).run(activities.review)).resolves.toBe('reviewed');
+  expect(notes).toEqual([
+    'waiting 42: the model provider (runReview, attempt 1; retried until it answers): the model API answered HTTP 503',
+    'over 42',
+  ]);
+});
+
+test('a note that cannot be written changes nothing the attempt answers', async () => {
+  const activities = withRetryClasses(
+    () => 5,
+    {
+      review: async (): Promise<never> =>
+        Promise.reject(ApplicationFailure.create({ type: 'ModelProviderError', message: 'down' })),
+    },
+    {
+      waiting: () => Promise.reject(new Error('database down')),
+      over: () => Promise.reject(new Error('database down')),
+    },
+  );
+  const env = new MockActivityEnvironment({ attempt: 1, workflowExecution: { workflowId: 'loop-1', runId: 'r' } });
+  await expect(env.run(activities.review)).rejects.toMatchObject({ type: 'ModelProviderError', message: 'down' });
+});
