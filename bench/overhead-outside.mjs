@@ -18,7 +18,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createCleanup } from './lib/cleanup.mjs';
 import { requireBuilt } from './lib/dist.mjs';
-import { fetchLoopHistory, historyTimings } from './lib/history.mjs';
+import { averageBreakdown, fetchLoopHistory, historyTimings } from './lib/history.mjs';
 import { benchLoopBody, gateArgv, makerArgv } from './lib/loop-body.mjs';
 import { startResult, table } from './lib/results.mjs';
 import { SANDBOX, startStack, submitLoop, TERMINAL } from './lib/stack.mjs';
@@ -157,11 +157,19 @@ await cleanup.main(async () => {
       stream: meanOf((r) => r.service.sseSeconds - r.service.steps.passedWritten),
       polling: meanOf((r) => r.service.pollSeconds - r.service.steps.passedWritten),
     },
+    breakdown: averageBreakdown(runs.map((r) => r.service.timings)),
     workerLog: stack.workerProblems(),
   };
   const f = figures;
   result.write(
-    { repetitions: REPETITIONS, iterations: ITERATIONS, makerSeconds: 1, gateSeconds: 1, pollMs: POLL_MS, sandbox: SANDBOX },
+    {
+      repetitions: REPETITIONS,
+      iterations: ITERATIONS,
+      makerSeconds: 1,
+      gateSeconds: 1,
+      pollMs: POLL_MS,
+      sandbox: SANDBOX,
+    },
     figures,
     [
       `**Overhead seen from outside: ${f.ratio.stream.median}× (${f.ratio.stream.min}–${f.ratio.stream.max}) to the end on the event stream, ` +
@@ -171,7 +179,18 @@ await cleanup.main(async () => {
         `No settling between runs; sandbox ${SANDBOX}; each run's load average beside it.`,
       '',
       ...table(
-        ['repetition', 'load', 'stream s', 'polling s', 'plain s', 'ratio (stream)', 'POST answered', 'workflow started', 'PASSED written', 'workflow closed'],
+        [
+          'repetition',
+          'load',
+          'stream s',
+          'polling s',
+          'plain s',
+          'ratio (stream)',
+          'POST answered',
+          'workflow started',
+          'PASSED written',
+          'workflow closed',
+        ],
         f.runs.map((r, i) => [
           i + 1,
           r.loadAtStart,
@@ -185,6 +204,21 @@ await cleanup.main(async () => {
       '',
       `The last four columns: seconds after the POST was sent, on one clock. The end reached the stream ${f.meanObservedAfterPassed.stream} s ` +
         `and the poller ${f.meanObservedAfterPassed.polling} s after PASSED was written (mean).`,
+      '',
+      `Inside the workflow (mean per loop, from its history; ${f.breakdown.totalMs} ms from start to close): ${f.breakdown.workflowTasks.count} workflow tasks, ` +
+        `dispatch ${f.breakdown.workflowTasks.dispatchMs} ms, processing ${f.breakdown.workflowTasks.processingMs} ms (${f.breakdown.localActivities} local activities inside); ` +
+        `activity dispatch ${f.breakdown.activityDispatchMs} ms.`,
+      '',
+      ...table(
+        ['activity', 'count', 'schedule-to-start ms', 'running ms', 'running besides the 1 s sleeps ms'],
+        Object.entries(f.breakdown.activities).map(([name, a]) => [
+          name,
+          a.count,
+          a.scheduleToStartMs,
+          a.runMs,
+          a.runMs - (['runMaker', 'runVerification'].includes(name) ? a.count * 1000 : 0),
+        ]),
+      ),
     ],
   );
 });
