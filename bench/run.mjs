@@ -1,4 +1,4 @@
-// `npm run bench [-- name ...]`: runs the selected benches (all five by default) one after another, each
+// `npm run bench [-- name ...]`: runs the selected benches (all six by default) one after another, each
 // in its own process with its own service, then writes bench/results/SUMMARY.md from every result there
 // (a bench not run this time keeps its last figures, with the date they were measured).
 // Sizes come from each bench's environment variables (see the top of each file).
@@ -10,6 +10,7 @@ import { resultsDir } from './lib/results.mjs';
 
 const BENCHES = {
   overhead: 'Orchestration overhead',
+  'overhead-outside': 'Orchestration overhead, measured from outside',
   concurrency: 'Concurrent loops',
   'api-latency': 'API latency',
   recovery: 'Recovery after a worker is killed',
