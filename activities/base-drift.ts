@@ -26,7 +26,9 @@ export async function baseDrift(
     const now = await remoteBranchTip(workspace, target.url, target.baseRef, target.remote);
     // A tag or a commit id does not move.
     if (now === null) return { ...drift, currentCommit: baseCommit, conflicts: [] };
-    const behind = Number((await git(workspace, ['rev-list', '--count', `${baseCommit}..${now}`])).trim());
+    // Not moved (the common case): no git process to count what is known to be nothing.
+    const behind =
+      now === baseCommit ? 0 : Number((await git(workspace, ['rev-list', '--count', `${baseCommit}..${now}`])).trim());
     const conflicts = behind > 0 ? await mergeConflicts(workspace, now, checkpoint) : [];
     return { ...drift, currentCommit: now, behind, conflicts };
   } catch (err) {

@@ -60,6 +60,10 @@ export async function prepareDelivery(deps: ActivityDeps, input: PrepareDelivery
   const approvalAsked =
     deps.config.decisions.majorImpactNeedsApproval || (settings.success && settings.data.majorImpactNeedsApproval);
 
+  // The change's impact on the loop's base, read while the base is fetched again: what is delivered unless
+  // the base moved and the change is replayed (then read again against the moved base).
+  const impactOnBase = changeImpact(workspace, loop.baseCommit!, checkpoint);
+  impactOnBase.catch(() => undefined);
   let drift: BaseDrift;
   let replayed: ReplayedChange | null = null;
   if (earlier?.replayedFromCheckpoint === checkpoint) {
@@ -87,7 +91,7 @@ export async function prepareDelivery(deps: ActivityDeps, input: PrepareDelivery
     }
   }
   const delivered = replayed?.checkpointCommit ?? checkpoint;
-  const impact = await changeImpact(workspace, replayed ? drift.currentCommit! : loop.baseCommit!, delivered);
+  const impact = replayed ? await changeImpact(workspace, drift.currentCommit!, delivered) : await impactOnBase;
   await recordContextImpact(deps.prisma, input.loopId, impact.level);
   return { drift, replayed, contextImpact: impact, approvalRequired: approvalAsked && impact.level === 'MAJOR' };
 }

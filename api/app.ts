@@ -74,6 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     taskQueue: deps.taskQueue,
     policy: deps.policy ?? DEFAULT_API_POLICY,
     serviceStatus: deps.serviceStatus ?? (() => null),
+    loopWrites: deps.loopWrites ?? null,
   };
   await app.register(healthRoutes, routeDeps);
   await app.register(loopRoutes, routeDeps);

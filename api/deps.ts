@@ -3,6 +3,7 @@ import type { EgressEntry } from '../domain/egress';
 import type { SandboxLimitsStatus } from '../activities/sandbox/limits';
 import type { ServiceConfig } from '../config/service-config';
 import type { PrismaClient } from '../store/db';
+import type { LoopWrites } from '../store/loop-writes';
 import type { OperatorPolicy } from '../domain/operator-policy';
 import type { ServiceStatus } from './service-status';
 
@@ -22,6 +23,8 @@ export interface AppDeps {
   policy?: ApiPolicy;
   /** What `npm start` says of the service as a whole (api/service-status.ts); absent or null: nothing said. */
   serviceStatus?: () => ServiceStatus | null;
+  /** Commits of each loop's records (store/loop-writes.ts): event streams send them at once; absent, they poll only. */
+  loopWrites?: LoopWrites;
 }
 
 export type ApiPolicy = Pick<ServiceConfig, 'repositories' | 'decisions'> & {
@@ -83,4 +86,5 @@ export interface RouteDeps {
   taskQueue: string;
   policy: ApiPolicy;
   serviceStatus: () => ServiceStatus | null;
+  loopWrites: LoopWrites | null;
 }

@@ -26,6 +26,8 @@ export interface FeedBatch {
   loop: { status: string; phase: string };
   /** The loop has ended and every row it has is in this batch or an earlier one: nothing more will come. */
   finished: boolean;
+  /** Rows were written that wait for an older transaction to end: served at a poll soon after. */
+  held: boolean;
 }
 
 /** The events after `position` that can be served now; null when there is no such loop. */
@@ -50,5 +52,6 @@ export async function nextBatch(prisma: PrismaClient, loopId: string, position: 
     horizon,
     loop,
     finished: TERMINAL_STATUSES.includes(loop.status as LoopStatus) && !waiting,
+    held: waiting,
   };
 }

@@ -7,11 +7,15 @@ import { sanitisedAnswer } from './sanitise-output';
 
 // GET /v1/loops/:id/events as server-sent events: every timeline event of the loop once its transaction
 // has ended, then new ones as they are written, until the loop has ended and all of it was sent. Each
-// stream polls the database on its own; they are few (a cap per API key) and each poll is one small query.
+// stream reads the database on its own, at once when told a record of its loop was committed
+// (store/loop-writes.ts), and every poll interval anyway; they are few (a cap per API key) and each read
+// is one small query.
 
 export const STREAM_LIMITS = {
-  /** How often an open stream looks for new rows. */
+  /** How often an open stream looks for new rows when no commit of its loop woke it. */
   pollMs: 500,
+  /** How soon it looks again when rows of its loop wait for an older transaction (any loop's) to end. */
+  heldPollMs: 50,
   /** A comment line this often, so proxies and clients know the connection is alive. */
   heartbeatMs: 15_000,
   /** Open streams per API key. */
@@ -64,6 +68,8 @@ export interface StreamContext {
   log: FastifyBaseLogger;
   /** Called at each heartbeat: notices a run that ended outside the service (api/run-ended-outside.ts). */
   onHeartbeat(): Promise<void>;
+  /** Calls `onWrite` after each commit that wrote a record of the loop (store/loop-writes.ts); returns its end. */
+  subscribe?(onWrite: () => void): () => void;
 }
 
 /**
@@ -78,6 +84,8 @@ export async function serveLoopEvents(
   streams: EventStreams,
 ): Promise<void> {
   let closed = false;
+  // A commit of the loop's records since the last read: the next read comes at once.
+  let written = false;
   let wake: (() => void) | null = null;
   const stop = () => {
     closed = true;
@@ -85,8 +93,14 @@ export async function serveLoopEvents(
   };
   res.on('close', stop);
   const removeStop = streams.onClose(stop);
+  const unsubscribe =
+    ctx.subscribe?.(() => {
+      written = true;
+      wake?.();
+    }) ?? (() => undefined);
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
+      if (written || closed) return resolve();
       const timer = setTimeout(resolve, ms);
       wake = () => {
         clearTimeout(timer);
@@ -114,18 +128,22 @@ export async function serveLoopEvents(
         res.write(`event: end\ndata: ${JSON.stringify({ loopId: ctx.loopId, ...batch.loop })}\n\n`);
         break;
       }
-      await sleep(STREAM_LIMITS.pollMs);
+      await sleep(batch.held ? STREAM_LIMITS.heldPollMs : STREAM_LIMITS.pollMs);
+      wake = null;
       if (closed) break;
       if (Date.now() - lastWrite >= STREAM_LIMITS.heartbeatMs) {
         res.write(': keep-alive\n\n');
         lastWrite = Date.now();
         await ctx.onHeartbeat();
       }
+      // Cleared before the read: a commit during it wakes the next sleep.
+      written = false;
       batch = await nextBatch(ctx.prisma, ctx.loopId, batch.position);
     }
   } catch (err) {
     ctx.log.warn({ err, loopId: ctx.loopId }, 'event stream ended early; the client resumes from its last event');
   } finally {
+    unsubscribe();
     removeStop();
     res.off('close', stop);
     res.end();

@@ -10,6 +10,7 @@ import { resultsDir } from './lib/results.mjs';
 
 const BENCHES = {
   overhead: 'Orchestration overhead',
+  'overhead-outside': 'Orchestration overhead, measured from outside',
   concurrency: 'Concurrent loops',
   'api-latency': 'API latency',
   recovery: 'Recovery after a worker is killed',

@@ -11,6 +11,7 @@ import { enableProcessMetrics } from '../telemetry/registry';
 import { startConfiguredTracing } from '../telemetry/tracing';
 import { PARENT_PID_VARIABLE, stopWhenOrphaned } from './parent-watch';
 import { connectTemporalClient } from './temporal-client';
+import { listenForLoopWrites } from '../store/loop-writes';
 
 // Production API process (docker-compose `api`): real PostgreSQL and Temporal, no embedded parts.
 async function main(): Promise<void> {
@@ -23,7 +24,9 @@ async function main(): Promise<void> {
   enableProcessMetrics('api');
   // Before the Temporal client, whose interceptors it decides.
   const tracing = startConfiguredTracing(config, 'engineering-loop-api');
-  const prisma = createPrismaClient(required(config.databaseUrl, 'DATABASE_URL'));
+  const databaseUrl = required(config.databaseUrl, 'DATABASE_URL');
+  const prisma = createPrismaClient(databaseUrl);
+  const loopWrites = listenForLoopWrites(databaseUrl, (line) => console.log(`[api] ${line}`));
   const temporal = await connectTemporalClient(
     required(config.temporal.address, 'TEMPORAL_ADDRESS'),
     config.temporal.namespace,
@@ -37,10 +40,12 @@ async function main(): Promise<void> {
     // /readyz shows the limits per sandbox as a worker on this host detects them.
     policy: apiPolicy(config, sandboxLimitsStatus(config)),
     serviceStatus,
+    loopWrites,
   });
   await app.listen({ host: config.api.host, port: config.api.port });
   const shutdown = async () => {
     await app.close();
+    await loopWrites.close();
     await temporal.connection.close();
     await prisma.$disconnect();
     await tracing?.shutdown();

@@ -77,12 +77,19 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => 
         throw new ApiError(400, `headers.last-event-id: ${after} is not an event of this service's stream`);
       }
       const release = streams.claim(requirePrincipal(request).keyId);
+      const writes = deps.loopWrites;
       reply.hijack();
       try {
         await serveLoopEvents(
           reply.raw,
           first,
-          { prisma: deps.prisma, loopId, log: request.log, onHeartbeat: noticeRunEnded },
+          {
+            prisma: deps.prisma,
+            loopId,
+            log: request.log,
+            onHeartbeat: noticeRunEnded,
+            subscribe: writes ? (onWrite) => writes.subscribe(loopId, onWrite) : undefined,
+          },
           streams,
         );
       } finally {

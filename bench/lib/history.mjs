@@ -118,3 +118,31 @@ export function historyOutline(history) {
 }
 
 export { timeMs as eventTimeMs };
+
+/** Mean over the repetitions of each history figure (counts and summed milliseconds per loop). */
+export function averageBreakdown(timings) {
+  const mean = (pick) => round(timings.reduce((total, t) => total + pick(t), 0) / timings.length, 0);
+  const sum = (values) => values.reduce((a, b) => a + b, 0);
+  const names = [...new Set(timings.flatMap((t) => Object.keys(t.activities)))];
+  const activities = Object.fromEntries(
+    names.map((name) => [
+      name,
+      {
+        count: mean((t) => t.activities[name]?.count ?? 0),
+        scheduleToStartMs: mean((t) => sum(t.activities[name]?.scheduleToStartMs ?? [])),
+        runMs: mean((t) => sum(t.activities[name]?.runMs ?? [])),
+      },
+    ]),
+  );
+  return {
+    totalMs: mean((t) => t.totalMs),
+    workflowTasks: {
+      count: mean((t) => t.workflowTasks.count),
+      dispatchMs: mean((t) => t.workflowTasks.dispatchMs),
+      processingMs: mean((t) => t.workflowTasks.processingMs),
+    },
+    localActivities: mean((t) => t.localActivities),
+    activityDispatchMs: round(sum(Object.values(activities).map((a) => a.scheduleToStartMs)), 0),
+    activities,
+  };
+}

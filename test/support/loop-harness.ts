@@ -8,6 +8,7 @@ import { buildApp } from '../../api/app';
 import { apiPolicy, type ApiPolicy } from '../../api/deps';
 import { loadConfig } from '../../config/service-config';
 import { createApiKey } from '../../api/auth/api-keys';
+import { listenForLoopWrites } from '../../store/loop-writes';
 import { workflowClientInterceptors } from '../../telemetry/tracing';
 import { createTestDatabase, type TestDatabase } from './database';
 import { startFakeLlmServer, type FakeLlmServer } from './fake-llm-server';
@@ -77,11 +78,14 @@ export async function startLoopHarness(
   const connection = await Connection.connect({ address: temporalAddress });
   // Like the service's client: trace context into the workflows it starts when the test process traces.
   const temporal = new Client({ connection, interceptors: { workflow: workflowClientInterceptors() } });
+  // As the service's API process: event streams wake on their loop's commits.
+  const loopWrites = listenForLoopWrites(db.url, (line) => console.log(`[harness] ${line}`));
   const app: FastifyInstance = await buildApp({
     prisma: db.prisma,
     temporal,
     taskQueue,
     logLevel: 'warn',
+    loopWrites,
     // 'worker': the API reads the worker's configuration, as the service's processes read the same environment.
     policy: options.policy === 'worker' ? apiPolicy(loadConfig(workerEnv)) : options.policy,
   });
@@ -139,6 +143,7 @@ export async function startLoopHarness(
     },
     close: async () => {
       await app.close();
+      await loopWrites.close();
       await worker.stop();
       await connection.close();
       await llm.close();

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import { FEED_START, nextBatch } from '../../api/loop-event-feed';
+import { EventStreams, serveLoopEvents, STREAM_LIMITS } from '../../api/loop-event-stream';
+import { moveLoop } from '../../store/progress';
+import { listenForLoopWrites, type LoopWrites } from '../../store/loop-writes';
+import { insertLoop, useTestDatabase } from '../support/database';
+
+// Commits of a loop's records heard from PostgreSQL (store/loop-writes.ts, the triggers of migration
+// 20261208090000_loop_feed_notify), and an event stream that sends them without waiting for its poll.
+
+const db = useTestDatabase();
+let writes: LoopWrites | undefined;
+afterEach(async () => {
+  await writes?.close();
+  writes = undefined;
+});
+
+const move = (loopId: string, phase: string, status = 'RUNNING') =>
+  moveLoop(db.prisma, {
+    loopId,
+    status: status as 'RUNNING',
+    phase: phase as 'MAKER',
+    roundIteration: 1,
+    lastVerdict: null,
+    failureReason: null,
+    key: randomUUID(),
+    at: new Date().toISOString(),
+    closesEscalations: false,
+    ends: status !== 'RUNNING',
+    run: null,
+  });
+
+async function until(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The listener's own connection, as PostgreSQL lists it (it LISTENs, nothing else does). */
+const listenerPids = () =>
+  db.prisma.$queryRaw<Array<{ pid: number }>>`
+    SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN loop_feed'`;
+
+test('a commit that wrote a loop record is heard once, for that loop only; a rolled-back one is not; heard again after the connection broke', async () => {
+  const loopId = await insertLoop(db.prisma, { status: 'RUNNING', phase: 'PREPARING' });
+  const other = await insertLoop(db.prisma, { status: 'RUNNING', phase: 'PREPARING' });
+  writes = listenForLoopWrites(db.url, () => undefined);
+  await until('the listener to connect', async () => (await listenerPids()).length === 1);
+  let heard = 0;
+  writes.subscribe(loopId, () => (heard += 1));
+  const unsubscribed = writes.subscribe(other, () => {
+    throw new Error('heard after unsubscribing');
+  });
+  unsubscribed();
+
+  // One transaction writing the loop's row and a LoopEvent row: one notification.
+  await move(loopId, 'MAKER');
+  await until('the first commit', () => heard === 1);
+  await move(other, 'MAKER');
+  await db.prisma
+    .$transaction(async (tx) => {
+      await tx.loop.update({ where: { id: loopId }, data: { phase: 'VERIFY' } });
+      throw new Error('rolled back');
+    })
+    .catch(() => undefined);
+  // Notifications come in commit order: once this one is heard, an earlier one would have been too.
+  await move(loopId, 'VERIFY');
+  await until('the second commit', () => heard >= 2);
+  expect(heard).toBe(2);
+
+  const [listener] = await listenerPids();
+  await db.prisma.$queryRaw`SELECT pg_terminate_backend(${listener!.pid}::int)`;
+  await until('the listener to connect again', async () => {
+    const pids = await listenerPids();
+    return pids.length === 1 && pids[0]!.pid !== listener!.pid;
+  });
+  await move(loopId, 'REVIEW');
+  await until('a commit after the reconnection', () => heard === 3);
+});
+
+test("an event stream sends a commit of its loop without waiting for its poll, and ends when the loop's end is committed", async () => {
+  const loopId = await insertLoop(db.prisma, { status: 'RUNNING', phase: 'PREPARING' });
+  writes = listenForLoopWrites(db.url, () => undefined);
+  await until('the listener to connect', async () => (await listenerPids()).length === 1);
+  const res = new FakeResponse();
+  const pollMs = STREAM_LIMITS.pollMs;
+  // Longer than the test's own limit: only the commits can move this stream.
+  STREAM_LIMITS.pollMs = 10 * 60_000;
+  try {
+    const first = (await nextBatch(db.prisma, loopId, FEED_START))!;
+    const serving = serveLoopEvents(
+      res as unknown as ServerResponse,
+      first,
+      {
+        prisma: db.prisma,
+        loopId,
+        log: { warn: () => undefined } as unknown as FastifyBaseLogger,
+        onHeartbeat: async () => undefined,
+        subscribe: (onWrite) => writes!.subscribe(loopId, onWrite),
+      },
+      new EventStreams(),
+    );
+    await move(loopId, 'MAKER');
+    await until('the MAKER phase on the stream', () => res.text.includes('"title":"MAKER'));
+    await move(loopId, 'DONE', 'PASSED');
+    await serving;
+    expect(res.text).toMatch(/event: end\ndata: \{"loopId":"[^"]+","status":"PASSED","phase":"DONE"\}/);
+    expect(res.ended).toBe(true);
+  } finally {
+    STREAM_LIMITS.pollMs = pollMs;
+  }
+});
+
+/** What serveLoopEvents uses of a ServerResponse, keeping what was written. */
+class FakeResponse extends EventEmitter {
+  text = '';
+  ended = false;
+  writeHead(): this {
+    return this;
+  }
+  write(chunk: string): boolean {
+    this.text += chunk;
+    return true;
+  }
+  end(): this {
+    this.ended = true;
+    return this;
+  }
+}
