@@ -28,6 +28,8 @@ export const loopDetailSchema = z.looseObject({
   waiting: z
     .object({ reason: z.string(), since: z.string().nullable() })
     .nullable()
+    // Optional for clients (the MCP tools, the CLI) reading a service from before it.
+    .optional()
     .describe(
       "Set while the current step's attempts meet an outage of the model provider (429, 5xx, unreachable): what it waits for and since when. Such attempts are retried until the provider answers.",
     ),
