@@ -272,7 +272,7 @@ describe('against the real API', () => {
       [
         ['frobnicate'],
         env,
-        'error: unknown command "frobnicate"; commands: submit, watch, list, show, decide, report, cancel, pause, resume, logs, timeline, agents, mcp\nhint: see: engineering-loop --help\n',
+        'error: unknown command "frobnicate"; commands: submit, watch, list, show, decide, report, diff, cancel, pause, resume, logs, timeline, agents, mcp\nhint: see: engineering-loop --help\n',
       ],
       [
         ['decide', '3f2c9a1e-8d4b-4c1a-9e7f-0a1b2c3d4e5f', 'maybe'],

@@ -515,6 +515,8 @@ test('unknown loops are 404 and /healthz checks PostgreSQL and Temporal', async 
       sandbox: { mode: 'bwrap', confined: true, note: expect.any(String), limits: null },
       // This harness's API is not told where the CLIs are installed, and nothing was checked.
       agents: PRESET_BACKENDS.map((backend) => ({ backend, installedVersion: null, lastCheck: null })),
+      // No supervisor started this API (npm start's does: its dependencies' states).
+      service: null,
     },
   });
   const docs = await fetch(`${h.baseUrl}/docs/json`);
