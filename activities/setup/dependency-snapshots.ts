@@ -25,8 +25,11 @@ import { keptOutput, REBUILT_OUTPUTS } from './snapshot-key';
 
 /** Snapshots kept per loop, the most recently used first (a backtrack may return to an older lockfile). */
 const KEPT_PER_LOOP = 2;
-/** Directories inside node_modules that tools write (babel, nyc, terser caches; vite's optimised deps). */
-const WRITABLE_IN_NODE_MODULES = ['.cache', '.vite'];
+/**
+ * Directories inside node_modules that tools write: babel, nyc and terser caches; vite's optimised deps and
+ * the bundled config it loads (`.vite-temp`, vitest.config.* included); vitest 0.x's results cache.
+ */
+const WRITABLE_IN_NODE_MODULES = ['.cache', '.vite', '.vite-temp', '.vitest'];
 /** Where those writes go: a directory of the checkout, fresh with it (SERVICE_EXCLUDES keeps it out of commits). */
 const WRITABLE_ROOT = '.engineering-loop/writable';
 
