@@ -10,6 +10,7 @@ import { startConfiguredTracing } from '../telemetry/tracing';
 import { stopWhenOrphaned } from './parent-watch';
 import type { Worker } from '@temporalio/worker';
 import { createLoopWorker } from './worker';
+import { heapLimitMb, workflowCacheSize } from './worker-memory';
 
 // Worker process (docker-compose `loop-worker` and `worker`, by WORKER_ROLE; the tests' killable worker). Scale out by running more.
 // The Temporal SDK drains the worker on SIGINT/SIGTERM by itself (its runtime's signal handlers), within
@@ -38,10 +39,11 @@ async function main(): Promise<void> {
   const limits =
     sandbox.limits && limitsStatus(sandbox.limits.mechanism, sandbox.limits.values, sandbox.limits.workspaceCheckMs);
   const sandboxed = `(sandbox: ${sandbox.mode === 'none' ? 'NONE, commands run unsandboxed' : `bubblewrap; limits: ${limits?.mechanism}${limits?.where ? ` at ${limits.where}` : ''}`})`;
+  const loops = `loops (cache ${workflowCacheSize(config)}, heap limit ${heapLimitMb()} MB)`;
   const runs =
     role === 'workflows'
-      ? 'loops and their record writes, no commands'
-      : `${role === 'all' ? 'loops and ' : ''}up to ${activityConcurrency} activities at once ${sandboxed}`;
+      ? `${loops} and their record writes, no commands`
+      : `${role === 'all' ? `${loops} and ` : ''}up to ${activityConcurrency} activities at once ${sandboxed}`;
   console.log(`worker ready on task queue ${config.temporal.taskQueue}: ${runs}`);
   announceDrain(
     worker,
