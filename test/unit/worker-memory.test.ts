@@ -34,18 +34,24 @@ test('by default the workflows worker gets a 512 MB heap and a cache derived fro
   expect(workerNodeArgs('all', config)).toEqual([]);
 });
 
-test('the cache derived from the heap limit the options really give stays within the limit and its bounds', () => {
-  const heapMb = heapLimitOfNodeWith(workerNodeArgs('workflows', loadConfig({})));
+test('the cache fits the heap limit the options really give, or a smaller one the process has', () => {
+  const config = loadConfig({});
+  const heapMb = heapLimitOfNodeWith(workerNodeArgs('workflows', config));
   // V8 adds its young generation to the old-space limit the flag sets.
   expect(heapMb).toBeGreaterThanOrEqual(512);
   expect(heapMb).toBeLessThan(640);
-  const cache = workflowCacheSize(loadConfig({}), heapMb);
-  expect(cache).toBe(cacheSizeForHeap(heapMb));
-  expect(cache).toBeGreaterThan(MIN_CACHED_LOOPS);
-  // Node's default limit on a large machine (4 GiB) still caps the cache.
-  expect(cacheSizeForHeap(4144)).toBe(MAX_CACHED_LOOPS);
+  expect(workflowCacheSize(config, heapMb)).toBe(200);
+  // Started without the flag (Node's default, 4 GiB here): the cache it would have with it.
+  expect(workflowCacheSize(config, heapLimitOfNodeWith([]))).toBe(200);
+  // Started with less heap than configured: what that holds.
+  const smaller = heapLimitOfNodeWith(['--max-old-space-size=256']);
+  expect(workflowCacheSize(config, smaller)).toBe(cacheSizeForHeap(smaller));
+  expect(workflowCacheSize(config, smaller)).toBeLessThan(100);
+  // More heap configured and given: more cache.
+  const bigger = loadConfig({ WORKFLOWS_WORKER_HEAP_MB: '1024' });
+  expect(workflowCacheSize(bigger, heapLimitOfNodeWith(workerNodeArgs('workflows', bigger)))).toBe(456);
   expect(cacheSizeForHeap(64)).toBe(MIN_CACHED_LOOPS);
-  expect(cacheSizeForHeap(1024)).toBeGreaterThan(cacheSizeForHeap(512));
+  expect(cacheSizeForHeap(65_536)).toBe(MAX_CACHED_LOOPS);
 });
 
 test('WORKER_MAX_CACHED_WORKFLOWS, when set, is the cache whatever the heap; empty means unset', () => {
