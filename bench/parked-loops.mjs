@@ -24,7 +24,6 @@
 // PARKED_WORKFLOWS_NODE_ARGS (the workflows worker's Node options in place of the service's, "" for
 // none: Node's default heap limit). Writes bench/results/parked-loops.json (PARKED_RESULT_NAME names
 // another file).
-import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execFileSync } from 'node:child_process';
