@@ -39,12 +39,14 @@ async function main(): Promise<void> {
   const limits =
     sandbox.limits && limitsStatus(sandbox.limits.mechanism, sandbox.limits.values, sandbox.limits.workspaceCheckMs);
   const sandboxed = `(sandbox: ${sandbox.mode === 'none' ? 'NONE, commands run unsandboxed' : `bubblewrap; limits: ${limits?.mechanism}${limits?.where ? ` at ${limits.where}` : ''}`})`;
-  const loops = `loops (cache ${workflowCacheSize(config)}, heap limit ${heapLimitMb()} MB)`;
   const runs =
     role === 'workflows'
-      ? `${loops} and their record writes, no commands`
-      : `${role === 'all' ? `${loops} and ` : ''}up to ${activityConcurrency} activities at once ${sandboxed}`;
-  console.log(`worker ready on task queue ${config.temporal.taskQueue}: ${runs}`);
+      ? 'loops and their record writes, no commands'
+      : `${role === 'all' ? 'loops and ' : ''}up to ${activityConcurrency} activities at once ${sandboxed}`;
+  // What bounds its memory (service/worker-memory.ts).
+  const cache =
+    role === 'activities' ? '' : `; workflow cache ${workflowCacheSize(config)} loops, heap limit ${heapLimitMb()} MB`;
+  console.log(`worker ready on task queue ${config.temporal.taskQueue}: ${runs}${cache}`);
   announceDrain(
     worker,
     config.worker.shutdownGraceSeconds,
