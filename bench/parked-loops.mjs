@@ -11,11 +11,12 @@
 // Everything runs in a temp dir on free ports and is removed at the end.
 //
 // Run after `npm run build`:
-//   npm run bench:parked                 # N=2000 (or `npm run bench -- parked`), about 10 minutes
+//   npm run bench:parked                 # N=2000 (or `npm run bench -- parked`), 10–15 minutes
 //   npm run bench:parked -- 20000        # the large run (or PARKED_LOOPS=20000): see docs/performance.md
 // Parking costs 0.35–0.42 core-seconds a loop (one iteration, bubblewrap): 2.4–3.4 loops/s on the 2-core
 // development machine under a load of 8–17, so 20,000 take about 1 h 40 min to 2 h 20 min there, 1 h to
-// 1 h 10 min when the machine is quiet, and about 8 GB of disk in the temp dir (0.4 MB a loop: its workspace 0.3 MB, PostgreSQL, Temporal).
+// 1 h 10 min when the machine is quiet, and about 8 GB of disk in the temp dir (0.4 MB a loop: its
+// workspace 0.3 MB, PostgreSQL, Temporal).
 // Settings (environment): PARKED_LOOPS (N), PARKED_ITERATIONS (iterations before the escalation, 1),
 // PARKED_BATCH (loops POSTed at once, 50; the next batch goes while fewer than PARKED_IN_FLIGHT are
 // submitted but not parked, 100), PARKED_DECIDE (earliest parked loops decided, 20), PARKED_STUCK_SECONDS
