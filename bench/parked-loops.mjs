@@ -1,62 +1,64 @@
-// Loops parked in AWAITING_DECISION must not grow the worker's memory: N loops are submitted through the
-// real API, each parks at its contract approval (after cloning and freezing the contract, before any
-// maker), and the worker's RSS is sampled as they pile up — with the Temporal dev server's and PostgreSQL's.
-// Then the earliest parked loops (long evicted from the worker's workflow cache) are approved, to show
-// they are still alive: each is replayed from its history and moves on. Not a test: figures vary by
-// machine and load. Everything runs in its own temp dir on free ports and is removed at the end.
+// Loops parked in AWAITING_DECISION must not grow the workflows worker's memory. N loops are submitted
+// through the API in batches; each runs PARKED_ITERATIONS real iterations (fake maker, verification with
+// a fake gate, review by the fake model, judge) in which the reviewer always reports a new BLOCKER, so
+// it parks at a MAX_ITERATIONS escalation with the history a real escalated loop has. Every process's
+// memory is sampled as they pile up: the workflows worker (with its V8 heap limit and workflow cache as
+// the service sets them: service/worker-memory.ts), the activities worker, the API, the Temporal dev
+// server and PostgreSQL. Then the EARLIEST parked loops, long evicted from the worker's cache, are
+// decided — half retried (their next iteration passes and they are delivered PASSED), half approved
+// (delivered APPROVED) — and the bench times the decision's 202 (a Temporal update: the replayed
+// workflow has accepted it), its record, and the delivery. Not a test: figures vary by machine and load.
+// Everything runs in a temp dir on free ports and is removed at the end.
 //
 // Run after `npm run build`:
-//   npm run bench:parked                    # N=2000
-//   npm run bench:parked -- 20000           # the documented large run (or PARKED_LOOPS=20000)
-// N=2000 took about 10 minutes on the 2-core development machine (3.3 loops parked per second); N=20000
-// needs about 2 hours there, ~5 GB of disk for the loops' workspaces, and the dev server's memory grows by
-// about 85 KB per loop. Settings (environment): PARKED_LOOPS (N), PARKED_CONCURRENCY (loops submitted but
-// not yet parked, 20), PARKED_DECIDE (how many of the earliest parked loops to approve, 20),
-// WORKER_MAX_CACHED_WORKFLOWS (the worker's cache, 200), PARKED_WORKER_NODE_OPTIONS (NODE_OPTIONS for the
-// worker only, e.g. --max-old-space-size=512), SANDBOX (bwrap), PARKED_STUCK_SECONDS (a loop not parked by
-// then is reported stuck, 600). Writes bench/results/parked-loops.json (parked-loops-cache<K>.json for
-// another cache size or worker options; PARKED_RESULT_NAME names it).
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
+//   npm run bench:parked                 # N=2000 (or `npm run bench -- parked`), 10–15 minutes
+//   npm run bench:parked -- 20000        # the large run (or PARKED_LOOPS=20000): see docs/performance.md
+// Parking costs 0.35–0.42 core-seconds a loop (one iteration, bubblewrap): 2.4–3.4 loops/s on the 2-core
+// development machine under a load of 8–17, so 20,000 take about 1 h 40 min to 2 h 20 min there, 1 h to
+// 1 h 10 min when the machine is quiet, and about 8 GB of disk in the temp dir (0.4 MB a loop: its
+// workspace 0.3 MB, PostgreSQL, Temporal).
+// Settings (environment): PARKED_LOOPS (N), PARKED_ITERATIONS (iterations before the escalation, 1),
+// PARKED_BATCH (loops POSTed at once, 50; the next batch goes while fewer than PARKED_IN_FLIGHT are
+// submitted but not parked, 100), PARKED_DECIDE (earliest parked loops decided, 20), PARKED_STUCK_SECONDS
+// (a loop not parked by then counts as stuck, 900), BENCH_SANDBOX (bwrap), BENCH_WORKERS (split).
+// To compare with other worker settings: WORKER_MAX_CACHED_WORKFLOWS, WORKFLOWS_WORKER_HEAP_MB, or
+// PARKED_WORKFLOWS_NODE_ARGS (the workflows worker's Node options in place of the service's, "" for
+// none: Node's default heap limit). Writes bench/results/parked-loops.json (PARKED_RESULT_NAME names
+// another file).
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
-import { apiClient, createKeys } from './lib/api-client.mjs';
+import { execFileSync } from 'node:child_process';
 import { createCleanup } from './lib/cleanup.mjs';
 import { importDist, requireBuilt } from './lib/dist.mjs';
-import { startFakeLlm } from './lib/fake-llm.mjs';
-import { createNodeFixtureRepo } from './lib/fixture-repo.mjs';
-import { startInfrastructure } from './lib/infrastructure.mjs';
-import { allProcesses, memoryOf, pssKb, statusKb, tree } from './lib/proc.mjs';
-import { startWorker } from './lib/service-processes.mjs';
-import { freePort, loadavg, logger, machine, mib, percentile, positiveInt, round, sleep } from './lib/util.mjs';
+import { fetchLoopHistory, historySize } from './lib/history.mjs';
+import { benchLoopBody } from './lib/loop-body.mjs';
+import { allProcesses, memoryOf, startMemorySampler, statusKb, tree } from './lib/proc.mjs';
+import { startResult, table } from './lib/results.mjs';
+import { LOOP_ROLE, SANDBOX, startStack, TERMINAL, WORKER_ROLES, WORKERS } from './lib/stack.mjs';
+import { freePort, logger, mib, percentile, positiveInt, round, sleep } from './lib/util.mjs';
 
 requireBuilt();
-const { buildApp } = await importDist('api/app.js');
-const { createPrismaClient } = await importDist('prisma/client.js');
+const { loadConfig } = await importDist('config/service-config.js');
+const { workerNodeArgs } = await importDist('service/worker-memory.js');
 
 const N = positiveInt(process.argv[2] ?? process.env.PARKED_LOOPS ?? 2000, 'N');
-const CONCURRENCY = positiveInt(process.env.PARKED_CONCURRENCY ?? 20, 'PARKED_CONCURRENCY');
+const ITERATIONS = positiveInt(process.env.PARKED_ITERATIONS ?? 1, 'PARKED_ITERATIONS');
+const BATCH = positiveInt(process.env.PARKED_BATCH ?? 50, 'PARKED_BATCH');
+const IN_FLIGHT = positiveInt(process.env.PARKED_IN_FLIGHT ?? 100, 'PARKED_IN_FLIGHT');
 const DECIDE = Math.min(N, positiveInt(process.env.PARKED_DECIDE ?? 20, 'PARKED_DECIDE'));
-const CACHE = Number(process.env.WORKER_MAX_CACHED_WORKFLOWS ?? 200);
-const SANDBOX = process.env.SANDBOX ?? 'bwrap';
-/** Node options for the worker only, e.g. `--max-old-space-size=512` to see what the parked loops really need. */
-const WORKER_NODE_OPTIONS = process.env.PARKED_WORKER_NODE_OPTIONS ?? '';
-const STUCK_MS = positiveInt(process.env.PARKED_STUCK_SECONDS ?? 600, 'PARKED_STUCK_SECONDS') * 1000;
-const SAMPLE_EVERY = Math.max(1, Math.ceil(N / 10));
+const STUCK_MS = positiveInt(process.env.PARKED_STUCK_SECONDS ?? 900, 'PARKED_STUCK_SECONDS') * 1000;
+const SAMPLES = 20;
 const DECIDED_TIMEOUT_MS = 10 * 60_000;
-const TERMINAL = ['PASSED', 'APPROVED', 'REJECTED', 'CANCELLED', 'FAILED'];
-const RESULT_FILE = new URL(
-  `./results/${process.env.PARKED_RESULT_NAME ?? (CACHE === 200 && !WORKER_NODE_OPTIONS ? 'parked-loops' : `parked-loops-cache${CACHE}`)}.json`,
-  import.meta.url,
-);
+/** The worker settings under test, as the service reads them (its defaults unless set here). */
+const serviceConfig = loadConfig({ ...process.env, WORKER_ROLE: LOOP_ROLE });
+const WORKFLOWS_NODE_ARGS =
+  process.env.PARKED_WORKFLOWS_NODE_ARGS !== undefined
+    ? process.env.PARKED_WORKFLOWS_NODE_ARGS.split(' ').filter(Boolean)
+    : workerNodeArgs(LOOP_ROLE, serviceConfig);
 
 const log = logger('parked');
 const cleanup = createCleanup('parked');
 
-// ---- metrics and disk ---------------------------------------------------------------------------------------
 async function scrape(url) {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
@@ -65,10 +67,8 @@ async function scrape(url) {
     return null;
   }
 }
-/**
- * Sum of every series of a metric in a Prometheus exposition: null when not scraped or absent; a counter
- * the exporter has not created yet (never incremented) counts 0.
- */
+
+/** Sum of every series of a Prometheus metric; null when not scraped, 0 for a counter not created yet. */
 function metric(text, name, { counter = false } = {}) {
   if (!text) return null;
   const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'gm'))].map((m) =>
@@ -86,193 +86,128 @@ function duMiB(dir) {
   }
 }
 
-/** Median and largest of the values that are there. */
-function spread(values) {
+const spread = (values) => {
   const present = values.filter((v) => v != null);
-  return present.length ? { median: percentile(present, 50), max: Math.max(...present) } : null;
-}
+  return present.length
+    ? { p50: percentile(present, 50), p95: percentile(present, 95), max: Math.max(...present) }
+    : null;
+};
 
-// ---- the run ----------------------------------------------------------------------------------------------
 async function main() {
-  const machineAtStart = { ...machine(), loadavg: loadavg() };
-  log(
-    `N=${N}, ${CONCURRENCY} in flight, worker cache ${CACHE}, sandbox ${SANDBOX}; ${machineAtStart.cpus} cores, load ${machineAtStart.loadavg.join(' ')}`,
-  );
-  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-parked-'));
-  cleanup.add('temp dir', async () => fs.rmSync(tempDir, { recursive: true, force: true }));
-
+  const result = startResult(process.env.PARKED_RESULT_NAME ?? 'parked-loops');
   const [metricsPort, sdkMetricsPort] = await Promise.all([freePort(), freePort()]);
-  const { databaseUrl, temporalAddress, postmasterPid, temporalPid } = await startInfrastructure(tempDir, cleanup);
-  const llm = await startFakeLlm();
-  cleanup.add('fake LLM', () => llm.close());
-  const repo = path.join(tempDir, 'fixture');
-  fs.mkdirSync(repo);
-  createNodeFixtureRepo(repo);
-  const dataDir = path.join(tempDir, 'data');
-  fs.mkdirSync(dataDir);
-
-  const taskQueue = 'bench-parked';
-  const worker = await startWorker({
-    DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: temporalAddress,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    DATA_DIR: dataDir,
-    LLM_BASE_URL: llm.baseUrl,
-    LLM_API_KEY: 'bench-key',
-    LLM_MODEL: 'bench-reviewer',
-    LOG_LEVEL: 'warn',
-    SANDBOX,
-    WORKER_MAX_CACHED_WORKFLOWS: String(CACHE),
+  const loopRoleEnv = {
     WORKER_METRICS_PORT: String(metricsPort),
     TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkMetricsPort}`,
-    ...(WORKER_NODE_OPTIONS ? { NODE_OPTIONS: WORKER_NODE_OPTIONS } : {}),
-  });
-  cleanup.add('worker', () => worker.stop());
-  log(`worker pid ${worker.pid}, Temporal dev server pid ${temporalPid}, PostgreSQL postmaster pid ${postmasterPid}`);
-
-  const prisma = createPrismaClient(databaseUrl);
-  cleanup.add('database client', () => prisma.$disconnect());
-  const connection = await Connection.connect({ address: temporalAddress });
-  cleanup.add('Temporal client', () => connection.close());
-  const temporal = new Client({ connection });
-  const app = await buildApp({
-    prisma,
-    temporal,
-    taskQueue,
-    logLevel: 'error',
-    // The bench is one API key submitting thousands of loops: the rate limit is not what is measured.
-    rateLimit: { max: 1_000_000, timeWindowMs: 60_000 },
-    policy: {
-      repositories: { allowLocal: true, connectTimeoutSeconds: 20 },
-      decisions: { allowDeadlineApprove: false, separationOfDuties: true, signalActors: [] },
-      sandbox: { mode: SANDBOX },
-      disk: { path: dataDir, minFreeBytes: 2048 * 1024 ** 2 },
-    },
-  });
-  cleanup.add('API', () => app.close());
-  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-  const keys = await createKeys(prisma);
-  const api = apiClient(baseUrl);
-
-  const loopBody = {
-    repository: { url: repo, baseRef: 'main' },
-    contract: {
-      objective: 'Make sum() add its two arguments.',
-      outcome: 'Callers of sum() get the arithmetic sum.',
-      acceptanceCriteria: [
-        { id: 'AC-1', statement: 'sum adds two numbers', verification: { type: 'test', name: 'sum adds two numbers' } },
-        { id: 'AC-2', statement: 'the test suite passes', verification: { type: 'gate', gate: 'tests' } },
-      ],
-      constraints: ['Do not change the tests.'],
-    },
-    gates: [{ gate: 'tests', argv: ['node', '--test'], timeoutSeconds: 120 }],
-    maker: { backend: 'command', argv: ['true'], timeoutSeconds: 60 },
-    maxIterations: 1,
-    setup: [],
-    requireContractApproval: true,
-    delivery: { push: false },
   };
+  // Only the worker settings asked for are passed on; unset, the worker takes the service's defaults.
+  const workerSettings = Object.fromEntries(
+    ['WORKER_MAX_CACHED_WORKFLOWS', 'WORKFLOWS_WORKER_HEAP_MB']
+      .filter((name) => process.env[name] !== undefined)
+      .map((name) => [name, process.env[name]]),
+  );
+  const stack = await startStack('parked', cleanup, {
+    // Every iteration up to the last one gets a new BLOCKER; a retry's next iteration passes.
+    passAt: ITERATIONS + 1,
+    env: workerSettings,
+    roles: { [LOOP_ROLE]: { env: loopRoleEnv, nodeArgs: WORKFLOWS_NODE_ARGS } },
+  });
+  const loopWorker = stack.workers[LOOP_ROLE];
+  const readyLine = loopWorker.tail().find((l) => l.includes('worker ready')) ?? '';
+  log(
+    `N=${N}, ${ITERATIONS} iteration(s) each, batches of ${BATCH} (${IN_FLIGHT} in flight), workers ${WORKERS}, sandbox ${SANDBOX}; ` +
+      `${LOOP_ROLE} worker Node options "${WORKFLOWS_NODE_ARGS.join(' ')}": ${readyLine.replace(/^.*worker ready/, 'worker ready')}`,
+  );
+  const processes = {
+    single: {
+      api: stack.api.pid,
+      ...Object.fromEntries(WORKER_ROLES.map((role) => [`${role} worker`, stack.workers[role].pid])),
+    },
+    trees: { temporal: stack.pids.temporal, postgres: stack.pids.postgres },
+  };
+  // Every second, for the peaks; the table below samples SAMPLES times as loops pile up.
+  const sampler = startMemorySampler(processes);
+  const body = benchLoopBody(stack.repo, { makerSeconds: 0, gateSeconds: 0, maxIterations: ITERATIONS });
 
-  // ---- samples ----
   const started = performance.now();
-  const elapsed = () => round((performance.now() - started) / 1000);
   const samples = [];
   async function sample(label, parkedCount) {
-    const processes = allProcesses();
+    const all = allProcesses();
     const [workerMetrics, sdkMetrics] = await Promise.all([
       scrape(`http://127.0.0.1:${metricsPort}/metrics`),
       scrape(`http://127.0.0.1:${sdkMetricsPort}/metrics`),
     ]);
-    const workerMemory = statusKb(worker.pid);
+    const rss = (pid) => mib(statusKb(pid)?.rss);
     const s = {
       label,
       parked: parkedCount,
-      elapsedSeconds: elapsed(),
-      worker: workerMemory
-        ? { rssMiB: mib(workerMemory.rss), peakRssMiB: mib(workerMemory.hwm), pssMiB: mib(pssKb(worker.pid)) }
-        : null,
-      // The worker's main thread only (prom-client): workflows run in a worker thread whose heap this does not show.
-      workerHeapUsedMiB: (() => {
-        const v = metric(workerMetrics, 'engineering_loop_nodejs_heap_size_used_bytes');
-        return v == null ? null : round(v / 1024 ** 2);
-      })(),
+      elapsedSeconds: round((performance.now() - started) / 1000),
+      rssMiB: Object.fromEntries(Object.entries(processes.single).map(([name, pid]) => [name, rss(pid)])),
+      loopWorkerPeakRssMiB: mib(statusKb(loopWorker.pid)?.hwm),
+      // prom-client sees the worker's main thread only: the workflows run in a worker thread of their own.
+      loopWorkerMainHeapUsedMiB: round(
+        (metric(workerMetrics, 'engineering_loop_nodejs_heap_size_used_bytes') ?? NaN) / 1024 ** 2,
+      ),
       stickyCache: {
         size: metric(sdkMetrics, 'temporal_sticky_cache_size'),
         forcedEvictions: metric(sdkMetrics, 'temporal_sticky_cache_total_forced_eviction', { counter: true }),
         hits: metric(sdkMetrics, 'temporal_sticky_cache_hit', { counter: true }),
         misses: metric(sdkMetrics, 'temporal_sticky_cache_miss', { counter: true }),
       },
-      temporalDevServer: memoryOf(tree(temporalPid, processes)),
-      postgres: memoryOf(tree(postmasterPid, processes)),
-      benchProcessWithApi: { rssMiB: mib(process.memoryUsage().rss / 1024) },
-      loadavg: loadavg(),
+      temporalPssMiB: memoryOf(tree(stack.pids.temporal, all))?.pssMiB ?? null,
+      postgresPssMiB: memoryOf(tree(stack.pids.postgres, all))?.pssMiB ?? null,
     };
     samples.push(s);
     log(
-      `${label}: ${parkedCount} parked, worker RSS ${s.worker?.rssMiB ?? '?'} MiB (heap ${s.workerHeapUsedMiB ?? '?'}), cache ${s.stickyCache.size ?? '?'}, ` +
-        `Temporal ${s.temporalDevServer?.rssMiB ?? '?'} MiB, PostgreSQL PSS ${s.postgres?.pssMiB ?? '?'} MiB (${s.postgres?.processes ?? '?'} processes), load ${s.loadavg[0]}`,
+      `${label}: ${Object.entries(s.rssMiB)
+        .map(([name, v]) => `${name} ${v}`)
+        .join(
+          ', ',
+        )} MiB RSS; cache ${s.stickyCache.size ?? '?'}; Temporal ${s.temporalPssMiB} MiB, PostgreSQL ${s.postgresPssMiB} MiB PSS`,
     );
     return s;
   }
   await sample('before any loop', 0);
 
-  // ---- submit N loops, CONCURRENCY of them submitted but not yet parked at any time ----
+  // ---- submit in batches, park ----
   const inflight = new Map(); // loop id → { index, submittedAt }
-  const parked = []; // { id, index, seconds } in the order they were seen parked
-  const ended = []; // loops that ended instead of parking
+  const parked = []; // { id, index, seconds }, in the order seen parked
+  const ended = [];
   const stuck = [];
   const submitErrors = [];
-  let posting = 0;
   let nextIndex = 0;
-  let nextSample = SAMPLE_EVERY;
+  const sampleEvery = Math.max(1, Math.ceil(N / SAMPLES));
+  let nextSample = sampleEvery;
   let lastProgress = performance.now();
-  const submissionStarted = performance.now();
-  let lastSubmittedAt = submissionStarted;
 
   async function submitOne(index) {
-    posting += 1;
-    try {
-      for (let attempt = 1; ; attempt++) {
-        const res = await api('POST', '/v1/loops', keys.submitter, loopBody, {
-          'idempotency-key': `bench-parked-${index}`,
-        }).catch((err) => ({ status: 0, body: String(err?.message ?? err) }));
-        if (res.status === 201 || res.status === 200) {
-          inflight.set(res.body.id, { index, submittedAt: performance.now() });
-          lastSubmittedAt = performance.now();
-          return;
-        }
-        if (submitErrors.length < 50)
-          submitErrors.push({
-            index,
-            attempt,
-            status: res.status,
-            body: typeof res.body === 'string' ? res.body.slice(0, 300) : res.body,
-          });
-        if (attempt >= 5)
-          throw new Error(
-            `submitting loop ${index} failed 5 times; last: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`,
-          );
-        await sleep(1000 * attempt);
+    for (let attempt = 1; ; attempt++) {
+      const res = await stack
+        .call('POST', '/v1/loops', stack.keys.submitter, body, { 'idempotency-key': `bench-parked-${index}` })
+        .catch((err) => ({ status: 0, body: String(err?.message ?? err) }));
+      if (res.status === 201 || res.status === 200) {
+        inflight.set(res.body.id, { index, submittedAt: performance.now() });
+        return;
       }
-    } finally {
-      posting -= 1;
+      if (submitErrors.length < 50) submitErrors.push({ index, attempt, status: res.status, body: res.body });
+      if (attempt >= 5) throw new Error(`submitting loop ${index} failed 5 times; last: ${res.status}`);
+      await sleep(1000 * attempt);
     }
   }
 
-  let failure = null;
   while (parked.length + ended.length + stuck.length < N) {
-    if (failure) throw failure;
-    if (worker.exit())
-      throw new Error(
-        `the worker exited (${JSON.stringify(worker.exit())}) with ${parked.length} loops parked:\n${worker.tail().join('\n')}`,
-      );
-    while (inflight.size + posting < CONCURRENCY && nextIndex < N) {
-      const index = nextIndex++;
-      submitOne(index).catch((err) => (failure ??= err));
+    for (const [role, worker] of Object.entries(stack.workers))
+      if (worker.exit())
+        throw new Error(
+          `the ${role} worker exited (${JSON.stringify(worker.exit())}) with ${parked.length} loops parked:\n${worker.tail().join('\n')}`,
+        );
+    if (inflight.size < IN_FLIGHT && nextIndex < N) {
+      const batch = Array.from({ length: Math.min(BATCH, N - nextIndex) }, () => nextIndex++);
+      await Promise.all(batch.map(submitOne));
     }
-    await sleep(250);
+    await sleep(500);
     if (inflight.size === 0) continue;
-    const rows = await prisma.loop.findMany({
+    const rows = await stack.prisma.loop.findMany({
       where: { id: { in: [...inflight.keys()] } },
       select: { id: true, status: true, phase: true, failureReason: true },
     });
@@ -284,219 +219,196 @@ async function main() {
         parked.push({ id: row.id, index: entry.index, seconds: (now - entry.submittedAt) / 1000 });
       } else if (TERMINAL.includes(row.status)) {
         inflight.delete(row.id);
-        ended.push({
-          id: row.id,
-          index: entry.index,
-          status: row.status,
-          phase: row.phase,
-          failureReason: row.failureReason?.slice(0, 500) ?? null,
-        });
+        ended.push({ id: row.id, status: row.status, phase: row.phase, reason: row.failureReason?.slice(0, 300) });
         log(`loop ${row.id} ended ${row.status} in ${row.phase} instead of parking: ${row.failureReason ?? ''}`);
       } else if (now - entry.submittedAt > STUCK_MS) {
         inflight.delete(row.id);
-        stuck.push({
-          id: row.id,
-          index: entry.index,
-          status: row.status,
-          phase: row.phase,
-          seconds: round((now - entry.submittedAt) / 1000),
-        });
+        stuck.push({ id: row.id, status: row.status, phase: row.phase });
         log(`loop ${row.id} has not parked after ${STUCK_MS / 1000} s (${row.status}/${row.phase})`);
       }
     }
     while (parked.length >= nextSample && nextSample <= N) {
       await sample(`${nextSample} parked`, parked.length);
-      nextSample += SAMPLE_EVERY;
+      nextSample += sampleEvery;
     }
-    if (performance.now() - lastProgress > 30_000) {
+    if (performance.now() - lastProgress > 60_000) {
       lastProgress = performance.now();
-      log(
-        `${parked.length}/${N} parked, ${inflight.size} in flight, ${ended.length} ended, ${stuck.length} stuck; ${round(parked.length / ((performance.now() - submissionStarted) / 1000), 2)} loops/s`,
-      );
+      const rate = parked.length / ((performance.now() - started) / 1000);
+      log(`${parked.length}/${N} parked, ${inflight.size} in flight; ${round(rate, 2)} loops/s`);
     }
   }
-  const parkSeconds = (performance.now() - submissionStarted) / 1000;
-  const submitSeconds = (lastSubmittedAt - submissionStarted) / 1000;
+  const parkSeconds = (performance.now() - started) / 1000;
   if (samples.at(-1).parked !== parked.length) await sample(`${parked.length} parked`, parked.length);
   log(
     `all ${N} settled in ${round(parkSeconds)} s: ${parked.length} parked, ${ended.length} ended, ${stuck.length} stuck`,
   );
 
-  // The workflow tasks are done; give the worker a moment (GC, cache) and sample again.
+  // The workflow tasks are done: the worker gets a moment (GC, cache) before the next sample.
   await sleep(20_000);
   const settled = await sample('20 s after the last parked', parked.length);
-  const openInDb = await prisma.loop.count({ where: { status: 'AWAITING_DECISION' } });
+  const history = parked.length
+    ? historySize(await fetchLoopHistory(stack.temporal, parked[0].id))
+    : { events: null, encodedBytes: null, payloadBytes: null };
 
-  // ---- prove the earliest parked loops (evicted long ago) are alive: approve them, see them move on ----
-  const chosen = parked.slice(0, DECIDE);
-  const missesBefore = settled.stickyCache.misses;
-  // The open escalation of each first (the id a person sees in the inbox), then every approval at once,
-  // so each loop's time to move on counts from its own 202.
-  const decided = await Promise.all(
-    chosen.map(async ({ id }) => {
-      const detail = await api('GET', `/v1/loops/${id}`, keys.approver);
+  // ---- decide the earliest parked loops: long evicted, each is replayed from its history ----
+  const chosen = parked.slice(0, DECIDE).map((p, i) => ({ id: p.id, kind: i % 2 === 0 ? 'retry' : 'approve' }));
+  await Promise.all(
+    chosen.map(async (d) => {
+      const detail = await stack.call('GET', `/v1/loops/${d.id}`, stack.keys.approver);
       const open = detail.body?.escalations?.find((e) => e.status === 'OPEN');
-      return open
-        ? { id, escalationId: open.id, escalationTrigger: open.trigger }
-        : { id, error: `no open escalation (status ${detail.status}, loop ${detail.body?.status})` };
+      if (!open) d.error = `no open escalation (${detail.status}, loop ${detail.body?.status})`;
+      else Object.assign(d, { escalationId: open.id, trigger: open.trigger });
     }),
   );
+  // All at once, each timed from its own request.
   await Promise.all(
-    decided
+    chosen
       .filter((d) => d.escalationId)
       .map(async (d) => {
-        const res = await api('POST', `/v1/loops/${d.id}/decisions`, keys.approver, {
-          kind: 'approve',
+        d.sentAt = performance.now();
+        const res = await stack.call('POST', `/v1/loops/${d.id}/decisions`, stack.keys.approver, {
+          kind: d.kind,
           escalationId: d.escalationId,
-          comment: 'bench: approved to show a parked loop is alive',
+          ...(d.kind === 'retry' ? { guidance: 'bench: one more iteration' } : { comment: 'bench: approved' }),
         });
-        Object.assign(d, {
-          decisionStatus: res.status,
-          decidedAt: performance.now(),
-          leftAfterSeconds: null,
-          settledAfterSeconds: null,
-          state: null,
-        });
+        Object.assign(d, { status: res.status, answeredSeconds: round(res.ms / 1000, 2) });
         if (res.status !== 202) d.error = `decision answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`;
       }),
   );
-  log(
-    `approved ${decided.filter((d) => d.decisionStatus === 202).length} of the ${chosen.length} earliest parked loops; waiting for them to move on`,
-  );
-  const decidedDeadline = performance.now() + DECIDED_TIMEOUT_MS;
+  log(`decided the ${chosen.length} earliest parked loops (retry and approve in turn); waiting for their delivery`);
+  const deadline = performance.now() + DECIDED_TIMEOUT_MS;
   for (;;) {
-    const waiting = decided.filter((d) => d.decisionStatus === 202 && d.settledAfterSeconds === null);
-    if (waiting.length === 0 || performance.now() > decidedDeadline) break;
-    await sleep(250);
-    const rows = await prisma.loop.findMany({
+    const waiting = chosen.filter((d) => d.status === 202 && d.deliveredSeconds === undefined);
+    if (waiting.length === 0 || performance.now() > deadline) break;
+    await sleep(200);
+    const rows = await stack.prisma.loop.findMany({
       where: { id: { in: waiting.map((d) => d.id) } },
-      select: {
-        id: true,
-        status: true,
-        phase: true,
-        lastVerdict: true,
-        escalations: { select: { trigger: true, status: true, sequence: true }, orderBy: { sequence: 'asc' } },
-      },
+      select: { id: true, status: true, escalations: { select: { status: true }, orderBy: { sequence: 'asc' } } },
     });
     const now = performance.now();
     for (const row of rows) {
       const d = waiting.find((w) => w.id === row.id);
-      // Left: the workflow was replayed, took the decision and recorded it (the escalation is no longer OPEN).
-      if (d.leftAfterSeconds === null && row.escalations[0] && row.escalations[0].status !== 'OPEN')
-        d.leftAfterSeconds = round((now - d.decidedAt) / 1000);
-      const nextEscalation = row.escalations.length > 1 ? row.escalations.at(-1) : null;
-      if (TERMINAL.includes(row.status) || (row.status === 'AWAITING_DECISION' && nextEscalation)) {
-        d.leftAfterSeconds ??= round((now - d.decidedAt) / 1000);
-        d.settledAfterSeconds = round((now - d.decidedAt) / 1000);
-        d.state = {
-          status: row.status,
-          phase: row.phase,
-          lastVerdict: row.lastVerdict ?? null,
-          nextEscalation: nextEscalation?.trigger ?? null,
-        };
-      } else {
-        d.state = { status: row.status, phase: row.phase };
+      // Taken: the workflow was replayed, took the decision and recorded it (its escalation is closed).
+      if (d.takenSeconds === undefined && row.escalations[0]?.status !== 'OPEN')
+        d.takenSeconds = round((now - d.sentAt) / 1000, 2);
+      if (TERMINAL.includes(row.status) || (row.status === 'AWAITING_DECISION' && row.escalations.length > 1)) {
+        d.takenSeconds ??= round((now - d.sentAt) / 1000, 2);
+        d.deliveredSeconds = round((now - d.sentAt) / 1000, 2);
+        d.ended = row.escalations.length > 1 ? 'ESCALATED AGAIN' : row.status;
       }
     }
   }
-  for (const d of decided) delete d.decidedAt;
-  const afterDecisions = await sample(
-    `after deciding ${chosen.length}`,
-    await prisma.loop.count({ where: { status: 'AWAITING_DECISION' } }),
-  );
-  const missesAfter = afterDecisions.stickyCache.misses;
+  for (const d of chosen) delete d.sentAt;
+  const afterDecisions = await sample('after the decisions', parked.length - chosen.length);
+  const memory = sampler.stop();
 
-  const disk = {
-    workspacesMiB: duMiB(path.join(dataDir, 'workspaces')),
-    dataDirMiB: duMiB(dataDir),
-    temporalSqliteMiB: duMiB(path.join(tempDir, 'temporal')),
-    postgresMiB: duMiB(path.join(tempDir, 'postgres')),
-  };
+  // ---- result ----
+  const rate = parked.length / parkSeconds;
   const parkLatencies = parked.map((p) => p.seconds);
-  const result = {
-    measuredAt: new Date().toISOString(),
-    machine: (({ loadavg: atStart, ...rest }) => ({ ...rest, loadavgAtStart: atStart, loadavgAtEnd: loadavg() }))(
-      machineAtStart,
-    ),
-    settings: {
-      n: N,
-      concurrency: CONCURRENCY,
-      workerMaxCachedWorkflows: CACHE,
-      workerNodeOptions: WORKER_NODE_OPTIONS || null,
-      sandbox: SANDBOX,
-      decide: DECIDE,
-      loop: 'requireContractApproval: true, one local fixture repository, maker `true`',
-    },
-    submission: {
-      submitted: nextIndex,
-      parked: parked.length,
-      endedInstead: ended.length,
-      stuck: stuck.length,
-      submitErrors: submitErrors.length,
-      secondsToSubmitAll: round(submitSeconds),
-      secondsToParkAll: round(parkSeconds),
-      submittedPerSecond: round(nextIndex / Math.max(submitSeconds, 0.001), 2),
-      parkedPerSecond: round(parked.length / parkSeconds, 2),
-      submitToParkedSeconds: {
-        p50: round(percentile(parkLatencies, 50) ?? 0),
-        p95: round(percentile(parkLatencies, 95) ?? 0),
-        max: round(Math.max(0, ...parkLatencies)),
-      },
-      openInDatabaseAfter: openInDb,
-    },
-    samples,
-    decidedSample: {
-      approved: decided.filter((d) => d.decisionStatus === 202).length,
-      movedOn: decided.filter((d) => d.leftAfterSeconds !== null).length,
-      settled: decided.filter((d) => d.settledAfterSeconds !== null).length,
-      leftAfterSeconds: spread(decided.map((d) => d.leftAfterSeconds)),
-      settledAfterSeconds: spread(decided.map((d) => d.settledAfterSeconds)),
-      stickyCacheMissesDuringDecisions: missesBefore != null && missesAfter != null ? missesAfter - missesBefore : null,
-      loops: decided,
-    },
-    disk,
-    problems: { ended: ended.slice(0, 50), stuck: stuck.slice(0, 50), submitErrors, workerLogLines: worker.problems() },
+  const endedAs = {};
+  for (const d of chosen)
+    endedAs[`${d.kind} → ${d.ended ?? 'not delivered'}`] =
+      (endedAs[`${d.kind} → ${d.ended ?? 'not delivered'}`] ?? 0) + 1;
+  const decisions = {
+    decided: chosen.length,
+    accepted: chosen.filter((d) => d.status === 202).length,
+    delivered: chosen.filter((d) => d.deliveredSeconds !== undefined).length,
+    endedAs,
+    answeredSeconds: spread(chosen.map((d) => d.answeredSeconds)),
+    takenSeconds: spread(chosen.map((d) => d.takenSeconds)),
+    deliveredSeconds: spread(chosen.map((d) => d.deliveredSeconds)),
+    stickyCacheMisses:
+      afterDecisions.stickyCache.misses != null && settled.stickyCache.misses != null
+        ? afterDecisions.stickyCache.misses - settled.stickyCache.misses
+        : null,
+    loops: chosen,
   };
-  fs.mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-  fs.writeFileSync(RESULT_FILE, `${JSON.stringify(result, null, 2)}\n`);
-
-  // ---- summary ----
-  const row = (s) =>
-    `| ${s.label} | ${s.parked} | ${s.worker?.rssMiB ?? '?'} | ${s.workerHeapUsedMiB ?? '?'} | ${s.stickyCache.size ?? '?'} | ${s.temporalDevServer?.rssMiB ?? '?'} | ${s.postgres?.pssMiB ?? '?'} (${s.postgres?.rssMiB ?? '?'}) | ${s.loadavg[0]} |`;
-  console.log(`\n## Parked loops: N=${N}, worker cache ${CACHE}\n`);
-  console.log(
-    `Machine: ${machineAtStart.cpus} cores (${machineAtStart.cpu}), ${machineAtStart.memoryGiB} GiB, Node ${process.version}; load average ${result.machine.loadavgAtStart.join(' ')} at start, ${result.machine.loadavgAtEnd.join(' ')} at end.\n`,
+  const loopWorkerName = `${LOOP_ROLE} worker`;
+  const loopWorkerPeak = memory.processes[loopWorkerName]?.peak ?? null;
+  const disk = {
+    workspacesMiB: duMiB(path.join(stack.dataDir, 'workspaces')),
+    temporalMiB: duMiB(path.join(stack.tempDir, 'temporal')),
+    postgresMiB: duMiB(path.join(stack.tempDir, 'postgres')),
+  };
+  const settings = {
+    n: N,
+    iterationsBeforeEscalation: ITERATIONS,
+    batch: BATCH,
+    inFlight: IN_FLIGHT,
+    decide: DECIDE,
+    workers: WORKERS,
+    sandbox: SANDBOX,
+    loopWorkerNodeArgs: WORKFLOWS_NODE_ARGS,
+    loopWorkerReady: readyLine.replace(/^.*worker ready/, 'worker ready'),
+    workerSettings,
+  };
+  const mibCell = (v) => (v == null ? null : Math.round(v));
+  const summary = [
+    `N=${N} loops, each parked at MAX_ITERATIONS after ${ITERATIONS} iteration(s) (history ${history.events} events, ${round(history.encodedBytes / 1024)} KB), ` +
+      `submitted in batches of ${BATCH}; workers ${WORKERS}, sandbox ${SANDBOX}; ${LOOP_ROLE} worker Node options \`${WORKFLOWS_NODE_ARGS.join(' ') || 'none'}\`` +
+      `${
+        Object.keys(workerSettings).length
+          ? `, ${Object.entries(workerSettings)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(', ')}`
+          : ''
+      }.`,
+    '',
+    ...table(
+      [
+        'sample',
+        'parked',
+        ...Object.keys(processes.single).map((n) => `${n} RSS MiB`),
+        'cached loops',
+        'Temporal PSS MiB',
+        'PostgreSQL PSS MiB',
+      ],
+      samples.map((s) => [
+        s.label,
+        s.parked,
+        ...Object.values(s.rssMiB).map(mibCell),
+        s.stickyCache.size,
+        mibCell(s.temporalPssMiB),
+        mibCell(s.postgresPssMiB),
+      ]),
+    ),
+    '',
+    `${parked.length} of ${N} parked in ${Math.round(parkSeconds)} s: **${round(rate, 2)} loops/s** (submit → parked p50 ${round(percentile(parkLatencies, 50))} s, p95 ${round(percentile(parkLatencies, 95))} s); ` +
+      `${ended.length} ended instead, ${stuck.length} stuck, ${submitErrors.length} submission errors. ` +
+      `Peaks (sampled every second): ${Object.entries(memory.processes)
+        .map(([n, p]) => `${n} ${mibCell(p.peak)} MiB`)
+        .join(', ')}. ` +
+      `At this rate 20,000 loops take about ${Math.round(20000 / rate / 60)} min.`,
+    `The ${decisions.decided} earliest parked loops decided (retry and approve in turn): ${decisions.accepted} accepted (202 in p50 ${decisions.answeredSeconds?.p50 ?? '?'} s), ` +
+      `taken by the workflow in p50 ${decisions.takenSeconds?.p50 ?? '?'} s (max ${decisions.takenSeconds?.max ?? '?'} s), ` +
+      `delivered in p50 ${decisions.deliveredSeconds?.p50 ?? '?'} s (max ${decisions.deliveredSeconds?.max ?? '?'} s): ` +
+      `${Object.entries(endedAs)
+        .map(([k, v]) => `${v}× ${k}`)
+        .join(', ')}; sticky-cache misses meanwhile ${decisions.stickyCacheMisses ?? '?'}.`,
+    `Disk: workspaces ${disk.workspacesMiB} MiB, Temporal ${disk.temporalMiB} MiB, PostgreSQL ${disk.postgresMiB} MiB.`,
+  ];
+  result.write(
+    settings,
+    {
+      submission: {
+        parked: parked.length,
+        endedInstead: ended.length,
+        stuck: stuck.length,
+        submitErrors: submitErrors.length,
+        secondsToParkAll: round(parkSeconds),
+        parkedPerSecond: round(rate, 2),
+        submitToParkedSeconds: spread(parkLatencies.map((s) => round(s))),
+      },
+      history,
+      loopWorkerPeakRssMiB: loopWorkerPeak,
+      memory,
+      samples,
+      decisions,
+      disk,
+      problems: { ended: ended.slice(0, 50), stuck: stuck.slice(0, 50), submitErrors, workers: stack.workerProblems() },
+    },
+    summary,
   );
-  console.log(
-    '| sample | parked | worker RSS MiB | worker main-thread heap MiB | cached workflows | Temporal dev server RSS MiB | PostgreSQL PSS MiB (RSS sum) | load 1 min |',
-  );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-  for (const s of samples) console.log(row(s));
-  const s = result.submission;
-  console.log(
-    `\n${s.parked} of ${N} parked in ${s.secondsToParkAll} s (${s.parkedPerSecond} loops/s, ${CONCURRENCY} in flight; submit→parked p50 ${s.submitToParkedSeconds.p50} s, p95 ${s.submitToParkedSeconds.p95} s)` +
-      `; ${s.endedInstead} ended instead, ${s.stuck} stuck, ${s.submitErrors} submission errors; worker peak RSS ${afterDecisions.worker?.peakRssMiB ?? '?'} MiB.`,
-  );
-  const d = result.decidedSample;
-  const stateName = (x) =>
-    x.state ? `${x.state.status}${x.state.nextEscalation ? ` (${x.state.nextEscalation})` : ''}` : 'unknown';
-  const counts = new Map();
-  for (const x of decided) counts.set(stateName(x), (counts.get(stateName(x)) ?? 0) + 1);
-  const states = [...counts].map(([k, v]) => `${v}× ${k}`).join(', ');
-  console.log(
-    `Decided the ${chosen.length} earliest parked loops: ${d.approved} approvals accepted, ${d.movedOn} left AWAITING_DECISION (median ${d.leftAfterSeconds?.median ?? '?'} s, slowest ${d.leftAfterSeconds?.max ?? '?'} s after its approval), ${d.settled} reached their next state (median ${d.settledAfterSeconds?.median ?? '?'} s): ${states}; sticky-cache misses meanwhile: ${d.stickyCacheMissesDuringDecisions ?? '?'}.`,
-  );
-  console.log(
-    `Disk: workspaces ${disk.workspacesMiB} MiB, Temporal SQLite ${disk.temporalSqliteMiB} MiB, PostgreSQL ${disk.postgresMiB} MiB. Worker log lines with error/warn: ${result.problems.workerLogLines.count}.`,
-  );
-  const slow = result.problems.workerLogLines.slowWorkflowTasks;
-  if (slow)
-    console.log(
-      `Workflow tasks over 5 s (Temporal SDK warning TMPRL1104): ${slow.count}, median ${slow.medianMs} ms, max ${slow.maxMs} ms.`,
-    );
-  for (const g of result.problems.workerLogLines.kinds)
-    console.log(`  worker log ×${g.count}: ${g.example.slice(0, 240)}`);
-  console.log(`Written to ${fileURLToPath(RESULT_FILE)}`);
 }
 
 await cleanup.main(main);

@@ -50,10 +50,13 @@ export const envSchema = z.object({
   TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
   TEMPORAL_UI_URL: z.string().url().optional(),
   /**
-   * Loops a worker keeps in memory between workflow tasks. A loop waiting days for a decision needs none:
-   * evicted, it is replayed from history when the decision comes, so memory stays bounded however many wait.
+   * Loops a worker keeps in memory between workflow tasks; unset, as many as its heap limit holds
+   * (service/worker-memory.ts). A loop waiting days for a decision needs none: evicted, it is replayed
+   * from history when the decision comes, so memory stays bounded however many wait.
    */
-  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(200),
+  WORKER_MAX_CACHED_WORKFLOWS: optional(z.coerce.number().int().min(0).max(100_000)),
+  /** The V8 heap limit (MB) `npm start` gives the workflows worker (--max-old-space-size). */
+  WORKFLOWS_WORKER_HEAP_MB: z.coerce.number().int().min(256).max(65_536).default(512),
   /** What a worker process runs: loops and their record writes, the heavy activities, or both. */
   WORKER_ROLE: z.enum(['all', 'workflows', 'activities']).default('all'),
   /** Makers, gates, reviews and git steps one worker runs at once; default 4 per core (they mostly wait on their processes). */
@@ -246,13 +249,16 @@ export interface ServiceConfig {
     port: number;
     uiPort: number;
     uiUrl?: string;
-    maxCachedWorkflows: number;
+    /** WORKER_MAX_CACHED_WORKFLOWS; null: derived from the worker's heap limit (service/worker-memory.ts). */
+    maxCachedWorkflows: number | null;
   };
   worker: {
     role: 'all' | 'workflows' | 'activities';
     activityConcurrency: number;
     /** How long running activities may finish after SIGTERM before they are cancelled. */
     shutdownGraceSeconds: number;
+    /** The V8 heap limit in MB the launcher starts the workflows worker with. */
+    workflowsHeapMb: number;
   };
   api: { host: string; port: number; rateLimit: { max: number; timeWindowMs: number } };
   /** The OpenAI-compatible endpoint: the reviewer, triage, and the built-in maker with provider "openai". */
@@ -342,12 +348,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
       port: e.TEMPORAL_PORT,
       uiPort: e.TEMPORAL_UI_PORT,
       uiUrl: e.TEMPORAL_UI_URL,
-      maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
+      maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS ?? null,
     },
     worker: {
       role: e.WORKER_ROLE,
       activityConcurrency: e.WORKER_ACTIVITY_CONCURRENCY ?? 4 * os.availableParallelism(),
       shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+      workflowsHeapMb: e.WORKFLOWS_WORKER_HEAP_MB,
     },
     api: {
       host: e.API_HOST,

@@ -11,6 +11,7 @@ import { assertPortFree } from './port-check';
 import { SupervisedChild, type ChildSpec } from './supervisor';
 import { serviceStatusMessage, type ServiceStatus } from '../api/service-status';
 import { PARENT_PID_VARIABLE } from './parent-watch';
+import { workerNodeArgs } from './worker-memory';
 
 // `npm start`: the infrastructure (embedded by default) in this process, and three child processes — the
 // API, a `workflows` worker (loops and their record writes) and an `activities` worker (makers, gates,
@@ -81,7 +82,14 @@ async function main(): Promise<void> {
     TEMPORAL_SDK_METRICS_ADDRESS: undefined,
   });
   workers = [
-    supervise('workflows', 'worker-main.js', workflowsEnv, { line: 'worker ready' }),
+    supervise(
+      'workflows',
+      'worker-main.js',
+      workflowsEnv,
+      { line: 'worker ready' },
+      false,
+      workerNodeArgs('workflows', config),
+    ),
     supervise('activities', 'worker-main.js', activitiesEnv, { line: 'worker ready' }),
   ];
   const workersStopMs = graceSeconds * 1000 + WORKERS_STOP_AFTER_GRACE_MS;
@@ -100,8 +108,9 @@ function supervise(
   env: NodeJS.ProcessEnv,
   ready: ChildSpec['ready'],
   ipc = false,
+  nodeArgs: string[] = [],
 ): SupervisedChild {
-  const child = new SupervisedChild({ name, script: path.join(__dirname, script), env, ready, ipc }, log);
+  const child = new SupervisedChild({ name, script: path.join(__dirname, script), nodeArgs, env, ready, ipc }, log);
   children.push(child);
   return child;
 }

@@ -12,6 +12,8 @@ export interface ChildSpec {
   name: string;
   /** The compiled entry point, run with this Node. */
   script: string;
+  /** Node's own options, before the script (a heap limit). */
+  nodeArgs?: string[];
   env: NodeJS.ProcessEnv;
   /** Ready once a line of its output contains this, or once `probe` answers true (polled). */
   ready: { line: string } | { probe: () => Promise<boolean> };
@@ -113,7 +115,7 @@ export class SupervisedChild {
   }
 
   private spawn(): ChildProcess {
-    const child = spawn(process.execPath, [this.spec.script], {
+    const child = spawn(process.execPath, [...(this.spec.nodeArgs ?? []), this.spec.script], {
       env: this.spec.env,
       stdio: this.spec.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
     });

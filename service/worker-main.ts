@@ -10,6 +10,7 @@ import { startConfiguredTracing } from '../telemetry/tracing';
 import { stopWhenOrphaned } from './parent-watch';
 import type { Worker } from '@temporalio/worker';
 import { createLoopWorker } from './worker';
+import { heapLimitMb, workflowCacheSize } from './worker-memory';
 
 // Worker process (docker-compose `loop-worker` and `worker`, by WORKER_ROLE; the tests' killable worker). Scale out by running more.
 // The Temporal SDK drains the worker on SIGINT/SIGTERM by itself (its runtime's signal handlers), within
@@ -42,7 +43,10 @@ async function main(): Promise<void> {
     role === 'workflows'
       ? 'loops and their record writes, no commands'
       : `${role === 'all' ? 'loops and ' : ''}up to ${activityConcurrency} activities at once ${sandboxed}`;
-  console.log(`worker ready on task queue ${config.temporal.taskQueue}: ${runs}`);
+  // What bounds its memory (service/worker-memory.ts).
+  const cache =
+    role === 'activities' ? '' : `; workflow cache ${workflowCacheSize(config)} loops, heap limit ${heapLimitMb()} MB`;
+  console.log(`worker ready on task queue ${config.temporal.taskQueue}: ${runs}${cache}`);
   announceDrain(
     worker,
     config.worker.shutdownGraceSeconds,

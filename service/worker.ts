@@ -11,6 +11,7 @@ import { activityMetricsInterceptor } from '../telemetry/activity-metrics';
 import { installTemporalSdkMetrics } from '../telemetry/temporal-sdk-metrics';
 import { activityTracingInterceptors, workflowTracingSinks } from '../telemetry/tracing';
 import { workflowCode } from './workflow-bundle';
+import { workflowCacheSize } from './worker-memory';
 import { startWorkspaceJanitor } from './workspace-janitor';
 
 /** After the grace period, how long cancelled activities get to stop and record themselves. */
@@ -48,7 +49,7 @@ export async function createLoopWorker(options: {
       workflowBundle: code.workflowBundle,
       workflowsPath: code.workflowsPath,
       bundlerOptions: code.bundlerOptions,
-      maxCachedWorkflows: options.config.temporal.maxCachedWorkflows,
+      maxCachedWorkflows: workflowCacheSize(options.config),
       sinks: workflowTracingSinks(),
     }),
     interceptors: {

@@ -8,12 +8,12 @@ import { percentile, sleep } from './util.mjs';
 const START_LIMIT_MS = 120_000;
 
 /**
- * Spawns `node <entry>` with only `env` (plus PATH and HOME), keeps the last 100 log lines and groups
- * warnings and errors by what they say (ids and numbers taken out), with an example of each.
+ * Spawns `node <nodeArgs> <entry>` with only `env` (plus PATH and HOME), keeps the last 100 log lines and
+ * groups warnings and errors by what they say (ids and numbers taken out), with an example of each.
  */
-function spawnService(entry, env) {
+function spawnService(entry, env, nodeArgs = []) {
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [distPath(entry)], {
+  const child = spawn(process.execPath, [...nodeArgs, distPath(entry)], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -91,9 +91,12 @@ function spawnService(entry, env) {
   };
 }
 
-/** A worker; resolves once it logged "worker ready" (its Temporal worker is created and about to poll). */
-export async function startWorker(env) {
-  const worker = spawnService('service/worker-main.js', env);
+/**
+ * A worker; resolves once it logged "worker ready" (its Temporal worker is created and about to poll).
+ * `nodeArgs`: Node's options before the script, as the launcher gives them (service/worker-memory.ts).
+ */
+export async function startWorker(env, nodeArgs = []) {
+  const worker = spawnService('service/worker-main.js', env, nodeArgs);
   // One that never got ready is not left running.
   worker.readyAt = await worker.waitForLine('worker ready', 'the worker').catch(async (err) => {
     await worker.kill();

@@ -29,7 +29,11 @@ export const WORKER_ROLES = WORKERS === 'all' ? ['all'] : ['workflows', 'activit
 export const LOOP_ROLE = WORKERS === 'all' ? 'all' : 'workflows';
 export const HEAVY_ROLE = WORKERS === 'all' ? 'all' : 'activities';
 
-export async function startStack(name, cleanup, { passAt = 1 } = {}) {
+/**
+ * `env`: more settings for every process; `roles`: per worker role, more `env` and the Node options it
+ * starts with (`nodeArgs`), e.g. `{ workflows: { env: { WORKER_METRICS_PORT: '9464' }, nodeArgs: [...] } }`.
+ */
+export async function startStack(name, cleanup, { passAt = 1, env: extraEnv = {}, roles = {} } = {}) {
   const tempDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`)));
   cleanup.add('temp dir', async () => fs.rmSync(tempDir, { recursive: true, force: true }));
   const infra = await startInfrastructure(tempDir, cleanup);
@@ -51,6 +55,7 @@ export async function startStack(name, cleanup, { passAt = 1 } = {}) {
     SANDBOX,
     // One key submits everything: the rate limit is not what is measured.
     RATE_LIMIT_MAX: '100000000',
+    ...extraEnv,
   };
   const { createPrismaClient } = await importDist('prisma/client.js');
   const prisma = createPrismaClient(infra.databaseUrl);
@@ -77,7 +82,10 @@ export async function startStack(name, cleanup, { passAt = 1 } = {}) {
     workers: {},
     /** Starts a worker of a role (another one after a kill); the newest is `stack.workers[role]`. */
     async startWorker(role) {
-      const started = await startWorker({ ...env, WORKER_ROLE: role });
+      const started = await startWorker(
+        { ...env, ...roles[role]?.env, WORKER_ROLE: role },
+        roles[role]?.nodeArgs ?? [],
+      );
       cleanup.add(`${role} worker ${started.pid}`, () => started.stop());
       stack.workers[role] = started;
       return started;

@@ -61,6 +61,9 @@ test('SIGTERM stops the workers, the API, the dev server and PostgreSQL; the res
   expect(children.map((c) => c.name).sort()).toEqual(['api', 'worker:activities', 'worker:workflows']);
   expect(new Set(children.map((c) => c.pid)).size).toBe(3);
   expect(first.output()).toMatch(/\[workflows\] worker ready .*: loops and their record writes/);
+  // Started with its heap limit (WORKFLOWS_WORKER_HEAP_MB, 512 plus V8's young generation), not Node's
+  // default of gigabytes, and the cache that limit holds.
+  expect(first.output()).toMatch(/\[workflows\] worker ready .*; workflow cache 200 loops, heap limit 5[0-9]{2} MB/);
   expect(first.output()).toMatch(/\[activities\] worker ready .*: up to \d+ activities at once/);
   first.child.kill('SIGTERM');
   const code = await first.exited;

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { loadConfig } from '../../config/service-config';
+import { workerNodeArgs } from '../../service/worker-memory';
 
 // No Docker engine runs where these tests run, so the production topology is checked statically:
 // docker-compose.yml, the Dockerfile and the build config must agree with each other and with the app.
@@ -395,6 +397,13 @@ describe('docker-compose.yml topology', () => {
     const loopWorker = service('loop-worker');
     expect(loopWorker.volumes ?? []).toEqual([]);
     expect(Object.keys(environment(loopWorker)).filter((key) => key.startsWith('SANDBOX'))).toEqual([]);
+  });
+
+  it("bounds the loop worker's memory with the heap limit npm start gives it; the activities worker gets none", () => {
+    expect(environment(service('loop-worker')).NODE_OPTIONS).toBe(
+      workerNodeArgs('workflows', loadConfig({})).join(' '),
+    );
+    expect(environment(service('worker')).NODE_OPTIONS).toBeUndefined();
   });
 
   it('keeps both workers scalable, each with a grace period to drain', () => {

@@ -9,6 +9,7 @@ test('a worker runs loops and activities, 4 activities per core, and drains for 
     role: 'all',
     activityConcurrency: 4 * os.availableParallelism(),
     shutdownGraceSeconds: 300,
+    workflowsHeapMb: 512,
   });
   expect(
     loadConfig({ WORKER_ROLE: 'workflows', WORKER_ACTIVITY_CONCURRENCY: '3', SHUTDOWN_GRACE_SECONDS: '0' }).worker,
@@ -16,6 +17,7 @@ test('a worker runs loops and activities, 4 activities per core, and drains for 
     role: 'workflows',
     activityConcurrency: 3,
     shutdownGraceSeconds: 0,
+    workflowsHeapMb: 512,
   });
   expect(loadConfig({ WORKER_ROLE: 'activities' }).worker.role).toBe('activities');
 });
