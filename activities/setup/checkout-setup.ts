@@ -5,9 +5,10 @@ import { runSetupCommands, SETUP_GATE_ORDER, type SetupRun } from './run-setup';
 import { attachSnapshot, findSnapshot, takeSnapshot, type Snapshot } from './dependency-snapshots';
 import { checkoutSetupKey } from './snapshot-inputs';
 
-// A verification checkout's set-up: the loop's dependency snapshot for the checkout's key when one exists
-// (dependency-snapshots.ts), else the set-up commands, whose installed dependencies, when they all passed,
-// become the snapshot the next checkouts with the same key receive. A failed set-up is never kept.
+// A verification checkout's set-up: a copy of the loop's dependency snapshot for the checkout's key when
+// one exists (dependency-snapshots.ts), else the set-up commands, whose installed dependencies, when they all
+// passed, are copied into the snapshot the next checkouts with the same key receive. A failed set-up is
+// never kept.
 
 export interface CheckoutSetupRun extends SetupRun {
   iterationId: string;
@@ -18,23 +19,21 @@ export interface CheckoutSetupRun extends SetupRun {
 
 export interface CheckoutSetupOutcome {
   problem: string | null;
-  /** Host paths the gates must be able to read: the snapshot their checkout links to. */
-  readOnly: string[];
 }
 
 export async function setUpCheckout(deps: ActivityDeps, run: CheckoutSetupRun): Promise<CheckoutSetupOutcome> {
-  if (run.plan.commands.length === 0) return { problem: null, readOnly: [] };
+  if (run.plan.commands.length === 0) return { problem: null };
   const started = new Date();
   const keyed = await checkoutSetupKey(run.workDir, run.plan, run.repoUrl);
   const found = keyed.key && (await findSnapshot(deps, run.loopId, keyed.key));
-  if (found && (await attachSnapshot(deps, run.workDir, found))) {
+  if (found && (await attachSnapshot(run.workDir, found))) {
     Context.current().heartbeat({ phase: run.phase, step: 'setup-snapshot' });
     await recordReuse(deps, run, found, started);
-    return { problem: null, readOnly: [found.dir] };
+    return { problem: null };
   }
   const outcome = await runSetupCommands(deps, run);
-  if (outcome.problem || !keyed.key) return { problem: outcome.problem, readOnly: [] };
-  const taken = await takeSnapshot(deps, {
+  if (outcome.problem || !keyed.key) return { problem: outcome.problem };
+  await takeSnapshot(deps, {
     loopId: run.loopId,
     checkout: run.workDir,
     plan: run.plan,
@@ -43,7 +42,7 @@ export async function setUpCheckout(deps: ActivityDeps, run: CheckoutSetupRun): 
     evidenceIds: outcome.evidenceIds,
     restored: run.restored,
   });
-  return { problem: null, readOnly: typeof taken === 'string' ? [] : [taken.dir] };
+  return { problem: null };
 }
 
 /**

@@ -192,8 +192,8 @@ async function prepareCheckout(
 
 /**
  * Dependencies are installed in the fresh checkout from the checkpoint's own manifests, with network,
- * before any gate — or, when an earlier verification of the loop installed them for the same key, linked
- * from its read-only snapshot (checkout-setup.ts): nothing the maker installed in its workspace can reach a gate.
+ * before any gate — or, when an earlier verification of the loop installed them for the same key, copied
+ * from its snapshot (checkout-setup.ts): nothing the maker installed in its workspace can reach a gate.
  */
 async function installDependencies(
   { deps, input, loop, iteration }: Verifying,
@@ -213,7 +213,6 @@ async function installDependencies(
     phase: 'verify',
     restored,
   });
-  policy.readOnly = [...(policy.readOnly ?? []), ...setup.readOnly];
   return { plan: setupPlan, problem: setup.problem };
 }
 

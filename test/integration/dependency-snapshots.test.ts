@@ -6,6 +6,7 @@ import type { ActivityDeps } from '../../activities/deps';
 import { childEnvironment } from '../../activities/process/child-environment';
 import { stopLauncher } from '../../activities/process/launcher';
 import { runCommand } from '../../activities/process/run-command';
+import { snapshotsDir } from '../../activities/sandbox/cache-layout';
 import { handOver } from '../../activities/sandbox/hand-over';
 import { probeSandbox } from '../../activities/sandbox/probe';
 import { createSandbox } from '../../activities/sandbox/sandbox';
@@ -116,7 +117,7 @@ async function setUp(loopId: string, sequence: number, checkout: string, repo: s
   return { outcome, rows, ms: Date.now() - started };
 }
 
-/** A command in the sandbox as a gate of `checkout` runs it (the snapshot read-only), or as a maker of `workDir`. */
+/** A command in the sandbox as a gate of `checkout` runs it, or as a maker of `workDir`. */
 async function inSandbox(script: string, policy: Partial<SandboxPolicy> & { workDir: string }) {
   const toolchain = await setupEnvironment(dir, policy.workDir, PLAN, path.join(dir, 'no-caches'));
   const result = await runCommand({
@@ -134,42 +135,39 @@ async function inSandbox(script: string, policy: Partial<SandboxPolicy> & { work
 const IS_NUMBER = 'node_modules/is-number/index.js';
 const SIX = '.venv/lib/python3*/site-packages/six.py';
 
-test('a second checkout with the same lockfile links the first set-up’s snapshot, which no gate or maker can alter', async () => {
+test('a second checkout with the same lockfile gets a copy of the first set-up’s snapshot, which no gate or maker can alter', async () => {
   const repo = repository();
   const loopId = await insertLoop(db.prisma, { repoUrl: URL });
+  const snapshots = () => fs.readdirSync(snapshotsDir(deps.config.cachesDir, loopId)).filter((n) => !n.startsWith('.'));
 
   const first = await setUp(loopId, 1, await freshCheckout(repo), repo);
-  expect(first.outcome.problem).toBeNull();
+  expect(first.outcome).toEqual({ problem: null });
   expect(first.rows.map((r) => r.status)).toEqual(['PASSED', 'PASSED', 'PASSED']);
-  expect(first.outcome.readOnly).toHaveLength(1);
-  const [snapshot] = first.outcome.readOnly as [string];
+  expect(snapshots()).toHaveLength(1);
+  const snapshot = path.join(snapshotsDir(deps.config.cachesDir, loopId), snapshots()[0]!);
   const pristine = fs.readFileSync(path.join(snapshot, 'files', IS_NUMBER), 'utf8');
 
-  // A gate of this verification: the dependencies are read-only, the tools' cache inside them is not.
+  // A gate of this verification writes in its dependencies as tools do, and may even rewrite them: its copy.
   const checkout = path.join(dir, 'verification', 'loop');
-  const gate = { workDir: checkout, readOnly: [path.join(repo, '.git'), snapshot] };
+  const gate = { workDir: checkout, readOnly: [path.join(repo, '.git')] };
   const tamper = await inSandbox(
-    `echo 'module.exports = () => true;' > ${IS_NUMBER}; echo 'x = 1' > ${SIX}; rm -rf node_modules/is-number; ` +
-      'mkdir -p node_modules/.cache/tool && echo ok > node_modules/.cache/tool/x && cat node_modules/.cache/tool/x',
+    `echo 'module.exports = () => true;' > ${IS_NUMBER}; for f in ${SIX}; do echo 'x = 1' > "$f"; done; ` +
+      'echo built > node_modules/is-number/tsconfig.tmp.tsbuildinfo && cat node_modules/is-number/tsconfig.tmp.tsbuildinfo',
     gate,
   );
-  expect(tamper.out).toMatch(/Read-only file system/);
-  expect(tamper.out).toMatch(/^ok$/m);
-  // A maker in the loop's workspace: the snapshot is not even there to write.
-  const maker = await inSandbox(`echo 'module.exports = () => true;' > ${path.join(snapshot, 'files', IS_NUMBER)}`, {
-    workDir: repo,
-    readOnlyInWorkDir: ['.git'],
-  });
-  expect(maker.code).not.toBe(0);
-  // The gate may replace the link in its own checkout: that checkout is gone before the next verification.
-  const replaced = await inSandbox(
-    `rm node_modules && mkdir -p node_modules/is-number && echo planted > ${IS_NUMBER}`,
-    gate,
-  );
-  expect(replaced.code).toBe(0);
+  expect(tamper).toEqual({ code: 0, out: 'built\n' });
+  // The snapshot is not there to write, for the gate nor for a maker in the loop's workspace.
+  for (const policy of [gate, { workDir: repo, readOnlyInWorkDir: ['.git'] }]) {
+    const reached = await inSandbox(
+      `echo 'module.exports = () => true;' > ${path.join(snapshot, 'files', IS_NUMBER)}`,
+      policy,
+    );
+    expect(reached.code).not.toBe(0);
+  }
+  expect(fs.readFileSync(path.join(snapshot, 'files', IS_NUMBER), 'utf8')).toBe(pristine);
 
   const second = await setUp(loopId, 2, await freshCheckout(repo), repo);
-  expect(second.outcome).toEqual({ problem: null, readOnly: [snapshot] });
+  expect(second.outcome).toEqual({ problem: null });
   expect(second.rows.map((r) => [r.gate, r.status, r.exitCode])).toEqual([
     ['setup:1', 'REUSED', null],
     ['setup:2', 'REUSED', null],
@@ -181,11 +179,11 @@ test('a second checkout with the same lockfile links the first set-up’s snapsh
   // What the second verification's gates get: the pristine dependency, and a venv that works at its path.
   const seen = await inSandbox(
     `cat ${IS_NUMBER}; node test.js; python -c 'import six, sys; print(six.__file__, sys.prefix)'; pip --version`,
-    { workDir: checkout, readOnly: [path.join(repo, '.git'), snapshot] },
+    gate,
   );
   expect(seen.code).toBe(0);
   expect(seen.out).toContain(pristine);
-  expect(seen.out).not.toMatch(/planted|module\.exports = \(\) => true/);
+  expect(seen.out).not.toMatch(/module\.exports = \(\) => true/);
   expect(seen.out).toMatch(/^true$/m);
   // six imported from the venv at the checkout's path, which is the interpreter's prefix there.
   expect(seen.out).toMatch(
@@ -199,5 +197,5 @@ test('a second checkout with the same lockfile links the first set-up’s snapsh
   git(repo, 'commit', '-qam', 'six 1.17');
   const third = await setUp(loopId, 3, await freshCheckout(repo), repo);
   expect(third.rows.map((r) => r.status)).toEqual(['PASSED', 'PASSED', 'PASSED']);
-  expect(third.outcome.readOnly).not.toEqual([snapshot]);
+  expect(snapshots()).toHaveLength(2);
 }, 600_000);
