@@ -4,6 +4,7 @@ import { authErrorResponses } from '../auth/auth-plugin';
 import type { RouteDeps } from '../deps';
 import { errorResponseSchema, notFound } from '../errors';
 import { loadLoop } from '../load-loop';
+import { plainTextOn200 } from '../plain-text-answer';
 import { loopIdParamsSchema } from '../schemas';
 import { iterationDiff } from '../../store/iteration-diffs';
 
@@ -23,10 +24,7 @@ export const diffRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
       querystring: z.strictObject({ iteration: z.coerce.number().int().min(1).max(100_000).optional() }),
       response: { 200: { content: { 'text/x-diff': { schema: z.string() } } }, ...errors },
     },
-    serializerCompiler:
-      ({ httpStatus }) =>
-      (data) =>
-        httpStatus === '200' ? String(data) : JSON.stringify(data),
+    serializerCompiler: plainTextOn200,
     handler: async (request, reply) => {
       const { id } = await loadLoop(deps.prisma, request.params.id);
       const { iteration } = request.query;

@@ -20,6 +20,7 @@ import { applyOperatorPolicy } from '../operator-policy';
 import { checkFreeDisk } from '../disk-guard';
 import { refuseWhileStopping } from '../service-status';
 import { loadLoop } from '../load-loop';
+import { plainTextOn200 } from '../plain-text-answer';
 import { cancelLoop } from '../loop-cancellation';
 import { recordRunEndedOutside } from '../run-ended-outside';
 import { findLoop } from '../../store/loops';
@@ -135,10 +136,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
       params: loopIdParamsSchema,
       response: { 200: { content: { 'text/x-patch': { schema: z.string() } } }, ...errors },
     },
-    serializerCompiler:
-      ({ httpStatus }) =>
-      (data) =>
-        httpStatus === '200' ? String(data) : JSON.stringify(data),
+    serializerCompiler: plainTextOn200,
     handler: async (request, reply) => {
       const { id } = await loadLoop(deps.prisma, request.params.id);
       // Written by the worker at delivery: the API may not see the worker's disk.
@@ -186,11 +184,7 @@ export const loopRoutes: FastifyPluginAsyncZod<RouteDeps> = async (r, deps) => {
         ...authErrorResponses,
       },
     },
-    // Plain text out: the log is sent as it is stored, not as a JSON string.
-    serializerCompiler:
-      ({ httpStatus }) =>
-      (data) =>
-        httpStatus === '200' ? String(data) : JSON.stringify(data),
+    serializerCompiler: plainTextOn200,
     handler: async (request, reply) => {
       const output = await evidenceOutput(
         deps.prisma,
