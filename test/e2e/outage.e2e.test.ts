@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createPrismaClient } from '../../prisma/client';
 import { applyMigrations } from '../../service/migrate';
 import { cleanLedger } from '../support/fake-llm-server';
+import { recordHistory } from '../support/histories';
 import { CORRECT_SUM, createFixtureRepo, makerRuns, scriptedMaker } from '../support/fixture-repo';
 import { freePort } from '../support/free-port';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
@@ -181,6 +182,9 @@ test('PostgreSQL down for 60 s while loops are in maker, verification and review
     ['PASSED', null],
   ]);
   expect(h.worker.output()).toMatch(/the database is reachable again after \d+ s/);
+  // The retry policies without an attempt limit (workflows/activities.ts), on the path of a loop whose
+  // review and record writes outlasted the outage.
+  recordHistory(loops[2].workflowId, 'database-outage-in-review-then-pass');
 
   // Each maker ran once, each loop has one iteration, and nothing was recorded twice.
   expect([makerRuns(heldMakerState), makerRuns(inVerify.stateDir), makerRuns(inReview.stateDir)]).toEqual([
