@@ -36,6 +36,8 @@ const MAX_EXAMPLES = 40;
 const SEED = 20261130;
 /** Per request: every route answers well within this (Temporal calls are cut at 5 s). */
 const REQUEST_TIMEOUT_SECONDS = 20;
+/** An event stream's reads: its timeline comes at once, then it is silent until its loop moves. */
+const EVENT_STREAM_READ_SECONDS = 3;
 /** The whole schemathesis run; a run that takes longer is killed and fails the test. */
 const RUN_TIMEOUT_MS = 240_000;
 
@@ -153,10 +155,15 @@ function schemathesisConfig(): string {
     '[[operations]]',
     'include-path = "/v1/loops/{id}/cancel"',
     'parameters = { "path.id" = { dictionary = "ended-loops", probability = 0.5 } }',
-    // An event stream stays open until its loop ends: it gets the ended loop (or ids that are 404s) only.
+    // An event stream stays open until its loop ends: it gets the ended loop (or ids that are 404s) from the
+    // dictionary. The fuzzer also reuses ids from earlier answers (its own submissions, which never run: no
+    // worker polls their queue), and schemathesis reads a stream until the request timeout — checked only
+    // when a chunk arrives, so at the 15 s heartbeats: 30 s a stream. A short read timeout cuts a silent
+    // stream after its timeline instead, which schemathesis counts as a stream cut short, not a failure.
     '[[operations]]',
     'include-path = "/v1/loops/{id}/events"',
     'parameters = { "path.id" = { dictionary = "ended-loops", probability = 0.5 } }',
+    `request-timeout = ${EVENT_STREAM_READ_SECONDS}`,
     '',
   ].join('\n');
 }
