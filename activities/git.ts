@@ -27,6 +27,11 @@ export function gitWithIndex(cwd: string, indexFile: string, args: string[]): Pr
 /**
  * Brings the service's bare mirror of `url` up to date (a fetch, or a first clone): a second loop on the
  * same repository transfers only what changed. The mirror is the service's alone — no sandbox mounts it.
+ * The fetch starts no automatic maintenance: git would run it in the background after the fetch returned,
+ * and a local clone copies the mirror's object files one by one while it creates and removes its lock
+ * and packs there (a clone failed on a vanished objects/maintenance.lock, once in 5,000 loops). The
+ * mirror is kept compact by `gc --auto` in the foreground instead, which does nothing until git's own
+ * thresholds (loose objects, packs) are passed; the caller keeps clones from running meanwhile.
  */
 export async function updateMirror(cwd: string, url: string, mirror: string, remote: RemoteAccess): Promise<void> {
   await runGit(cwd, ['ls-remote', '--quiet', '--', url, 'HEAD'], {
@@ -38,12 +43,25 @@ export async function updateMirror(cwd: string, url: string, mirror: string, rem
     () =>
       runGit(
         mirror,
-        ['fetch', '--quiet', '--prune', '--', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
+        [
+          '-c',
+          'maintenance.auto=false',
+          'fetch',
+          '--quiet',
+          '--prune',
+          '--',
+          url,
+          '+refs/heads/*:refs/heads/*',
+          '+refs/tags/*:refs/tags/*',
+        ],
         { remote, timeoutMs: GIT_TIMEOUT_MS },
       ).then(() => true),
     () => false,
   );
-  if (fetched) return;
+  if (fetched) {
+    await runGit(mirror, ['-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet'], { timeoutMs: GIT_TIMEOUT_MS });
+    return;
+  }
   await fs.rm(mirror, { recursive: true, force: true });
   // --no-hardlinks: a local source's objects must not share inodes with anything the service later re-owns.
   await runGit(cwd, ['clone', '--quiet', '--mirror', '--no-hardlinks', '--', url, mirror], {

@@ -67,9 +67,12 @@ export async function prepareWorkspace(deps: ActivityDeps, input: PrepareWorkspa
     );
     const mirror = mirrorPathFor(deps, input.repository.url, input.repository.credential);
     await fs.mkdir(path.dirname(mirror), { recursive: true });
-    await oneAtATime(mirror, () => updateMirror(deps.config.workspacesDir, input.repository.url, mirror, remote));
+    // The clone too: it copies the mirror's object files, which an update in progress adds and removes.
+    await oneAtATime(mirror, async () => {
+      await updateMirror(deps.config.workspacesDir, input.repository.url, mirror, remote);
+      await cloneFromMirror(deps.config.workspacesDir, mirror, input.repository.url, workspacePath);
+    });
     // A full commit id: the branch checked out at it has it as HEAD.
-    await cloneFromMirror(deps.config.workspacesDir, mirror, input.repository.url, workspacePath);
     baseCommit = await resolveBaseRef(workspacePath, input.repository.baseRef);
     await git(workspacePath, ['checkout', '--quiet', '-b', branch, baseCommit, '--']);
   } catch (err) {
@@ -157,7 +160,8 @@ function mirrorPathFor(deps: ActivityDeps, url: string, credential: string | und
   return path.join(deps.config.cachesDir, 'mirrors', `${sha256(`${url}\n${credential ?? ''}`).slice(0, 16)}.git`);
 }
 
-// Two loops of one worker updating the same mirror would race for git's ref locks.
+// Two loops of one worker updating the same mirror would race for git's ref locks, and a clone copying its
+// object files would race an update's new and removed ones.
 const mirrorUpdates = new Map<string, Promise<unknown>>();
 
 function oneAtATime(key: string, update: () => Promise<void>): Promise<void> {

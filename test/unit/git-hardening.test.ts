@@ -193,6 +193,36 @@ describe('revisions and repositories from a request', () => {
     expect(fs.existsSync(path.join(cwd, 'refused'))).toBe(false);
   });
 
+  test('a mirror update leaves nothing running in the mirror: git compacts it before the update returns', async () => {
+    const cwd = tempDir('git-mirror-');
+    const origin = path.join(cwd, 'origin');
+    fs.mkdirSync(origin);
+    plainGit(origin, 'init', '--quiet', '--initial-branch=main');
+    const commit = (n: number) => {
+      fs.writeFileSync(path.join(origin, `f${n}.txt`), `${n}\n`);
+      plainGit(origin, 'add', '-A');
+      plainGit(origin, 'commit', '--quiet', '-m', `c${n}`);
+    };
+    commit(1);
+    const mirror = path.join(cwd, 'mirror.git');
+    const access = { transport: 'file' as const, connectTimeoutSeconds: 5 };
+    await updateMirror(cwd, origin, mirror, access);
+    // Every fetch keeps its own pack, and two packs are past gc's threshold: the next update must compact.
+    plainGit(mirror, 'config', 'fetch.unpackLimit', '1');
+    plainGit(mirror, 'config', 'gc.autoPackLimit', '1');
+    for (const n of [2, 3]) {
+      commit(n);
+      await updateMirror(cwd, origin, mirror, access);
+      // Git's own automatic maintenance would still be at work in the background here (detached).
+      const packs = fs.readdirSync(path.join(mirror, 'objects', 'pack')).filter((f) => f.endsWith('.pack'));
+      expect(packs).toHaveLength(1);
+      expect(fs.readdirSync(path.join(mirror, 'objects')).filter((f) => f.endsWith('.lock'))).toEqual([]);
+      expect(fs.existsSync(path.join(mirror, 'gc.pid'))).toBe(false);
+    }
+    await cloneFromMirror(cwd, mirror, origin, path.join(cwd, 'clone'));
+    expect(plainGit(path.join(cwd, 'clone'), 'rev-parse', 'HEAD')).toBe(plainGit(origin, 'rev-parse', 'HEAD'));
+  });
+
   test('a remote that never answers fails within the connect timeout, helpers and all', async () => {
     // Accepts the connection and says nothing: a TLS handshake that never ends (git has no https connect timeout).
     const sockets = new Set<net.Socket>();
