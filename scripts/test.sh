@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `npm test`: every check CI runs — set-up, typecheck, lint, the unit and workflow tiers, build (the
-# integration and end-to-end tiers run the compiled service), then the integration and end-to-end tiers.
+# `npm test`: every check CI runs — set-up, typecheck, lint, build (the integration and end-to-end tiers
+# run the compiled service), then the integration and end-to-end tiers with the unit and workflow tiers
+# beside them.
 # Arguments go to one jest run instead, after the same checks (`npm test -- test/e2e/loop.e2e.test.ts`).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,22 +40,33 @@ npx --no-install tsc -p tsconfig.json --noEmit &
 TYPECHECK=$!
 npx --no-install eslint . && npx --no-install prettier --check --log-level warn .
 wait "$TYPECHECK"
-# The fast tiers first: they need no build, database or Temporal server, so a failure shows in minutes.
-if [ "$#" -eq 0 ]; then
-  step "jest: unit" && npm run --silent test:unit
-  finish "$TEST_SERVER_INSTALL" .tools/install-test-server.log
-  step "jest: workflow" && npm run --silent test:workflow
-fi
-step "build" && npm run --silent build
-[ "$#" -eq 0 ] || finish "$TEST_SERVER_INSTALL" .tools/install-test-server.log
-finish "$TOOLS_INSTALL" .tools/install-tools.log
-finish "$AGENTS_INSTALL" .tools/install-agents.log
 if [ "$#" -gt 0 ]; then
+  step "build" && npm run --silent build
+  finish "$TEST_SERVER_INSTALL" .tools/install-test-server.log
+  finish "$TOOLS_INSTALL" .tools/install-tools.log
+  finish "$AGENTS_INSTALL" .tools/install-agents.log
   step "jest $*" && npx --no-install jest "$@"
   print_totals
   exit 0
 fi
-# One run for both, two files at a time: the platform (PostgreSQL, its migrated template, the Temporal dev
-# server) starts once, and neither tier's slowest file leaves a worker idle at its end.
-step "jest: integration and e2e" && npx --no-install jest --selectProjects integration e2e --maxWorkers=2
+step "build" && npm run --silent build
+finish "$TOOLS_INSTALL" .tools/install-tools.log
+finish "$AGENTS_INSTALL" .tools/install-agents.log
+# The integration and end-to-end tiers in one run, two files at a time: the platform (PostgreSQL, its
+# migrated template, the Temporal dev server) starts once, and neither tier's slowest file leaves a worker
+# idle at its end. They wait as much as they compute (model timeouts, an outage, sleeping makers and
+# gates; docs/performance.md, "The test suite"), so the unit and workflow tiers, which need no database
+# or dev server, run meanwhile; this run's output follows theirs.
+step "jest: integration and e2e (in the background; output below)"
+npx --no-install jest --selectProjects integration e2e --maxWorkers=2 > .tools/jest-e2e.log 2>&1 &
+E2E=$!
+failed=0
+step "jest: unit" && { npm run --silent test:unit || failed=1; }
+finish "$TEST_SERVER_INSTALL" .tools/install-test-server.log
+step "jest: workflow" && { npm run --silent test:workflow || failed=1; }
+step "jest: integration and e2e (waiting for it)"
+wait "$E2E" || failed=1
+cat .tools/jest-e2e.log
+step "done"
 print_totals
+exit "$failed"
