@@ -59,7 +59,10 @@ export async function updateMirror(cwd: string, url: string, mirror: string, rem
     () => false,
   );
   if (fetched) {
-    await runGit(mirror, ['-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet'], { timeoutMs: GIT_TIMEOUT_MS });
+    // Upkeep, not the loop's work: a compaction that fails is tried again after the next fetch.
+    await runGit(mirror, ['-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet'], { timeoutMs: GIT_TIMEOUT_MS }).catch(
+      () => undefined,
+    );
     return;
   }
   await fs.rm(mirror, { recursive: true, force: true });
