@@ -162,12 +162,12 @@ function mirrorPathFor(deps: ActivityDeps, url: string, credential: string | und
 
 // Two loops of one worker updating the same mirror would race for git's ref locks, and a clone copying its
 // object files would race an update's new and removed ones.
-const mirrorUpdates = new Map<string, Promise<unknown>>();
+const mirrorWork = new Map<string, Promise<unknown>>();
 
-function oneAtATime(key: string, update: () => Promise<void>): Promise<void> {
-  const run = (mirrorUpdates.get(key) ?? Promise.resolve()).catch(() => undefined).then(update);
-  mirrorUpdates.set(key, run);
+function oneAtATime(key: string, work: () => Promise<void>): Promise<void> {
+  const run = (mirrorWork.get(key) ?? Promise.resolve()).catch(() => undefined).then(work);
+  mirrorWork.set(key, run);
   return run.finally(() => {
-    if (mirrorUpdates.get(key) === run) mirrorUpdates.delete(key);
+    if (mirrorWork.get(key) === run) mirrorWork.delete(key);
   });
 }

@@ -40,18 +40,15 @@ npx --no-install tsc -p tsconfig.json --noEmit &
 TYPECHECK=$!
 npx --no-install eslint . && npx --no-install prettier --check --log-level warn .
 wait "$TYPECHECK"
+step "build" && npm run --silent build
+finish "$TOOLS_INSTALL" .tools/install-tools.log
+finish "$AGENTS_INSTALL" .tools/install-agents.log
 if [ "$#" -gt 0 ]; then
-  step "build" && npm run --silent build
   finish "$TEST_SERVER_INSTALL" .tools/install-test-server.log
-  finish "$TOOLS_INSTALL" .tools/install-tools.log
-  finish "$AGENTS_INSTALL" .tools/install-agents.log
   step "jest $*" && npx --no-install jest "$@"
   print_totals
   exit 0
 fi
-step "build" && npm run --silent build
-finish "$TOOLS_INSTALL" .tools/install-tools.log
-finish "$AGENTS_INSTALL" .tools/install-agents.log
 # The integration and end-to-end tiers in one run, two files at a time: the platform (PostgreSQL, its
 # migrated template, the Temporal dev server) starts once, and neither tier's slowest file leaves a worker
 # idle at its end. They wait as much as they compute (model timeouts, an outage, sleeping makers and

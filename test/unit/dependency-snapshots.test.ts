@@ -109,7 +109,7 @@ describe('a checkout’s snapshot', () => {
       restored: extra.restored ?? [],
     });
 
-  it('is taken from a passed set-up, linked back, and found again by its key for the next checkout', async () => {
+  it('is copied from a passed set-up and found again by its key for the next checkout', async () => {
     const first = checkout('one');
     const k = await checkoutSetupKey(first, npmPlan(), URL);
     install(first);
