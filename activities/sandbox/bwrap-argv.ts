@@ -39,7 +39,7 @@ export function bwrapArgv(
   cwd: string,
   argv: string[],
   egressSocket?: string,
-  lease?: Pick<SandboxLease, 'uid' | 'procsFiles'>,
+  lease?: Pick<SandboxLease, 'uid' | 'entryFiles'>,
 ): string[] {
   if (policy.egress && !egressSocket) throw new Error('a sandbox with network needs the egress proxy’s socket');
   const args = [
@@ -115,7 +115,7 @@ export function bwrapArgv(
   const command = [...args, ...(policy.egress ? bridgedArgv(process.execPath, policy.egress, inner) : inner)];
   // Into its cgroups before bwrap starts; under uid-range with a umask that leaves the group write access.
   const sharedGroup = lease?.uid != null && lease.uid !== settings.uid;
-  return enterArgv(lease?.procsFiles ?? [], sharedGroup ? '002' : null, command);
+  return enterArgv(lease?.entryFiles ?? [], sharedGroup ? '002' : null, command);
 }
 
 // bwrap makes missing parents of a mount point mode 0700, which the unprivileged uid cannot traverse:

@@ -142,20 +142,20 @@ export function instanceGroupPid(name: string): number | null {
 }
 
 /**
- * The command line that puts the command into its cgroups before it runs — the shell writes its own pid
- * into each `cgroup.procs` and then becomes the command (exec: same pid), so nothing the command starts
- * is ever outside them. `umask` (uid-range: a later sandbox's uid must be able to write what this one
- * made, through the shared group) is set the same way.
+ * The command line that puts the command into its cgroups before it runs — the shell writes `0` (itself)
+ * into each entry file and then becomes the command (exec: same pid), so nothing the command starts is
+ * ever outside them. `umask` (uid-range: a later sandbox's uid must be able to write what this one made,
+ * through the shared group) is set the same way.
  */
-export function enterArgv(procsFiles: string[], umask: string | null, argv: string[]): string[] {
-  if (procsFiles.length === 0 && umask === null) return argv;
+export function enterArgv(entryFiles: string[], umask: string | null, argv: string[]): string[] {
+  if (entryFiles.length === 0 && umask === null) return argv;
   const script = [
     'n=$1; shift',
-    'while [ "$n" -gt 0 ]; do echo $$ > "$1" || { echo "sandbox: cannot enter cgroup $1" >&2; exit 125; }; shift; n=$((n-1)); done',
+    'while [ "$n" -gt 0 ]; do echo 0 > "$1" || { echo "sandbox: cannot enter cgroup $1" >&2; exit 125; }; shift; n=$((n-1)); done',
     ...(umask === null ? [] : [`umask ${umask}`]),
     'exec "$@"',
   ].join('\n');
-  return ['/bin/sh', '-c', script, 'sandbox-enter', String(procsFiles.length), ...procsFiles, ...argv];
+  return ['/bin/sh', '-c', script, 'sandbox-enter', String(entryFiles.length), ...entryFiles, ...argv];
 }
 
 /** Bytes for a person: 1 GiB, 512 MiB, 1.5 GiB, 4096 bytes. */

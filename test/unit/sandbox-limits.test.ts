@@ -134,7 +134,7 @@ describe('the command line', () => {
   it('enters the cgroups in a shell that then becomes bwrap, with a bounded /tmp and no per-uid process limit', () => {
     const argv = bwrapArgv(settings, policy, '/w', ['node', 't.js'], undefined, {
       uid: null,
-      procsFiles: ['/cg/pids/1/cgroup.procs', '/cg/memory/1/cgroup.procs'],
+      entryFiles: ['/cg/pids/1/tasks', '/cg/memory/1/tasks'],
     });
     expect(argv.slice(0, 7)).toEqual([
       '/bin/sh',
@@ -142,8 +142,8 @@ describe('the command line', () => {
       expect.stringContaining('exec "$@"'),
       'sandbox-enter',
       '2',
-      '/cg/pids/1/cgroup.procs',
-      '/cg/memory/1/cgroup.procs',
+      '/cg/pids/1/tasks',
+      '/cg/memory/1/tasks',
     ]);
     expect(argv[7]).toBe('bwrap');
     expect(argv.join(' ')).toContain(`--perms 1777 --size ${256 * 1024 ** 2} --tmpfs /tmp`);
@@ -153,7 +153,7 @@ describe('the command line', () => {
   it('under a uid range: the lease’s uid, RLIMIT_NPROC of it, and a group-writable umask', () => {
     const argv = bwrapArgv({ ...settings, processLimit: 'uid' }, policy, '/w', ['true'], undefined, {
       uid: 200007,
-      procsFiles: [],
+      entryFiles: [],
     });
     expect(argv[2]).toContain('umask 002');
     expect(argv.join(' ')).toContain('prlimit --nproc=512 ');
