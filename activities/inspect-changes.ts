@@ -70,9 +70,15 @@ export async function inspectChanges(deps: ActivityDeps, input: InspectChangesIn
   return recordInspection(deps, at, await examineCheckpoint(at));
 }
 
-/** The check's reads of git, which need nothing from the database (the maker's activity starts them early). */
-export async function examineCheckpoint(at: InspectedCheckpoint): Promise<Examination> {
-  const [tampering, leftBehind] = await inOrder([detectTampering(tamperInput(at)), leftBehindFiles(at.workspace)]);
+/**
+ * The check's reads of git, which need nothing from the database (the maker's activity starts them early,
+ * and may have listed the ignored files already: `listed`).
+ */
+export async function examineCheckpoint(
+  at: InspectedCheckpoint,
+  listed: Promise<string[]> = leftBehindFiles(at.workspace),
+): Promise<Examination> {
+  const [tampering, leftBehind] = await inOrder([detectTampering(tamperInput(at)), listed]);
   return { tampering, leftBehind };
 }
 

@@ -35,6 +35,7 @@ import { isPresetBackend } from '../domain/maker-presets';
 import { readPartialUsage } from './makers/partial-usage';
 import { whileHeartbeating } from './heartbeat';
 import { examineCheckpoint, inspectChanges, recordInspection } from './inspect-changes';
+import { leftBehindFiles } from './left-behind-files';
 
 export interface MakerInput {
   loopId: string;
@@ -96,7 +97,7 @@ export async function runMaker(
     gates: input.inspect.gates,
     collectedTests: await collectedTests,
   };
-  const examined = early(inspecting(examineCheckpoint(inspection)));
+  const examined = early(inspecting(examineCheckpoint(inspection, committed.leftBehind ?? undefined)));
   const made = await recordIteration(deps, input, loop, attempt, result, committed);
   // Nothing of this attempt outlives it.
   await previousCheckoutGone.catch(() => undefined);
@@ -307,9 +308,14 @@ interface Committed {
   checkpointCommit: string;
   /** The cumulative diff, read with the commit; null when nothing was committed. */
   cumulativeDiff: string | null;
+  /** The files git ignores, listed as soon as the commit was made; null when nothing was committed. */
+  leftBehind: Promise<string[]> | null;
 }
 
-/** Commits what the agent changed; the cumulative diff is read as soon as the checkpoint is HEAD, beside the reading of its ids. */
+/**
+ * Commits what the agent changed; the cumulative diff and the files git ignores are read as soon as the
+ * checkpoint is HEAD, beside the reading of its ids.
+ */
 async function commitCheckpoint(
   input: MakerInput,
   loop: PreparedLoop,
@@ -318,17 +324,20 @@ async function commitCheckpoint(
 ): Promise<Committed> {
   const workspace = loop.workspacePath;
   const baseCommit = loop.baseCommit;
+  let leftBehind: Promise<string[]> | null = null;
   const [, committed] = await inOrder([
     result.recorded,
-    commitAllThen(workspace, `engineering-loop: iteration ${input.sequence} checkpoint`, () =>
-      diffText(workspace, baseCommit, 'HEAD'),
-    ),
+    commitAllThen(workspace, `engineering-loop: iteration ${input.sequence} checkpoint`, () => {
+      leftBehind = early(leftBehindFiles(workspace));
+      return diffText(workspace, baseCommit, 'HEAD');
+    }),
   ]);
   const checkpoint = committed?.checkpoint ?? null;
   return {
     checkpoint,
     checkpointCommit: checkpoint?.commit ?? startCommit,
     cumulativeDiff: committed ? committed.after : null,
+    leftBehind,
   };
 }
 

@@ -71,6 +71,13 @@ async function reviewOnce(
   const prepared = early(preparedLoop(deps, input.loopId));
   const { checkpointCommit } = input;
   const earlyDiff = early(prepared.then((loop) => reviewDiff(loop.workspacePath, loop.baseCommit, checkpointCommit)));
+  // The base's generated-file rules, and the frozen tests the change touches, are read beside the diff.
+  const attributes = early(prepared.then((loop) => readAt(loop.workspacePath, loop.baseCommit, '.gitattributes')));
+  const frozenTests = early(
+    inOrder([prepared, earlyDiff, contract]).then(([loop, diff, frozen]) =>
+      frozenTestsForReview(loop.workspacePath, loop.baseCommit, diff.paths, frozen.contract),
+    ),
+  );
   const [loop, iteration] = await inOrder([
     prepared,
     // Only what the verification summary quotes: evidence rows carry the gates' whole output.
@@ -88,7 +95,7 @@ async function reviewOnce(
   const changed = changedNames(diff.paths);
   const scope = reviewScope(
     fileSections(fullDiff, changed),
-    generatedRules((await readAt(loop.workspacePath, loop.baseCommit, '.gitattributes')) ?? ''),
+    generatedRules((await attributes) ?? ''),
     deps.config.review,
   );
   if (scope.kind === 'TOO_LARGE') {
@@ -107,7 +114,7 @@ async function reviewOnce(
     priorSignatures: input.priorSignatures,
     focusTopics: reviewTopics(input.profile),
     dependencyChanges: changed.filter((file) => touchesSetupInputs([file])),
-    frozenTests: await frozenTestsForReview(loop.workspacePath, loop.baseCommit, diff.paths, frozen.contract),
+    frozenTests: await frozenTests,
   };
   // Triage is always a model call; the review itself may be one or an agent CLI.
   const model = (input.reviewer.backend === 'llm' ? input.reviewer.model : undefined) ?? deps.config.llm.model;
