@@ -13,6 +13,7 @@ import type { Sandbox, SandboxPolicy } from '../sandbox/types';
 import { watchGrowth, type GrowthWatch } from '../sandbox/workspace-meter';
 import { findEscapingArgument } from './confine-paths';
 import { launch } from './launcher';
+import { inOrder } from '../in-order';
 
 export interface CommandSpec {
   /** argv[0] is executed directly, never through a shell. */
@@ -111,12 +112,21 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
   // Set once the command runs: kills it when its writable trees grew past the limit.
   let grownTooMuch: ((grown: number) => void) | null = null;
   try {
-    // The writable trees' growth is measured from before the command (workspace-meter.ts).
-    if (limits)
-      watch = await watchGrowth(writableTrees(policy), limits.values.workspaceBytes, limits.workspaceCheckMs, (grown) =>
-        grownTooMuch?.(grown),
-      );
-    lease = await sandbox.lease();
+    // The writable trees' growth is measured from before the command (workspace-meter.ts), while its
+    // cgroups are made: neither waits for the other.
+    const [watched, leased] = await Promise.allSettled([
+      limits
+        ? watchGrowth(writableTrees(policy), limits.values.workspaceBytes, limits.workspaceCheckMs, (grown) =>
+            grownTooMuch?.(grown),
+          )
+        : null,
+      sandbox.lease(),
+    ]);
+    // Both kept before either failure is thrown, so the catch below ends whichever did start.
+    watch = watched.status === 'fulfilled' ? watched.value : null;
+    lease = leased.status === 'fulfilled' ? leased.value : null;
+    if (watched.status === 'rejected') throw watched.reason;
+    if (leased.status === 'rejected') throw leased.reason;
     result = await runConfined(spec, cwd, egress?.socketPath, lease, (kill) => {
       grownTooMuch = (grown) => {
         reached.push(workspaceReached(limits!.values, grown, 'killed while it ran'));
@@ -129,10 +139,13 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
     await lease?.release({ exitCode: null, signal: null, stderr: '' });
     throw err;
   }
-  const grown = (await watch?.stop()) ?? 0;
+  // The last measurement and the cgroup's counters are read together: the command's processes are gone.
+  const [grown, kernel] = await inOrder([
+    watch ? watch.stop() : Promise.resolve(0),
+    lease ? lease.release(result) : Promise.resolve([]),
+  ]);
   if (limits && reached.length === 0 && grown > limits.values.workspaceBytes)
     reached.push(workspaceReached(limits.values, grown, 'measured after it ended'));
-  const kernel = (await lease?.release(result)) ?? [];
   return {
     ...result,
     egressRefused: (await egress?.close()) ?? [],
