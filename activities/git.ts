@@ -118,12 +118,34 @@ export async function remoteBranchTip(
     remote,
     timeoutMs: remote.connectTimeoutSeconds * 1000,
   });
-  if (!found.trim()) return null;
+  const tip = advertisedTip(found, `refs/heads/${branch}`);
+  if (tip === null) return null;
+  // A tip the workspace already has (most often the base has not moved) needs no fetch.
+  if (await hasCommit(cwd, tip)) return tip;
   await runGit(cwd, ['fetch', '--quiet', '--no-tags', '--', url, `+refs/heads/${branch}:${ref}`], {
     remote,
     timeoutMs: GIT_TIMEOUT_MS,
   });
   return (await git(cwd, ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
+}
+
+/**
+ * The commit `ls-remote` names for exactly `ref` (a pattern also matches refs that merely end in it), or
+ * null; an answer that is no object id is no tip.
+ */
+export function advertisedTip(listing: string, ref: string): string | null {
+  for (const line of listing.split('\n')) {
+    const [oid, name] = line.split('\t');
+    if (name === ref && oid && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(oid)) return oid;
+  }
+  return null;
+}
+
+async function hasCommit(cwd: string, oid: string): Promise<boolean> {
+  return git(cwd, ['cat-file', '-e', `${oid}^{commit}`]).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** The paths that conflict when `ours` and `theirs` are merged (none: they merge cleanly); no working tree is touched. */
