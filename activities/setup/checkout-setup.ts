@@ -2,13 +2,13 @@ import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from '../deps';
 import { insertSetupEvidence } from '../../store/evidence';
 import { runSetupCommands, SETUP_GATE_ORDER, type SetupRun } from './run-setup';
-import { attachSnapshot, findSnapshot, takeSnapshot, type Snapshot } from './dependency-snapshots';
+import { attachSnapshot, findSnapshot, takeSnapshot, type Attached, type Snapshot } from './dependency-snapshots';
 import { checkoutSetupKey } from './snapshot-inputs';
 
-// A verification checkout's set-up: a copy of the loop's dependency snapshot for the checkout's key when
-// one exists (dependency-snapshots.ts), else the set-up commands, whose installed dependencies, when they all
-// passed, are copied into the snapshot the next checkouts with the same key receive. A failed set-up is
-// never kept.
+// A verification checkout's set-up: the loop's dependency snapshot for the checkout's key when one exists
+// (dependency-snapshots.ts: an overlay mount, or a copy), else the set-up commands, whose installed
+// dependencies, when they all passed, are copied into the snapshot the next checkouts with the same key
+// receive. A failed set-up is never kept.
 
 export interface CheckoutSetupRun extends SetupRun {
   iterationId: string;
@@ -26,9 +26,10 @@ export async function setUpCheckout(deps: ActivityDeps, run: CheckoutSetupRun): 
   const started = new Date();
   const keyed = await checkoutSetupKey(run.workDir, run.plan, run.repoUrl);
   const found = keyed.key && (await findSnapshot(deps, run.loopId, keyed.key));
-  if (found && (await attachSnapshot(run.workDir, found))) {
+  const attached = found && (await attachSnapshot(run.workDir, found));
+  if (found && attached) {
     Context.current().heartbeat({ phase: run.phase, step: 'setup-snapshot' });
-    await recordReuse(deps, run, found, started);
+    await recordReuse(deps, run, found, attached, started);
     return { problem: null };
   }
   const outcome = await runSetupCommands(deps, run);
@@ -47,18 +48,20 @@ export async function setUpCheckout(deps: ActivityDeps, run: CheckoutSetupRun): 
 
 /**
  * One row per set-up command, REUSED: none ran; each names the snapshot and the set-up that made it, and
- * spans the time keying, finding and linking the snapshot took.
+ * spans the time keying, finding and attaching the snapshot took.
  */
 async function recordReuse(
   deps: ActivityDeps,
   run: CheckoutSetupRun,
   snapshot: Snapshot,
+  attached: Attached,
   started: Date,
 ): Promise<void> {
   const now = new Date();
   const { key, iterationSeq, evidenceIds } = snapshot.meta;
+  const how = attached === 'overlay' ? 'mounted under an overlay that keeps this checkout’s writes' : 'copied';
   const stdout =
-    `not run: the dependencies were reused from snapshot ${key}, installed by iteration ${iterationSeq}'s ` +
+    `not run: the dependencies were reused from snapshot ${key} (${how}), installed by iteration ${iterationSeq}'s ` +
     `set-up (evidence ${evidenceIds.join(', ')}), whose manifests, lockfiles, set-up commands and tools this checkout shares\n`;
   for (const [index, command] of run.plan.commands.entries()) {
     await insertSetupEvidence(deps.prisma, {

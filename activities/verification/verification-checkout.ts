@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { ActivityDeps } from '../deps';
 import { git } from '../git';
 import { handOver } from '../sandbox/hand-over';
+import { removeTree, unmountUnder } from '../sandbox/mounts';
+import { layersDirOf } from '../setup/dependency-snapshots';
 import { early } from '../in-order';
 import { listFiles } from '../tamper/change-set';
 
@@ -40,13 +42,18 @@ export async function freshVerificationCheckout(
 export async function discardVerificationCheckout(deps: ActivityDeps, loopId: string): Promise<void> {
   const dir = checkoutDir(deps, loopId);
   const aside = `${dir}.discarded-${randomUUID()}`;
+  // Its dependency snapshots' overlays first (a worker that crashed may have left them): removing through
+  // one would delete through it. Then their upper layers, which nothing reads once unmounted.
+  await unmountUnder(dir);
+  await removeTree(layersDirOf(dir));
   try {
     await fs.rename(dir, aside);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw err;
   }
-  await fs.rm(aside, { recursive: true, force: true, maxRetries: 5 }).catch(() => undefined);
+  // An earlier attempt may have mounted one meanwhile; the mount moved with the tree.
+  await removeTree(aside).catch(() => undefined);
 }
 
 function checkoutDir(deps: ActivityDeps, loopId: string): string {
