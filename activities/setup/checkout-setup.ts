@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from '../deps';
-import { insertSetupEvidence } from '../../store/evidence';
+import { sanitise } from '../../domain/sanitise';
+import { insertSetupEvidence, setEvidenceDetails } from '../../store/evidence';
 import { runSetupCommands, SETUP_GATE_ORDER, type SetupRun } from './run-setup';
 import { attachSnapshot, findSnapshot, takeSnapshot, type Attached, type Snapshot } from './dependency-snapshots';
 import { checkoutSetupKey } from './snapshot-inputs';
@@ -8,7 +9,7 @@ import { checkoutSetupKey } from './snapshot-inputs';
 // A verification checkout's set-up: the loop's dependency snapshot for the checkout's key when one exists
 // (dependency-snapshots.ts: an overlay mount, or a copy), else the set-up commands, whose installed
 // dependencies, when they all passed, are copied into the snapshot the next checkouts with the same key
-// receive. A failed set-up is never kept.
+// receive. A failed set-up is never kept; a passed one that is not says why on its rows.
 
 export interface CheckoutSetupRun extends SetupRun {
   iterationId: string;
@@ -33,17 +34,37 @@ export async function setUpCheckout(deps: ActivityDeps, run: CheckoutSetupRun): 
     return { problem: null };
   }
   const outcome = await runSetupCommands(deps, run);
-  if (outcome.problem || !keyed.key) return { problem: outcome.problem };
-  await takeSnapshot(deps, {
-    loopId: run.loopId,
-    checkout: run.workDir,
-    plan: run.plan,
-    key: keyed.key,
-    iterationSeq: run.iterationSeq,
-    evidenceIds: outcome.evidenceIds,
-    restored: run.restored,
-  });
+  if (outcome.problem) return { problem: outcome.problem };
+  const kept = keyed.key
+    ? await takeSnapshot(deps, {
+        loopId: run.loopId,
+        checkout: run.workDir,
+        plan: run.plan,
+        key: keyed.key,
+        iterationSeq: run.iterationSeq,
+        evidenceIds: outcome.evidenceIds,
+        restored: run.restored,
+      })
+    : keyed.notKept;
+  if (typeof kept === 'string') await recordNotKept(deps, run, outcome.evidenceIds, kept);
   return { problem: null };
+}
+
+/**
+ * Says on each set-up row why its result was not kept (the next checkout will run the set-up again), so a
+ * person reading the evidence sees why an unchanged lockfile still installs.
+ */
+async function recordNotKept(
+  deps: ActivityDeps,
+  run: CheckoutSetupRun,
+  evidenceIds: string[],
+  reason: string,
+): Promise<void> {
+  const rows = evidenceIds.map((id, index) => ({
+    id,
+    sourceDetail: `${run.plan.commands[index]!.detail}; not kept as a dependency snapshot: ${sanitise(reason)}`,
+  }));
+  await setEvidenceDetails(deps.prisma, rows);
 }
 
 /**

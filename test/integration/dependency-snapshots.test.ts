@@ -22,7 +22,7 @@ import { git } from '../support/test-git';
 // Dependency snapshots with real npm, real pip, real bubblewrap and a real database: the first
 // verification's set-up installs and keeps its node_modules and venv; the next checkout (same path, same
 // lockfile) receives them without installing (under an overlay as root, else a copy), and its evidence says
-// so. Neither a gate in the checkout nor
+// so; a passed set-up that is not kept says why. Neither a gate in the checkout nor
 // a maker in its workspace can change what the next verification receives; the venv works where it is.
 
 const URL = 'https://example.invalid/acme/snapshots.git';
@@ -205,3 +205,37 @@ test('a second checkout with the same lockfile gets the first set-up’s snapsho
   expect(third.rows.map((r) => r.status)).toEqual(['PASSED', 'PASSED', 'PASSED']);
   expect(snapshots()).toHaveLength(2);
 }, 600_000);
+
+test('a passed set-up whose result is not kept says why on its rows', async () => {
+  const repo = repository('workspace-not-kept');
+  const loopId = await insertLoop(db.prisma, { repoUrl: URL });
+  const leaves: SetupPlan = {
+    ...PLAN,
+    commands: [
+      {
+        argv: ['sh', '-c', 'mkdir -p node_modules/x && echo built > built.txt'],
+        timeoutSeconds: 60,
+        source: 'contract',
+        detail: 'builds beside installing',
+      },
+    ],
+    outputs: ['node_modules/'],
+  };
+  const stray = await setUp(loopId, 1, await freshCheckout(repo), repo, leaves);
+  expect(stray.rows.map((r) => [r.status, r.sourceDetail])).toEqual([
+    ['PASSED', 'builds beside installing; not kept as a dependency snapshot: set-up left built.txt in the checkout'],
+  ]);
+
+  // Not keyed at all: a package.json with an install-time script.
+  fs.writeFileSync(
+    path.join(repo, 'package.json'),
+    JSON.stringify({ name: 'p', scripts: { postinstall: 'true' }, dependencies: {} }),
+  );
+  git(repo, 'commit', '-qam', 'postinstall');
+  const scripted: SetupPlan = { ...leaves, commands: [{ ...leaves.commands[0]!, argv: ['true'] }] };
+  const unkeyed = await setUp(loopId, 2, await freshCheckout(repo), repo, scripted);
+  expect(unkeyed.rows.map((r) => r.sourceDetail)).toEqual([
+    'builds beside installing; not kept as a dependency snapshot: package.json runs postinstall at install',
+  ]);
+  expect(fs.existsSync(snapshotsDir(deps.config.cachesDir, loopId))).toBe(false);
+}, 120_000);
