@@ -6,7 +6,7 @@ import type { SetupPlan } from '../../domain/setup';
 import { git } from '../git';
 import { snapshotsDir } from '../sandbox/cache-layout';
 import { copyTree } from '../sandbox/copy-tree';
-import { currentMounts, removeTree, within } from '../sandbox/mounts';
+import { currentMounts, removeTree, unmountUnder, within } from '../sandbox/mounts';
 import { canMountOverlays, mountOverlay } from '../sandbox/overlay-mount';
 import { keptOutput, REBUILT_OUTPUTS } from './snapshot-key';
 
@@ -143,8 +143,7 @@ export async function attachSnapshot(checkout: string, snapshot: Snapshot): Prom
   const layers = layersDirOf(checkout);
   const overlay = await canMountOverlays(path.dirname(checkout));
   if (overlay) {
-    // What an earlier attempt left: its mounts went with its checkout (verification-checkout.ts).
-    await removeTree(layers);
+    await detachSnapshots(checkout);
     await fs.mkdir(layers, { mode: 0o700 });
   }
   for (const output of snapshot.meta.outputs) {
@@ -155,6 +154,16 @@ export async function attachSnapshot(checkout: string, snapshot: Snapshot): Prom
     else await copyTree(lower, at);
   }
   return overlay ? 'overlay' : 'copy';
+}
+
+/**
+ * Unmounts the overlays attached to `checkout` (those a crashed worker left too: the kernel lists them) and
+ * removes their layers. After a verification, and before anything removes the checkout: a mount held by
+ * every checkout kept for a decision would also be copied into each sandbox's mount namespace.
+ */
+export async function detachSnapshots(checkout: string): Promise<void> {
+  await unmountUnder(checkout);
+  await removeTree(layersDirOf(checkout));
 }
 
 /**

@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { ActivityDeps } from '../deps';
 import { git } from '../git';
 import { handOver } from '../sandbox/hand-over';
-import { removeTree, unmountUnder } from '../sandbox/mounts';
-import { layersDirOf } from '../setup/dependency-snapshots';
+import { removeTree } from '../sandbox/mounts';
+import { detachSnapshots } from '../setup/dependency-snapshots';
 import { early } from '../in-order';
 import { listFiles } from '../tamper/change-set';
 
@@ -43,9 +43,8 @@ export async function discardVerificationCheckout(deps: ActivityDeps, loopId: st
   const dir = checkoutDir(deps, loopId);
   const aside = `${dir}.discarded-${randomUUID()}`;
   // Its dependency snapshots' overlays first (a worker that crashed may have left them): removing through
-  // one would delete through it. Then their upper layers, which nothing reads once unmounted.
-  await unmountUnder(dir);
-  await removeTree(layersDirOf(dir));
+  // one would delete through it.
+  await detachSnapshots(dir);
   try {
     await fs.rename(dir, aside);
   } catch (err) {
