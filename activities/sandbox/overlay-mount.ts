@@ -25,12 +25,17 @@ export function canMountOverlays(scratchDir: string): Promise<boolean> {
 async function tryMount(scratchDir: string): Promise<boolean> {
   if (process.getuid?.() !== 0) return false;
   const dir = path.join(scratchDir, `.overlay-probe-${randomUUID()}`);
+  const layers = {
+    lower: path.join(dir, 'lower'),
+    upper: path.join(dir, 'upper'),
+    work: path.join(dir, 'work'),
+    at: path.join(dir, 'merged'),
+  };
   try {
-    const [lower, upper, work, merged] = ['lower', 'upper', 'work', 'merged'].map((d) => path.join(dir, d));
-    for (const d of [lower!, upper!, work!, merged!]) await fs.mkdir(d, { recursive: true });
-    await fs.writeFile(path.join(lower!, 'seen'), '');
-    await mountOverlay({ lower: lower!, upper: upper!, work: work!, at: merged! });
-    return await fs.access(path.join(merged!, 'seen')).then(
+    for (const d of Object.values(layers)) await fs.mkdir(d, { recursive: true });
+    await fs.writeFile(path.join(layers.lower, 'seen'), '');
+    await mountOverlay(layers);
+    return await fs.access(path.join(layers.at, 'seen')).then(
       () => true,
       () => false,
     );
@@ -45,10 +50,15 @@ async function tryMount(scratchDir: string): Promise<boolean> {
 /** The mount options' separators: a path holding one would be read as another option or layer. */
 const UNSAFE = /[,:\\=\s]/;
 
+/** Whether an overlay's mount options can name `p` (else the caller copies instead). */
+export function overlayPath(p: string): boolean {
+  return path.isAbsolute(p) && !UNSAFE.test(p);
+}
+
 /** Mounts `lower` (read-only) under `upper` at `at`; `work` is overlayfs's own, on `upper`'s file system. */
 export async function mountOverlay(layers: { lower: string; upper: string; work: string; at: string }): Promise<void> {
   for (const p of Object.values(layers))
-    if (!path.isAbsolute(p) || UNSAFE.test(p)) throw new Error(`not a path an overlay mount can take: ${p}`);
+    if (!overlayPath(p)) throw new Error(`not a path an overlay mount can take: ${p}`);
   const options = `lowerdir=${layers.lower},upperdir=${layers.upper},workdir=${layers.work}`;
   await runTool('mount', ['-t', 'overlay', 'overlay', '-o', options, '--', layers.at]);
 }

@@ -7,7 +7,7 @@ import { git } from '../git';
 import { snapshotsDir } from '../sandbox/cache-layout';
 import { copyTree } from '../sandbox/copy-tree';
 import { currentMounts, removeTree, unmountUnder, within } from '../sandbox/mounts';
-import { canMountOverlays, mountOverlay } from '../sandbox/overlay-mount';
+import { canMountOverlays, mountOverlay, overlayPath } from '../sandbox/overlay-mount';
 import { keptOutput, REBUILT_OUTPUTS } from './snapshot-key';
 
 // A verification set-up's installed dependencies (node_modules, a venv), kept per loop and key
@@ -141,7 +141,8 @@ export async function attachSnapshot(checkout: string, snapshot: Snapshot): Prom
       return null;
   }
   const layers = layersDirOf(checkout);
-  const overlay = await canMountOverlays(path.dirname(checkout));
+  // A path the mount options cannot name (a comma, a colon in DATA_DIR or CACHE_DIR) is copied instead.
+  const overlay = overlayPath(snapshot.dir) && overlayPath(layers) && (await canMountOverlays(path.dirname(checkout)));
   if (overlay) {
     await detachSnapshots(checkout);
     await fs.mkdir(layers, { mode: 0o700 });

@@ -1,4 +1,5 @@
 import { parseMountinfo, within } from '../../activities/sandbox/mounts';
+import { overlayPath } from '../../activities/sandbox/overlay-mount';
 
 // The kernel's mount table as the service reads it to find its overlays (mounts.ts).
 
@@ -30,4 +31,10 @@ test('a path is within a directory when it is the directory or below it, not a s
   expect(within('/data/verification/a', '/data/verification/a/node_modules')).toBe(true);
   expect(within('/data/verification/a', '/data/verification/a.layers/o-1')).toBe(false);
   expect(within('/data/verification/a', '/data/verification')).toBe(false);
+});
+
+test('an overlay is mounted only for absolute paths its options can name', () => {
+  expect(overlayPath('/data/caches/private/l.snapshots/0a1b/files/node_modules')).toBe(true);
+  for (const p of ['relative/dir', '/data,upperdir=/x', '/data:/other', '/data dir', '/data\\x'])
+    expect(overlayPath(p)).toBe(false);
 });
