@@ -13,9 +13,9 @@ import { removeTree } from '../activities/sandbox/mounts';
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /**
- * Per loop: its workspace, verification checkout, control files and package caches (`<loop>` and
- * `<loop>.seeded` under `$CACHE_DIR/private`), its dependency snapshots (`<loop>.snapshots`); review
- * checkouts are named `<loop>-<n>`.
+ * Per loop: its workspace, verification checkout (and its overlays' layers, `<loop>.layers`), control
+ * files and package caches (`<loop>` and `<loop>.seeded` under `$CACHE_DIR/private`), its dependency
+ * snapshots (`<loop>.snapshots`); review checkouts are named `<loop>-<n>`.
  */
 export async function removeExpiredWorkspaces(
   prisma: PrismaClient,

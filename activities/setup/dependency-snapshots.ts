@@ -25,8 +25,9 @@ import { keptOutput, REBUILT_OUTPUTS } from './snapshot-key';
 // made it. Otherwise (a service that is not root) it gets its own copy (`cp -a`: owners, modes and links as
 // set-up left them), in time that grows with the files. No sandbox, a gate's or a maker's, mounts the
 // snapshot or the layers; the gate sees the overlay through its bind of the checkout, which is recursive.
-// An overlay outlives a worker that crashes, so whatever removes a checkout unmounts what the kernel lists
-// under it first (mounts.ts), and a snapshot that a mounted overlay reads from is never pruned. The
+// The verification unmounts its overlays when it ends (run-verification.ts). One outlives a worker that
+// crashes, so whatever removes a checkout unmounts what the kernel lists under it first (mounts.ts), and a
+// snapshot that a mounted overlay reads from is never pruned. The
 // checkout's path is the same for every verification of a loop, so a venv's absolute paths (its scripts'
 // shebangs, an editable install's .pth) hold in every checkout that receives it.
 
