@@ -190,6 +190,18 @@ describe('a checkout’s snapshot', () => {
     expect(fs.existsSync(snapshotsDir(deps.config.cachesDir, 'loop') + '/k1')).toBe(false);
   });
 
+  it('is copied, as by a service that is not root, where an overlay’s options cannot name its path', async () => {
+    deps = { ...deps, config: { cachesDir: path.join(dir, 'caches,upperdir=') } };
+    const first = checkout('one');
+    install(first);
+    const taken = await take(first, 'k');
+    const second = checkout('two');
+    expect(await attachSnapshot(second, taken as Exclude<typeof taken, string>)).toBe('copy');
+    fs.writeFileSync(path.join(second, 'node_modules', 'dep', 'index.js'), 'module.exports = "changed";\n');
+    const kept = path.join(snapshotsDir(deps.config.cachesDir, 'loop'), 'k', 'files', 'node_modules');
+    expect(fs.readFileSync(path.join(kept, 'dep', 'index.js'), 'utf8')).toContain('pristine');
+  });
+
   it('is not linked over something the checkout already has there', async () => {
     const first = checkout('one');
     install(first);
