@@ -4,6 +4,7 @@ import { loopsEndedBefore } from '../store/loops';
 import type { PrismaClient } from '../store/db';
 import type { ServiceConfig } from '../config/service-config';
 import { privateCachesRoot } from '../activities/sandbox/cache-layout';
+import { removeTree } from '../activities/sandbox/mounts';
 
 // A worker removes the working copies of loops that ended longer ago than the retention: the branch has
 // been delivered or the change is in the report, and a finished loop never runs again. Only directories
@@ -12,9 +13,9 @@ import { privateCachesRoot } from '../activities/sandbox/cache-layout';
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /**
- * Per loop: its workspace, verification checkout, control files and package caches (`<loop>` and
- * `<loop>.seeded` under `$CACHE_DIR/private`), its dependency snapshots (`<loop>.snapshots`); review
- * checkouts are named `<loop>-<n>`.
+ * Per loop: its workspace, verification checkout (and its overlays' layers, `<loop>.layers`), control
+ * files and package caches (`<loop>` and `<loop>.seeded` under `$CACHE_DIR/private`), its dependency
+ * snapshots (`<loop>.snapshots`); review checkouts are named `<loop>-<n>`.
  */
 export async function removeExpiredWorkspaces(
   prisma: PrismaClient,
@@ -38,7 +39,8 @@ export async function removeExpiredWorkspaces(
   const expiredIds = new Set(expired.map((l) => l.id));
   for (const entry of entries) {
     const id = loopIdOf(entry.name);
-    if (id && expiredIds.has(id)) await fs.rm(path.join(entry.dir, entry.name), { recursive: true, force: true });
+    // A verification checkout may still have its snapshots' overlays mounted, even after a worker crash.
+    if (id && expiredIds.has(id)) await removeTree(path.join(entry.dir, entry.name));
   }
   return [...expiredIds];
 }

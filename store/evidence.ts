@@ -56,6 +56,16 @@ export async function insertSetupEvidence(db: PrismaClient, data: EvidenceData):
   return row.id;
 }
 
+/** Rewrites the source detail of rows already written (a set-up's, once it is known whether its result was kept). */
+export async function setEvidenceDetails(
+  db: PrismaClient,
+  rows: { id: string; sourceDetail: string }[],
+): Promise<void> {
+  await db.$transaction(
+    rows.map((row) => db.evidence.update({ where: { id: row.id }, data: { sourceDetail: row.sourceDetail } })),
+  );
+}
+
 /**
  * Discards an interrupted verification's evidence and its own findings (ids starting with `findingPrefix`),
  * in one transaction.

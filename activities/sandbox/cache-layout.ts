@@ -8,8 +8,9 @@ import path from 'node:path';
 //   $CACHE_DIR/private/<loop id>/<tool dir>/                the loop's copy: its set-up writes it, its
 //                                                           makers and gates read it; gone with the loop
 //   $CACHE_DIR/private/<loop id>.snapshots/<key>/          a verification set-up's installed dependencies
-//                                                           (dependency-snapshots.ts): mounted read-only
-//                                                           into later checkouts' gates, never writable
+//                                                           (dependency-snapshots.ts): the lower layer of
+//                                                           later checkouts' overlays (or copied into them);
+//                                                           no sandbox mounts it
 //
 // A shared cache is keyed by the repository and by the lockfile it was fetched for, so what one branch's
 // lockfile fetched is never mixed with another's; and nothing but the fetcher ever writes it.

@@ -31,6 +31,7 @@ import {
 } from './gate-outcome';
 import { setupPlanOf } from '../setup/run-setup';
 import { setUpCheckout } from '../setup/checkout-setup';
+import { detachSnapshots } from '../setup/dependency-snapshots';
 import { setupEnvironment } from '../setup/setup-environment';
 import { loopCaches } from '../sandbox/loop-caches';
 import type { SandboxPolicy } from '../sandbox/types';
@@ -95,6 +96,15 @@ export async function runVerification(deps: ActivityDeps, input: VerificationInp
     return storedVerification(deps, verifying.iteration.id, input, verifying.contract.acceptanceCriteria);
   }
   const prepared = await prepareCheckout(verifying, checkout);
+  try {
+    return await verify(verifying, prepared);
+  } finally {
+    // The dependencies' overlays last as long as the verification: the checkout kept after it holds no mount.
+    await detachSnapshots(prepared.dir);
+  }
+}
+
+async function verify(verifying: Verifying, prepared: PreparedCheckout): Promise<VerificationResult> {
   const setup = await installDependencies(verifying, prepared);
   if (setup.problem) return setupFailed(verifying, setup.problem);
   const runner = await sandboxedRunner(verifying, prepared, setup.plan);

@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { ActivityDeps } from '../deps';
 import { git } from '../git';
 import { handOver } from '../sandbox/hand-over';
+import { removeTree } from '../sandbox/mounts';
+import { detachSnapshots } from '../setup/dependency-snapshots';
 import { early } from '../in-order';
 import { listFiles } from '../tamper/change-set';
 
@@ -40,13 +42,17 @@ export async function freshVerificationCheckout(
 export async function discardVerificationCheckout(deps: ActivityDeps, loopId: string): Promise<void> {
   const dir = checkoutDir(deps, loopId);
   const aside = `${dir}.discarded-${randomUUID()}`;
+  // Its dependency snapshots' overlays first (a worker that crashed may have left them): removing through
+  // one would delete through it.
+  await detachSnapshots(dir);
   try {
     await fs.rename(dir, aside);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw err;
   }
-  await fs.rm(aside, { recursive: true, force: true, maxRetries: 5 }).catch(() => undefined);
+  // An earlier attempt may have mounted one meanwhile; the mount moved with the tree.
+  await removeTree(aside).catch(() => undefined);
 }
 
 function checkoutDir(deps: ActivityDeps, loopId: string): string {

@@ -18,13 +18,14 @@ import {
 
 // Verification set-up time per iteration (issue 30): one loop of three iterations per project, the maker
 // missing twice and fixing on the third, the lockfile never changed. Iteration 1's set-up installs and
-// keeps a dependency snapshot; iterations 2 and 3 get a copy of it (rows REUSED). Not a test (figures vary by
-// machine, network and load), and not part of `npm test`: `npm run build && npm run bench -- setup` (or
-// `npm run bench:setup`) runs it through jest for the embedded PostgreSQL, the Temporal dev server and the
-// compiled worker the end-to-end tests use. An iteration's set-up time is the span of its stored set-up
-// evidence, first start to last end: its commands run one after another, and the REUSED rows of one
-// reuse (one per command) all span the same keying, finding and copying of the snapshot, so their sum
-// would count it once per command. Writes bench/results/setup.json.
+// keeps a dependency snapshot; iterations 2 and 3 get it (rows REUSED): an overlay mount as root, else a
+// copy. Not a test (figures vary by machine, network and load), and not part of `npm test`:
+// `npm run build && npm run bench -- setup` (or `npm run bench:setup`) runs it through jest for the
+// embedded PostgreSQL, the Temporal dev server and the compiled worker the end-to-end tests use. An
+// iteration's set-up time is the span of its stored set-up evidence, first start to last end: its
+// commands run one after another, and the REUSED rows of one reuse (one per command) all span the same
+// keying, finding and attaching of the snapshot, so their sum would count it once per command. Writes
+// bench/results/setup.json.
 
 const RESULTS = path.resolve(__dirname, '../../bench/results/setup.json');
 
@@ -112,7 +113,7 @@ test('verification set-up time per iteration, first install and unchanged lockfi
   const result = {
     measuredAt: new Date().toISOString(),
     machine: { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, loadavg },
-    note: 'verification set-up = the stored setup:* evidence of each iteration, first start to last end; iterations 2+ get a copy of the snapshot of iteration 1',
+    note: 'verification set-up = the stored setup:* evidence of each iteration, first start to last end; iterations 2+ get the snapshot of iteration 1 (an overlay mount as root, else a copy)',
     rows,
     summary,
   };

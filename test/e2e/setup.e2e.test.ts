@@ -109,6 +109,43 @@ test('a real npm project whose jest comes from its lockfile: set up, inferred ga
   console.log(`set-up times (workspace, checkout): ${times.join(' ms, ')} ms; whole loop ${Date.now() - started} ms`);
 }, 420_000);
 
+test('an unchanged lockfile reuses the snapshot (an overlay as root): no install, jest runs from it, and no mount outlives the verification', async () => {
+  const repo = repoWith({
+    'package.json': JSON.stringify(JEST_PACKAGE, null, 2),
+    'package-lock.json': jestLockfile(),
+    'test/sum.test.js': JEST_TESTS,
+  });
+  // Iteration 1 misses (a file that fixes nothing), iteration 2 fixes: the lockfile never changes.
+  const maker = scriptedMaker({
+    steps: { '1': { write: { 'src/notes.txt': 'looked\n' } }, '2': { write: { 'src/sum.js': CORRECT_SUM } } },
+  });
+  for (let i = 0; i < 2; i++) h.llm.enqueue({ content: cleanLedger });
+  const submitted = await h.request(
+    'POST',
+    '/v1/loops',
+    loopRequest(repo, maker.argv, { gates: [], contract: gateOnlyContract }),
+  );
+  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION'], 400_000);
+  expect(loop.status).toBe('PASSED');
+  const rows = loop.iterations.map((i: any) => i.evidence.map((e: any) => [e.gate, e.status]));
+  expect(rows).toEqual([
+    [
+      ['setup:1', 'PASSED'],
+      ['tests:base', 'FAILED'],
+      ['tests', 'FAILED'],
+    ],
+    [
+      ['setup:1', 'REUSED'],
+      ['tests', 'PASSED'],
+    ],
+  ]);
+  const reused = await h.db.prisma.evidence.findFirstOrThrow({ where: { loopId: loop.id, status: 'REUSED' } });
+  const attached = process.getuid?.() === 0 ? 'mounted under an overlay' : 'copied';
+  expect(reused.stdout).toMatch(new RegExp(`^not run: the dependencies were reused from snapshot \\w+ \\(${attached}`));
+  // The worker's overlays are gone once each verification ended: the kernel lists none under its data.
+  expect(fs.readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(h.dataDir);
+}, 420_000);
+
 test('a set-up that cannot install escalates ENVIRONMENT before any maker, quoting the output; reject ends the loop', async () => {
   const broken = { ...JEST_PACKAGE, devDependencies: { 'left-pad': '999.999.999' } };
   const repo = repoWith({ 'package.json': JSON.stringify(broken, null, 2) });

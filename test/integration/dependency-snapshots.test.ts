@@ -7,6 +7,7 @@ import { childEnvironment } from '../../activities/process/child-environment';
 import { stopLauncher } from '../../activities/process/launcher';
 import { runCommand } from '../../activities/process/run-command';
 import { snapshotsDir } from '../../activities/sandbox/cache-layout';
+import { discardVerificationCheckout } from '../../activities/verification/verification-checkout';
 import { handOver } from '../../activities/sandbox/hand-over';
 import { probeSandbox } from '../../activities/sandbox/probe';
 import { createSandbox } from '../../activities/sandbox/sandbox';
@@ -20,7 +21,8 @@ import { git } from '../support/test-git';
 
 // Dependency snapshots with real npm, real pip, real bubblewrap and a real database: the first
 // verification's set-up installs and keeps its node_modules and venv; the next checkout (same path, same
-// lockfile) links them without installing, and its evidence says so. Neither a gate in the checkout nor
+// lockfile) receives them without installing (under an overlay as root, else a copy), and its evidence says
+// so; a passed set-up that is not kept says why. Neither a gate in the checkout nor
 // a maker in its workspace can change what the next verification receives; the venv works where it is.
 
 const URL = 'https://example.invalid/acme/snapshots.git';
@@ -58,14 +60,15 @@ beforeAll(async () => {
   await probeSandbox(deps.sandbox);
 });
 afterAll(async () => {
+  await discardVerificationCheckout(deps, 'loop');
   await stopLauncher();
   await db?.drop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** The loop's repository (its workspace), with the service's excludes, as the maker left it. */
-function repository(): string {
-  const repo = path.join(dir, 'workspace');
+function repository(name = 'workspace'): string {
+  const repo = path.join(dir, name);
   fs.mkdirSync(repo);
   git(repo, 'init', '-q');
   fs.writeFileSync(path.join(repo, '.git', 'info', 'exclude'), `${SERVICE_EXCLUDES.join('\n')}\n`);
@@ -83,14 +86,15 @@ function repository(): string {
 /** A fresh checkout of HEAD at the loop's one verification path (verification-checkout.ts does the same). */
 async function freshCheckout(repo: string): Promise<string> {
   const checkout = path.join(dir, 'verification', 'loop');
-  fs.rmSync(checkout, { recursive: true, force: true });
+  // Unmounts the snapshot's overlay, if the last one had it, before removing the tree.
+  await discardVerificationCheckout(deps, 'loop');
   fs.mkdirSync(path.dirname(checkout), { recursive: true });
   git(repo, 'worktree', 'add', '--detach', '--force', '--quiet', checkout, 'HEAD');
   await handOver(deps.sandbox, checkout);
   return checkout;
 }
 
-async function setUp(loopId: string, sequence: number, checkout: string, repo: string) {
+async function setUp(loopId: string, sequence: number, checkout: string, repo: string, plan = PLAN) {
   const iteration = await db.prisma.iteration.create({
     data: { loopId, sequence, roundIteration: sequence, contractVersion: 1, startCommit: 'base' },
   });
@@ -104,7 +108,7 @@ async function setUp(loopId: string, sequence: number, checkout: string, repo: s
       prefix: 'setup',
       workDir: checkout,
       readOnly: [path.join(repo, '.git')],
-      plan: PLAN,
+      plan,
       repoUrl: URL,
       phase: 'verify',
       restored: [],
@@ -135,7 +139,7 @@ async function inSandbox(script: string, policy: Partial<SandboxPolicy> & { work
 const IS_NUMBER = 'node_modules/is-number/index.js';
 const SIX = '.venv/lib/python3*/site-packages/six.py';
 
-test('a second checkout with the same lockfile gets a copy of the first set-upâ€™s snapshot, which no gate or maker can alter', async () => {
+test('a second checkout with the same lockfile gets the first set-upâ€™s snapshot (an overlay as root, else a copy), which no gate or maker can alter', async () => {
   const repo = repository();
   const loopId = await insertLoop(db.prisma, { repoUrl: URL });
   const snapshots = () => fs.readdirSync(snapshotsDir(deps.config.cachesDir, loopId)).filter((n) => !n.startsWith('.'));
@@ -173,7 +177,9 @@ test('a second checkout with the same lockfile gets a copy of the first set-upâ€
     ['setup:2', 'REUSED', null],
     ['setup:3', 'REUSED', null],
   ]);
-  expect(second.rows[0]!.stdout).toContain(`reused from snapshot ${path.basename(snapshot)}`);
+  // As root the snapshot is mounted under an overlay (constant time); otherwise the checkout gets a copy.
+  const attached = process.getuid?.() === 0 ? 'mounted under an overlay' : 'copied';
+  expect(second.rows[0]!.stdout).toContain(`reused from snapshot ${path.basename(snapshot)} (${attached}`);
   expect(second.rows[0]!.stdout).toContain(first.rows[0]!.id);
 
   // What the second verification's gates get: the pristine dependency, and a venv that works at its path.
@@ -199,3 +205,37 @@ test('a second checkout with the same lockfile gets a copy of the first set-upâ€
   expect(third.rows.map((r) => r.status)).toEqual(['PASSED', 'PASSED', 'PASSED']);
   expect(snapshots()).toHaveLength(2);
 }, 600_000);
+
+test('a passed set-up whose result is not kept says why on its rows', async () => {
+  const repo = repository('workspace-not-kept');
+  const loopId = await insertLoop(db.prisma, { repoUrl: URL });
+  const leaves: SetupPlan = {
+    ...PLAN,
+    commands: [
+      {
+        argv: ['sh', '-c', 'mkdir -p node_modules/x && echo built > built.txt'],
+        timeoutSeconds: 60,
+        source: 'contract',
+        detail: 'builds beside installing',
+      },
+    ],
+    outputs: ['node_modules/'],
+  };
+  const stray = await setUp(loopId, 1, await freshCheckout(repo), repo, leaves);
+  expect(stray.rows.map((r) => [r.status, r.sourceDetail])).toEqual([
+    ['PASSED', 'builds beside installing; not kept as a dependency snapshot: set-up left built.txt in the checkout'],
+  ]);
+
+  // Not keyed at all: a package.json with an install-time script.
+  fs.writeFileSync(
+    path.join(repo, 'package.json'),
+    JSON.stringify({ name: 'p', scripts: { postinstall: 'true' }, dependencies: {} }),
+  );
+  git(repo, 'commit', '-qam', 'postinstall');
+  const scripted: SetupPlan = { ...leaves, commands: [{ ...leaves.commands[0]!, argv: ['true'] }] };
+  const unkeyed = await setUp(loopId, 2, await freshCheckout(repo), repo, scripted);
+  expect(unkeyed.rows.map((r) => r.sourceDetail)).toEqual([
+    'builds beside installing; not kept as a dependency snapshot: package.json runs postinstall at install',
+  ]);
+  expect(fs.existsSync(snapshotsDir(deps.config.cachesDir, loopId))).toBe(false);
+}, 120_000);

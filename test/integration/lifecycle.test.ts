@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -61,6 +62,32 @@ test('the janitor removes the directories of loops that ended before the retenti
   expect(fs.existsSync(path.join(dataDir, 'workspaces', 'not-a-loop'))).toBe(true);
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
+
+(process.getuid?.() === 0 ? test : test.skip)(
+  'the janitor unmounts a dependency overlay a crashed worker left in a checkout before removing it',
+  async () => {
+    const dataDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'janitor-overlay-')));
+    const config = loadConfig({ DATA_DIR: dataDir, WORKSPACE_RETENTION_HOURS: '24' });
+    const now = new Date();
+    const old = await loopRow('PASSED', new Date(now.getTime() - 48 * 3_600_000));
+    const lower = path.join(dataDir, 'caches', 'private', `${old}.snapshots`, 'k', 'files', 'node_modules');
+    const layer = path.join(dataDir, 'verification', `${old}.layers`, 'o-1');
+    const merged = path.join(dataDir, 'verification', old, 'node_modules');
+    for (const d of [lower, `${layer}/upper`, `${layer}/work`, merged]) fs.mkdirSync(d, { recursive: true });
+    fs.writeFileSync(path.join(lower, 'index.js'), 'x');
+    // Mounted by no process still running: only the kernel's mount table knows of it.
+    execFileSync('mount', ['-t', 'overlay', 'overlay', '-o', overlayOptions(lower, layer), merged]);
+
+    expect(await removeExpiredWorkspaces(db.prisma, config, now)).toEqual([old]);
+    expect(fs.readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(dataDir);
+    expect(fs.readdirSync(path.join(dataDir, 'verification'))).toEqual([]);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  },
+);
+
+function overlayOptions(lower: string, layer: string): string {
+  return `lowerdir=${lower},upperdir=${layer}/upper,workdir=${layer}/work`;
+}
 
 test('a submission while the disk is nearly full is a 507 that says how much is free and what the limit is', async () => {
   const started: unknown[] = [];

@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
+import { parseMountinfo, within } from '../../activities/sandbox/mounts';
 import { buildApp } from '../../api/app';
 import { apiPolicy, type ApiPolicy } from '../../api/deps';
 import { loadConfig } from '../../config/service-config';
@@ -148,8 +150,16 @@ export async function startLoopHarness(
       await connection.close();
       await llm.close();
       await db.drop();
+      // A worker stopped during a verification leaves its dependency overlays mounted (as root).
+      unmountOverlaysUnder(dataDir);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return harness;
+}
+
+function unmountOverlaysUnder(dir: string): void {
+  const mounts = parseMountinfo(fs.readFileSync('/proc/self/mountinfo', 'utf8'));
+  for (const { mountPoint } of mounts.filter((m) => within(dir, m.mountPoint)).reverse())
+    execFileSync('umount', ['--lazy', '--', mountPoint]);
 }

@@ -1,7 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { attachSnapshot, findSnapshot, takeSnapshot } from '../../activities/setup/dependency-snapshots';
+import {
+  attachSnapshot,
+  detachSnapshots,
+  findSnapshot,
+  takeSnapshot,
+} from '../../activities/setup/dependency-snapshots';
 import { checkoutSetupKey } from '../../activities/setup/snapshot-inputs';
 import { keyedFile, keyedTools, notKeepable, snapshotKey, type KeyedFile } from '../../activities/setup/snapshot-key';
 import { snapshotsDir } from '../../activities/sandbox/cache-layout';
@@ -10,7 +15,7 @@ import type { SetupPlan } from '../../domain/setup';
 import { git } from '../support/test-git';
 
 // The dependency snapshot's key (what decides a set-up's result) and the decision to keep, find and link
-// one, on real files and a real git checkout, without a sandbox.
+// one, on real files and a real git checkout, without a sandbox (as root, attached as an overlay mount).
 
 const URL = 'https://example.invalid/acme/widgets.git';
 const npmPlan = (argv = ['npm', 'ci']): SetupPlan => ({
@@ -79,7 +84,12 @@ describe('a checkout’s snapshot', () => {
     dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'snapshots-')));
     deps = { config: { cachesDir: path.join(dir, 'caches') }, sandbox };
   });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // As root the service attaches snapshots as overlay mounts: unmounted before anything is removed.
+  const attached = process.getuid?.() === 0 ? 'overlay' : 'copy';
+  afterEach(async () => {
+    for (const name of fs.readdirSync(dir)) await detachSnapshots(path.join(dir, name));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   /** A checkout of a repository with a package.json and lockfile, as set-up left it. */
   function checkout(name: string, lock = '{"lockfileVersion":3}'): string {
@@ -125,10 +135,10 @@ describe('a checkout’s snapshot', () => {
     expect(again.key).toBe(k.key);
     const found = await findSnapshot(deps, 'loop', again.key!);
     expect(found?.meta).toEqual({ key: k.key, iterationSeq: 1, evidenceIds: ['e1'], outputs: ['node_modules'] });
-    expect(await attachSnapshot(second, found!)).toBe(true);
+    expect(await attachSnapshot(second, found!)).toBe(attached);
     expect(fs.lstatSync(path.join(second, 'node_modules')).isDirectory()).toBe(true);
     expect(fs.readFileSync(path.join(second, 'node_modules', 'dep', 'index.js'), 'utf8')).toContain('pristine');
-    // What a gate writes in its copy stays there.
+    // What a gate writes in its overlay or copy stays there.
     fs.writeFileSync(path.join(second, 'node_modules', 'dep', 'index.js'), 'module.exports = "changed";\n');
     expect(fs.readFileSync(path.join(kept, 'dep', 'index.js'), 'utf8')).toContain('pristine');
   });
@@ -149,7 +159,7 @@ describe('a checkout’s snapshot', () => {
     const next = checkout('one');
     fs.mkdirSync(path.join(next, 'packages', 'money'), { recursive: true });
     fs.writeFileSync(path.join(next, 'packages', 'money', 'index.js'), 'module.exports = "changed source";\n');
-    expect(await attachSnapshot(next, taken as Exclude<typeof taken, string>)).toBe(true);
+    expect(await attachSnapshot(next, taken as Exclude<typeof taken, string>)).toBe(attached);
     const link = path.join(next, 'node_modules', '@acme', 'money');
     expect(fs.readlinkSync(link)).toBe('../../packages/money');
     expect(fs.readFileSync(path.join(link, 'index.js'), 'utf8')).toContain('changed source');
@@ -180,13 +190,25 @@ describe('a checkout’s snapshot', () => {
     expect(fs.existsSync(snapshotsDir(deps.config.cachesDir, 'loop') + '/k1')).toBe(false);
   });
 
+  it('is copied, as by a service that is not root, where an overlay’s options cannot name its path', async () => {
+    deps = { ...deps, config: { cachesDir: path.join(dir, 'caches,upperdir=') } };
+    const first = checkout('one');
+    install(first);
+    const taken = await take(first, 'k');
+    const second = checkout('two');
+    expect(await attachSnapshot(second, taken as Exclude<typeof taken, string>)).toBe('copy');
+    fs.writeFileSync(path.join(second, 'node_modules', 'dep', 'index.js'), 'module.exports = "changed";\n');
+    const kept = path.join(snapshotsDir(deps.config.cachesDir, 'loop'), 'k', 'files', 'node_modules');
+    expect(fs.readFileSync(path.join(kept, 'dep', 'index.js'), 'utf8')).toContain('pristine');
+  });
+
   it('is not linked over something the checkout already has there', async () => {
     const first = checkout('one');
     install(first);
     const taken = await take(first, 'k');
     const second = checkout('two');
     fs.mkdirSync(path.join(second, 'node_modules'));
-    expect(await attachSnapshot(second, taken as Exclude<typeof taken, string>)).toBe(false);
+    expect(await attachSnapshot(second, taken as Exclude<typeof taken, string>)).toBeNull();
   });
 
   it('keeps the two most recently used snapshots of a loop', async () => {
