@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { PresetBackend } from '../../domain/maker-presets';
 
 // A real HTTP server speaking the tool-calling wire formats with scripted, provider-neutral turns:
 // OpenAI Chat Completions (POST /v1/chat/completions; aider, the built-in agent), Anthropic Messages
@@ -347,18 +348,27 @@ function errorBody(format: Format | null, status: number, message: string): unkn
  * Claude Code and Gemini CLI at the root (they append /v1, /v1beta), Codex and Aider at /v1, one key and model each.
  */
 export function presetEndpointsEnv(server: FakeProviderServer): Record<string, string> {
+  return presetEndpointsEnvEach({ 'claude-code': server, codex: server, aider: server, gemini: server });
+}
+
+/**
+ * The same settings with each preset pointed at a server of its own, so that CLIs running at once each take
+ * their turns from their own queue.
+ */
+export function presetEndpointsEnvEach(servers: Record<PresetBackend, FakeProviderServer>): Record<string, string> {
+  const root = (server: FakeProviderServer) => server.baseUrl.replace(/\/v1$/, '');
   return {
-    CLAUDE_CODE_BASE_URL: server.baseUrl.replace(/\/v1$/, ''),
+    CLAUDE_CODE_BASE_URL: root(servers['claude-code']),
     CLAUDE_CODE_API_KEY: 'claude-code-test-key',
     CLAUDE_CODE_MODEL: 'scripted-claude',
-    CODEX_BASE_URL: server.baseUrl,
+    CODEX_BASE_URL: servers.codex.baseUrl,
     CODEX_API_KEY: 'codex-test-key',
     CODEX_MODEL: 'scripted-codex',
-    AIDER_BASE_URL: server.baseUrl,
+    AIDER_BASE_URL: servers.aider.baseUrl,
     AIDER_API_KEY: 'aider-test-key',
     AIDER_MODEL: 'openai/scripted-aider',
     // The Gemini SDK appends /v1beta/models/… itself.
-    GEMINI_BASE_URL: server.baseUrl.replace(/\/v1$/, ''),
+    GEMINI_BASE_URL: root(servers.gemini),
     GEMINI_API_KEY: 'gemini-test-key',
     GEMINI_MODEL: 'scripted-gemini',
   };
