@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { killGroup, launch } from '../process/launcher';
+import { runHostTool } from '../process/host-tool';
 import type { Sandbox } from './types';
 
 // Under a root service the sandbox runs as an unprivileged uid, which must own the trees it may write.
@@ -19,23 +19,13 @@ export async function handOver(sandbox: Sandbox, ...dirs: string[]): Promise<voi
   if (owner.groupWritable) await runTool('chmod', ['-R', 'g+rwX', '--', ...dirs], dirs);
 }
 
-async function runTool(command: string, args: string[], dirs: string[]): Promise<void> {
-  const stderr: Buffer[] = [];
-  const tool = await launch({
+function runTool(command: string, args: string[], dirs: string[]): Promise<void> {
+  return runHostTool(
     command,
     args,
-    cwd: '/',
-    env: { PATH: process.env.PATH },
-    onStdout: () => undefined,
-    onStderr: (chunk) => stderr.push(chunk),
-  });
-  const pid = tool.pid;
-  const timer = pid === null ? undefined : setTimeout(() => killGroup(pid), CHOWN_LIMIT_MS);
-  const exit = tool.spawnError ? null : await tool.closed.finally(() => clearTimeout(timer));
-  if (exit?.code === 0) return;
-  const reason =
-    Buffer.concat(stderr).toString('utf8').trim() || tool.spawnError?.message || `exit ${exit?.code ?? exit?.signal}`;
-  throw new Error(`could not hand ${dirs.join(', ')} to the sandbox user: ${reason}`);
+    CHOWN_LIMIT_MS,
+    (reason) => `could not hand ${dirs.join(', ')} to the sandbox user: ${reason}`,
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { killGroup, launch } from '../process/launcher';
+import { runHostTool } from '../process/host-tool';
 
 // The mounts the service made under its own directories (overlays of dependency snapshots,
 // overlay-mount.ts), as the kernel lists them in /proc/self/mountinfo. They outlive a worker that
@@ -70,21 +70,6 @@ export async function removeTree(dir: string): Promise<void> {
   await fs.rm(dir, { recursive: true, force: true, maxRetries: 5 });
 }
 
-export async function runTool(command: string, args: string[]): Promise<void> {
-  const stderr: Buffer[] = [];
-  const tool = await launch({
-    command,
-    args,
-    cwd: '/',
-    env: { PATH: process.env.PATH },
-    onStdout: () => undefined,
-    onStderr: (chunk) => stderr.push(chunk),
-  });
-  const pid = tool.pid;
-  const timer = pid === null ? undefined : setTimeout(() => killGroup(pid), UMOUNT_LIMIT_MS);
-  const exit = tool.spawnError ? null : await tool.closed.finally(() => clearTimeout(timer));
-  if (exit?.code === 0) return;
-  const reason =
-    Buffer.concat(stderr).toString('utf8').trim() || tool.spawnError?.message || `exit ${exit?.code ?? exit?.signal}`;
-  throw new Error(`${command} ${args.join(' ')} failed: ${reason}`);
+export function runTool(command: string, args: string[]): Promise<void> {
+  return runHostTool(command, args, UMOUNT_LIMIT_MS, (reason) => `${command} ${args.join(' ')} failed: ${reason}`);
 }
