@@ -50,16 +50,17 @@ export function within(dir: string, p: string): boolean {
 }
 
 /**
- * Unmounts every mount at or under `dir`, deepest first. Lazily (MNT_DETACH): a command of an attempt
- * Temporal gave up on may still be using one, and keeps its view until it ends, while the path is free
- * at once. Throws when one cannot be unmounted, so that nobody removes the tree through it.
+ * Unmounts every mount at or under each of `dirs` (one reading of the mount table), deepest first.
+ * Lazily (MNT_DETACH): a command of an attempt Temporal gave up on may still be using one, and keeps its
+ * view until it ends, while the path is free at once. Throws when one cannot be unmounted, so that nobody
+ * removes the tree through it.
  */
-export async function unmountUnder(dir: string): Promise<void> {
+export async function unmountUnder(...dirs: string[]): Promise<void> {
   // The kernel lists mount points by their real paths.
-  const root = await fs.realpath(dir).catch(() => path.resolve(dir));
+  const roots = await Promise.all(dirs.map((dir) => fs.realpath(dir).catch(() => path.resolve(dir))));
   const under = (await currentMounts())
     .map((m) => m.mountPoint)
-    .filter((p) => within(root, p))
+    .filter((p) => roots.some((root) => within(root, p)))
     .sort((a, b) => b.length - a.length);
   for (const mountPoint of new Set(under)) await runTool('umount', ['--lazy', '--', mountPoint]);
 }

@@ -6,7 +6,7 @@ import type { SetupPlan } from '../../domain/setup';
 import { git } from '../git';
 import { snapshotsDir } from '../sandbox/cache-layout';
 import { copyTree } from '../sandbox/copy-tree';
-import { currentMounts, removeTree, unmountUnder, within } from '../sandbox/mounts';
+import { currentMounts, unmountUnder, within } from '../sandbox/mounts';
 import { canMountOverlays, mountOverlay, overlayPath } from '../sandbox/overlay-mount';
 import { keptOutput, REBUILT_OUTPUTS } from './snapshot-key';
 
@@ -164,8 +164,9 @@ export async function attachSnapshot(checkout: string, snapshot: Snapshot): Prom
  * every checkout kept for a decision would also be copied into each sandbox's mount namespace.
  */
 export async function detachSnapshots(checkout: string): Promise<void> {
-  await unmountUnder(checkout);
-  await removeTree(layersDirOf(checkout));
+  const layers = layersDirOf(checkout);
+  await unmountUnder(checkout, layers);
+  await fs.rm(layers, { recursive: true, force: true, maxRetries: 5 });
 }
 
 /**
