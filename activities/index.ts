@@ -11,10 +11,9 @@ import {
 import type { ActivityDeps } from './deps';
 import { deliver, type DeliverInput, type DeliverOutput } from './delivery';
 import { whileHeartbeating } from './heartbeat';
-import { inOrder } from './in-order';
 import { runMaker, type CheckpointInspection, type MakerInput } from './maker';
 import { prepareDelivery, type PrepareDeliveryInput } from './prepare-delivery';
-import { recordProgress, type ProgressInput } from './progress';
+import { inPhase, recordProgress, type InPhase, type ProgressInput } from './progress';
 import {
   recordContractApproval,
   recordDecision,
@@ -29,7 +28,7 @@ import { boundToLoopRun, claimContinuedRun } from './run-binding';
 import { withSanitisedFailures } from './sanitised-failures';
 import { runWorkspaceSetup, type WorkspaceSetupInput } from './setup/workspace-setup';
 import { resolveAcceptanceTests, type AcceptanceTestsInput } from './verification/acceptance-tests';
-import { runVerification, type VerificationInput } from './verification/run-verification';
+import { verifyThenReview, type VerifyThenReviewInput } from './verification/verify-then-review';
 import { prepareWorkspace, type PrepareWorkspaceInput } from './workspace';
 
 /** Every activity the worker runs: the loop's and the presets' smoke tests. */
@@ -90,9 +89,9 @@ function loopActivities(deps: ActivityDeps) {
       ),
     resolveAcceptanceTests: (input: AcceptanceTestsInput) =>
       whileHeartbeating(resolveAcceptanceTests(deps, input), 'acceptance tests at base'),
-    runVerification: (input: InPhase<VerificationInput>) =>
+    runVerification: (input: InPhase<VerifyThenReviewInput>) =>
       whileHeartbeating(
-        inPhase(deps, input, () => runVerification(deps, input)),
+        inPhase(deps, input, () => verifyThenReview(deps, input)),
         'verify',
       ),
     runReview: (input: InPhase<ReviewInput>) =>
@@ -118,21 +117,6 @@ function loopActivities(deps: ActivityDeps) {
 
 export type LoopActivities = ReturnType<typeof createLoopActivities>;
 export type AgentCheckActivities = ReturnType<typeof createAgentCheckActivities>;
-
-/** The input of a phase's first activity, which records the loop's entry into the phase. */
-type InPhase<T> = T & { progress: ProgressInput };
-
-/**
- * Records the entry into the phase while the phase's work runs: one round trip from the workflow, not two,
- * and no wait for the write (nothing in the work reads it). Both settle before the activity ends; the
- * work's failure comes first.
- */
-async function inPhase<T>(deps: ActivityDeps, input: InPhase<unknown>, work: () => Promise<T>): Promise<T> {
-  // Started first: the entry is stamped before the work begins.
-  const entry = recordProgress(deps, input.progress);
-  const [result] = await inOrder([work(), entry]);
-  return result;
-}
 
 /** Delivers, then records the loop's end that the workflow handed over: no write of its own. */
 async function deliverAndEnd(

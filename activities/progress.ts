@@ -3,6 +3,7 @@ import { Context } from '@temporalio/activity';
 import { TERMINAL_STATUSES } from '../domain/loop-state';
 import type { ActivityDeps } from './deps';
 import { moveLoop, type LoopState } from '../store/progress';
+import { inOrder } from './in-order';
 
 export interface ProgressInput extends LoopState {
   /**
@@ -59,4 +60,23 @@ function callingRunId(): string | null {
     // Not inside an activity.
     return null;
   }
+}
+
+/** The input of a phase's first activity, which records the loop's entry into the phase. */
+export type InPhase<T> = T & { progress: ProgressInput };
+
+/**
+ * Records the entry into the phase while the phase's work runs: one round trip from the workflow, not two,
+ * and no wait for the write (nothing in the work reads it). Both settle before the activity ends; the
+ * work's failure comes first.
+ */
+export async function inPhase<T>(
+  deps: ActivityDeps,
+  input: { progress: ProgressInput },
+  work: () => Promise<T>,
+): Promise<T> {
+  // Started first: the entry is stamped before the work begins.
+  const entry = recordProgress(deps, input.progress);
+  const [result] = await inOrder([work(), entry]);
+  return result;
 }

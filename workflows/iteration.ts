@@ -1,14 +1,16 @@
-import { deprecatePatch, isCancellation } from '@temporalio/workflow';
+import { deprecatePatch, isCancellation, patched } from '@temporalio/workflow';
 import { addUsage, budgetExhausted, NO_USAGE, type Usage } from '../domain/budget';
 import { computeVerdict, type JudgeReport, type ReviewOutcome } from '../domain/judge';
 import type { FindingSummary } from '../domain/ledger';
 import { describeProof } from '../domain/proof';
 import { reviewTimeoutSeconds } from '../domain/review-limits';
+import { reviewSkipReason } from '../domain/review-when';
 import { touchesSetupInputs } from '../domain/setup';
 import type { LoopActivities } from '../activities';
+import type { ProgressInput } from '../activities/progress';
 import { work } from './activities';
 import { withSummary, type LoopRun } from './loop-run';
-import { INSPECT_IN_MAKER_ACTIVITY } from './patches';
+import { INSPECT_IN_MAKER_ACTIVITY, REVIEW_IN_VERIFICATION } from './patches';
 
 // One iteration: the maker changes the workspace, the gates verify it, the reviewer reviews it, the judge decides.
 
@@ -19,6 +21,7 @@ export type MadeChange = Pick<
   'checkpointCommit' | 'inspected' | 'noChange' | 'diffHash' | 'cumulativeDiffEmpty' | 'agentReport'
 >;
 type VerificationSummary = Awaited<ReturnType<LoopActivities['runVerification']>>;
+type ReviewAfterGates = NonNullable<Parameters<LoopActivities['runVerification']>[0]['review']>;
 export type IterationState = LoopRun['state']['iterations'][number];
 
 export interface IterationOutcome {
@@ -45,8 +48,10 @@ export async function iterate(run: LoopRun): Promise<IterationOutcome> {
 
   const maker = await runMaker(run);
   iteration.checkpointCommit = maker.checkpointCommit;
-  const { verification, systemFindings } = await verify(run, maker);
-  const review = await reviewUnlessSettled(run, maker, verification);
+  // Asked of the verification unless the budget is spent already: the maker's usage is the last added.
+  const withReview = patched(REVIEW_IN_VERIFICATION) && !budgetExhausted(run.request.budget, run.usage);
+  const { verification, systemFindings, reviewMove } = await verify(run, maker, { withReview });
+  const review = await reviewUnlessSettled(run, maker, verification, reviewMove);
   const report = await judge(run, iteration, { maker, verification, review, systemFindings });
   return { report, maker, systemFindings, review };
 }
@@ -92,18 +97,24 @@ async function runMaker(run: LoopRun): Promise<MakerResult> {
   return maker;
 }
 
+/**
+ * The gates on a fresh checkout of the maker's checkpoint; `withReview`: the review too, once every gate
+ * passed (`verification.review`), under the move into REVIEW returned as `reviewMove`.
+ */
 export async function verify(
   run: LoopRun,
   maker: MadeChange,
-): Promise<{ verification: VerificationSummary; systemFindings: FindingSummary[] }> {
-  const { state, gatePlan, contract } = run;
+  { withReview }: { withReview: boolean } = { withReview: false },
+): Promise<{ verification: VerificationSummary; systemFindings: FindingSummary[]; reviewMove?: ProgressInput }> {
+  const { state, gatePlan, contract, request } = run;
   const progress = run.enterPhase('VERIFY');
-  const timeout = verificationTimeout(
-    [...gatePlan.gates, ...(gatePlan.setup?.commands ?? [])],
-    contract.acceptanceCriteria,
-  );
+  // After the move into VERIFY: moves are numbered in the order they happen.
+  const reviewAfterGates = withReview ? reviewRequest(run) : null;
+  const seconds =
+    verificationSeconds([...gatePlan.gates, ...(gatePlan.setup?.commands ?? [])], contract.acceptanceCriteria) +
+    (reviewAfterGates ? reviewTimeoutSeconds(request.reviewer) : 0);
   const verification = await work.runVerification.executeWithOptions(
-    withSummary(run.label('verify'), { startToCloseTimeout: timeout }),
+    withSummary(run.label(reviewAfterGates ? 'verify, then review' : 'verify'), { startToCloseTimeout: `${seconds}s` }),
     [
       {
         loopId: run.loopId,
@@ -112,27 +123,57 @@ export async function verify(
         gates: gatePlan.gates,
         checkpointCommit: maker.checkpointCommit,
         progress,
+        ...(reviewAfterGates && { review: reviewAfterGates }),
       },
     ],
   );
   // The maker's activity checked the checkpoint for tampering and scope; verification adds what the frozen tests showed.
-  return { verification, systemFindings: [...maker.inspected, ...verification.systemFindings] };
+  return {
+    verification,
+    systemFindings: [...maker.inspected, ...verification.systemFindings],
+    ...(reviewAfterGates && { reviewMove: reviewAfterGates.progress }),
+  };
 }
 
-/** The review, unless a gate failed, the checkout could not be set up or the budget is spent. */
+/** What the verification's activity needs to review the change itself; `progress`: the move into REVIEW. */
+function reviewRequest(run: LoopRun): ReviewAfterGates {
+  return {
+    reviewer: run.request.reviewer,
+    profile: run.gatePlan.profile,
+    priorSignatures: priorSignatures(run),
+    // Numbered now, written by the activity only if it reviews: the query state moves on with the next phase.
+    progress: run.progressRecord('RUNNING', 'REVIEW'),
+  };
+}
+
+function priorSignatures(run: LoopRun): string[] {
+  return [...new Set(run.previous.flatMap((p) => p.blockingSignatures))];
+}
+
+/**
+ * The review: the verification's, or, when that one failed, the review activity's (under the same move
+ * into REVIEW, `reviewMove`) — unless a gate failed, the checkout could not be set up or the budget is spent.
+ */
 async function reviewUnlessSettled(
   run: LoopRun,
   maker: MakerResult,
   verification: VerificationSummary,
+  reviewMove?: ProgressInput,
 ): Promise<ReviewOutcome> {
   const { state, request } = run;
   const overBudget = budgetExhausted(request.budget, run.usage);
-  if (verification.gates.some((g) => g.status === 'FAILED'))
-    return { status: 'SKIPPED', reason: 'a configured gate failed' };
-  if (verification.environmentProblem)
-    return { status: 'SKIPPED', reason: 'the verification checkout could not be set up' };
+  const skipped = reviewSkipReason(verification);
+  if (skipped) return { status: 'SKIPPED', reason: skipped };
   if (overBudget) return { status: 'SKIPPED', reason: overBudget };
-  const progress = run.enterPhase('REVIEW');
+  if (verification.review?.status === 'REVIEWED') {
+    run.usage = addUsage(run.usage, verification.review.usage);
+    return verification.review.outcome;
+  }
+  let progress: ProgressInput;
+  if (reviewMove) {
+    run.show('RUNNING', 'REVIEW');
+    progress = reviewMove;
+  } else progress = run.enterPhase('REVIEW');
   const reviewed = await reviewOrFailure(() =>
     work.runReview.executeWithOptions(
       withSummary(run.label('review'), { startToCloseTimeout: `${reviewTimeoutSeconds(request.reviewer)}s` }),
@@ -143,7 +184,7 @@ async function reviewUnlessSettled(
           contractVersion: state.contractVersion,
           reviewer: request.reviewer,
           profile: run.gatePlan.profile,
-          priorSignatures: [...new Set(run.previous.flatMap((p) => p.blockingSignatures))],
+          priorSignatures: priorSignatures(run),
           checkpointCommit: maker.checkpointCommit,
           progress,
         },
@@ -214,10 +255,10 @@ async function reviewOrFailure(
   }
 }
 
-function verificationTimeout(
+function verificationSeconds(
   gates: { timeoutSeconds: number }[],
   criteria: { verification: { type: string; timeoutSeconds?: number } }[],
-): string {
+): number {
   const commandSeconds = criteria.reduce((sum, ac) => sum + (ac.verification.timeoutSeconds ?? 0), 0);
-  return `${gates.reduce((sum, g) => sum + g.timeoutSeconds, 0) + commandSeconds + 120}s`;
+  return gates.reduce((sum, g) => sum + g.timeoutSeconds, 0) + commandSeconds + 120;
 }

@@ -95,6 +95,12 @@ export class LoopRun {
 
   /** The move in the query state and the Web UI's search attributes; what the read model gets. */
   moveTo(status: LoopStatus, phase: LoopPhase, failureReason?: string): ProgressInput {
+    this.show(status, phase, failureReason);
+    return this.progressRecord(status, phase, failureReason);
+  }
+
+  /** The move in the query state and the Web UI's search attributes only: its record was made before. */
+  show(status: LoopStatus, phase: LoopPhase, failureReason?: string): void {
     this.state.status = status;
     this.state.phase = phase;
     if (failureReason) this.state.failureReason = failureReason;
@@ -105,7 +111,6 @@ export class LoopRun {
       { key: LoopIterationKey, value: this.state.roundIteration },
       ...(this.state.lastVerdict ? [{ key: LoopVerdictKey, value: this.state.lastVerdict }] : []),
     ]);
-    return this.progressRecord(status, phase, failureReason);
   }
 
   /** What the read model gets for a move to `status` and `phase` from the current state. */

@@ -31,3 +31,5 @@ export const START_PROGRESS_IN_ACTIVITIES = 'start-progress-in-activities';
 export const INSPECT_IN_MAKER_ACTIVITY = 'inspect-in-maker-activity';
 /** The loop's end (PASSED or APPROVED) is recorded by the delivery activity once it delivered: no write of its own. */
 export const END_IN_DELIVERY = 'end-in-delivery';
+/** A change every gate passed is reviewed by the verification's activity; the review activity only when that failed. */
+export const REVIEW_IN_VERIFICATION = 'review-in-verification';

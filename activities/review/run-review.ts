@@ -53,31 +53,46 @@ export interface ReviewResult {
  * Asks the reviewer model for a finding ledger, re-asking with the validation errors a bounded number
  * of times. Idempotent per (loop, sequence): a finished review returns its stored outcome.
  */
-export async function runReview(deps: ActivityDeps, input: ReviewInput): Promise<ReviewResult> {
+export async function runReview(
+  deps: ActivityDeps,
+  input: ReviewInput,
+  reads: ReviewReads = startReviewReads(deps, input),
+): Promise<ReviewResult> {
   // The usage is summed beside the review's final write: every call it sums was recorded before it.
   const usage = () => recordedUsage(deps, input.loopId, input.sequence, ['reviewer', 'triage']);
-  const [outcome, spent] = await reviewOnce(deps, input, usage);
+  const [outcome, spent] = await reviewOnce(deps, input, reads, usage);
   return { outcome, usage: spent };
+}
+
+/** What a review reads that no gate's result changes: the contract, the loop, the diff and what it touches. */
+export type ReviewReads = ReturnType<typeof startReviewReads>;
+
+/**
+ * Starts the review's reads that need no gate's result (a verification that reviews in place starts them
+ * beside its gates). Read together; given the checkpoint, the diff is read with them.
+ */
+export function startReviewReads(deps: ActivityDeps, input: ReviewInput) {
+  const contract = early(loadContract(deps, input.loopId, input.contractVersion));
+  const prepared = early(preparedLoop(deps, input.loopId));
+  const { checkpointCommit } = input;
+  const diff = early(prepared.then((loop) => reviewDiff(loop.workspacePath, loop.baseCommit, checkpointCommit)));
+  // The base's generated-file rules, and the frozen tests the change touches, are read beside the diff.
+  const attributes = early(prepared.then((loop) => readAt(loop.workspacePath, loop.baseCommit, '.gitattributes')));
+  const frozenTests = early(
+    inOrder([prepared, diff, contract]).then(([loop, changed, frozen]) =>
+      frozenTestsForReview(loop.workspacePath, loop.baseCommit, changed.paths, frozen.contract),
+    ),
+  );
+  return { contract, prepared, diff, attributes, frozenTests };
 }
 
 async function reviewOnce(
   deps: ActivityDeps,
   input: ReviewInput,
+  { contract, prepared, diff: earlyDiff, attributes, frozenTests }: ReviewReads,
   usage: () => Promise<Usage>,
 ): Promise<[ReviewOutcome, Usage]> {
-  // Read together (the contract is needed unless a retry finds the review done); given the checkpoint,
-  // the diff is read with them.
-  const contract = early(loadContract(deps, input.loopId, input.contractVersion));
-  const prepared = early(preparedLoop(deps, input.loopId));
   const { checkpointCommit } = input;
-  const earlyDiff = early(prepared.then((loop) => reviewDiff(loop.workspacePath, loop.baseCommit, checkpointCommit)));
-  // The base's generated-file rules, and the frozen tests the change touches, are read beside the diff.
-  const attributes = early(prepared.then((loop) => readAt(loop.workspacePath, loop.baseCommit, '.gitattributes')));
-  const frozenTests = early(
-    inOrder([prepared, earlyDiff, contract]).then(([loop, diff, frozen]) =>
-      frozenTestsForReview(loop.workspacePath, loop.baseCommit, diff.paths, frozen.contract),
-    ),
-  );
   const [loop, iteration] = await inOrder([
     prepared,
     // Only what the verification summary quotes: evidence rows carry the gates' whole output.

@@ -46,7 +46,9 @@ test('a base that moved: the change replayed onto it is verified again, not made
       expect.objectContaining({ loopId: input.loopId, sequence: 1, roundIteration: 1 }),
     ]);
     expect(activities.inputsOf('runMaker')).toHaveLength(1);
-    expect(activities.inputsOf('runReview')).toHaveLength(1);
+    // #1's verification reviewed the change; the replayed change is verified again, not reviewed.
+    expect(activities.reviews).toEqual([{ sequence: 1, by: 'runVerification' }]);
+    expect(activities.inputsOf('runVerification').at(-1)!.review).toBeUndefined();
     expect(activities.inputsOf('runVerification').at(-1)).toMatchObject({ sequence: 2, checkpointCommit: REPLAYED });
     expect(activities.inputsOf('recordVerdict').map((v) => [v.sequence, v.report.verdict])).toEqual([
       [1, 'PASS'],

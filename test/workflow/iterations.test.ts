@@ -30,12 +30,22 @@ test('a first iteration that passes is delivered', async () => {
       // The contract's test name is resolved against the base commit's tests before the first maker.
       'resolveAcceptanceTests',
       'runMaker',
+      // The change passed every gate: the verification's activity reviewed it.
       'runVerification',
-      'runReview',
       'recordVerdict',
       'prepareDelivery',
       'deliver',
     ]);
+    expect(activities.reviews).toEqual([{ sequence: 1, by: 'runVerification' }]);
+    const [verification] = activities.inputsOf('runVerification');
+    expect(verification!.review).toMatchObject({
+      reviewer: input.request.reviewer,
+      progress: { phase: 'REVIEW', status: 'RUNNING' },
+    });
+    // Numbered after the move into VERIFY, before the move into JUDGE: the read model takes moves in order.
+    const judged = activities.inputsOf('recordVerdict')[0]!.progress;
+    expect(verification!.review!.progress.move).toBe(verification!.progress.move + 1);
+    expect(judged.move).toBe(verification!.progress.move + 2);
     expect(activities.inputsOf('prepareWorkspace')[0]).toMatchObject({
       loopId: input.loopId,
       repository: input.request.repository,
@@ -108,11 +118,11 @@ test("a failing gate sends the maker back with the judge's directive, and the ne
         'recordVerdict',
         'runMaker',
         'runVerification',
-        'runReview',
         'recordVerdict',
         'prepareDelivery',
         'deliver',
       ]);
+      expect(activities.reviews).toEqual([{ sequence: 2, by: 'runVerification' }]);
       expect(activities.inputsOf('recordVerdict').map((v) => [v.report.verdict, v.report.rule])).toEqual([
         ['ITERATE', 'GATES_FAILED'],
         ['PASS', 'ALL_CLEAR'],
@@ -188,7 +198,9 @@ test('a spent budget skips the review and escalates as BUDGET_EXHAUSTED', async 
   await loops.run(script, input, async ({ activities, awaitingDecision, state }) => {
     await awaitingDecision();
 
-    expect(activities.inputsOf('runReview')).toEqual([]);
+    // Not asked of the verification either.
+    expect(activities.inputsOf('runVerification')[0]!.review).toBeUndefined();
+    expect(activities.reviews).toEqual([]);
     const { report } = activities.inputsOf('recordVerdict')[0]!;
     expect(report).toMatchObject({ verdict: 'ESCALATE', trigger: 'BUDGET_EXHAUSTED', rule: 'BUDGET_EXHAUSTED' });
     expect(report.reasons).toEqual([
@@ -217,7 +229,8 @@ test("the review's usage counts against the budget: the next iteration escalates
   };
   await loops.run(script, input, async ({ activities, awaitingDecision }) => {
     await awaitingDecision();
-    expect(activities.inputsOf('runReview').map((r) => r.sequence)).toEqual([1]);
+    expect(activities.reviews).toEqual([{ sequence: 1, by: 'runVerification' }]);
+    expect(activities.inputsOf('runVerification')[1]!.review).toBeUndefined();
     expect(activities.inputsOf('recordVerdict').map((v) => [v.report.verdict, v.report.trigger])).toEqual([
       ['ITERATE', null],
       ['ESCALATE', 'BUDGET_EXHAUSTED'],
@@ -266,7 +279,14 @@ test('a review activity that fails escalates as REVIEW_UNAVAILABLE instead of fa
       rule: 'REVIEW_UNAVAILABLE',
       reasons: ['review unavailable: the reviewer provider refused the API key (401)'],
     });
-    expect(activities.inputsOf('runReview')).toHaveLength(1);
+    // The verification's review failed, so the review activity was asked, under the same move into REVIEW.
+    expect(activities.reviews).toEqual([
+      { sequence: 1, by: 'runVerification' },
+      { sequence: 1, by: 'runReview' },
+    ]);
+    expect(activities.inputsOf('runReview')[0]!.progress).toEqual(
+      activities.inputsOf('runVerification')[0]!.review!.progress,
+    );
     expect(await state()).toMatchObject({
       status: 'AWAITING_DECISION',
       failureReason: null,

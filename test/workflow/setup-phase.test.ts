@@ -137,7 +137,7 @@ test('a verification checkout that cannot be set up escalates as ENVIRONMENT; re
   const script = { ...withSetup, iterations: [{ verification: checkoutSetupFailed(NPM_CI_FAILED) }, {}] };
   await loops.run(script, loopInput(), async ({ handle, activities, awaitingDecision, decide, currentRun }) => {
     await awaitingDecision();
-    expect(activities.inputsOf('runReview')).toEqual([]);
+    expect(activities.reviews).toEqual([]);
     expect(activities.inputsOf('recordVerdict')[0]!.report).toMatchObject({
       verdict: 'ESCALATE',
       trigger: 'ENVIRONMENT',

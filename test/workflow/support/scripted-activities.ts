@@ -6,6 +6,7 @@ import type { AmbiguousTest } from '../../../activities/verification/acceptance-
 import type { DeliverOutput } from '../../../activities/delivery';
 import type { DeliveryPreparation } from '../../../activities/prepare-delivery';
 import type { GatePlan } from '../../../domain/gates';
+import { reviewSkipReason } from '../../../domain/review-when';
 import {
   GATE_PLAN,
   made,
@@ -30,7 +31,10 @@ export interface IterationScript {
   verification?: VerificationOutcome | Error;
   /** Thrown by the verification's first attempts, one each, before `verification` is given. */
   verificationFailures?: Error[];
-  /** An Error is thrown by the review activity (a provider that cannot be reached). */
+  /**
+   * What the review gives, in the verification's activity (when asked) or in the review activity. An Error
+   * fails the review in either: the verification's reports it not reviewed, the review activity throws it.
+   */
   review?: ReviewOutcome | Error;
   /** The maker's activity does not return before this settles. */
   makerHeldUntil?: Promise<unknown>;
@@ -61,6 +65,8 @@ export interface Call<K extends ActivityName = ActivityName> {
 /** One loop's scripted activities: what they were called with, in the order the workflow called them. */
 export interface ScriptedLoop {
   calls: Call[];
+  /** Every review asked for, in order: its iteration, and the activity that was to review. */
+  reviews: Array<{ sequence: number; by: 'runVerification' | 'runReview' }>;
   /** The inputs of every call of `activity`, in order. */
   inputsOf<K extends ActivityName>(activity: K): InputOf<K>[];
   /** The `nth` call of `activity` that matches, once the workflow made it. */
@@ -111,6 +117,7 @@ export class ScriptedLoops {
     };
     const loop: LoopRecord = {
       calls,
+      reviews: [],
       inputsOf,
       called,
       push,
@@ -184,10 +191,22 @@ export class ScriptedLoops {
       if (failure) throw failure;
       const verification = script.verification ?? verified(input.sequence);
       if (verification instanceof Error) throw verification;
-      return verification;
+      // Reviewed here as the real activity does: when asked, and only when no gate failed.
+      if (!input.review || reviewSkipReason(verification) !== null) return verification;
+      loop.reviews.push({ sequence: input.sequence, by: 'runVerification' });
+      const review = script.review ?? reviewed();
+      return {
+        ...verification,
+        review:
+          review instanceof Error
+            ? { status: 'NOT_REVIEWED' as const, reason: review.message }
+            : { status: 'REVIEWED' as const, ...review },
+      };
     },
     runReview: async (input) => {
-      const review = this.iteration(this.record('runReview', input), input.sequence).review ?? reviewed();
+      const loop = this.record('runReview', input);
+      loop.reviews.push({ sequence: input.sequence, by: 'runReview' });
+      const review = this.iteration(loop, input.sequence).review ?? reviewed();
       if (review instanceof Error) throw review;
       return review;
     },

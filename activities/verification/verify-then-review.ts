@@ -1,0 +1,64 @@
+import { CancelledFailure, Context } from '@temporalio/activity';
+import type { Usage } from '../../domain/budget';
+import type { ReviewOutcome } from '../../domain/judge';
+import type { ReviewerSettings } from '../../domain/loop-request';
+import type { ProjectProfile } from '../../domain/gates';
+import { reviewSkipReason } from '../../domain/review-when';
+import { sanitise } from '../../domain/sanitise';
+import type { ActivityDeps } from '../deps';
+import { inPhase, type ProgressInput } from '../progress';
+import { runReview, startReviewReads, type ReviewInput } from '../review/run-review';
+import { runVerification, type VerificationInput, type VerificationResult } from './run-verification';
+
+// A change every gate passed is reviewed by the verification's own activity: one hand-over between
+// activities less per iteration (docs/performance.md), and the review's git reads run beside the gates.
+// A review that fails here is not retried here: the workflow asks its review activity, which is retried
+// and waits out a provider's outage as ever (workflows/iteration.ts).
+
+/** The review the workflow asks the verification to do once the gates passed; `progress`: the move into REVIEW. */
+export interface ReviewAfterGates {
+  reviewer: ReviewerSettings;
+  profile: ProjectProfile | null;
+  priorSignatures: string[];
+  progress: ProgressInput;
+}
+
+export interface VerifyThenReviewInput extends VerificationInput {
+  /** Absent or null: the workflow reviews (or skips the review) itself. */
+  review?: ReviewAfterGates | null;
+}
+
+/** REVIEWED: the review's outcome and what it spent. NOT_REVIEWED: it failed here, and why. */
+export type ReviewInVerification =
+  { status: 'REVIEWED'; outcome: ReviewOutcome; usage: Usage } | { status: 'NOT_REVIEWED'; reason: string };
+
+/** The verification; with `review` asked for and no gate failed, the review too (absent otherwise). */
+export async function verifyThenReview(
+  deps: ActivityDeps,
+  { review: asked, ...verification }: VerifyThenReviewInput,
+): Promise<VerificationResult & { review?: ReviewInVerification }> {
+  if (!asked) return runVerification(deps, verification);
+  const input: ReviewInput = {
+    loopId: verification.loopId,
+    sequence: verification.sequence,
+    contractVersion: verification.contractVersion,
+    checkpointCommit: verification.checkpointCommit,
+    reviewer: asked.reviewer,
+    profile: asked.profile,
+    priorSignatures: asked.priorSignatures,
+  };
+  const reads = startReviewReads(deps, input);
+  const verified = await runVerification(deps, verification);
+  if (reviewSkipReason(verified) !== null) return verified;
+  try {
+    const reviewed = await inPhase(deps, asked, () => runReview(deps, input, reads));
+    return { ...verified, review: { status: 'REVIEWED', ...reviewed } };
+  } catch (err) {
+    if (err instanceof CancelledFailure || Context.current().cancellationSignal.aborted) throw err;
+    const reason = sanitise(err instanceof Error ? err.message : String(err));
+    Context.current().log.warn('the review in the verification failed; the workflow asks the review activity', {
+      reason,
+    });
+    return { ...verified, review: { status: 'NOT_REVIEWED', reason } };
+  }
+}
