@@ -89,22 +89,32 @@ export interface VerificationResult {
  * then each acceptance criterion's own command. Every run is stored as Evidence; the workflow gets
  * ids and one-line summaries. Idempotent per (loop, sequence).
  */
-export async function runVerification(deps: ActivityDeps, input: VerificationInput): Promise<VerificationResult> {
+export async function runVerification(
+  deps: ActivityDeps,
+  input: VerificationInput,
+  /** Started as the gates start (or at once when a retry finds them run): work that waits on them, not on the checkout. */
+  besideGates: () => void = () => undefined,
+): Promise<VerificationResult> {
   const { verifying, verified, checkout } = await readIteration(deps, input);
   if (verified) {
+    besideGates();
     await checkout.catch(() => undefined);
     return storedVerification(deps, verifying.iteration.id, input, verifying.contract.acceptanceCriteria);
   }
   const prepared = await prepareCheckout(verifying, checkout);
   try {
-    return await verify(verifying, prepared);
+    return await verify(verifying, prepared, besideGates);
   } finally {
     // The dependencies' overlays last as long as the verification: the checkout kept after it holds no mount.
     await detachSnapshots(prepared.dir);
   }
 }
 
-async function verify(verifying: Verifying, prepared: PreparedCheckout): Promise<VerificationResult> {
+async function verify(
+  verifying: Verifying,
+  prepared: PreparedCheckout,
+  besideGates: () => void,
+): Promise<VerificationResult> {
   const setup = await installDependencies(verifying, prepared);
   if (setup.problem) return setupFailed(verifying, setup.problem);
   const runner = await sandboxedRunner(verifying, prepared, setup.plan);
@@ -112,6 +122,7 @@ async function verify(verifying: Verifying, prepared: PreparedCheckout): Promise
   const base = await baseInventory(verifying, prepared, runner);
   const collected = new Set(base ? collectedTestFiles(base.names) : []);
   const frozen = await runFrozenTests(verifying, prepared, runner, collected);
+  besideGates();
   const { gates, failed, makerTests } = await runGates(verifying, runner, base);
   const acceptanceChecks = failed ? [] : await runAcceptanceChecks(verifying, runner);
   const differential = failed ? null : await runDifferential(verifying, prepared.dir, runner, makerTests);

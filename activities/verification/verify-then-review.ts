@@ -7,11 +7,11 @@ import { reviewSkipReason } from '../../domain/review-when';
 import { sanitise } from '../../domain/sanitise';
 import type { ActivityDeps } from '../deps';
 import { inPhase, type ProgressInput } from '../progress';
-import { runReview, startReviewReads, type ReviewInput } from '../review/run-review';
+import { runReview, startReviewReads, type ReviewInput, type ReviewReads } from '../review/run-review';
 import { runVerification, type VerificationInput, type VerificationResult } from './run-verification';
 
 // A change every gate passed is reviewed by the verification's own activity: one hand-over between
-// activities less per iteration (docs/performance.md), and the review's git reads run beside the gates.
+// activities less per iteration (docs/performance.md), and the review's reads run beside the gates.
 // A review that fails here is not retried here: the workflow asks its review activity, which is retried
 // and waits out a provider's outage as ever (workflows/iteration.ts).
 
@@ -47,8 +47,9 @@ export async function verifyThenReview(
     profile: asked.profile,
     priorSignatures: asked.priorSignatures,
   };
-  const reads = startReviewReads(deps, input);
-  const verified = await runVerification(deps, verification);
+  // Started once the checkout is made and the gates start: they would only slow the checkout down.
+  let reads: ReviewReads | undefined;
+  const verified = await runVerification(deps, verification, () => (reads = startReviewReads(deps, input)));
   if (reviewSkipReason(verified) !== null) return verified;
   try {
     const reviewed = await inPhase(deps, asked, () => runReview(deps, input, reads));
