@@ -92,7 +92,10 @@ export interface VerificationResult {
 export async function runVerification(
   deps: ActivityDeps,
   input: VerificationInput,
-  /** Started as the gates start (or at once when a retry finds them run): work that waits on them, not on the checkout. */
+  /**
+   * Called as the verification's first command starts (at once when a retry finds the gates run): work
+   * that would only slow the checkout down goes beside the commands instead. May be called more than once.
+   */
   besideGates: () => void = () => undefined,
 ): Promise<VerificationResult> {
   const { verifying, verified, checkout } = await readIteration(deps, input);
@@ -117,12 +120,11 @@ async function verify(
 ): Promise<VerificationResult> {
   const setup = await installDependencies(verifying, prepared);
   if (setup.problem) return setupFailed(verifying, setup.problem);
-  const runner = await sandboxedRunner(verifying, prepared, setup.plan);
+  const runner = await sandboxedRunner(verifying, prepared, setup.plan, besideGates);
   // The base and frozen runs go first, on the untouched set-up: nothing the maker's own test run writes can reach them.
   const base = await baseInventory(verifying, prepared, runner);
   const collected = new Set(base ? collectedTestFiles(base.names) : []);
   const frozen = await runFrozenTests(verifying, prepared, runner, collected);
-  besideGates();
   const { gates, failed, makerTests } = await runGates(verifying, runner, base);
   const acceptanceChecks = failed ? [] : await runAcceptanceChecks(verifying, runner);
   const differential = failed ? null : await runDifferential(verifying, prepared.dir, runner, makerTests);
@@ -255,6 +257,7 @@ async function sandboxedRunner(
   { deps, input }: Verifying,
   { dir: checkout, policy, buildDir }: PreparedCheckout,
   setupPlan: SetupPlan | undefined,
+  onSpawn: () => void,
 ): Promise<VerificationRunner> {
   const toolchain = await setupEnvironment(deps.config.dataDir, checkout, setupPlan, policy.caches!.dir);
   policy.readOnly = [...(policy.readOnly ?? []), ...toolchain.readOnly];
@@ -267,6 +270,7 @@ async function sandboxedRunner(
     policy,
     toolchain.env,
     build,
+    onSpawn,
   );
 }
 

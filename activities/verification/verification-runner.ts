@@ -47,6 +47,8 @@ export function verificationRunner(
   policy: SandboxPolicy,
   toolchainEnv: Record<string, string>,
   build: { dir: string; env: Record<string, string> },
+  /** Called as each command starts. */
+  onSpawn: () => void = () => undefined,
 ): VerificationRunner {
   const ctx = Context.current();
   const run = async (
@@ -69,6 +71,7 @@ export function verificationRunner(
       confinePathArguments: true,
       heartbeat: () => ctx.heartbeat({ phase: 'verify', step: label }),
       signal: ctx.cancellationSignal,
+      onSpawn,
     });
     await recordEgressRefusals(deps, { ...at, role: 'gate', step: label }, result);
     return result;

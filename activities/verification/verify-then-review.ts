@@ -47,9 +47,9 @@ export async function verifyThenReview(
     profile: asked.profile,
     priorSignatures: asked.priorSignatures,
   };
-  // Started once the checkout is made and the gates start: they would only slow the checkout down.
+  // Started as the first command starts, once: beside the checkout they would only slow it down.
   let reads: ReviewReads | undefined;
-  const verified = await runVerification(deps, verification, () => (reads = startReviewReads(deps, input)));
+  const verified = await runVerification(deps, verification, () => void (reads ??= startReviewReads(deps, input)));
   if (reviewSkipReason(verified) !== null) return verified;
   try {
     const reviewed = await inPhase(deps, asked, () => runReview(deps, input, reads));
