@@ -50,6 +50,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_TEMPORAL_ADDRESS = platform.temporal.address;
   process.env.TEST_TEMPORAL_NAMESPACE = TEST_TEMPORAL_NAMESPACE;
   process.env.TEST_TEMPORAL_UI_URL = platform.temporal.uiUrl;
+  // Where a harness leaves its worker's Go std seed for the files after it (loop-harness.ts).
+  process.env.TEST_GO_SEED_DIR = path.join(tempDir, 'go-std-cache');
 }
 
 export async function stopTestPlatform(platform: TestPlatform): Promise<void> {
