@@ -29,7 +29,9 @@ const CASES: Array<[MonorepoShape, string]> = [
   ['cargo-workspace', 'a virtual Cargo workspace, crates depending by path: cargo test --workspace'],
 ];
 
-test.each(CASES)(
+// The loops run at once: their set-ups wait on the registries (npm, corepack and pnpm) while the others
+// compile, and they share nothing but the harness and the reviewer's answers, which are all alike.
+test.concurrent.each(CASES)(
   '%s (%s): failing test in the dependent package → PASS, the package-qualified test proving AC-1',
   async (shape) => {
     const project = MONOREPO_PROJECTS[shape]();

@@ -42,7 +42,10 @@ const CASES: Array<[Ecosystem, string]> = [
   ],
 ];
 
-test.each(CASES)(
+// The loops run at once (jest's maxConcurrency, 5): their set-ups wait on the registries (corepack and pnpm,
+// PyPI, Maven Central) while the others compile, and they share nothing but the harness and the reviewer's
+// answers, which are all alike.
+test.concurrent.each(CASES)(
   '%s (%s): failing test → PASS with inferred set-up and gates, the named test proving AC-1',
   async (ecosystem) => {
     const project = REAL_PROJECTS[ecosystem]();
