@@ -1,5 +1,5 @@
-import { CancelledFailure, Context } from '@temporalio/activity';
-import type { Usage } from '../../domain/budget';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { NO_USAGE, type Usage } from '../../domain/budget';
 import type { ReviewOutcome } from '../../domain/judge';
 import type { ReviewerSettings } from '../../domain/loop-request';
 import type { ProjectProfile } from '../../domain/gates';
@@ -12,8 +12,10 @@ import { runVerification, type VerificationInput, type VerificationResult } from
 
 // A change every gate passed is reviewed by the verification's own activity: one hand-over between
 // activities less per iteration (docs/performance.md), and the review's reads run beside the gates.
-// A review that fails here is not retried here: the workflow asks its review activity, which is retried
-// and waits out a provider's outage as ever (workflows/iteration.ts).
+// A review that fails here is not retried here. A failure a retry may cure (the provider or the database
+// down, an error) leaves the review to the workflow's review activity, which is retried and waits out an
+// outage as ever (workflows/iteration.ts); one it cannot (a refused key) is the review's outcome, FAILED,
+// as the review activity's failure would have been, and nothing is asked again.
 
 /** The review the workflow asks the verification to do once the gates passed; `progress`: the move into REVIEW. */
 export interface ReviewAfterGates {
@@ -28,7 +30,7 @@ export interface VerifyThenReviewInput extends VerificationInput {
   review?: ReviewAfterGates | null;
 }
 
-/** REVIEWED: the review's outcome and what it spent. NOT_REVIEWED: it failed here, and why. */
+/** REVIEWED: the review's outcome (FAILED for a failure no retry cures) and what it spent. NOT_REVIEWED: left to the review activity, and why. */
 export type ReviewInVerification =
   { status: 'REVIEWED'; outcome: ReviewOutcome; usage: Usage } | { status: 'NOT_REVIEWED'; reason: string };
 
@@ -57,6 +59,9 @@ export async function verifyThenReview(
   } catch (err) {
     if (err instanceof CancelledFailure || Context.current().cancellationSignal.aborted) throw err;
     const reason = sanitise(err instanceof Error ? err.message : String(err));
+    // What the workflow makes of a review activity's final failure (workflows/iteration.ts reviewOrFailure).
+    if (err instanceof ApplicationFailure && err.nonRetryable)
+      return { ...verified, review: { status: 'REVIEWED', outcome: { status: 'FAILED', reason }, usage: NO_USAGE } };
     Context.current().log.warn('the review in the verification failed; the workflow asks the review activity', {
       reason,
     });

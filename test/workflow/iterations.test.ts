@@ -279,19 +279,29 @@ test('a review activity that fails escalates as REVIEW_UNAVAILABLE instead of fa
       rule: 'REVIEW_UNAVAILABLE',
       reasons: ['review unavailable: the reviewer provider refused the API key (401)'],
     });
-    // The verification's review failed, so the review activity was asked, under the same move into REVIEW.
-    expect(activities.reviews).toEqual([
-      { sequence: 1, by: 'runVerification' },
-      { sequence: 1, by: 'runReview' },
-    ]);
-    expect(activities.inputsOf('runReview')[0]!.progress).toEqual(
-      activities.inputsOf('runVerification')[0]!.review!.progress,
-    );
+    // The verification's activity reviewed, and a refused key is no failure a retry could cure: not asked again.
+    expect(activities.reviews).toEqual([{ sequence: 1, by: 'runVerification' }]);
     expect(await state()).toMatchObject({
       status: 'AWAITING_DECISION',
       failureReason: null,
       awaitingDecision: { trigger: 'REVIEW_UNAVAILABLE' },
     });
+  });
+});
+
+test("a review the verification's activity could not finish is asked of the review activity, under the same move into REVIEW", async () => {
+  const script = { iterations: [{ reviewInVerificationFails: 'the model provider answered 503' }] };
+  await loops.run(script, loopInput(), async ({ handle, activities }) => {
+    await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 1 });
+    expect(activities.reviews).toEqual([
+      { sequence: 1, by: 'runVerification' },
+      { sequence: 1, by: 'runReview' },
+    ]);
+    // One move into REVIEW, whichever activity writes it: the timeline shows the phase once.
+    expect(activities.inputsOf('runReview')[0]!.progress).toEqual(
+      activities.inputsOf('runVerification')[0]!.review!.progress,
+    );
+    expect(activities.inputsOf('recordVerdict')[0]!.report).toMatchObject({ verdict: 'PASS' });
   });
 });
 

@@ -7,6 +7,7 @@ import type { DeliverOutput } from '../../../activities/delivery';
 import type { DeliveryPreparation } from '../../../activities/prepare-delivery';
 import type { GatePlan } from '../../../domain/gates';
 import { reviewSkipReason } from '../../../domain/review-when';
+import { NO_USAGE } from '../../../domain/budget';
 import {
   GATE_PLAN,
   made,
@@ -32,10 +33,13 @@ export interface IterationScript {
   /** Thrown by the verification's first attempts, one each, before `verification` is given. */
   verificationFailures?: Error[];
   /**
-   * What the review gives, in the verification's activity (when asked) or in the review activity. An Error
-   * fails the review in either: the verification's reports it not reviewed, the review activity throws it.
+   * What the review gives, in the verification's activity (when asked) or in the review activity. A
+   * non-retryable ApplicationFailure fails it in either (the verification's reports it FAILED, the review
+   * activity throws it); another Error leaves the verification's review to the review activity, which throws it.
    */
   review?: ReviewOutcome | Error;
+  /** The verification's review fails with this retryable reason; the review activity gives `review`. */
+  reviewInVerificationFails?: string;
   /** The maker's activity does not return before this settles. */
   makerHeldUntil?: Promise<unknown>;
 }
@@ -194,14 +198,7 @@ export class ScriptedLoops {
       // Reviewed here as the real activity does: when asked, and only when no gate failed.
       if (!input.review || reviewSkipReason(verification) !== null) return verification;
       loop.reviews.push({ sequence: input.sequence, by: 'runVerification' });
-      const review = script.review ?? reviewed();
-      return {
-        ...verification,
-        review:
-          review instanceof Error
-            ? { status: 'NOT_REVIEWED' as const, reason: review.message }
-            : { status: 'REVIEWED' as const, ...review },
-      };
+      return { ...verification, review: reviewInVerification(script) };
     },
     runReview: async (input) => {
       const loop = this.record('runReview', input);
@@ -260,4 +257,19 @@ export class ScriptedLoops {
       } satisfies DeliverOutput;
     },
   };
+}
+
+/** What the verification's activity reports of the review it was asked to do (verify-then-review.ts). */
+function reviewInVerification(script: IterationScript) {
+  if (script.reviewInVerificationFails)
+    return { status: 'NOT_REVIEWED' as const, reason: script.reviewInVerificationFails };
+  const review = script.review ?? reviewed();
+  if (review instanceof ApplicationFailure && review.nonRetryable)
+    return {
+      status: 'REVIEWED' as const,
+      outcome: { status: 'FAILED' as const, reason: review.message },
+      usage: NO_USAGE,
+    };
+  if (review instanceof Error) return { status: 'NOT_REVIEWED' as const, reason: review.message };
+  return { status: 'REVIEWED' as const, ...review };
 }
