@@ -1,21 +1,15 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { headCommit } from '../../activities/git';
+import { git } from '../support/test-git';
 
 // HEAD's commit as `git rev-parse HEAD` gives it, whether read from the repository's files or from git.
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
 
-function plainGit(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], {
-    cwd,
-    encoding: 'utf8',
-    stdio: 'pipe',
-  }).trim();
-}
+const plainGit = (dir: string, ...args: string[]) => git(dir, ...args).trim();
 
 function repository(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'head-commit-'));
