@@ -1,8 +1,6 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { NO_USAGE, type Usage } from '../../domain/budget';
 import type { ReviewOutcome } from '../../domain/judge';
-import type { ReviewerSettings } from '../../domain/loop-request';
-import type { ProjectProfile } from '../../domain/gates';
 import { reviewSkipReason } from '../../domain/review-when';
 import { sanitise } from '../../domain/sanitise';
 import type { ActivityDeps } from '../deps';
@@ -18,12 +16,9 @@ import { runVerification, type VerificationInput, type VerificationResult } from
 // as the review activity's failure would have been, and nothing is asked again.
 
 /** The review the workflow asks the verification to do once the gates passed; `progress`: the move into REVIEW. */
-export interface ReviewAfterGates {
-  reviewer: ReviewerSettings;
-  profile: ProjectProfile | null;
-  priorSignatures: string[];
+export type ReviewAfterGates = Pick<ReviewInput, 'reviewer' | 'profile' | 'priorSignatures'> & {
   progress: ProgressInput;
-}
+};
 
 export interface VerifyThenReviewInput extends VerificationInput {
   /** Absent or null: the workflow reviews (or skips the review) itself. */
@@ -40,15 +35,9 @@ export async function verifyThenReview(
   { review: asked, ...verification }: VerifyThenReviewInput,
 ): Promise<VerificationResult & { review?: ReviewInVerification }> {
   if (!asked) return runVerification(deps, verification);
-  const input: ReviewInput = {
-    loopId: verification.loopId,
-    sequence: verification.sequence,
-    contractVersion: verification.contractVersion,
-    checkpointCommit: verification.checkpointCommit,
-    reviewer: asked.reviewer,
-    profile: asked.profile,
-    priorSignatures: asked.priorSignatures,
-  };
+  const { progress: _, ...review } = asked;
+  const { loopId, sequence, contractVersion, checkpointCommit } = verification;
+  const input: ReviewInput = { loopId, sequence, contractVersion, checkpointCommit, ...review };
   // Started as the first command starts, once: beside the checkout they would only slow it down.
   let reads: ReviewReads | undefined;
   const verified = await runVerification(deps, verification, () => void (reads ??= startReviewReads(deps, input)));
