@@ -11,7 +11,7 @@ import {
 import type { ActivityDeps } from './deps';
 import { deliver, type DeliverInput, type DeliverOutput } from './delivery';
 import { whileHeartbeating } from './heartbeat';
-import { runMaker, type CheckpointInspection, type MakerInput } from './maker';
+import { makerThenVerify, type MakerThenVerifyInput } from './maker-then-verify';
 import { prepareDelivery, type PrepareDeliveryInput } from './prepare-delivery';
 import { inPhase, recordProgress, type InPhase, type ProgressInput } from './progress';
 import {
@@ -82,9 +82,9 @@ function loopActivities(deps: ActivityDeps) {
     // The heavy phases heartbeat throughout, not only while a command runs: committing, checking out or
     // diffing a sweeping change (100,000 files) takes longer than the 20 s heartbeat timeout.
     runWorkspaceSetup: (input: WorkspaceSetupInput) => whileHeartbeating(runWorkspaceSetup(deps, input), 'set-up'),
-    runMaker: (input: InPhase<MakerInput & CheckpointInspection>) =>
+    runMaker: (input: InPhase<MakerThenVerifyInput>) =>
       whileHeartbeating(
-        inPhase(deps, input, () => runMaker(deps, input)),
+        inPhase(deps, input, () => makerThenVerify(deps, input)),
         'maker',
       ),
     resolveAcceptanceTests: (input: AcceptanceTestsInput) =>

@@ -7,10 +7,11 @@ import { reviewTimeoutSeconds } from '../domain/review-limits';
 import { reviewSkipReason } from '../domain/review-when';
 import { touchesSetupInputs } from '../domain/setup';
 import type { LoopActivities } from '../activities';
+import type { VerifyAfterMaker } from '../activities/maker-then-verify';
 import type { ProgressInput } from '../activities/progress';
 import { work } from './activities';
 import { withSummary, type LoopRun } from './loop-run';
-import { INSPECT_IN_MAKER_ACTIVITY, REVIEW_IN_VERIFICATION } from './patches';
+import { INSPECT_IN_MAKER_ACTIVITY, REVIEW_IN_VERIFICATION, VERIFY_IN_MAKER_ACTIVITY } from './patches';
 
 // One iteration: the maker changes the workspace, the gates verify it, the reviewer reviews it, the judge decides.
 
@@ -46,11 +47,17 @@ export async function iterate(run: LoopRun): Promise<IterationOutcome> {
   });
   const iteration = state.iterations[state.iterations.length - 1]!;
 
-  const maker = await runMaker(run);
+  const { maker, asked } = await runMaker(run, patched(VERIFY_IN_MAKER_ACTIVITY));
   iteration.checkpointCommit = maker.checkpointCommit;
-  // Asked of the verification unless the budget is spent already: the maker's usage is the last added.
-  const withReview = patched(REVIEW_IN_VERIFICATION) && !budgetExhausted(run.request.budget, run.usage);
-  const { verification, systemFindings, reviewMove } = await verify(run, maker, { withReview });
+  const { verification, systemFindings, reviewMove } =
+    maker.verification?.status === 'VERIFIED' && asked
+      ? verifiedByMaker(maker, maker.verification.result, asked)
+      : await verify(run, maker, {
+          // Asked of the verification unless the budget is spent already: the maker's usage is the last added.
+          withReview:
+            (asked !== null || patched(REVIEW_IN_VERIFICATION)) && !budgetExhausted(run.request.budget, run.usage),
+          moves: asked,
+        });
   const review = await reviewUnlessSettled(run, maker, verification, reviewMove);
   const report = await judge(run, iteration, { maker, verification, review, systemFindings });
   return { report, maker, systemFindings, review };
@@ -71,12 +78,29 @@ export function beginIteration(run: LoopRun, checkpointCommit: string): Iteratio
   return state.iterations[state.iterations.length - 1]!;
 }
 
-async function runMaker(run: LoopRun): Promise<MakerResult> {
+/**
+ * The maker's activity; `verifyAfter`: the verification of its checkpoint too, and its review, under moves
+ * numbered now (`asked`, null otherwise).
+ */
+async function runMaker(
+  run: LoopRun,
+  verifyAfter: boolean,
+): Promise<{ maker: MakerResult; asked: VerifyAfterMaker | null }> {
   const { state, request } = run;
   const progress = run.enterPhase('MAKER');
   deprecatePatch(INSPECT_IN_MAKER_ACTIVITY);
+  // After the move into MAKER: moves are numbered in the order they happen.
+  const asked: VerifyAfterMaker | null = verifyAfter
+    ? {
+        progress: run.progressRecord('RUNNING', 'VERIFY'),
+        review: reviewRequest(run),
+        budget: request.budget,
+        usageBefore: run.usage,
+      }
+    : null;
+  const seconds = request.maker.timeoutSeconds + 120 + (asked ? verificationTimeoutSeconds(run, true) : 0);
   const maker = await work.runMaker.executeWithOptions(
-    withSummary(run.label('maker'), { startToCloseTimeout: `${request.maker.timeoutSeconds + 120}s` }),
+    withSummary(run.label(asked ? 'maker, then verify' : 'maker'), { startToCloseTimeout: `${seconds}s` }),
     [
       {
         loopId: run.loopId,
@@ -88,31 +112,48 @@ async function runMaker(run: LoopRun): Promise<MakerResult> {
         maker: request.maker,
         progress,
         inspect: { gates: run.gatePlan.gates },
+        ...(asked && { verify: asked }),
       },
     ],
   );
   run.usage = addUsage(run.usage, maker.usage);
   // A changed manifest or lockfile: the maker's workspace is set up again before the next maker.
   run.setupDue = touchesSetupInputs(maker.changedFiles);
-  return maker;
+  return { maker, asked };
+}
+
+/** The verification the maker's activity made: the review's move is the one it was asked under. */
+function verifiedByMaker(
+  maker: MakerResult,
+  verification: VerificationSummary,
+  asked: VerifyAfterMaker,
+): { verification: VerificationSummary; systemFindings: FindingSummary[]; reviewMove: ProgressInput } {
+  return {
+    verification,
+    systemFindings: [...maker.inspected, ...verification.systemFindings],
+    reviewMove: asked.review.progress,
+  };
 }
 
 /**
  * The gates on a fresh checkout of the maker's checkpoint; `withReview`: the review too, once every gate
- * passed (`verification.review`), under the move into REVIEW returned as `reviewMove`.
+ * passed (`verification.review`), under the move into REVIEW returned as `reviewMove`. `moves`: the moves
+ * into VERIFY and REVIEW the maker's activity was asked to verify under, when it did not.
  */
 export async function verify(
   run: LoopRun,
   maker: MadeChange,
-  { withReview }: { withReview: boolean } = { withReview: false },
+  { withReview, moves = null }: { withReview: boolean; moves?: VerifyAfterMaker | null } = { withReview: false },
 ): Promise<{ verification: VerificationSummary; systemFindings: FindingSummary[]; reviewMove?: ProgressInput }> {
-  const { state, gatePlan, contract, request } = run;
-  const progress = run.enterPhase('VERIFY');
+  const { state, gatePlan } = run;
+  let progress: ProgressInput;
+  if (moves) {
+    run.show('RUNNING', 'VERIFY');
+    progress = moves.progress;
+  } else progress = run.enterPhase('VERIFY');
   // After the move into VERIFY: moves are numbered in the order they happen.
-  const reviewAfterGates = withReview ? reviewRequest(run) : null;
-  const seconds =
-    verificationSeconds([...gatePlan.gates, ...(gatePlan.setup?.commands ?? [])], contract.acceptanceCriteria) +
-    (reviewAfterGates ? reviewTimeoutSeconds(request.reviewer) : 0);
+  const reviewAfterGates = withReview ? (moves?.review ?? reviewRequest(run)) : null;
+  const seconds = verificationTimeoutSeconds(run, reviewAfterGates !== null);
   const verification = await work.runVerification.executeWithOptions(
     withSummary(run.label(reviewAfterGates ? 'verify, then review' : 'verify'), { startToCloseTimeout: `${seconds}s` }),
     [
@@ -253,6 +294,15 @@ async function reviewOrFailure(
     const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
     return { outcome: { status: 'FAILED', reason: cause }, usage: NO_USAGE };
   }
+}
+
+/** The verification's time limit: its commands' and, with `withReview`, the review's. */
+function verificationTimeoutSeconds(run: LoopRun, withReview: boolean): number {
+  const { gatePlan, contract, request } = run;
+  return (
+    verificationSeconds([...gatePlan.gates, ...(gatePlan.setup?.commands ?? [])], contract.acceptanceCriteria) +
+    (withReview ? reviewTimeoutSeconds(request.reviewer) : 0)
+  );
 }
 
 function verificationSeconds(

@@ -6,6 +6,10 @@ export const CLAIM_CONTINUED_RUN = 'claim-continued-run';
 export const RESOLVE_TEST_NAMES_AT_BASE = 'resolve-test-names-at-base';
 /** A passed change is prepared for delivery: replayed onto a moved base and verified again, its context impact read (delivery.ts). */
 export const PREPARE_DELIVERY = 'prepare-delivery';
+/** A change every gate passed is reviewed by the verification's activity; the review activity only when that failed. */
+export const REVIEW_IN_VERIFICATION = 'review-in-verification';
+/** The maker's activity verifies its own checkpoint (and reviews it); the verification activity only when that failed. */
+export const VERIFY_IN_MAKER_ACTIVITY = 'verify-in-maker-activity';
 
 // Patches retired at the version floor (CONTRIBUTING.md, "The version floor"): their old branches are gone,
 // and each is called as deprecatePatch() where its patched() was, so a loop started on the release before
@@ -31,5 +35,3 @@ export const START_PROGRESS_IN_ACTIVITIES = 'start-progress-in-activities';
 export const INSPECT_IN_MAKER_ACTIVITY = 'inspect-in-maker-activity';
 /** The loop's end (PASSED or APPROVED) is recorded by the delivery activity once it delivered: no write of its own. */
 export const END_IN_DELIVERY = 'end-in-delivery';
-/** A change every gate passed is reviewed by the verification's activity; the review activity only when that failed. */
-export const REVIEW_IN_VERIFICATION = 'review-in-verification';

@@ -127,13 +127,14 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
   );
   expect(await activitySummaries(handle)).toEqual(
     expect.arrayContaining([
-      'maker · iteration 1 of 3 (#1)',
-      // The verification's activity reviews the change once its gates passed.
-      'verify, then review · iteration 2 of 3 (#2)',
+      // The maker's activity verifies its checkpoint, and reviews it once its gates passed.
+      'maker, then verify · iteration 1 of 3 (#1)',
+      'maker, then verify · iteration 2 of 3 (#2)',
     ]),
   );
   recordHistory(loop.workflowId, 'fix-gate-then-pass');
   recordHistory(loop.workflowId, 'review-in-verification-fix-gate-then-pass');
+  recordHistory(loop.workflowId, 'verify-in-maker-fix-gate-then-pass');
 });
 
 test('a persistent VALID BLOCKER escalates at max iterations; retry with guidance resumes at K=1 and passes', async () => {
@@ -310,7 +311,7 @@ test('a reviewer whose provider answers 503 waits, saying so on the loop, and pa
   const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
   let answer!: () => void;
   const answered = new Promise<void>((resolve) => (answer = resolve));
-  // The first 503 ends the review in the verification's activity; the review activity meets the second.
+  // The first 503 ends the review in the maker's activity; the review activity meets the second.
   h.llm.enqueue({ status: 503 }, { status: 503 }, { content: cleanLedger, hold: answered });
   const id = await h.submit(loopRequest(createFixtureRepo(), maker.argv));
   let loop: any;
@@ -327,6 +328,7 @@ test('a reviewer whose provider answers 503 waits, saying so on the loop, and pa
   const passed = await h.waitForLoop(id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
   expect([passed.status, passed.waiting]).toEqual(['PASSED', null]);
   recordHistory(passed.workflowId, 'review-activity-after-provider-outage');
+  recordHistory(passed.workflowId, 'review-activity-after-outage-in-maker-activity');
 });
 
 test('triage checks a blocking claim against the repository; a refuted claim is dismissed with its counter-evidence', async () => {

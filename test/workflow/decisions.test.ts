@@ -193,7 +193,11 @@ test('amend freezes a new contract version whose criteria the next run is judged
       contract: { ...input.request.contract, acceptanceCriteria: [gateCriterion] },
     });
     expect((await currentRun()).input.resume).toMatchObject({ contract: amended.contract, contractVersion: 2 });
-    expect(activities.inputsOf('runVerification')[1]).toMatchObject({ sequence: 2, contractVersion: 2 });
+    expect(activities.inputsOf('runMaker')[1]).toMatchObject({
+      sequence: 2,
+      contractVersion: 2,
+      verify: expect.anything(),
+    });
     expect(activities.inputsOf('recordVerdict')[1]!.report).toMatchObject({
       verdict: 'PASS',
       acCompliance: [{ id: 'AC-2', status: 'PROVEN' }],

@@ -46,10 +46,15 @@ test('a base that moved: the change replayed onto it is verified again, not made
       expect.objectContaining({ loopId: input.loopId, sequence: 1, roundIteration: 1 }),
     ]);
     expect(activities.inputsOf('runMaker')).toHaveLength(1);
-    // #1's verification reviewed the change; the replayed change is verified again, not reviewed.
-    expect(activities.reviews).toEqual([{ sequence: 1, by: 'runVerification' }]);
-    expect(activities.inputsOf('runVerification').at(-1)!.review).toBeUndefined();
-    expect(activities.inputsOf('runVerification').at(-1)).toMatchObject({ sequence: 2, checkpointCommit: REPLAYED });
+    // #1's maker's activity verified and reviewed the change; the replayed change is verified again, not reviewed.
+    expect(activities.reviews).toEqual([{ sequence: 1, by: 'runMaker' }]);
+    expect(activities.verifications).toEqual([
+      { sequence: 1, by: 'runMaker' },
+      { sequence: 2, by: 'runVerification' },
+    ]);
+    const [verification] = activities.inputsOf('runVerification');
+    expect(verification).toMatchObject({ sequence: 2, checkpointCommit: REPLAYED });
+    expect(verification!.review).toBeUndefined();
     expect(activities.inputsOf('recordVerdict').map((v) => [v.sequence, v.report.verdict])).toEqual([
       [1, 'PASS'],
       [2, 'PASS'],
@@ -102,7 +107,7 @@ test('a change that no longer merges onto the moved base escalates BASE_DRIFT wi
       expect(escalation!.report.directives).toEqual([
         "1. The base `main` moved and the change no longer merges onto it (conflicts in src/sum.js): the workspace is still on the loop's base.",
       ]);
-      expect(activities.inputsOf('runVerification')).toHaveLength(1);
+      expect(activities.verifications).toEqual([{ sequence: 1, by: 'runMaker' }]);
 
       await decide({ kind: 'reject', actor: ALICE, escalationSequence: 1, ticket: TICKET });
       await expect(handle.result()).resolves.toMatchObject({ status: 'REJECTED' });

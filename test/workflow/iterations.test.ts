@@ -29,23 +29,26 @@ test('a first iteration that passes is delivered', async () => {
       'freezeContract',
       // The contract's test name is resolved against the base commit's tests before the first maker.
       'resolveAcceptanceTests',
+      // The maker's activity verified its checkpoint, and reviewed it: it passed every gate.
       'runMaker',
-      // The change passed every gate: the verification's activity reviewed it.
-      'runVerification',
       'recordVerdict',
       'prepareDelivery',
       'deliver',
     ]);
-    expect(activities.reviews).toEqual([{ sequence: 1, by: 'runVerification' }]);
-    const [verification] = activities.inputsOf('runVerification');
-    expect(verification!.review).toMatchObject({
-      reviewer: input.request.reviewer,
-      progress: { phase: 'REVIEW', status: 'RUNNING' },
+    expect(activities.verifications).toEqual([{ sequence: 1, by: 'runMaker' }]);
+    expect(activities.reviews).toEqual([{ sequence: 1, by: 'runMaker' }]);
+    const maker = activities.inputsOf('runMaker')[0]!;
+    expect(maker.verify).toMatchObject({
+      progress: { phase: 'VERIFY', status: 'RUNNING' },
+      review: { reviewer: input.request.reviewer, progress: { phase: 'REVIEW', status: 'RUNNING' } },
+      budget: input.request.budget,
+      usageBefore: { tokens: 0, costUsd: 0, agentMs: 0 },
     });
-    // Numbered after the move into VERIFY, before the move into JUDGE: the read model takes moves in order.
+    // Numbered in the order they happen (MAKER, VERIFY, REVIEW, JUDGE): the read model takes moves in order.
     const judged = activities.inputsOf('recordVerdict')[0]!.progress;
-    expect(verification!.review!.progress.move).toBe(verification!.progress.move + 1);
-    expect(judged.move).toBe(verification!.progress.move + 2);
+    expect(maker.verify!.progress.move).toBe(maker.progress.move + 1);
+    expect(maker.verify!.review.progress.move).toBe(maker.progress.move + 2);
+    expect(judged.move).toBe(maker.progress.move + 3);
     expect(activities.inputsOf('prepareWorkspace')[0]).toMatchObject({
       loopId: input.loopId,
       repository: input.request.repository,
@@ -65,7 +68,6 @@ test('a first iteration that passes is delivered', async () => {
       directives: [],
       maker: input.request.maker,
     });
-    expect(activities.inputsOf('runVerification')[0]).toMatchObject({ sequence: 1, checkpointCommit: checkpointOf(1) });
     expect(activities.inputsOf('recordVerdict')[0]!.report).toMatchObject({
       verdict: 'PASS',
       rule: 'ALL_CLEAR',
@@ -114,15 +116,13 @@ test("a failing gate sends the maker back with the judge's directive, and the ne
         'freezeContract',
         'resolveAcceptanceTests',
         'runMaker',
-        'runVerification',
         'recordVerdict',
         'runMaker',
-        'runVerification',
         'recordVerdict',
         'prepareDelivery',
         'deliver',
       ]);
-      expect(activities.reviews).toEqual([{ sequence: 2, by: 'runVerification' }]);
+      expect(activities.reviews).toEqual([{ sequence: 2, by: 'runMaker' }]);
       expect(activities.inputsOf('recordVerdict').map((v) => [v.report.verdict, v.report.rule])).toEqual([
         ['ITERATE', 'GATES_FAILED'],
         ['PASS', 'ALL_CLEAR'],
@@ -198,8 +198,8 @@ test('a spent budget skips the review and escalates as BUDGET_EXHAUSTED', async 
   await loops.run(script, input, async ({ activities, awaitingDecision, state }) => {
     await awaitingDecision();
 
-    // Not asked of the verification either.
-    expect(activities.inputsOf('runVerification')[0]!.review).toBeUndefined();
+    // The maker's activity verified, and did not review: the maker's usage spent the budget.
+    expect(activities.verifications).toEqual([{ sequence: 1, by: 'runMaker' }]);
     expect(activities.reviews).toEqual([]);
     const { report } = activities.inputsOf('recordVerdict')[0]!;
     expect(report).toMatchObject({ verdict: 'ESCALATE', trigger: 'BUDGET_EXHAUSTED', rule: 'BUDGET_EXHAUSTED' });
@@ -229,8 +229,13 @@ test("the review's usage counts against the budget: the next iteration escalates
   };
   await loops.run(script, input, async ({ activities, awaitingDecision }) => {
     await awaitingDecision();
-    expect(activities.reviews).toEqual([{ sequence: 1, by: 'runVerification' }]);
-    expect(activities.inputsOf('runVerification')[1]!.review).toBeUndefined();
+    expect(activities.reviews).toEqual([{ sequence: 1, by: 'runMaker' }]);
+    // #2's maker's activity was told what the loop had spent before it, the review's tokens included.
+    expect(activities.inputsOf('runMaker')[1]!.verify!.usageBefore).toMatchObject({ tokens: 1_800 });
+    expect(activities.verifications).toEqual([
+      { sequence: 1, by: 'runMaker' },
+      { sequence: 2, by: 'runMaker' },
+    ]);
     expect(activities.inputsOf('recordVerdict').map((v) => [v.report.verdict, v.report.trigger])).toEqual([
       ['ITERATE', null],
       ['ESCALATE', 'BUDGET_EXHAUSTED'],
@@ -279,8 +284,8 @@ test('a review activity that fails escalates as REVIEW_UNAVAILABLE instead of fa
       rule: 'REVIEW_UNAVAILABLE',
       reasons: ['review unavailable: the reviewer provider refused the API key (401)'],
     });
-    // The verification's activity reviewed, and a refused key is no failure a retry could cure: not asked again.
-    expect(activities.reviews).toEqual([{ sequence: 1, by: 'runVerification' }]);
+    // The maker's activity reviewed, and a refused key is no failure a retry could cure: not asked again.
+    expect(activities.reviews).toEqual([{ sequence: 1, by: 'runMaker' }]);
     expect(await state()).toMatchObject({
       status: 'AWAITING_DECISION',
       failureReason: null,
@@ -289,19 +294,38 @@ test('a review activity that fails escalates as REVIEW_UNAVAILABLE instead of fa
   });
 });
 
-test("a review the verification's activity could not finish is asked of the review activity, under the same move into REVIEW", async () => {
+test("a review the maker's activity could not finish is asked of the review activity, under the same move into REVIEW", async () => {
   const script = { iterations: [{ reviewInVerificationFails: 'the model provider answered 503' }] };
   await loops.run(script, loopInput(), async ({ handle, activities }) => {
     await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 1 });
     expect(activities.reviews).toEqual([
-      { sequence: 1, by: 'runVerification' },
+      { sequence: 1, by: 'runMaker' },
       { sequence: 1, by: 'runReview' },
     ]);
     // One move into REVIEW, whichever activity writes it: the timeline shows the phase once.
     expect(activities.inputsOf('runReview')[0]!.progress).toEqual(
-      activities.inputsOf('runVerification')[0]!.review!.progress,
+      activities.inputsOf('runMaker')[0]!.verify!.review.progress,
     );
     expect(activities.inputsOf('recordVerdict')[0]!.report).toMatchObject({ verdict: 'PASS' });
+  });
+});
+
+test("a verification the maker's activity could not finish is asked of the verification activity, under the same moves", async () => {
+  const verificationFailures = [new Error('git worktree add exited 128: fatal: cannot lock ref')];
+  await loops.run({ iterations: [{ verificationFailures }] }, loopInput(), async ({ handle, activities }) => {
+    await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 1 });
+    expect(activities.verifications).toEqual([
+      { sequence: 1, by: 'runMaker' },
+      { sequence: 1, by: 'runVerification' },
+    ]);
+    expect(activities.reviews).toEqual([{ sequence: 1, by: 'runVerification' }]);
+    // The moves into VERIFY and REVIEW the maker's activity was asked under: each phase shows once.
+    const asked = activities.inputsOf('runMaker')[0]!.verify!;
+    const verification = activities.inputsOf('runVerification')[0]!;
+    expect(verification).toMatchObject({ sequence: 1, checkpointCommit: checkpointOf(1) });
+    expect(verification.progress).toEqual(asked.progress);
+    expect(verification.review).toEqual(asked.review);
+    expect(activities.inputsOf('recordVerdict')[0]!.progress.move).toBe(asked.progress.move + 2);
   });
 });
 

@@ -80,7 +80,8 @@ test('an activity that keeps failing fails the loop once its retries are spent (
   const verification = new Error('git worktree add exited 128: fatal: not a valid object name');
   await loops.run({ iterations: [{ verification }] }, loopInput(), async ({ handle, activities }) => {
     await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
-    expect(activities.inputsOf('runVerification')).toHaveLength(5);
+    // The maker's activity's attempt, then the verification activity's five.
+    expect(activities.verifications.map((v) => v.by)).toEqual(['runMaker', ...Array(5).fill('runVerification')]);
     expect(activities.inputsOf('recordProgress').at(-1)).toMatchObject({
       status: 'FAILED',
       phase: 'DONE',
@@ -103,7 +104,8 @@ test('an unreachable database is waited out past the attempts a logic error gets
   const verificationFailures = Array.from({ length: 8 }, unreachable);
   await loops.run({ iterations: [{ verificationFailures }] }, loopInput(), async ({ handle, activities }) => {
     await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED' });
-    expect(activities.inputsOf('runVerification')).toHaveLength(9);
+    // The maker's activity's attempt, then the verification activity's eight.
+    expect(activities.verifications.map((v) => v.by)).toEqual(['runMaker', ...Array(8).fill('runVerification')]);
   });
 });
 

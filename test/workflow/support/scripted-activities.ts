@@ -7,7 +7,7 @@ import type { DeliverOutput } from '../../../activities/delivery';
 import type { DeliveryPreparation } from '../../../activities/prepare-delivery';
 import type { GatePlan } from '../../../domain/gates';
 import { reviewSkipReason } from '../../../domain/review-when';
-import { NO_USAGE } from '../../../domain/budget';
+import { addUsage, budgetExhausted, NO_USAGE } from '../../../domain/budget';
 import {
   GATE_PLAN,
   made,
@@ -28,9 +28,9 @@ export type InputOf<K extends ActivityName> = Parameters<LoopActivities[K]>[0];
 /** What iteration #sequence's maker, verification and review give; left out: the iteration passes. */
 export interface IterationScript {
   maker?: Partial<MakerOutcome>;
-  /** An Error is thrown by the verification activity, on every attempt. */
+  /** An Error is thrown by the verification, on every attempt (the maker's activity's, then the verification activity's). */
   verification?: VerificationOutcome | Error;
-  /** Thrown by the verification's first attempts, one each, before `verification` is given. */
+  /** Thrown by the verification's first attempts (the maker's activity's first), one each, before `verification` is given. */
   verificationFailures?: Error[];
   /**
    * What the review gives, in the verification's activity (when asked) or in the review activity. A
@@ -70,7 +70,9 @@ export interface Call<K extends ActivityName = ActivityName> {
 export interface ScriptedLoop {
   calls: Call[];
   /** Every review asked for, in order: its iteration, and the activity that was to review. */
-  reviews: Array<{ sequence: number; by: 'runVerification' | 'runReview' }>;
+  reviews: Array<{ sequence: number; by: 'runMaker' | 'runVerification' | 'runReview' }>;
+  /** Every attempt at a verification, in order: its iteration, and the activity that made it. */
+  verifications: Array<{ sequence: number; by: 'runMaker' | 'runVerification' }>;
   /** The inputs of every call of `activity`, in order. */
   inputsOf<K extends ActivityName>(activity: K): InputOf<K>[];
   /** The `nth` call of `activity` that matches, once the workflow made it. */
@@ -122,6 +124,7 @@ export class ScriptedLoops {
     const loop: LoopRecord = {
       calls,
       reviews: [],
+      verifications: [],
       inputsOf,
       called,
       push,
@@ -183,22 +186,26 @@ export class ScriptedLoops {
       return { ambiguous: loop.ambiguous.shift() ?? [] };
     },
     runMaker: async (input) => {
-      const { maker, makerHeldUntil } = this.iteration(this.record('runMaker', input), input.sequence);
-      await makerHeldUntil;
-      return made(input.sequence, maker);
+      const loop = this.record('runMaker', input);
+      const script = this.iteration(loop, input.sequence);
+      await script.makerHeldUntil;
+      const maker = made(input.sequence, script.maker);
+      const asked = input.verify;
+      if (!asked) return maker;
+      // As the real activity does (maker-then-verify.ts): no review once the maker's usage spent the budget,
+      // and a verification that fails is left to the verification activity.
+      const overBudget = budgetExhausted(asked.budget, addUsage(asked.usageBefore, maker.usage)) !== null;
+      try {
+        const result = scriptedVerification(loop, script, input.sequence, 'runMaker', overBudget ? null : asked.review);
+        return { ...maker, verification: { status: 'VERIFIED', result } };
+      } catch (err) {
+        return { ...maker, verification: { status: 'NOT_VERIFIED', reason: (err as Error).message } };
+      }
     },
     runVerification: async (input) => {
       const loop = this.record('runVerification', input);
       const script = this.iteration(loop, input.sequence);
-      const attempt = loop.inputsOf('runVerification').filter((i) => i.sequence === input.sequence).length;
-      const failure = script.verificationFailures?.[attempt - 1];
-      if (failure) throw failure;
-      const verification = script.verification ?? verified(input.sequence);
-      if (verification instanceof Error) throw verification;
-      // Reviewed here as the real activity does: when asked, and only when no gate failed.
-      if (!input.review || reviewSkipReason(verification) !== null) return verification;
-      loop.reviews.push({ sequence: input.sequence, by: 'runVerification' });
-      return { ...verification, review: reviewInVerification(script) };
+      return scriptedVerification(loop, script, input.sequence, 'runVerification', input.review);
     },
     runReview: async (input) => {
       const loop = this.record('runReview', input);
@@ -257,6 +264,28 @@ export class ScriptedLoops {
       } satisfies DeliverOutput;
     },
   };
+}
+
+/**
+ * One attempt at iteration #sequence's verification, by the activity `by`: the script's failure for the
+ * attempt (counted over both activities) is thrown; reviewed, as the real one does, when asked and no gate failed.
+ */
+function scriptedVerification(
+  loop: LoopRecord,
+  script: IterationScript,
+  sequence: number,
+  by: 'runMaker' | 'runVerification',
+  review: unknown,
+): VerificationOutcome {
+  loop.verifications.push({ sequence, by });
+  const attempt = loop.verifications.filter((v) => v.sequence === sequence).length;
+  const failure = script.verificationFailures?.[attempt - 1];
+  if (failure) throw failure;
+  const verification = script.verification ?? verified(sequence);
+  if (verification instanceof Error) throw verification;
+  if (!review || reviewSkipReason(verification) !== null) return verification;
+  loop.reviews.push({ sequence, by });
+  return { ...verification, review: reviewInVerification(script) };
 }
 
 /** What the verification's activity reports of the review it was asked to do (verify-then-review.ts). */

@@ -1,0 +1,69 @@
+import { CancelledFailure, Context } from '@temporalio/activity';
+import { addUsage, budgetExhausted, type Budget, type Usage } from '../domain/budget';
+import type { FindingSummary } from '../domain/ledger';
+import { sanitise } from '../domain/sanitise';
+import type { ActivityDeps } from './deps';
+import { runMaker, type CheckpointInspection, type MakerInput, type MakerResult } from './maker';
+import { inPhase, type ProgressInput } from './progress';
+import type { VerificationResult } from './verification/run-verification';
+import { verifyThenReview, type ReviewAfterGates, type ReviewInVerification } from './verification/verify-then-review';
+
+// The gates run in the maker's own activity, on the checkpoint it just made: one hand-over between
+// activities less per iteration (docs/performance.md). The maker's part stays idempotent per (loop,
+// sequence), so a retry of the whole activity (a lost worker) returns the stored checkpoint and verifies
+// it. A verification that fails here is not retried here: the workflow asks the verification activity,
+// under the same move into VERIFY, which is retried as ever (workflows/iteration.ts).
+
+/** The verification the workflow asks of the maker's activity; `progress`: the move into VERIFY. */
+export interface VerifyAfterMaker {
+  progress: ProgressInput;
+  /** Asked unless the maker's usage spends the budget (`budget`, with `usageBefore` the loop's before the maker). */
+  review: ReviewAfterGates;
+  budget: Budget;
+  usageBefore: Usage;
+}
+
+export interface MakerThenVerifyInput extends MakerInput, CheckpointInspection {
+  /** Absent: the workflow verifies the checkpoint itself. The gates are the inspection's. */
+  verify?: VerifyAfterMaker;
+}
+
+/** VERIFIED: what the verification (and its review, if any) found. NOT_VERIFIED: left to the verification activity, and why. */
+export type VerificationInMaker =
+  | { status: 'VERIFIED'; result: VerificationResult & { review?: ReviewInVerification } }
+  | { status: 'NOT_VERIFIED'; reason: string };
+
+export type MakerThenVerifyResult = MakerResult & { inspected: FindingSummary[]; verification?: VerificationInMaker };
+
+/** The maker's iteration; with `verify` asked for, the verification of its checkpoint too. */
+export async function makerThenVerify(
+  deps: ActivityDeps,
+  { verify: asked, ...maker }: MakerThenVerifyInput,
+): Promise<MakerThenVerifyResult> {
+  const made = await runMaker(deps, maker);
+  if (!asked) return made;
+  const overBudget = budgetExhausted(asked.budget, addUsage(asked.usageBefore, made.usage)) !== null;
+  try {
+    const result = await inPhase(deps, asked, () =>
+      verifyThenReview(deps, {
+        loopId: maker.loopId,
+        sequence: maker.sequence,
+        contractVersion: maker.contractVersion,
+        gates: maker.inspect.gates,
+        checkpointCommit: made.checkpointCommit,
+        review: overBudget ? null : asked.review,
+      }),
+    );
+    return { ...made, verification: { status: 'VERIFIED', result } };
+  } catch (err) {
+    if (err instanceof CancelledFailure || Context.current().cancellationSignal.aborted) throw err;
+    const reason = sanitise(err instanceof Error ? err.message : String(err));
+    Context.current().log.warn(
+      'the verification in the maker activity failed; the workflow asks the verification activity',
+      {
+        reason,
+      },
+    );
+    return { ...made, verification: { status: 'NOT_VERIFIED', reason } };
+  }
+}
