@@ -4,7 +4,9 @@ import type { FindingSummary } from '../domain/ledger';
 import { sanitise } from '../domain/sanitise';
 import type { ActivityDeps } from './deps';
 import { runMaker, type CheckpointInspection, type MakerInput, type MakerResult } from './maker';
+import { early } from './in-order';
 import { inPhase, type ProgressInput } from './progress';
+import { freshVerificationCheckout } from './verification/verification-checkout';
 import type { VerificationResult } from './verification/run-verification';
 import { verifyThenReview, type ReviewAfterGates, type ReviewInVerification } from './verification/verify-then-review';
 
@@ -40,19 +42,30 @@ export async function makerThenVerify(
   deps: ActivityDeps,
   { verify: asked, ...maker }: MakerThenVerifyInput,
 ): Promise<MakerThenVerifyResult> {
-  const made = await runMaker(deps, maker);
+  // The checkout the gates run in is made while the checkpoint is inspected and stored (once the previous
+  // one is out of its way: that removal renames the checkout's path aside).
+  let checkout: Promise<string> | undefined;
+  const made = await runMaker(deps, maker, ({ commit, workspace, previousCheckoutGone }) => {
+    if (!asked) return;
+    const fresh = () => freshVerificationCheckout(deps, maker.loopId, workspace, commit);
+    checkout = early(previousCheckoutGone.then(fresh, fresh));
+  });
   if (!asked) return made;
   const overBudget = budgetExhausted(asked.budget, addUsage(asked.usageBefore, made.usage)) !== null;
   try {
     const result = await inPhase(deps, asked, () =>
-      verifyThenReview(deps, {
-        loopId: maker.loopId,
-        sequence: maker.sequence,
-        contractVersion: maker.contractVersion,
-        gates: maker.inspect.gates,
-        checkpointCommit: made.checkpointCommit,
-        review: overBudget ? null : asked.review,
-      }),
+      verifyThenReview(
+        deps,
+        {
+          loopId: maker.loopId,
+          sequence: maker.sequence,
+          contractVersion: maker.contractVersion,
+          gates: maker.inspect.gates,
+          checkpointCommit: made.checkpointCommit,
+          review: overBudget ? null : asked.review,
+        },
+        checkout,
+      ),
     );
     return { ...made, verification: { status: 'VERIFIED', result } };
   } catch (err) {

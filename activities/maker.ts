@@ -72,6 +72,15 @@ export interface MakerResult {
 export async function runMaker(
   deps: ActivityDeps,
   input: MakerInput & CheckpointInspection,
+  /**
+   * Called once the checkpoint is committed, before it is inspected and stored (not on a finished
+   * iteration's retry); `previousCheckoutGone`: the previous verification's checkout being removed.
+   */
+  afterCheckpoint: (checkpoint: {
+    commit: string;
+    workspace: string;
+    previousCheckoutGone: Promise<unknown>;
+  }) => void = () => undefined,
 ): Promise<MakerResult & { inspected: FindingSummary[] }> {
   const { loop, existing, head } = await readIteration(deps, input);
   if (existing?.makerFinishedAt && existing.checkpointCommit) return finishedIteration(deps, input, existing);
@@ -86,6 +95,7 @@ export async function runMaker(
   const result = await runAgentInWorkspace(deps, input, loop, attempt, prompt, await cacheDir);
   const committed = await commitCheckpoint(input, loop, attempt, result);
   const { checkpointCommit } = committed;
+  afterCheckpoint({ commit: checkpointCommit, workspace: loop.workspacePath, previousCheckoutGone });
   // The tamper and scope check reads git while the maker's result is stored; its findings are stored after it.
   const inspection = {
     loopId: input.loopId,

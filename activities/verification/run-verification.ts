@@ -97,8 +97,10 @@ export async function runVerification(
    * that would only slow the checkout down goes beside the commands instead. May be called more than once.
    */
   besideGates: () => void = () => undefined,
+  /** The checkout of `input.checkpointCommit`, when the caller started it (freshVerificationCheckout). */
+  startedCheckout?: Promise<string>,
 ): Promise<VerificationResult> {
-  const { verifying, verified, checkout } = await readIteration(deps, input);
+  const { verifying, verified, checkout } = await readIteration(deps, input, startedCheckout);
   if (verified) {
     besideGates();
     await checkout.catch(() => undefined);
@@ -156,12 +158,12 @@ interface PreparedCheckout {
 }
 
 /** The loop, the iteration's row and its contract; given the checkpoint, its checkout is made while the rows are read. */
-async function readIteration(deps: ActivityDeps, input: VerificationInput) {
+async function readIteration(deps: ActivityDeps, input: VerificationInput, startedCheckout?: Promise<string>) {
   const prepared = early(preparedLoop(deps, input.loopId));
   const { checkpointCommit } = input;
-  const earlyCheckout = early(
-    prepared.then((loop) => freshVerificationCheckout(deps, input.loopId, loop.workspacePath, checkpointCommit)),
-  );
+  const earlyCheckout =
+    startedCheckout ??
+    early(prepared.then((loop) => freshVerificationCheckout(deps, input.loopId, loop.workspacePath, checkpointCommit)));
   const [loop, iteration, { contract }] = await inOrder([
     prepared,
     iterationAt(deps.prisma, input.loopId, input.sequence),

@@ -33,14 +33,21 @@ export type ReviewInVerification =
 export async function verifyThenReview(
   deps: ActivityDeps,
   { review: asked, ...verification }: VerifyThenReviewInput,
+  /** The checkout of the checkpoint, when the caller started it. */
+  startedCheckout?: Promise<string>,
 ): Promise<VerificationResult & { review?: ReviewInVerification }> {
-  if (!asked) return runVerification(deps, verification);
+  if (!asked) return runVerification(deps, verification, undefined, startedCheckout);
   const { progress: _, ...review } = asked;
   const { loopId, sequence, contractVersion, checkpointCommit } = verification;
   const input: ReviewInput = { loopId, sequence, contractVersion, checkpointCommit, ...review };
   // Started as the first command starts, once: beside the checkout they would only slow it down.
   let reads: ReviewReads | undefined;
-  const verified = await runVerification(deps, verification, () => void (reads ??= startReviewReads(deps, input)));
+  const verified = await runVerification(
+    deps,
+    verification,
+    () => void (reads ??= startReviewReads(deps, input)),
+    startedCheckout,
+  );
   if (reviewSkipReason(verified) !== null) return verified;
   try {
     const reviewed = await inPhase(deps, asked, () => runReview(deps, input, reads));
