@@ -23,6 +23,7 @@ const KIND_ORDER: Record<TimelineEventKind, number> = {
   refused_decision: 6,
   decision: 7,
   egress_refused: 2,
+  waiting: 3,
 };
 
 export interface LoopTimeline {
@@ -47,7 +48,7 @@ export async function loopTimeline(prisma: PrismaClient, loopId: string): Promis
 
 /** Every event of the loop's timeline with its source row, in time order. */
 export async function timelineEvents(prisma: PrismaClient, loopId: string): Promise<SourcedEvent[]> {
-  const [phases, contracts, evidence, executions, verdicts, escalations] = await timelineRows(prisma, loopId);
+  const [phases, contracts, evidence, executions, verdicts, escalations, waiting] = await timelineRows(prisma, loopId);
 
   const events: SourcedEvent[] = [
     ...phaseEvents(phases),
@@ -108,11 +109,34 @@ export async function timelineEvents(prisma: PrismaClient, loopId: string): Prom
       });
     }),
     ...escalationEvents(escalations, verdicts),
+    ...waitingEvents(loopId, waiting),
   ];
   events.sort(
     ({ event: a }, { event: b }) => Date.parse(a.at) - Date.parse(b.at) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind],
   );
   return events;
+}
+
+/**
+ * While the loop's current step waits out an outage (store/loop-waiting.ts): what it waits for, since its
+ * first attempt met it. Gone once the step gets through; its attempts stay as model calls.
+ */
+function waitingEvents(
+  loopId: string,
+  loop: { waitingFor: string | null; waitingSince: Date | null } | null,
+): SourcedEvent[] {
+  if (!loop?.waitingFor) return [];
+  const since = (loop.waitingSince ?? new Date()).toISOString();
+  return [
+    sourced('LoopWaiting', loopId, {
+      at: since,
+      kind: 'waiting',
+      iteration: null,
+      title: `Waiting for ${loop.waitingFor}`,
+      durationMs: null,
+      detail: { reason: loop.waitingFor, since },
+    }),
+  ];
 }
 
 function sourced(table: FeedSource, id: string, event: TimelineEvent): SourcedEvent {

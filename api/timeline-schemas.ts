@@ -12,6 +12,7 @@ export const TIMELINE_EVENT_KINDS = [
   'decision',
   'refused_decision',
   'egress_refused',
+  'waiting',
 ] as const;
 export type TimelineEventKind = (typeof TIMELINE_EVENT_KINDS)[number];
 
@@ -29,7 +30,7 @@ export const timelineEventSchema = z.object({
     .int()
     .nullable()
     .describe(
-      'phase: until the next phase began (null for the current one); command and model_call: how long it ran; escalation: how long it waited for a decision',
+      'phase: until the next phase began (null for the current one); command and model_call: how long it ran; escalation: how long it waited for a decision; waiting: null (shown only while the loop waits out an outage)',
     ),
   detail: z.record(z.string(), z.unknown()),
 });

@@ -126,6 +126,7 @@ export const TIMELINE_KINDS = [
   'decision',
   'refused_decision',
   'egress_refused',
+  'waiting',
 ] as const;
 
 /** One event of a loop's timeline (GET /v1/loops/:id/timeline), as the event stream sends it too. */

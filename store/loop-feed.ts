@@ -13,7 +13,14 @@ import type { PrismaClient } from './db';
 
 /** The tables the timeline is made of (api/loop-timeline.ts), as its events name their source. */
 export type FeedSource =
-  'LoopEvent' | 'ContractVersion' | 'Evidence' | 'ExecutionRecord' | 'Verdict' | 'Escalation' | 'Decision';
+  | 'LoopEvent'
+  | 'ContractVersion'
+  | 'Evidence'
+  | 'ExecutionRecord'
+  | 'Verdict'
+  | 'Escalation'
+  | 'Decision'
+  | 'LoopWaiting';
 
 export interface FeedRow {
   /** `<table>:<id>`, as api/loop-timeline.ts names an event's row. */
@@ -48,6 +55,8 @@ export async function feedSnapshot(db: PrismaClient, loopId: string): Promise<Fe
       UNION ALL SELECT 'Verdict:' || "id", age(xmin) FROM "Verdict" WHERE "loopId" = ${loopId}
       UNION ALL SELECT 'Escalation:' || "id", age(xmin) FROM "Escalation" WHERE "loopId" = ${loopId}
       UNION ALL SELECT 'Decision:' || "id", age(xmin) FROM "Decision" WHERE "loopId" = ${loopId}
+      -- What the loop waits for (store/loop-waiting.ts): each attempt that meets the outage writes it again.
+      UNION ALL SELECT 'LoopWaiting:' || "id", age(xmin) FROM "Loop" WHERE "id" = ${loopId} AND "waitingFor" IS NOT NULL
     )
     SELECT s.horizon::text AS horizon, l."status", l."phase", f.source,
       -- A frozen row's age is the largest there is: it counts as older than any reader.

@@ -91,5 +91,6 @@ export function timelineRows(db: PrismaClient, loopId: string) {
       orderBy: { createdAt: 'asc' },
     }),
     db.escalation.findMany({ where: { loopId }, include: { decisions: true }, orderBy: { sequence: 'asc' } }),
+    db.loop.findUnique({ where: { id: loopId }, select: { waitingFor: true, waitingSince: true } }),
   ]);
 }

@@ -16,7 +16,7 @@ export const timelineCommand = defineCommand({
   positionals: ['loopId'],
   usage: '<loopId>',
   details:
-    'Kinds: phase, contract, command, model_call, verdict, escalation, decision, refused_decision, egress_refused.\nWith --json, prints GET /v1/loops/:id/timeline as it is (each event has its detail).',
+    'Kinds: phase, contract, command, model_call, verdict, escalation, decision, refused_decision, egress_refused, waiting.\nWith --json, prints GET /v1/loops/:id/timeline as it is (each event has its detail).',
   options: {},
   input: z.object({ loopId: loopIdArg }),
   run: async (input, ctx) => {

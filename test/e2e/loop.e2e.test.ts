@@ -324,6 +324,13 @@ test('a reviewer whose provider answers 503 waits, saying so on the loop, and pa
     since: expect.any(String),
   });
   expect(loop.status).toBe('RUNNING');
+  // The timeline, and the event stream with it, say the same.
+  const timeline = await h.request('GET', `/v1/loops/${id}/timeline`);
+  expect(timeline.body.events.filter((e: any) => e.kind === 'waiting')).toEqual([
+    expect.objectContaining({
+      title: expect.stringMatching(/^Waiting for the model provider \(runReview, attempt \d/),
+    }),
+  ]);
   answer();
   const passed = await h.waitForLoop(id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
   expect([passed.status, passed.waiting]).toEqual(['PASSED', null]);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { FEED_START, nextBatch, type FeedEvent } from '../../api/loop-event-feed';
+import { timelineEvents } from '../../api/loop-timeline';
 import { closeWithDecision, openEscalation } from '../../store/escalations';
+import { clearWaiting, markWaiting } from '../../store/loop-waiting';
 import { moveLoop } from '../../store/progress';
 import { insertLoop, useTestDatabase } from '../support/database';
 
@@ -104,4 +106,25 @@ test('a row written again (an escalation decided) comes again with its new conte
   ]);
   expect(decided.events[0]!.xid).toBe(decided.events[1]!.xid);
   expect(decided.batch).toMatchObject({ finished: true, loop: { status: 'REJECTED', phase: 'DONE' } });
+});
+
+test('what a loop waits for comes with each attempt that meets the outage, and leaves the timeline once the step got through', async () => {
+  const loopId = await insertLoop(db.prisma, { status: 'RUNNING', phase: 'REVIEW' });
+  const attempt = (n: number) => `the model provider (runReview, attempt ${n}; retried until it answers): answered 503`;
+  await markWaiting(db.prisma, loopId, attempt(1));
+  const first = await collect(loopId, FEED_START, 1);
+  expect(titles(first.events)).toEqual([`waiting Waiting for ${attempt(1)}`]);
+  const since = first.events[0]!.event.at;
+  expect(first.events[0]!.event).toMatchObject({ iteration: null, detail: { reason: attempt(1), since } });
+
+  // The next attempt writes it again: sent again, since the outage's first attempt.
+  await markWaiting(db.prisma, loopId, attempt(2));
+  const second = await collect(loopId, first.batch.position, 1);
+  expect(titles(second.events)).toEqual([`waiting Waiting for ${attempt(2)}`]);
+  expect(second.events[0]!.event).toMatchObject({ at: since, detail: { reason: attempt(2), since } });
+
+  await clearWaiting(db.prisma, loopId);
+  expect((await timelineEvents(db.prisma, loopId)).map((e) => e.event.kind)).not.toContain('waiting');
+  await move(loopId, 'JUDGE');
+  expect(titles((await collect(loopId, second.batch.position, 1)).events)).toEqual(['phase JUDGE']);
 });
