@@ -71,12 +71,7 @@ export async function makerThenVerify(
   } catch (err) {
     if (err instanceof CancelledFailure || Context.current().cancellationSignal.aborted) throw err;
     const reason = sanitise(err instanceof Error ? err.message : String(err));
-    Context.current().log.warn(
-      'the verification in the maker activity failed; the workflow asks the verification activity',
-      {
-        reason,
-      },
-    );
+    Context.current().log.warn('the verification in the maker activity failed: the workflow asks it again', { reason });
     return { ...made, verification: { status: 'NOT_VERIFIED', reason } };
   }
 }
