@@ -6,7 +6,7 @@ import type { ActivityDeps } from './deps';
 import { runMaker, type CheckpointInspection, type MakerInput, type MakerResult } from './maker';
 import { early } from './in-order';
 import { inPhase, type ProgressInput } from './progress';
-import { freshVerificationCheckout } from './verification/verification-checkout';
+import { checkoutAt, movedCheckout } from './verification/verification-checkout';
 import type { VerificationResult } from './verification/run-verification';
 import { verifyThenReview, type ReviewAfterGates, type ReviewInVerification } from './verification/verify-then-review';
 
@@ -42,15 +42,25 @@ export async function makerThenVerify(
   deps: ActivityDeps,
   { verify: asked, ...maker }: MakerThenVerifyInput,
 ): Promise<MakerThenVerifyResult> {
-  // The checkout the gates run in is made while the checkpoint is inspected and stored (once the previous
-  // one is out of its way: that removal renames the checkout's path aside).
+  if (!asked) return runMaker(deps, maker);
+  // The checkout the gates run in is made at the start commit while the agent works (once the previous
+  // one is out of its way: that removal renames the checkout's path aside), and moved to the checkpoint
+  // while the checkpoint is inspected and stored: only what the agent changed is written then.
+  let atStart: Promise<string> | undefined;
   let checkout: Promise<string> | undefined;
-  const made = await runMaker(deps, maker, ({ commit, workspace, previousCheckoutGone }) => {
-    if (!asked) return;
-    const fresh = () => freshVerificationCheckout(deps, maker.loopId, workspace, commit);
-    checkout = early(previousCheckoutGone.then(fresh, fresh));
+  const made = await runMaker(deps, maker, {
+    beforeAgent: ({ startCommit, workspace, previousCheckoutGone }) => {
+      const make = () => checkoutAt(deps, maker.loopId, workspace, startCommit);
+      atStart = early(previousCheckoutGone.then(make, make));
+    },
+    afterCheckpoint: ({ commit, workspace }) => {
+      checkout = atStart && early(atStart.then((dir) => movedCheckout(deps, workspace, dir, commit)));
+    },
+  }).catch(async (err: unknown) => {
+    // Nothing of this attempt outlives it.
+    await atStart?.catch(() => undefined);
+    throw err;
   });
-  if (!asked) return made;
   const overBudget = budgetExhausted(asked.budget, addUsage(asked.usageBefore, made.usage)) !== null;
   try {
     const result = await inPhase(deps, asked, () =>

@@ -72,15 +72,7 @@ export interface MakerResult {
 export async function runMaker(
   deps: ActivityDeps,
   input: MakerInput & CheckpointInspection,
-  /**
-   * Called once the checkpoint is committed, before it is inspected and stored (not on a finished
-   * iteration's retry); `previousCheckoutGone`: the previous verification's checkout being removed.
-   */
-  afterCheckpoint: (checkpoint: {
-    commit: string;
-    workspace: string;
-    previousCheckoutGone: Promise<unknown>;
-  }) => void = () => undefined,
+  hooks: IterationHooks = {},
 ): Promise<MakerResult & { inspected: FindingSummary[] }> {
   const { loop, existing, head } = await readIteration(deps, input);
   if (existing?.makerFinishedAt && existing.checkpointCommit) return finishedIteration(deps, input, existing);
@@ -91,11 +83,12 @@ export async function runMaker(
   const collectedTests = early(baseCollectedTests(deps, input.loopId));
   const cacheDir = early(loopCaches(deps, input.loopId));
   const attempt = await prepareWorkspace(deps, input, loop.workspacePath, existing, head);
+  hooks.beforeAgent?.({ startCommit: attempt.startCommit, workspace: loop.workspacePath, previousCheckoutGone });
   const { frozen, prompt } = await writePrompt(deps, input, attempt, frozenContract, findings);
   const result = await runAgentInWorkspace(deps, input, loop, attempt, prompt, await cacheDir);
   const committed = await commitCheckpoint(input, loop, attempt, result);
   const { checkpointCommit } = committed;
-  afterCheckpoint({ commit: checkpointCommit, workspace: loop.workspacePath, previousCheckoutGone });
+  hooks.afterCheckpoint?.({ commit: checkpointCommit, workspace: loop.workspacePath });
   // The tamper and scope check reads git while the maker's result is stored; its findings are stored after it.
   const inspection = {
     loopId: input.loopId,
@@ -112,6 +105,17 @@ export async function runMaker(
   // Nothing of this attempt outlives it.
   await previousCheckoutGone.catch(() => undefined);
   return { ...made, inspected: await recordInspection(deps, inspection, await examined) };
+}
+
+/** What the caller does beside the iteration (not on a finished iteration's retry). */
+export interface IterationHooks {
+  /**
+   * Called as the agent starts, the workspace at `startCommit`; `previousCheckoutGone`: the previous
+   * verification's checkout being removed.
+   */
+  beforeAgent?: (start: { startCommit: string; workspace: string; previousCheckoutGone: Promise<unknown> }) => void;
+  /** Called once the checkpoint is committed, before it is inspected and stored. */
+  afterCheckpoint?: (checkpoint: { commit: string; workspace: string }) => void;
 }
 
 /** The loop, and the iteration's row if an attempt made it. */

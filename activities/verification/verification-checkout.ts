@@ -21,14 +21,48 @@ export async function freshVerificationCheckout(
   workspace: string,
   commit: string,
 ): Promise<string> {
-  const dir = checkoutDir(deps, loopId);
   // The commit's file list (what the checkout's index will hold) is read beside the checkout itself.
   const tracked = early(listFiles(workspace, commit));
+  const dir = await checkoutAt(deps, loopId, workspace, commit);
+  return readyForGates(deps, dir, await tracked);
+}
+
+/**
+ * The loop's checkout at `commit`, not yet ready for a gate: the maker's activity makes it at the
+ * iteration's start commit while its agent works, then moves it to the checkpoint (movedCheckout), so
+ * only the files the agent changed are written once the checkpoint exists. The agent cannot reach it
+ * (it is outside its workspace) nor the repository's .git, which its sandbox mounts read-only.
+ */
+export async function checkoutAt(
+  deps: ActivityDeps,
+  loopId: string,
+  workspace: string,
+  commit: string,
+): Promise<string> {
+  const dir = checkoutDir(deps, loopId);
   await discardVerificationCheckout(deps, loopId);
   await fs.mkdir(path.dirname(dir), { recursive: true });
   // --force also replaces the previous verification's registration of this path (missing now) — no prune needed.
   await git(workspace, ['worktree', 'add', '--detach', '--force', '--quiet', dir, commit]);
-  await removeCommittedInstalls(dir, await tracked);
+  return dir;
+}
+
+/** A checkout made by checkoutAt (no gate has run in it), moved to `commit` and made ready for the gates. */
+export async function movedCheckout(
+  deps: ActivityDeps,
+  workspace: string,
+  dir: string,
+  commit: string,
+): Promise<string> {
+  const tracked = early(listFiles(workspace, commit));
+  // --force: the tree becomes exactly the commit's, whatever git would otherwise keep of the start's.
+  await git(dir, ['checkout', '--detach', '--force', '--quiet', commit]);
+  return readyForGates(deps, dir, await tracked);
+}
+
+/** Without the installs the commit carries, and owned by the sandbox's user. */
+async function readyForGates(deps: ActivityDeps, dir: string, tracked: Iterable<string>): Promise<string> {
+  await removeCommittedInstalls(dir, tracked);
   await handOver(deps.sandbox, dir);
   return dir;
 }
