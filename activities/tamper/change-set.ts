@@ -11,17 +11,44 @@ import { git, TEXT_DIFF_OPTIONS } from '../git';
 // output. One `git diff --raw -p -z` gives both the paths and the patch.
 
 export async function loadChanges(workspace: string, base: string, checkpoint: string): Promise<FileChange[]> {
-  // core.quotePath=false: patch headers quote only control characters (patchPath reads them back).
-  // --no-textconv: the lines are the file's own, and no driver a repository config names runs.
-  return fileChanges(
-    await rawDiff(
+  const key = `${workspace}\0${base}\0${checkpoint}`;
+  let read = recentDiffs.get(key);
+  if (!read) {
+    // core.quotePath=false: patch headers quote only control characters (patchPath reads them back).
+    // --no-textconv: the lines are the file's own, and no driver a repository config names runs.
+    read = rawDiff(
       workspace,
       base,
       checkpoint,
       ['--unified=0', '--no-color', '--no-ext-diff', '--no-textconv', '-M', '--src-prefix=a/', '--dst-prefix=b/'],
       ['-c', 'core.quotePath=false'],
-    ),
+    );
+    remember(key, read);
+  }
+  // Parsed for each caller: no two share (and could change) one list.
+  return fileChanges(await read);
+}
+
+// The checkpoint's tamper check, the verification's entrypoint restore and its frozen tests read the same
+// two commits' changes within a second of one another, in one activity: git runs once for them. Commits
+// never change, so a remembered diff stays true; only small ones are kept, and only the latest few.
+const REMEMBERED_DIFFS = 32;
+const REMEMBERED_DIFF_CHARS = 1024 * 1024;
+const recentDiffs = new Map<string, Promise<string>>();
+
+function remember(key: string, read: Promise<string>): void {
+  recentDiffs.set(key, read);
+  if (recentDiffs.size > REMEMBERED_DIFFS) recentDiffs.delete(recentDiffs.keys().next().value!);
+  read.then(
+    (diff) => {
+      if (diff.length > REMEMBERED_DIFF_CHARS) forget(key, read);
+    },
+    () => forget(key, read),
   );
+}
+
+function forget(key: string, read: Promise<string>): void {
+  if (recentDiffs.get(key) === read) recentDiffs.delete(key);
 }
 
 /** The review's diff: the text `diffText` gives for the same commits, with the paths it covers. */

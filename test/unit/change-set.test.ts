@@ -114,3 +114,25 @@ test('readAt: a file’s text, null for a path the commit lacks, a failure still
   expect(read(base, 'src/gone.js')).toBe(read(base, 'src/gone.js'));
   expect(await read(base, 'src/gone.js')).toBe('gone();\n');
 });
+
+test('the same two commits are read once by git, each caller getting a list of its own; a failed read is not kept', async () => {
+  const { dir, base, checkpoint } = branch();
+  const gitModule = await import('../../activities/git');
+  const calls = jest.spyOn(gitModule, 'git');
+  try {
+    const first = await loadChanges(dir, base, checkpoint);
+    const second = await loadChanges(dir, base, checkpoint);
+    expect(calls).toHaveBeenCalledTimes(1);
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first);
+    first.length = 0;
+    expect((await loadChanges(dir, base, checkpoint)).length).toBe(second.length);
+
+    const missing = '0'.repeat(40);
+    await expect(loadChanges(dir, base, missing)).rejects.toThrow();
+    await expect(loadChanges(dir, base, missing)).rejects.toThrow();
+    expect(calls).toHaveBeenCalledTimes(3);
+  } finally {
+    calls.mockRestore();
+  }
+});
