@@ -9,10 +9,10 @@ import {
   type RefusedDecisionInput,
 } from './decision-authorization';
 import type { ActivityDeps } from './deps';
-import { deliver, type DeliverInput, type DeliverOutput } from './delivery';
+import type { DeliverInput } from './delivery';
 import { whileHeartbeating } from './heartbeat';
 import { makerThenVerify, type MakerThenVerifyInput } from './maker-then-verify';
-import { prepareDelivery, type PrepareDeliveryInput } from './prepare-delivery';
+import { deliverAndEnd, prepareThenDeliver, type PrepareThenDeliverInput } from './prepare-then-deliver';
 import { inPhase, recordProgress, type InPhase, type ProgressInput } from './progress';
 import {
   recordContractApproval,
@@ -100,8 +100,8 @@ function loopActivities(deps: ActivityDeps) {
         'review',
       ),
     backtrack: (input: BacktrackInput) => whileHeartbeating(backtrack(deps, input), 'backtrack'),
-    prepareDelivery: (input: PrepareDeliveryInput) =>
-      whileHeartbeating(prepareDelivery(deps, input), 'prepare delivery'),
+    prepareDelivery: (input: PrepareThenDeliverInput) =>
+      whileHeartbeating(prepareThenDeliver(deps, input), 'prepare delivery'),
     recordVerdict: (input: InPhase<Parameters<typeof recordVerdict>[1]>) =>
       inPhase(deps, input, () => recordVerdict(deps, input)),
     recordEscalation: (input: EscalationInput) => recordEscalation(deps, input),
@@ -117,13 +117,3 @@ function loopActivities(deps: ActivityDeps) {
 
 export type LoopActivities = ReturnType<typeof createLoopActivities>;
 export type AgentCheckActivities = ReturnType<typeof createAgentCheckActivities>;
-
-/** Delivers, then records the loop's end that the workflow handed over: no write of its own. */
-async function deliverAndEnd(
-  deps: ActivityDeps,
-  input: DeliverInput & { ended: ProgressInput },
-): Promise<DeliverOutput> {
-  const delivered = await deliver(deps, input);
-  await recordProgress(deps, input.ended);
-  return delivered;
-}

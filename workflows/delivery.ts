@@ -4,11 +4,11 @@ import type { JudgeReport } from '../domain/judge';
 import type { FindingSummary } from '../domain/ledger';
 import type { DeliveryPreparation, ReplayedChange } from '../activities/prepare-delivery';
 import { gitWork } from './activities';
-import { deliver, type LoopOutcome } from './endings';
+import { deliver, endDelivered, type LoopOutcome } from './endings';
 import { escalateAndSettle } from './escalations';
 import { beginIteration, judge, verify, type IterationOutcome, type MadeChange } from './iteration';
 import { withSummary, type LoopRun } from './loop-run';
-import { PREPARE_DELIVERY } from './patches';
+import { DELIVER_WHEN_PREPARED, PREPARE_DELIVERY } from './patches';
 import { LoopContextImpactKey } from './search-attributes';
 
 // A passed change on its way out (docs/delivery.md): when its base branch moved meanwhile, the change is
@@ -17,8 +17,12 @@ import { LoopContextImpactKey } from './search-attributes';
 
 export async function deliverPassed(run: LoopRun, passed: IterationOutcome): Promise<LoopOutcome> {
   if (!patched(PREPARE_DELIVERY)) return await deliver(run, 'PASSED', null);
+  // The end as the read model gets it, should the preparation find nothing in the way and deliver.
+  const ended = patched(DELIVER_WHEN_PREPARED) ? run.progressRecord('PASSED', 'DONE') : null;
   const prepared = await gitWork.prepareDelivery.executeWithOptions(
-    withSummary('prepare delivery: base and context impact', { startToCloseTimeout: '10m' }),
+    ended
+      ? withSummary('prepare delivery, then deliver', { startToCloseTimeout: '20m' })
+      : withSummary('prepare delivery: base and context impact', { startToCloseTimeout: '10m' }),
     [
       {
         loopId: run.loopId,
@@ -26,10 +30,12 @@ export async function deliverPassed(run: LoopRun, passed: IterationOutcome): Pro
         roundIteration: run.state.roundIteration,
         contractVersion: run.state.contractVersion,
         gates: run.gatePlan.gates,
+        ...(ended ? { deliverWhenClear: { ended } } : {}),
       },
     ],
   );
   upsertSearchAttributes([{ key: LoopContextImpactKey, value: prepared.contextImpact.level }]);
+  if (prepared.delivered) return await endDelivered(run, 'PASSED', prepared.delivered);
   const { drift, replayed } = prepared;
   if (drift.behind > 0 && !replayed) return await escalateAndSettle(run, drifted(passed.report, drift), []);
   if (replayed) {

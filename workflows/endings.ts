@@ -45,6 +45,15 @@ export async function deliver(
     withSummary(approvedBy ? 'deliver (human override)' : 'deliver', { startToCloseTimeout: '10m' }),
     [{ loopId: run.loopId, sequence: run.state.sequence, outcome, approvedBy, ended }],
   );
+  return await endDelivered(run, status, delivered);
+}
+
+/** The end of a delivered loop: the activity that delivered recorded it; the state and the Web UI follow. */
+export async function endDelivered(
+  run: LoopRun,
+  status: 'PASSED' | 'APPROVED',
+  delivered: { reportId: string; pullRequestUrl?: string | null },
+): Promise<LoopOutcome> {
   if (delivered.pullRequestUrl)
     upsertSearchAttributes([{ key: LoopPullRequestKey, value: delivered.pullRequestUrl.slice(0, 1000) }]);
   run.moveTo(status, 'DONE');

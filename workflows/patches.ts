@@ -10,6 +10,8 @@ export const PREPARE_DELIVERY = 'prepare-delivery';
 export const REVIEW_IN_VERIFICATION = 'review-in-verification';
 /** The maker's activity verifies its own checkpoint (and reviews it); the verification activity only when that failed. */
 export const VERIFY_IN_MAKER_ACTIVITY = 'verify-in-maker-activity';
+/** A passed change is delivered by the activity that prepared its delivery, when nothing stands in the way. */
+export const DELIVER_WHEN_PREPARED = 'deliver-when-prepared';
 
 // Patches retired at the version floor (CONTRIBUTING.md, "The version floor"): their old branches are gone,
 // and each is called as deprecatePatch() where its patched() was, so a loop started on the release before

@@ -208,6 +208,7 @@ test('a base that moved cleanly under the change: the change is replayed onto it
   expect(diff.text).toContain('+exports.sum = (a, b) => a + b;');
   expect(diff.text).not.toContain('CHANGELOG.md');
   recordHistory(loop.workflowId, 'base-moved-replayed-then-pass');
+  recordHistory(loop.workflowId, 'deliver-when-prepared-base-moved-replayed-then-pass');
 });
 
 test('a base that moved and breaks the change: BASE_DRIFT escalates, and a retry makes it pass on the moved base', async () => {

@@ -125,16 +125,21 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
   expect((await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails).toBe(
     '**PASSED** · phase DONE · iteration 2 of 3 · last verdict PASS',
   );
-  expect(await activitySummaries(handle)).toEqual(
+  const summaries = await activitySummaries(handle);
+  expect(summaries).toEqual(
     expect.arrayContaining([
       // The maker's activity verifies its checkpoint, and reviews it once its gates passed.
       'maker, then verify · iteration 1 of 3 (#1)',
       'maker, then verify · iteration 2 of 3 (#2)',
+      // Nothing stood in the way of the passed change: the delivery's preparation delivered it.
+      'prepare delivery, then deliver',
     ]),
   );
+  expect(summaries).not.toContain('deliver');
   recordHistory(loop.workflowId, 'fix-gate-then-pass');
   recordHistory(loop.workflowId, 'review-in-verification-fix-gate-then-pass');
   recordHistory(loop.workflowId, 'verify-in-maker-fix-gate-then-pass');
+  recordHistory(loop.workflowId, 'deliver-when-prepared-fix-gate-then-pass');
 });
 
 test('a persistent VALID BLOCKER escalates at max iterations; retry with guidance resumes at K=1 and passes', async () => {

@@ -242,8 +242,9 @@ test('one trace goes from the API request through StartWorkflow and the workflow
   const scheduled = await inTrace('StartActivity:runMaker', 'engineering-loop-worker');
   const maker = await inTrace('RunActivity:runMaker', 'engineering-loop-worker');
   expect(maker.parentSpanId).toBe(scheduled.spanId);
-  // The maker's activity verified and reviewed the change; delivery is the loop's last activity.
-  await inTrace('RunActivity:deliver', 'engineering-loop-worker');
+  // The maker's activity verified and reviewed the change; the delivery's preparation delivered it, the
+  // loop's last activity.
+  await inTrace('RunActivity:prepareDelivery', 'engineering-loop-worker');
   expect(otlp.posts.every((p) => p.startsWith('POST /v1/traces application/json'))).toBe(true);
 });
 

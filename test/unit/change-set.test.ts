@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import * as gitModule from '../../activities/git';
 import { diffText } from '../../activities/git';
 import { changedNames } from '../../analysis/tamper/change-set';
 import { cachedReader, loadChanges, readAt, reviewDiff } from '../../activities/tamper/change-set';
@@ -117,7 +118,6 @@ test('readAt: a file’s text, null for a path the commit lacks, a failure still
 
 test('the same two commits are read once by git, each caller getting a list of its own; a failed read is not kept', async () => {
   const { dir, base, checkpoint } = branch();
-  const gitModule = await import('../../activities/git');
   const calls = jest.spyOn(gitModule, 'git');
   try {
     const first = await loadChanges(dir, base, checkpoint);

@@ -85,7 +85,7 @@ test('reject ends the loop without delivering', async () => {
       await decide({ kind: 'reject', actor: ALICE, comment: 'not worth it', ticket: TICKET });
 
       await expect(handle.result()).resolves.toEqual({ status: 'REJECTED', iterations: 1, reportId: null });
-      expect(activities.inputsOf('deliver')).toEqual([]);
+      expect(activities.delivered).toEqual([]);
       expect(activities.inputsOf('recordDecision')).toEqual([
         {
           loopId: input.loopId,
@@ -431,7 +431,7 @@ describe('decision deadline', () => {
           actor: DEADLINE_ACTOR,
           comment: `no decision within ${HOUR} s; the default approve does not apply to 1 system BLOCKER finding(s) (tampering or out-of-scope changes)`,
         });
-        expect(activities.inputsOf('deliver')).toEqual([]);
+        expect(activities.delivered).toEqual([]);
       },
     );
   });

@@ -62,6 +62,9 @@ test('a base that moved: the change replayed onto it is verified again, not made
     expect(activities.inputsOf('deliver')).toEqual([
       expect.objectContaining({ sequence: 2, outcome: 'PASSED', approvedBy: null }),
     ]);
+    // The preparation was asked to deliver, but the base had moved: the deliver activity delivered.
+    expect(activities.inputsOf('prepareDelivery')[0]!.deliverWhenClear).toBeDefined();
+    expect(activities.delivered.map((d) => [d.sequence, d.by])).toEqual([[2, 'deliver']]);
     expect((await handle.describe()).typedSearchAttributes.get(LoopContextImpactKey)).toBe('TARGETED');
   });
 });
@@ -111,7 +114,7 @@ test('a change that no longer merges onto the moved base escalates BASE_DRIFT wi
 
       await decide({ kind: 'reject', actor: ALICE, escalationSequence: 1, ticket: TICKET });
       await expect(handle.result()).resolves.toMatchObject({ status: 'REJECTED' });
-      expect(activities.inputsOf('deliver')).toEqual([]);
+      expect(activities.delivered).toEqual([]);
     },
   );
 });

@@ -32,8 +32,8 @@ test('a first iteration that passes is delivered', async () => {
       // The maker's activity verified its checkpoint, and reviewed it: it passed every gate.
       'runMaker',
       'recordVerdict',
+      // Nothing stands in the way of the passed change: the preparation's activity delivers it.
       'prepareDelivery',
-      'deliver',
     ]);
     expect(activities.verifications).toEqual([{ sequence: 1, by: 'runMaker' }]);
     expect(activities.reviews).toEqual([{ sequence: 1, by: 'runMaker' }]);
@@ -73,14 +73,19 @@ test('a first iteration that passes is delivered', async () => {
       rule: 'ALL_CLEAR',
       trigger: null,
     });
-    expect(activities.inputsOf('deliver')).toEqual([
-      expect.objectContaining({
+    const [prepared] = activities.inputsOf('prepareDelivery');
+    expect(prepared!.deliverWhenClear!.ended).toMatchObject({ status: 'PASSED', phase: 'DONE' });
+    // The end is numbered after the verdict's move: the read model takes moves in order.
+    expect(prepared!.deliverWhenClear!.ended.move).toBeGreaterThan(judged.move);
+    expect(activities.delivered).toEqual([
+      {
         loopId: input.loopId,
         sequence: 1,
         outcome: 'PASSED',
         approvedBy: null,
         ended: expect.objectContaining({ status: 'PASSED', phase: 'DONE' }),
-      }),
+        by: 'prepareDelivery',
+      },
     ]);
     expect(await state()).toMatchObject({
       status: 'PASSED',
@@ -120,7 +125,6 @@ test("a failing gate sends the maker back with the judge's directive, and the ne
         'runMaker',
         'recordVerdict',
         'prepareDelivery',
-        'deliver',
       ]);
       expect(activities.reviews).toEqual([{ sequence: 2, by: 'runMaker' }]);
       expect(activities.inputsOf('recordVerdict').map((v) => [v.report.verdict, v.report.rule])).toEqual([

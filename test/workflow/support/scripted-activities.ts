@@ -3,7 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { LoopActivities } from '../../../activities';
 import type { DecisionAuthorization } from '../../../activities/decision-authorization';
 import type { AmbiguousTest } from '../../../activities/verification/acceptance-tests';
-import type { DeliverOutput } from '../../../activities/delivery';
+import type { DeliverInput, DeliverOutput } from '../../../activities/delivery';
+import type { ProgressInput } from '../../../activities/progress';
 import type { DeliveryPreparation } from '../../../activities/prepare-delivery';
 import type { GatePlan } from '../../../domain/gates';
 import { reviewSkipReason } from '../../../domain/review-when';
@@ -73,6 +74,8 @@ export interface ScriptedLoop {
   reviews: Array<{ sequence: number; by: 'runMaker' | 'runVerification' | 'runReview' }>;
   /** Every attempt at a verification, in order: its iteration, and the activity that made it. */
   verifications: Array<{ sequence: number; by: 'runMaker' | 'runVerification' }>;
+  /** Every delivery, in order: what it delivered, the end it recorded, and the activity that delivered. */
+  delivered: Array<DeliverInput & { ended: ProgressInput; by: 'prepareDelivery' | 'deliver' }>;
   /** The inputs of every call of `activity`, in order. */
   inputsOf<K extends ActivityName>(activity: K): InputOf<K>[];
   /** The `nth` call of `activity` that matches, once the workflow made it. */
@@ -125,6 +128,7 @@ export class ScriptedLoops {
       calls,
       reviews: [],
       verifications: [],
+      delivered: [],
       inputsOf,
       called,
       push,
@@ -219,7 +223,7 @@ export class ScriptedLoops {
     },
     prepareDelivery: async (input) => {
       const loop = this.record('prepareDelivery', input);
-      return {
+      const prepared: DeliveryPreparation = {
         drift: {
           baseRef: 'main',
           baseCommit: 'b'.repeat(40),
@@ -233,6 +237,13 @@ export class ScriptedLoops {
         approvalRequired: false,
         ...loop.deliveries.shift(),
       };
+      // As the real one: delivers when asked and nothing stands in the way.
+      const { deliverWhenClear } = input;
+      if (!deliverWhenClear || prepared.drift.behind > 0 || prepared.replayed || prepared.approvalRequired)
+        return prepared;
+      const delivery = { loopId: input.loopId, sequence: input.sequence, outcome: 'PASSED', approvedBy: null } as const;
+      loop.delivered.push({ ...delivery, ended: deliverWhenClear.ended, by: 'prepareDelivery' });
+      return { ...prepared, delivered: scriptedDelivery(loop.script, input.loopId) };
     },
     recordVerdict: async (input) => {
       this.record('recordVerdict', input);
@@ -254,15 +265,20 @@ export class ScriptedLoops {
       this.record('recordRefusedDecision', input);
     },
     deliver: async (input) => {
-      const { script } = this.record('deliver', input);
+      const loop = this.record('deliver', input);
       // The real activity records the loop's end (input.ended) with the delivery.
-      return {
-        reportId: `report-final-${input.loopId}`,
-        pushedBranch: `engineering-loop/${input.loopId}`,
-        pullRequestUrl: script.pullRequestUrl ?? null,
-        deliveryError: null,
-      } satisfies DeliverOutput;
+      loop.delivered.push({ ...input, by: 'deliver' });
+      return scriptedDelivery(loop.script, input.loopId);
     },
+  };
+}
+
+function scriptedDelivery(script: LoopScript, loopId: string): DeliverOutput {
+  return {
+    reportId: `report-final-${loopId}`,
+    pushedBranch: `engineering-loop/${loopId}`,
+    pullRequestUrl: script.pullRequestUrl ?? null,
+    deliveryError: null,
   };
 }
 
