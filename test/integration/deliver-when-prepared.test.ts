@@ -1,87 +1,30 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { freezeContract } from '../../activities/contract';
-import type { ActivityDeps } from '../../activities/deps';
 import { runMaker } from '../../activities/maker';
-import {
-  prepareThenDeliver,
-  type PreparedOrDelivered,
-  type PrepareThenDeliverInput,
-} from '../../activities/prepare-then-deliver';
-import { stopLauncher } from '../../activities/process/launcher';
+import { prepareThenDeliver, type PrepareThenDeliverInput } from '../../activities/prepare-then-deliver';
 import { recordVerdict } from '../../activities/records';
-import { createSandbox } from '../../activities/sandbox/sandbox';
-import { prepareWorkspace } from '../../activities/workspace';
-import { loadConfig } from '../../config/service-config';
-import { goalContractSchema } from '../../domain/contract';
-import type { ResolvedGate } from '../../domain/gates';
 import { computeVerdict } from '../../domain/judge';
-import { createTestDatabase, insertLoop, type TestDatabase } from '../support/database';
-import { CORRECT_SUM, createFixtureRepo } from '../support/fixture-repo';
-import { loopRequest } from '../support/loop-request';
+import { inActivity, loopActivity, preparedLoop, TESTS_GATE, useActivityTestBed } from '../support/activity-test-bed';
+import { CORRECT_SUM } from '../support/fixture-repo';
 
 // The activity that prepares a passed change's delivery delivers it when nothing stands in the way
 // (workflows/delivery.ts): a retry after it delivered (its worker lost before it answered) answers with
 // that delivery, even if the base moved since — never replays the delivered change. A base that moved
 // before is left to the workflow, replayed and not delivered. Real Postgres, real git, a real maker process.
 
-let db: TestDatabase;
-let deps: ActivityDeps;
-let dir: string;
+const bed = useActivityTestBed('deliver-when-prepared');
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'deliver-when-prepared-'));
-  const config = loadConfig({ DATA_DIR: dir, SANDBOX: 'none' });
-  deps = { prisma: db.prisma, config, sandbox: createSandbox(config) };
-});
-afterAll(async () => {
-  await stopLauncher();
-  await db?.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-const testsGate: ResolvedGate = {
-  gate: 'tests',
-  argv: ['node', '--test'],
-  timeoutSeconds: 60,
-  source: 'contract',
-  detail: 'the contract',
-};
-const attempt = (loopId: string, n: number) =>
-  new MockActivityEnvironment({ attempt: n, workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' } });
 /** The activity as its `n`th attempt runs it. */
 const prepareThenDeliverAttempt = (n: number, input: PrepareThenDeliverInput) =>
-  attempt(input.loopId, n).run<[], PreparedOrDelivered, () => Promise<PreparedOrDelivered>>(() =>
-    prepareThenDeliver(deps, input),
-  );
+  inActivity(loopActivity(input.loopId, n), () => prepareThenDeliver(bed.deps, input));
 
 /** A loop whose first iteration fixed the code and passed: its repository, id and the delivery's input. */
 async function passedLoop(): Promise<{ repo: string; loopId: string; input: PrepareThenDeliverInput }> {
-  const repo = createFixtureRepo();
-  const request = loopRequest(repo, []);
-  const loopId = await insertLoop(db.prisma, {
-    repoUrl: repo,
-    status: 'RUNNING',
-    phase: 'MAKER',
-    input: request as object,
-  });
-  const activity = attempt(loopId, 1);
-  await activity.run(() =>
-    prepareWorkspace(deps, { loopId, repository: { url: repo, baseRef: 'main' }, contractGates: [testsGate] }),
-  );
-  await freezeContract(deps, {
-    loopId,
-    version: 1,
-    contract: goalContractSchema.parse(request.contract),
-    reason: 'submitted',
-  });
+  const { repo, loopId } = await preparedLoop(bed);
   const fix = `printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`;
-  await activity.run(() =>
-    runMaker(deps, {
+  await inActivity(loopActivity(loopId), () =>
+    runMaker(bed.deps, {
       loopId,
       sequence: 1,
       roundIteration: 1,
@@ -89,7 +32,7 @@ async function passedLoop(): Promise<{ repo: string; loopId: string; input: Prep
       contractVersion: 1,
       directives: [],
       maker: { backend: 'command', argv: ['sh', '-c', fix], timeoutSeconds: 60 },
-      inspect: { gates: [testsGate] },
+      inspect: { gates: [TESTS_GATE] },
     }),
   );
   const report = computeVerdict({
@@ -104,7 +47,7 @@ async function passedLoop(): Promise<{ repo: string; loopId: string; input: Prep
     budgetExhausted: null,
     previous: [],
   });
-  await recordVerdict(deps, { loopId, sequence: 1, report, warnings: [] });
+  await recordVerdict(bed.deps, { loopId, sequence: 1, report, warnings: [] });
   const ended = {
     loopId,
     status: 'PASSED',
@@ -122,7 +65,7 @@ async function passedLoop(): Promise<{ repo: string; loopId: string; input: Prep
       sequence: 1,
       roundIteration: 1,
       contractVersion: 1,
-      gates: [testsGate],
+      gates: [TESTS_GATE],
       deliverWhenClear: { ended },
     },
   };
@@ -154,15 +97,15 @@ function moveBase(repo: string): void {
 
 test('a clear change is delivered and its end recorded; the retry after the delivery answers with it, though the base moved since', async () => {
   const { repo, loopId, input } = await passedLoop();
-  const { baseCommit } = await db.prisma.loop.findUniqueOrThrow({ where: { id: loopId } });
+  const { baseCommit } = await bed.db.prisma.loop.findUniqueOrThrow({ where: { id: loopId } });
 
   const first = await prepareThenDeliverAttempt(1, input);
   expect(first.drift.behind).toBe(0);
   expect(first.replayed).toBeNull();
   expect(first.delivered?.reportId).toEqual(expect.any(String));
-  const loop = await db.prisma.loop.findUniqueOrThrow({ where: { id: loopId } });
+  const loop = await bed.db.prisma.loop.findUniqueOrThrow({ where: { id: loopId } });
   expect([loop.status, loop.phase]).toEqual(['PASSED', 'DONE']);
-  const report = await db.prisma.report.findFirstOrThrow({ where: { loopId, kind: 'FINAL' } });
+  const report = await bed.db.prisma.report.findFirstOrThrow({ where: { loopId, kind: 'FINAL' } });
   expect(report.id).toBe(first.delivered!.reportId);
 
   moveBase(repo);
@@ -171,9 +114,9 @@ test('a clear change is delivered and its end recorded; the retry after the deli
   expect(retried.replayed).toBeNull();
   expect(retried.contextImpact).toEqual(first.contextImpact);
   // Nothing replayed: no iteration #2, the loop's base where it was.
-  expect(await db.prisma.iteration.count({ where: { loopId } })).toBe(1);
-  expect((await db.prisma.loop.findUniqueOrThrow({ where: { id: loopId } })).baseCommit).toBe(baseCommit);
-  expect(await db.prisma.report.count({ where: { loopId, kind: 'FINAL' } })).toBe(1);
+  expect(await bed.db.prisma.iteration.count({ where: { loopId } })).toBe(1);
+  expect((await bed.db.prisma.loop.findUniqueOrThrow({ where: { id: loopId } })).baseCommit).toBe(baseCommit);
+  expect(await bed.db.prisma.report.count({ where: { loopId, kind: 'FINAL' } })).toBe(1);
 });
 
 test('a base that moved before the delivery is replayed for the workflow to verify, not delivered', async () => {
@@ -184,7 +127,7 @@ test('a base that moved before the delivery is replayed for the workflow to veri
   expect(prepared.drift.behind).toBe(1);
   expect(prepared.replayed).toMatchObject({ sequence: 2 });
   expect(prepared.delivered).toBeUndefined();
-  expect(await db.prisma.report.count({ where: { loopId, kind: 'FINAL' } })).toBe(0);
-  const loop = await db.prisma.loop.findUniqueOrThrow({ where: { id: loopId } });
+  expect(await bed.db.prisma.report.count({ where: { loopId, kind: 'FINAL' } })).toBe(0);
+  const loop = await bed.db.prisma.loop.findUniqueOrThrow({ where: { id: loopId } });
   expect(loop.status).toBe('RUNNING');
 });

@@ -6,69 +6,21 @@ import path from 'node:path';
 import { CancelledFailure } from '@temporalio/activity';
 import { ActivityCancellationDetails } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { freezeContract } from '../../activities/contract';
-import type { ActivityDeps } from '../../activities/deps';
 import { runMaker } from '../../activities/maker';
-import { stopLauncher } from '../../activities/process/launcher';
-import { createSandbox } from '../../activities/sandbox/sandbox';
-import { prepareWorkspace } from '../../activities/workspace';
-import { goalContractSchema } from '../../domain/contract';
-import type { ResolvedGate } from '../../domain/gates';
 import { loadConfig } from '../../config/service-config';
-import { createTestDatabase, insertLoop, type TestDatabase } from '../support/database';
-import { CORRECT_SUM, createFixtureRepo } from '../support/fixture-repo';
-import { loopRequest } from '../support/loop-request';
+import { inActivity, loopActivity, preparedLoop, TESTS_GATE, useActivityTestBed } from '../support/activity-test-bed';
+import { CORRECT_SUM } from '../support/fixture-repo';
 
 // A worker that dies after storing the maker's result but before storing the checkpoint's tamper and
 // scope check: the retried activity must not run the maker again, and must still check (and store) the
 // checkpoint it made. Real Postgres, real git, a real maker process.
 
-let db: TestDatabase;
-let deps: ActivityDeps;
-let dir: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'maker-retry-'));
-  const config = loadConfig({ DATA_DIR: dir, SANDBOX: 'none' });
-  deps = { prisma: db.prisma, config, sandbox: createSandbox(config) };
-});
-afterAll(async () => {
-  await stopLauncher();
-  await db?.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-const inActivity = <T>(env: MockActivityEnvironment, work: () => Promise<T>) => env.run<[], T, () => Promise<T>>(work);
-const testsGate: ResolvedGate = {
-  gate: 'tests',
-  argv: ['node', '--test'],
-  timeoutSeconds: 60,
-  source: 'contract',
-  detail: 'the contract',
-};
+const bed = useActivityTestBed('maker-retry');
 
 /** A prepared loop with its contract frozen, and the activity environment of its first attempt. */
-async function preparedLoop(): Promise<{ loopId: string; activity: MockActivityEnvironment }> {
-  const repo = createFixtureRepo();
-  const request = loopRequest(repo, []);
-  const loopId = await insertLoop(db.prisma, {
-    repoUrl: repo,
-    status: 'RUNNING',
-    phase: 'MAKER',
-    input: request as object,
-  });
-  const activity = new MockActivityEnvironment({ workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' } });
-  await activity.run(() =>
-    prepareWorkspace(deps, { loopId, repository: { url: repo, baseRef: 'main' }, contractGates: [testsGate] }),
-  );
-  await freezeContract(deps, {
-    loopId,
-    version: 1,
-    contract: goalContractSchema.parse(request.contract),
-    reason: 'submitted',
-  });
-  return { loopId, activity };
+async function preparedLoopAttempt(): Promise<{ loopId: string; activity: MockActivityEnvironment }> {
+  const { loopId } = await preparedLoop(bed);
+  return { loopId, activity: loopActivity(loopId) };
 }
 
 /** The maker input of iteration 1, running `script` as a command maker. */
@@ -81,60 +33,60 @@ function makerInput(loopId: string, script: string) {
     contractVersion: 1,
     directives: [],
     maker: { backend: 'command' as const, argv: ['sh', '-c', script], timeoutSeconds: 60 },
-    inspect: { gates: [testsGate] },
+    inspect: { gates: [TESTS_GATE] },
   };
 }
 
 test('a retry after the inspection was lost checks the stored checkpoint again, without running the maker', async () => {
-  const { loopId, activity } = await preparedLoop();
+  const { loopId, activity } = await preparedLoopAttempt();
 
   // The maker fixes the code and deletes the tests; each run leaves a line outside the workspace.
-  const runs = path.join(dir, 'maker-runs.txt');
+  const runs = path.join(bed.dir, 'maker-runs.txt');
   const script = `echo run >> ${runs}; printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js; rm test/sum.test.js`;
   const input = makerInput(loopId, script);
-  const first = await inActivity(activity, () => runMaker(deps, input));
+  const first = await inActivity(activity, () => runMaker(bed.deps, input));
   expect(first.inspected?.map((f) => [f.findingId, f.title, f.severity])).toEqual([
     ['TMP-001', 'Existing test file deleted', 'BLOCKER'],
   ]);
 
   // What the dead worker never stored: the check's findings and its mark.
-  await db.prisma.finding.deleteMany({ where: { loopId } });
-  await db.prisma.iteration.updateMany({ where: { loopId }, data: { inspectedAt: null } });
+  await bed.db.prisma.finding.deleteMany({ where: { loopId } });
+  await bed.db.prisma.iteration.updateMany({ where: { loopId }, data: { inspectedAt: null } });
 
-  const retried = await inActivity(
-    new MockActivityEnvironment({ attempt: 2, workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' } }),
-    () => runMaker(deps, input),
-  );
+  const retried = await inActivity(loopActivity(loopId, 2), () => runMaker(bed.deps, input));
   expect(fs.readFileSync(runs, 'utf8')).toBe('run\n');
   expect(retried.checkpointCommit).toBe(first.checkpointCommit);
   expect(retried.diffHash).toBe(first.diffHash);
   expect(retried.inspected).toEqual(first.inspected);
-  const iteration = await db.prisma.iteration.findUniqueOrThrow({
+  const iteration = await bed.db.prisma.iteration.findUniqueOrThrow({
     where: { loopId_sequence: { loopId, sequence: 1 } },
   });
   expect(iteration.inspectedAt).not.toBeNull();
   expect(iteration.makerAttempts).toBe(1);
-  expect(await db.prisma.finding.count({ where: { loopId } })).toBe(first.inspected.length);
+  expect(await bed.db.prisma.finding.count({ where: { loopId } })).toBe(first.inspected.length);
 });
 
 test('an attempt its dying worker never recorded is recorded as INTERRUPTED when the maker runs again', async () => {
-  const { loopId, activity } = await preparedLoop();
+  const { loopId, activity } = await preparedLoopAttempt();
   const input = makerInput(loopId, `printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`);
-  await inActivity(activity, () => runMaker(deps, input));
+  await inActivity(activity, () => runMaker(bed.deps, input));
   // The worker died while the maker ran: neither its record nor its result were stored.
-  await db.prisma.executionRecord.deleteMany({ where: { loopId } });
-  await db.prisma.iteration.updateMany({ where: { loopId }, data: { makerFinishedAt: null, checkpointCommit: null } });
+  await bed.db.prisma.executionRecord.deleteMany({ where: { loopId } });
+  await bed.db.prisma.iteration.updateMany({
+    where: { loopId },
+    data: { makerFinishedAt: null, checkpointCommit: null },
+  });
 
   // Its last heartbeat, 7 s after the process started, is what Temporal hands the next attempt.
-  const { makerStartedAt } = await db.prisma.iteration.findFirstOrThrow({ where: { loopId } });
+  const { makerStartedAt } = await bed.db.prisma.iteration.findFirstOrThrow({ where: { loopId } });
   expect(makerStartedAt).toBeInstanceOf(Date);
   const env = new MockActivityEnvironment({
     attempt: 2,
     workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' },
     heartbeatDetails: { step: 'maker #1', aliveAt: makerStartedAt!.getTime() + 7000 },
   });
-  await inActivity(env, () => runMaker(deps, input));
-  const records = await db.prisma.executionRecord.findMany({
+  await inActivity(env, () => runMaker(bed.deps, input));
+  const records = await bed.db.prisma.executionRecord.findMany({
     where: { loopId, role: 'maker', kind: 'AGENT_PROCESS' },
     orderBy: { createdAt: 'asc' },
   });
@@ -144,26 +96,29 @@ test('an attempt its dying worker never recorded is recorded as INTERRUPTED when
     `attempt 1 (pid ${records[0]!.pid} on ${os.hostname()}) started at ${makerStartedAt!.toISOString()}, was last seen alive 7 s later, and ended without finishing: its worker stopped (a crash, a restart or a shutdown) and the attempt runs again; what it spent was not reported`,
   );
   // The second attempt's record lost too: the third attempt records that one, and only that one.
-  await db.prisma.iteration.updateMany({ where: { loopId }, data: { makerFinishedAt: null, checkpointCommit: null } });
-  await db.prisma.executionRecord.deleteMany({ where: { loopId, outcome: 'EXIT_0' } });
-  await inActivity(env, () => runMaker(deps, input));
-  const outcomes = await db.prisma.executionRecord.findMany({
+  await bed.db.prisma.iteration.updateMany({
+    where: { loopId },
+    data: { makerFinishedAt: null, checkpointCommit: null },
+  });
+  await bed.db.prisma.executionRecord.deleteMany({ where: { loopId, outcome: 'EXIT_0' } });
+  await inActivity(env, () => runMaker(bed.deps, input));
+  const outcomes = await bed.db.prisma.executionRecord.findMany({
     where: { loopId, role: 'maker', kind: 'AGENT_PROCESS' },
   });
   expect(outcomes.map((r) => r.outcome).sort()).toEqual(['EXIT_0', 'INTERRUPTED', 'INTERRUPTED']);
 });
 
 test('a maker its worker cancels at the end of the shutdown grace period is recorded INTERRUPTED, once', async () => {
-  const { loopId, activity } = await preparedLoop();
+  const { loopId, activity } = await preparedLoopAttempt();
   // A maker that runs until the process is stopped; it says when it has started.
-  const started = path.join(dir, `started-${loopId}`);
+  const started = path.join(bed.dir, `started-${loopId}`);
   const held = makerInput(loopId, `touch ${started}; while :; do sleep 1; done`);
-  const run = inActivity(activity, () => runMaker(deps, held)).catch((err: unknown) => err);
+  const run = inActivity(activity, () => runMaker(bed.deps, held)).catch((err: unknown) => err);
   for (let i = 0; i < 600 && !fs.existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
   expect(fs.existsSync(started)).toBe(true);
   activity.cancel('WORKER_SHUTDOWN', new ActivityCancellationDetails({ workerShutdown: true }));
   expect(await run).toBeInstanceOf(CancelledFailure);
-  const [interrupted] = await db.prisma.executionRecord.findMany({ where: { loopId, role: 'maker' } });
+  const [interrupted] = await bed.db.prisma.executionRecord.findMany({ where: { loopId, role: 'maker' } });
   expect(interrupted).toMatchObject({ kind: 'AGENT_PROCESS', provider: 'command', outcome: 'INTERRUPTED' });
   expect(interrupted!.pid).toEqual(expect.any(Number));
   expect(interrupted!.detail).toMatch(
@@ -171,14 +126,11 @@ test('a maker its worker cancels at the end of the shutdown grace period is reco
   );
 
   // The next attempt (after the restart) finds that run recorded and adds only its own.
-  const retry = new MockActivityEnvironment({
-    attempt: 2,
-    workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' },
-  });
+  const retry = loopActivity(loopId, 2);
   await inActivity(retry, () =>
-    runMaker(deps, makerInput(loopId, `printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`)),
+    runMaker(bed.deps, makerInput(loopId, `printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`)),
   );
-  const records = await db.prisma.executionRecord.findMany({
+  const records = await bed.db.prisma.executionRecord.findMany({
     where: { loopId, role: 'maker', kind: 'AGENT_PROCESS' },
     orderBy: { createdAt: 'asc' },
   });
@@ -186,15 +138,15 @@ test('a maker its worker cancels at the end of the shutdown grace period is reco
 });
 
 test('a loop that cancels its maker gets a CANCELLED record, not an INTERRUPTED one', async () => {
-  const { loopId, activity } = await preparedLoop();
-  const started = path.join(dir, `started-${loopId}`);
+  const { loopId, activity } = await preparedLoopAttempt();
+  const started = path.join(bed.dir, `started-${loopId}`);
   const run = inActivity(activity, () =>
-    runMaker(deps, makerInput(loopId, `touch ${started}; while :; do sleep 1; done`)),
+    runMaker(bed.deps, makerInput(loopId, `touch ${started}; while :; do sleep 1; done`)),
   ).catch((err: unknown) => err);
   for (let i = 0; i < 600 && !fs.existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
   activity.cancel();
   expect(await run).toBeInstanceOf(CancelledFailure);
-  const records = await db.prisma.executionRecord.findMany({ where: { loopId, role: 'maker' } });
+  const records = await bed.db.prisma.executionRecord.findMany({ where: { loopId, role: 'maker' } });
   expect(records.map((r) => r.outcome)).toEqual(['CANCELLED']);
 });
 
@@ -204,14 +156,14 @@ test('a built-in maker cut short records the model calls it made, the cut one to
   const model = http.createServer((req) => void requests.push(req));
   await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
   const config = loadConfig({
-    DATA_DIR: dir,
+    DATA_DIR: bed.dir,
     SANDBOX: 'none',
     LLM_BASE_URL: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`,
     LLM_API_KEY: 'test-key',
   });
-  const llmDeps = { ...deps, config };
+  const llmDeps = { ...bed.deps, config };
   try {
-    const { loopId, activity } = await preparedLoop();
+    const { loopId, activity } = await preparedLoopAttempt();
     const input = {
       ...makerInput(loopId, ''),
       maker: {
@@ -227,7 +179,7 @@ test('a built-in maker cut short records the model calls it made, the cut one to
     expect(requests.length).toBe(1);
     activity.cancel('WORKER_SHUTDOWN', new ActivityCancellationDetails({ workerShutdown: true }));
     expect(await run).toBeInstanceOf(CancelledFailure);
-    const records = await db.prisma.executionRecord.findMany({
+    const records = await bed.db.prisma.executionRecord.findMany({
       where: { loopId, role: 'maker' },
       orderBy: { createdAt: 'asc' },
     });
