@@ -25,12 +25,15 @@ module.exports = {
   projects: [
     // No database, Temporal server or dist/ (real git and subprocesses are allowed); files run in parallel.
     { ...typescript, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
-    // Each file starts its own Temporal test environment. (Root test/: jest refuses a root that is missing.)
+    // Each file starts its own Temporal test environment, its worker on the workflow code bundled once for
+    // the tier by its global set-up. (Root test/: jest refuses a root that is missing.)
     {
       ...typescript,
       displayName: 'workflow',
       roots: ['<rootDir>/test'],
       testMatch: ['<rootDir>/test/workflow/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/workflow/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/workflow/support/global-teardown.ts',
     },
     // Each file gets a fresh migrated database and its own task queue; some run dist/.
     {
