@@ -62,9 +62,10 @@ finish "$AGENTS_INSTALL" .tools/install-agents.log
 # idle at its end. They wait more than they compute (model timeouts, an outage, sleeping makers and
 # gates; docs/performance.md, "The test suite"), so a third file fits on two cores, and typecheck, lint and
 # the unit and workflow tiers, which need no database or dev server, run meanwhile; this run's output
-# follows theirs.
+# follows theirs. TEST_GO_SEED_PREBUILD=1: Go's standard library is compiled once, in the global set-up, for
+# every file's Go loops (test/support/go-seed.ts).
 step "jest: integration and e2e (in the background; output below)"
-npx --no-install jest --selectProjects integration e2e --maxWorkers=3 > .tools/jest-e2e.log 2>&1 &
+TEST_GO_SEED_PREBUILD=1 npx --no-install jest --selectProjects integration e2e --maxWorkers=3 > .tools/jest-e2e.log 2>&1 &
 E2E=$!
 failed=0
 step "typecheck and lint" && { typecheck_and_lint || failed=1; }

@@ -35,15 +35,18 @@ const READY = 'ready';
 
 const seeds = new Map<string, Promise<string | null>>();
 
+/** What building a seed needs of the worker's dependencies (the test set-up builds one too). */
+type SeedDeps = Pick<ActivityDeps, 'config' | 'sandbox'>;
+
 /** The seed build cache for this worker's Go toolchain, built on first use; null when there is none to build. */
-export function goStdCache(deps: ActivityDeps): Promise<string | null> {
+export function goStdCache(deps: SeedDeps): Promise<string | null> {
   const root = path.join(deps.config.dataDir, 'go-std-cache');
   let seed = seeds.get(root);
   if (!seed) seeds.set(root, (seed = buildSeed(deps, root).catch(() => null)));
   return seed;
 }
 
-async function buildSeed(deps: ActivityDeps, root: string): Promise<string | null> {
+async function buildSeed(deps: SeedDeps, root: string): Promise<string | null> {
   const version = await goVersion(deps, root);
   if (!version) return null;
   const dir = path.join(root, createHash('sha256').update(version).digest('hex').slice(0, 16));
@@ -83,7 +86,7 @@ async function buildSeed(deps: ActivityDeps, root: string): Promise<string | nul
 }
 
 /** `go version` as the sandbox sees it (GOTOOLCHAIN=local: nothing is downloaded); null without Go. */
-async function goVersion(deps: ActivityDeps, root: string): Promise<string | null> {
+async function goVersion(deps: SeedDeps, root: string): Promise<string | null> {
   await fs.mkdir(root, { recursive: true });
   const probe = await fs.mkdtemp(path.join(root, 'probe-'));
   try {
@@ -95,7 +98,7 @@ async function goVersion(deps: ActivityDeps, root: string): Promise<string | nul
   }
 }
 
-function inSandbox(deps: ActivityDeps, dir: string, writable: string[], argv: string[], env = {}) {
+function inSandbox(deps: SeedDeps, dir: string, writable: string[], argv: string[], env = {}) {
   return runCommand({
     argv,
     cwd: dir,

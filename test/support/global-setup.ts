@@ -4,6 +4,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../service/embedded-postgres';
 import { resolveTemporalCli, startTemporalDevServer, type TemporalDevServer } from '../../service/temporal-dev-server';
 import { createTemplateDatabase } from './template-database';
+import { prebuildGoSeed } from './go-seed';
 import { freePort } from './free-port';
 
 // One embedded PostgreSQL and one Temporal dev server for the whole jest run, on free ports in a temp
@@ -39,7 +40,16 @@ export default async function globalSetup(): Promise<void> {
     }).then((server) => {
       platform.temporal = server;
     });
-    const started = await Promise.allSettled([database, temporal]);
+    // Where a harness finds Go's std compiled, and leaves it for the files after it (go-seed.ts). A run
+    // with several Go files (`npm test`, `npm run test:e2e`: TEST_GO_SEED_PREBUILD=1) builds it here, once,
+    // beside the platform; otherwise the first file that runs a Go loop builds it, as the service would.
+    const goSeedDir = path.join(tempDir, 'go-std-cache');
+    process.env.TEST_GO_SEED_DIR = goSeedDir;
+    const goSeed =
+      process.env.TEST_GO_SEED_PREBUILD === '1'
+        ? prebuildGoSeed(tempDir, goSeedDir).catch((error: unknown) => console.error('building the Go seed:', error))
+        : undefined;
+    const started = await Promise.allSettled([database, temporal, goSeed]);
     const failed = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failed) throw failed.reason;
   } catch (error) {
@@ -50,8 +60,6 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_TEMPORAL_ADDRESS = platform.temporal.address;
   process.env.TEST_TEMPORAL_NAMESPACE = TEST_TEMPORAL_NAMESPACE;
   process.env.TEST_TEMPORAL_UI_URL = platform.temporal.uiUrl;
-  // Where a harness leaves its worker's Go std seed for the files after it (loop-harness.ts).
-  process.env.TEST_GO_SEED_DIR = path.join(tempDir, 'go-std-cache');
 }
 
 export async function stopTestPlatform(platform: TestPlatform): Promise<void> {

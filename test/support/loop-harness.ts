@@ -13,6 +13,7 @@ import { createApiKey } from '../../api/auth/api-keys';
 import { listenForLoopWrites } from '../../store/loop-writes';
 import { workflowClientInterceptors } from '../../telemetry/tracing';
 import { createTestDatabase, type TestDatabase } from './database';
+import { adoptGoSeed, leaveGoSeed } from './go-seed';
 import { startFakeLlmServer, type FakeLlmServer } from './fake-llm-server';
 import { sandboxTestEnvironment } from './sandbox';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
@@ -61,6 +62,7 @@ export async function startLoopHarness(
   const llm = await startFakeLlmServer();
   const taskQueue = `loops-${randomUUID()}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-data-'));
+  // Go's standard library compiled once a run (go-seed.ts).
   adoptGoSeed(dataDir);
   const workerEnv: Record<string, string> = {
     DATABASE_URL: db.url,
@@ -135,11 +137,20 @@ export async function startLoopHarness(
     waitForLoop: async (id, statuses, timeoutMs = 180_000) => {
       const deadline = Date.now() + timeoutMs;
       let last: any;
-      while (Date.now() < deadline) {
-        last = (await request('GET', `/v1/loops/${id}`)).body;
-        if (statuses.includes(last?.status)) return last;
+      // Every 250 ms the loop's row says its status (about 1 ms of CPU); the whole loop is read through
+      // the API (about 20 ms of CPU: its records, and Temporal asked about its run) once the row has
+      // reached one of `statuses` or cannot be read, and every 2 s regardless, since that read is what
+      // records a run that ended outside the service (api/run-ended-outside.ts). Reading the whole loop
+      // every 250 ms cost some 80 ms of CPU a second for each loop a test waited on.
+      for (let poll = 0; Date.now() < deadline; poll++) {
+        const row = await db.prisma.loop.findUnique({ where: { id }, select: { status: true } }).catch(() => undefined);
+        if (poll % 8 === 0 || row === undefined || (row && statuses.includes(row.status))) {
+          last = (await request('GET', `/v1/loops/${id}`)).body;
+          if (statuses.includes(last?.status)) return last;
+        }
         await new Promise((r) => setTimeout(r, 250));
       }
+      last = (await request('GET', `/v1/loops/${id}`)).body;
       throw new Error(
         `loop ${id} did not reach ${statuses.join('/')}; last state: ${JSON.stringify(last)}\nworker output:\n${worker.output()}`,
       );
@@ -158,38 +169,6 @@ export async function startLoopHarness(
     },
   };
   return harness;
-}
-
-// The worker builds Go's std into a seed build cache once per data directory (go-std-cache.ts), some
-// 25 s of CPU, and every harness has a data directory of its own: a harness starts from a seed an
-// earlier file of this jest run left (TEST_GO_SEED_DIR, global-setup.ts), and leaves its own for later
-// ones. Only complete seeds (their `ready` file written) are shared, and each arrives by a rename.
-const GO_SEED = 'go-std-cache';
-
-function adoptGoSeed(dataDir: string): void {
-  const shared = process.env.TEST_GO_SEED_DIR;
-  if (!shared || !fs.existsSync(shared)) return;
-  for (const version of fs.readdirSync(shared).filter((d) => !d.startsWith('.')))
-    fs.cpSync(path.join(shared, version), path.join(dataDir, GO_SEED, version), { recursive: true });
-}
-
-function leaveGoSeed(dataDir: string): void {
-  const shared = process.env.TEST_GO_SEED_DIR;
-  const mine = path.join(dataDir, GO_SEED);
-  if (!shared || !fs.existsSync(mine)) return;
-  fs.mkdirSync(shared, { recursive: true });
-  for (const version of fs.readdirSync(mine)) {
-    const dir = path.join(mine, version);
-    if (!fs.existsSync(path.join(dir, 'ready')) || fs.existsSync(path.join(shared, version))) continue;
-    const staged = path.join(shared, `.${version}-${randomUUID()}`);
-    fs.cpSync(dir, staged, { recursive: true });
-    // Another file may have left the same seed meanwhile: then this copy goes.
-    try {
-      fs.renameSync(staged, path.join(shared, version));
-    } catch {
-      fs.rmSync(staged, { recursive: true, force: true });
-    }
-  }
 }
 
 function unmountOverlaysUnder(dir: string): void {

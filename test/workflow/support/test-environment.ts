@@ -44,9 +44,11 @@ export function loopTestEnvironment(): LoopTestEnvironment {
       logger: new DefaultLogger('ERROR'),
       telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'ERROR' }) } },
     });
+    // The tier's bundle (global-setup.ts); a file run outside it bundles its own.
+    const bundled = process.env.TEST_WORKFLOW_BUNDLE;
     const [started, workflowBundle] = await Promise.all([
       startTestEnvironment(),
-      bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: quiet }),
+      bundled ? { codePath: bundled } : bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: quiet }),
     ]);
     env = started;
     worker = await Worker.create({
