@@ -75,7 +75,7 @@ export async function startServiceReady(
       await serviceReady(service);
       return { service, env: withPorts };
     } catch (err) {
-      if (attempt === 3 || !service.output().includes('address already in use')) throw err;
+      if (attempt === 3 || !/already in use/i.test(service.output())) throw err;
       await service.exited;
       await waitUntilNoProcessMatching(dir);
     }
