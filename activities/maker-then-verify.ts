@@ -7,7 +7,7 @@ import { runMaker, type CheckpointInspection, type MakerInput, type MakerResult 
 import { early } from './in-order';
 import { inPhase, type ProgressInput } from './progress';
 import { checkoutAt, movedCheckout } from './verification/verification-checkout';
-import type { VerificationResult } from './verification/run-verification';
+import type { StartedVerification, VerificationResult } from './verification/run-verification';
 import { verifyThenReview, type ReviewAfterGates, type ReviewInVerification } from './verification/verify-then-review';
 
 // The gates run in the maker's own activity, on the checkpoint it just made: one hand-over between
@@ -44,24 +44,52 @@ export async function makerThenVerify(
 ): Promise<MakerThenVerifyResult> {
   if (!asked) return runMaker(deps, maker);
   // The checkout the gates run in is made at the start commit while the agent works (once the previous
-  // one is out of its way: that removal renames the checkout's path aside), and moved to the checkpoint
-  // while the checkpoint is inspected and stored: only what the agent changed is written then.
+  // one is out of its way: that removal renames the checkout's path aside). Once the checkpoint is
+  // committed, the checkout is moved to it (only what the agent changed is written) and the verification
+  // starts, while the maker's result and the inspection's findings are stored; it waits for those rows
+  // only to store its own end.
   let atStart: Promise<string> | undefined;
-  let checkout: Promise<string> | undefined;
-  const made = await runMaker(deps, maker, {
+  let verifying: Promise<VerificationInMaker> | undefined;
+  const making: Promise<MakerResult & { inspected: FindingSummary[] }> = runMaker(deps, maker, {
     beforeAgent: ({ startCommit, workspace, previousCheckoutGone }) => {
       const make = () => checkoutAt(deps, maker.loopId, workspace, startCommit);
       atStart = early(previousCheckoutGone.then(make, make));
     },
-    afterCheckpoint: ({ commit, workspace }) => {
-      checkout = atStart && early(atStart.then((dir) => movedCheckout(deps, workspace, dir, commit)));
+    afterCheckpoint: ({ commit, workspace, iterationId }) => {
+      const checkout = atStart && early(atStart.then((dir) => movedCheckout(deps, workspace, dir, commit)));
+      const storing = { iterationId, stored: making };
+      verifying = early(verifyMade(deps, asked, maker, commit, making, { checkout, storing }));
     },
-  }).catch(async (err: unknown) => {
-    // Nothing of this attempt outlives it.
-    await atStart?.catch(() => undefined);
-    throw err;
   });
-  const overBudget = budgetExhausted(asked.budget, addUsage(asked.usageBefore, made.usage)) !== null;
+  let made: MakerResult & { inspected: FindingSummary[] };
+  try {
+    made = await making;
+  } catch (err) {
+    // Nothing of this attempt outlives it.
+    await Promise.allSettled([atStart, verifying]);
+    throw err;
+  }
+  // A retry that found the iteration made verifies its stored checkpoint here.
+  const verification = await (verifying ??
+    verifyMade(deps, asked, maker, made.checkpointCommit, Promise.resolve(made)));
+  return { ...made, verification };
+}
+
+/** The verification (and review) of the maker's checkpoint; a failure is the workflow's to ask again. */
+async function verifyMade(
+  deps: ActivityDeps,
+  asked: VerifyAfterMaker,
+  maker: MakerInput & CheckpointInspection,
+  checkpointCommit: string,
+  made: Promise<MakerResult>,
+  started: StartedVerification = {},
+): Promise<VerificationInMaker> {
+  // Reviewed unless the maker's usage spent the budget: known long before the gates end.
+  const review = early(
+    made.then((m) =>
+      budgetExhausted(asked.budget, addUsage(asked.usageBefore, m.usage)) !== null ? null : asked.review,
+    ),
+  );
   try {
     const result = await inPhase(deps, asked, () =>
       verifyThenReview(
@@ -71,17 +99,17 @@ export async function makerThenVerify(
           sequence: maker.sequence,
           contractVersion: maker.contractVersion,
           gates: maker.inspect.gates,
-          checkpointCommit: made.checkpointCommit,
-          review: overBudget ? null : asked.review,
+          checkpointCommit,
+          review,
         },
-        checkout,
+        started,
       ),
     );
-    return { ...made, verification: { status: 'VERIFIED', result } };
+    return { status: 'VERIFIED', result };
   } catch (err) {
     if (err instanceof CancelledFailure || Context.current().cancellationSignal.aborted) throw err;
     const reason = sanitise(err instanceof Error ? err.message : String(err));
     Context.current().log.warn('the verification in the maker activity failed: the workflow asks it again', { reason });
-    return { ...made, verification: { status: 'NOT_VERIFIED', reason } };
+    return { status: 'NOT_VERIFIED', reason };
   }
 }

@@ -88,7 +88,11 @@ export async function runMaker(
   const result = await runAgentInWorkspace(deps, input, loop, attempt, prompt, await cacheDir);
   const committed = await commitCheckpoint(input, loop, attempt, result);
   const { checkpointCommit } = committed;
-  hooks.afterCheckpoint?.({ commit: checkpointCommit, workspace: loop.workspacePath });
+  hooks.afterCheckpoint?.({
+    commit: checkpointCommit,
+    workspace: loop.workspacePath,
+    iterationId: attempt.iterationId,
+  });
   // The tamper and scope check reads git while the maker's result is stored; its findings are stored after it.
   const inspection = {
     loopId: input.loopId,
@@ -114,8 +118,8 @@ export interface IterationHooks {
    * verification's checkout being removed.
    */
   beforeAgent?: (start: { startCommit: string; workspace: string; previousCheckoutGone: Promise<unknown> }) => void;
-  /** Called once the checkpoint is committed, before it is inspected and stored. */
-  afterCheckpoint?: (checkpoint: { commit: string; workspace: string }) => void;
+  /** Called once the checkpoint is committed, before it is inspected and stored (in the iteration's row, `iterationId`). */
+  afterCheckpoint?: (checkpoint: { commit: string; workspace: string; iterationId: string }) => void;
 }
 
 /** The loop, and the iteration's row if an attempt made it. */

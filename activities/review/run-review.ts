@@ -71,7 +71,10 @@ export type ReviewReads = ReturnType<typeof startReviewReads>;
  * Starts the review's reads that need no gate's result (a verification that reviews in place starts them
  * beside its gates). Read together; given the checkpoint, the diff is read with them.
  */
-export function startReviewReads(deps: ActivityDeps, input: ReviewInput) {
+export function startReviewReads(
+  deps: ActivityDeps,
+  input: Pick<ReviewInput, 'loopId' | 'contractVersion' | 'checkpointCommit'>,
+) {
   const contract = early(loadContract(deps, input.loopId, input.contractVersion));
   const prepared = early(preparedLoop(deps, input.loopId));
   const { checkpointCommit } = input;

@@ -165,6 +165,9 @@ export async function attachSnapshot(checkout: string, snapshot: Snapshot): Prom
  */
 export async function detachSnapshots(checkout: string): Promise<void> {
   const layers = layersDirOf(checkout);
+  // Each overlay's layers are made before its mount and removed after its unmount: with none, nothing is
+  // mounted, and the mount table (every sandbox's on a shared host) is not read.
+  if ((await fs.lstat(layers).catch(() => null)) === null) return;
   await unmountUnder(checkout, layers);
   await fs.rm(layers, { recursive: true, force: true, maxRetries: 5 });
 }

@@ -84,6 +84,18 @@ export interface VerificationResult {
   systemFindings: FindingSummary[];
 }
 
+/** What the maker's activity started before it asked for the verification of the checkpoint it just made. */
+export interface StartedVerification {
+  /** The checkout of the checkpoint (freshVerificationCheckout or movedCheckout). */
+  checkout?: Promise<string>;
+  /**
+   * The maker's iteration, whose result and inspection are still being stored: nothing verified it yet,
+   * and its verification waits for those rows before it stores its own end (the inspection's findings
+   * are read then).
+   */
+  storing?: { iterationId: string; stored: Promise<unknown> };
+}
+
 /**
  * Runs the configured gates in order (tests → typecheck → lint → build), stopping at the first failure,
  * then each acceptance criterion's own command. Every run is stored as Evidence; the workflow gets
@@ -97,10 +109,9 @@ export async function runVerification(
    * that would only slow the checkout down goes beside the commands instead. May be called more than once.
    */
   besideGates: () => void = () => undefined,
-  /** The checkout of `input.checkpointCommit`, when the caller started it (freshVerificationCheckout). */
-  startedCheckout?: Promise<string>,
+  started: StartedVerification = {},
 ): Promise<VerificationResult> {
-  const { verifying, verified, checkout } = await readIteration(deps, input, startedCheckout);
+  const { verifying, verified, checkout } = await readIteration(deps, input, started);
   if (verified) {
     besideGates();
     await checkout.catch(() => undefined);
@@ -144,6 +155,8 @@ interface Verifying {
   loop: PreparedLoop;
   iteration: { id: string };
   contract: FrozenContract['contract'];
+  /** Settles once the maker's rows of the iteration are stored (StartedVerification.storing). */
+  makerStored: Promise<unknown>;
 }
 
 /** The checkout the gates run in, ready but for the set-up. */
@@ -157,20 +170,27 @@ interface PreparedCheckout {
   restored: string[];
 }
 
-/** The loop, the iteration's row and its contract; given the checkpoint, its checkout is made while the rows are read. */
-async function readIteration(deps: ActivityDeps, input: VerificationInput, startedCheckout?: Promise<string>) {
+/**
+ * The loop, the iteration's row (unless the maker's activity is storing it) and its contract; given the
+ * checkpoint, its checkout is made while the rows are read.
+ */
+async function readIteration(deps: ActivityDeps, input: VerificationInput, started: StartedVerification) {
   const prepared = early(preparedLoop(deps, input.loopId));
   const { checkpointCommit } = input;
   const earlyCheckout =
-    startedCheckout ??
+    started.checkout ??
     early(prepared.then((loop) => freshVerificationCheckout(deps, input.loopId, loop.workspacePath, checkpointCommit)));
+  const { storing } = started;
   const [loop, iteration, { contract }] = await inOrder([
     prepared,
-    iterationAt(deps.prisma, input.loopId, input.sequence),
+    storing
+      ? Promise.resolve({ id: storing.iterationId, checkpointCommit, verifiedAt: null })
+      : iterationAt(deps.prisma, input.loopId, input.sequence),
     loadContract(deps, input.loopId, input.contractVersion),
   ]);
   assertGivenCheckpoint(input.loopId, input.sequence, checkpointCommit, iteration.checkpointCommit);
-  const verifying: Verifying = { deps, input, loop, iteration, contract };
+  const makerStored = storing ? early(storing.stored) : Promise.resolve();
+  const verifying: Verifying = { deps, input, loop, iteration, contract, makerStored };
   return { verifying, verified: iteration.verifiedAt !== null, checkout: earlyCheckout };
 }
 
@@ -242,7 +262,11 @@ async function installDependencies(
 }
 
 /** A failed set-up ends the verification: no gate ran. */
-async function setupFailed({ deps, input, iteration }: Verifying, problem: string): Promise<VerificationResult> {
+async function setupFailed(
+  { deps, input, iteration, makerStored }: Verifying,
+  problem: string,
+): Promise<VerificationResult> {
+  await makerStored;
   await markVerified(deps.prisma, iteration.id);
   return {
     gates: GATE_ORDER.map((gate) =>
@@ -507,9 +531,11 @@ async function recordVerified(
   ran: Pick<VerificationResult, 'gates' | 'acceptanceChecks'>,
   { base, frozen, makerTests, differential, collected, changes }: BesideRuns,
 ): Promise<VerificationResult> {
-  const { deps, input, loop, iteration, contract } = verifying;
+  const { deps, input, loop, iteration, contract, makerStored } = verifying;
   const { gates, acceptanceChecks } = ran;
   const { checkpointCommit } = input;
+  // The inspection's findings are read below, and the iteration is marked verified after its maker's result.
+  await makerStored;
   const verified = markVerified(deps.prisma, iteration.id);
   const frozenFound = frozen && makerTests ? await frozenFindings(verifying, frozen, makerTests) : [];
   // The maker's run names the test files it adds; the base run, those it changes.

@@ -4,9 +4,15 @@ import type { ReviewOutcome } from '../../domain/judge';
 import { reviewSkipReason } from '../../domain/review-when';
 import { sanitise } from '../../domain/sanitise';
 import type { ActivityDeps } from '../deps';
+import { early } from '../in-order';
 import { inPhase, type ProgressInput } from '../progress';
 import { runReview, startReviewReads, type ReviewInput, type ReviewReads } from '../review/run-review';
-import { runVerification, type VerificationInput, type VerificationResult } from './run-verification';
+import {
+  runVerification,
+  type StartedVerification,
+  type VerificationInput,
+  type VerificationResult,
+} from './run-verification';
 
 // A change every gate passed is reviewed by the verification's own activity: one hand-over between
 // activities less per iteration (docs/performance.md), and the review's reads run beside the gates.
@@ -25,6 +31,9 @@ export interface VerifyThenReviewInput extends VerificationInput {
   review?: ReviewAfterGates | null;
 }
 
+/** In the maker's activity the review is decided beside the gates, from what its maker spent. */
+export type VerifyThenReviewInMaker = VerificationInput & { review: Promise<ReviewAfterGates | null> };
+
 /** REVIEWED: the review's outcome (FAILED for a failure no retry cures) and what it spent. NOT_REVIEWED: left to the review activity, and why. */
 export type ReviewInVerification =
   { status: 'REVIEWED'; outcome: ReviewOutcome; usage: Usage } | { status: 'NOT_REVIEWED'; reason: string };
@@ -32,23 +41,26 @@ export type ReviewInVerification =
 /** The verification; with `review` asked for and no gate failed, the review too (absent otherwise). */
 export async function verifyThenReview(
   deps: ActivityDeps,
-  { review: asked, ...verification }: VerifyThenReviewInput,
-  /** The checkout of the checkpoint, when the caller started it. */
-  startedCheckout?: Promise<string>,
+  { review: maybeAsked, ...verification }: VerifyThenReviewInput | VerifyThenReviewInMaker,
+  /** What the caller started for the verification. */
+  started: StartedVerification = {},
 ): Promise<VerificationResult & { review?: ReviewInVerification }> {
-  if (!asked) return runVerification(deps, verification, undefined, startedCheckout);
-  const { progress: _, ...review } = asked;
+  if (!maybeAsked) return runVerification(deps, verification, undefined, started);
   const { loopId, sequence, contractVersion, checkpointCommit } = verification;
-  const input: ReviewInput = { loopId, sequence, contractVersion, checkpointCommit, ...review };
-  // Started as the first command starts, once: beside the checkout they would only slow it down.
+  // Started as the first command starts, once: beside the checkout they would only slow it down. The
+  // reads do not depend on who reviews; a review the maker's spending rules out leaves them unused.
   let reads: ReviewReads | undefined;
+  const decided = early(Promise.resolve(maybeAsked));
   const verified = await runVerification(
     deps,
     verification,
-    () => void (reads ??= startReviewReads(deps, input)),
-    startedCheckout,
+    () => void (reads ??= startReviewReads(deps, { loopId, contractVersion, checkpointCommit })),
+    started,
   );
-  if (reviewSkipReason(verified) !== null) return verified;
+  const asked = await decided;
+  if (!asked || reviewSkipReason(verified) !== null) return verified;
+  const { progress: _, ...review } = asked;
+  const input: ReviewInput = { loopId, sequence, contractVersion, checkpointCommit, ...review };
   try {
     const reviewed = await inPhase(deps, asked, () => runReview(deps, input, reads));
     return { ...verified, review: { status: 'REVIEWED', ...reviewed } };

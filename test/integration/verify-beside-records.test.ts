@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { makerThenVerify } from '../../activities/maker-then-verify';
+import type { ResolvedGate } from '../../domain/gates';
+import { inActivity, loopActivity, preparedLoop, TESTS_GATE, useActivityTestBed } from '../support/activity-test-bed';
+import { CORRECT_SUM } from '../support/fixture-repo';
+
+// The maker's activity starts the gates on its checkpoint while it stores the maker's result and the
+// inspection's findings (activities/maker-then-verify.ts), and marks the iteration verified only after
+// those rows. Here the iteration's row is held locked by another transaction from the agent's run on, so
+// the maker's result cannot be stored until the test lets go: the gate must start all the same, and the
+// activity still end with everything stored. Real Postgres, real git, real processes.
+
+const bed = useActivityTestBed('verify-beside-records');
+
+/** Polls `seen` every 50 ms for up to 30 s; whether it held. */
+async function until(seen: () => boolean | Promise<boolean>): Promise<boolean> {
+  for (let i = 0; i < 600; i++) {
+    if (await seen()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+test("the gates start on the checkpoint before the maker's result is stored, and the iteration is verified after it", async () => {
+  const { loopId } = await preparedLoop(bed);
+  const go = path.join(bed.dir, `go-${loopId}`);
+  const gateStarted = path.join(bed.dir, `gate-${loopId}`);
+  // The maker waits for the test's word (given once the row is locked), then fixes the code.
+  const fix = `until [ -f ${go} ]; do sleep 0.05; done; printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`;
+  const gate: ResolvedGate = { ...TESTS_GATE, argv: ['sh', '-c', `touch ${gateStarted} && node --test`] };
+  const move = (n: number, phase: 'MAKER' | 'VERIFY' | 'REVIEW') =>
+    ({ loopId, status: 'RUNNING', phase, roundIteration: 1, lastVerdict: null, failureReason: null, move: n }) as const;
+  const run = inActivity(loopActivity(loopId), () =>
+    makerThenVerify(bed.deps, {
+      loopId,
+      sequence: 1,
+      roundIteration: 1,
+      maxIterations: 3,
+      contractVersion: 1,
+      directives: [],
+      maker: { backend: 'command', argv: ['sh', '-c', fix], timeoutSeconds: 60 },
+      inspect: { gates: [gate] },
+      verify: {
+        progress: move(2, 'VERIFY'),
+        review: { reviewer: { backend: 'llm' }, profile: null, priorSignatures: [], progress: move(3, 'REVIEW') },
+        // Spent before the maker: no review is asked, so no model is called.
+        budget: { maxAgentSeconds: 1 },
+        usageBefore: { tokens: 0, costUsd: 0, agentMs: 5_000 },
+      },
+    }),
+  );
+  const iteration = () => bed.db.prisma.iteration.findFirst({ where: { loopId, sequence: 1 } });
+  // Locked once the agent runs (its pid is stored on the row before that): no UPDATE of the row passes then.
+  expect(await until(async () => (await iteration())?.makerPid != null)).toBe(true);
+  const { id } = (await iteration())!;
+  let gateRanWhileHeld = false;
+  let storedWhileHeld = true;
+  await bed.db.prisma.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT id FROM "Iteration" WHERE id = ${id} FOR NO KEY UPDATE`;
+      fs.writeFileSync(go, '');
+      gateRanWhileHeld = await until(() => fs.existsSync(gateStarted));
+      storedWhileHeld = (await bed.db.prisma.iteration.findUniqueOrThrow({ where: { id } })).makerFinishedAt !== null;
+    },
+    { timeout: 60_000 },
+  );
+  expect(gateRanWhileHeld).toBe(true);
+  expect(storedWhileHeld).toBe(false);
+
+  const result = await run;
+  expect(result.verification).toMatchObject({ status: 'VERIFIED' });
+  if (result.verification?.status !== 'VERIFIED') return;
+  expect(result.verification.result.gates.find((g) => g.gate === 'tests')?.status).toBe('PASSED');
+  expect(result.verification.result.review).toBeUndefined();
+  const stored = await bed.db.prisma.iteration.findUniqueOrThrow({ where: { id } });
+  expect(stored.checkpointCommit).toBe(result.checkpointCommit);
+  expect(stored.makerFinishedAt).not.toBeNull();
+  expect(stored.inspectedAt).not.toBeNull();
+  expect(stored.verifiedAt).not.toBeNull();
+  expect(stored.verifiedAt!.getTime()).toBeGreaterThanOrEqual(stored.makerFinishedAt!.getTime());
+}, 120_000);
