@@ -55,9 +55,9 @@ export async function makerThenVerify(
       const make = () => checkoutAt(deps, maker.loopId, workspace, startCommit);
       atStart = early(previousCheckoutGone.then(make, make));
     },
-    afterCheckpoint: ({ commit, workspace, iterationId }) => {
+    afterCheckpoint: ({ commit, workspace, iterationId, loop, fresh }) => {
       const checkout = atStart && early(atStart.then((dir) => movedCheckout(deps, workspace, dir, commit)));
-      const storing = { iterationId, stored: making };
+      const storing = { iterationId, stored: making, loop, fresh };
       verifying = early(verifyMade(deps, asked, maker, commit, making, { checkout, storing }));
     },
   });

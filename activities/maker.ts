@@ -86,13 +86,16 @@ export async function runMaker(
   hooks.beforeAgent?.({ startCommit: attempt.startCommit, workspace: loop.workspacePath, previousCheckoutGone });
   const { frozen, prompt } = await writePrompt(deps, input, attempt, frozenContract, findings);
   const result = await runAgentInWorkspace(deps, input, loop, attempt, prompt, await cacheDir);
-  const committed = await commitCheckpoint(input, loop, attempt, result);
+  const committed = await commitCheckpoint(input, loop, attempt, result, (commit) =>
+    hooks.afterCheckpoint?.({
+      commit,
+      workspace: loop.workspacePath,
+      iterationId: attempt.iterationId,
+      loop,
+      fresh: !existing,
+    }),
+  );
   const { checkpointCommit } = committed;
-  hooks.afterCheckpoint?.({
-    commit: checkpointCommit,
-    workspace: loop.workspacePath,
-    iterationId: attempt.iterationId,
-  });
   // The tamper and scope check reads git while the maker's result is stored; its findings are stored after it.
   const inspection = {
     loopId: input.loopId,
@@ -118,8 +121,17 @@ export interface IterationHooks {
    * verification's checkout being removed.
    */
   beforeAgent?: (start: { startCommit: string; workspace: string; previousCheckoutGone: Promise<unknown> }) => void;
-  /** Called once the checkpoint is committed, before it is inspected and stored (in the iteration's row, `iterationId`). */
-  afterCheckpoint?: (checkpoint: { commit: string; workspace: string; iterationId: string }) => void;
+  /**
+   * Called once the checkpoint is committed, before it is inspected and stored (in the iteration's row,
+   * `iterationId`; `fresh`: made by this attempt).
+   */
+  afterCheckpoint?: (checkpoint: {
+    commit: string;
+    workspace: string;
+    iterationId: string;
+    loop: PreparedLoop;
+    fresh: boolean;
+  }) => void;
 }
 
 /** The loop, and the iteration's row if an attempt made it. */
@@ -332,25 +344,37 @@ interface Committed {
 
 /**
  * Commits what the agent changed; the cumulative diff and the files git ignores are read as soon as the
- * checkpoint is HEAD, beside the reading of its ids.
+ * checkpoint is HEAD, beside the reading of its ids. `onCheckpoint` hears the checkpoint (the start commit
+ * when nothing changed) once: as soon as HEAD's files name it, before those reads end.
  */
 async function commitCheckpoint(
   input: MakerInput,
   loop: PreparedLoop,
   { startCommit }: Attempt,
   result: AgentOutcome,
+  onCheckpoint: (commit: string) => void,
 ): Promise<Committed> {
   const workspace = loop.workspacePath;
   const baseCommit = loop.baseCommit;
   let leftBehind: Promise<string[]> | null = null;
+  let told = false;
+  const tell = (commit: string) => {
+    if (!told) onCheckpoint(commit);
+    told = true;
+  };
   const [, committed] = await inOrder([
     result.recorded,
     commitAllThen(workspace, `engineering-loop: iteration ${input.sequence} checkpoint`, () => {
       leftBehind = early(leftBehindFiles(workspace));
+      // Read apart from the reads below (git show names it too, when they end); an error leaves it to them.
+      headCommit(workspace)
+        .then(tell)
+        .catch(() => undefined);
       return diffText(workspace, baseCommit, 'HEAD');
     }),
   ]);
   const checkpoint = committed?.checkpoint ?? null;
+  tell(checkpoint?.commit ?? startCommit);
   return {
     checkpoint,
     checkpointCommit: checkpoint?.commit ?? startCommit,

@@ -93,7 +93,14 @@ export interface StartedVerification {
    * and its verification waits for those rows before it stores its own end (the inspection's findings
    * are read then).
    */
-  storing?: { iterationId: string; stored: Promise<unknown> };
+  storing?: {
+    iterationId: string;
+    stored: Promise<unknown>;
+    /** The loop as the maker's activity read it. */
+    loop: PreparedLoop;
+    /** The iteration was made by this attempt: no earlier verification of it left anything to discard. */
+    fresh: boolean;
+  };
 }
 
 /**
@@ -111,13 +118,15 @@ export async function runVerification(
   besideGates: () => void = () => undefined,
   started: StartedVerification = {},
 ): Promise<VerificationResult> {
+  // Made while the rows are read: neither depends on them.
+  const dirs = verificationDirs(deps, input);
   const { verifying, verified, checkout } = await readIteration(deps, input, started);
   if (verified) {
     besideGates();
-    await checkout.catch(() => undefined);
+    await Promise.allSettled([checkout, dirs.buildDir, dirs.cacheDir]);
     return storedVerification(deps, verifying.iteration.id, input, verifying.contract.acceptanceCriteria);
   }
-  const prepared = await prepareCheckout(verifying, checkout);
+  const prepared = await prepareCheckout(verifying, checkout, dirs, started.storing?.fresh === true);
   try {
     return await verify(verifying, prepared, besideGates);
   } finally {
@@ -175,7 +184,7 @@ interface PreparedCheckout {
  * checkpoint, its checkout is made while the rows are read.
  */
 async function readIteration(deps: ActivityDeps, input: VerificationInput, started: StartedVerification) {
-  const prepared = early(preparedLoop(deps, input.loopId));
+  const prepared = early(started.storing ? Promise.resolve(started.storing.loop) : preparedLoop(deps, input.loopId));
   const { checkpointCommit } = input;
   const earlyCheckout =
     started.checkout ??
@@ -194,20 +203,31 @@ async function readIteration(deps: ActivityDeps, input: VerificationInput, start
   return { verifying, verified: iteration.verifiedAt !== null, checkout: earlyCheckout };
 }
 
-/** Discards an interrupted attempt's evidence and puts the base versions of the gates' entrypoints back in the checkout. */
+/** The verification's own build dir and the loop's caches, made (and the caches stripped) for it. */
+function verificationDirs(deps: ActivityDeps, input: VerificationInput) {
+  const go = input.gates.some((g) => path.basename(g.argv[0] ?? '') === 'go');
+  return {
+    buildDir: early(freshBuildDir(deps, input.loopId, { go })),
+    cacheDir: early(loopCaches(deps, input.loopId)),
+  };
+}
+
+/**
+ * Discards an interrupted attempt's evidence (none when the iteration is `fresh`) and puts the base
+ * versions of the gates' entrypoints back in the checkout.
+ */
 async function prepareCheckout(
   { deps, input, loop, iteration, contract }: Verifying,
   earlyCheckout: Promise<string>,
+  { buildDir, cacheDir }: ReturnType<typeof verificationDirs>,
+  fresh: boolean,
 ): Promise<PreparedCheckout> {
   const { checkpointCommit } = input;
-  const go = input.gates.some((g) => path.basename(g.argv[0] ?? '') === 'go');
-  const buildDir = early(freshBuildDir(deps, input.loopId, { go }));
   let changes: Promise<FileChange[]> | undefined;
   const branchChanges = () => (changes ??= early(loadChanges(loop.workspacePath, loop.baseCommit, checkpointCommit)));
   const testsGate = input.gates.find((g) => g.gate === 'tests');
   // Read while the checkout is made, when either use below needs them.
   if (!contract.allowGateConfigChanges || (testsGate && !contract.allowTestChanges)) void branchChanges();
-  const cacheDir = early(loopCaches(deps, input.loopId));
   const commits = {
     workspace: loop.workspacePath,
     baseCommit: loop.baseCommit,
@@ -219,7 +239,7 @@ async function prepareCheckout(
     : early(branchChanges().then((changed) => entrypointsToRestore(commits, changed)));
   // Evidence of an interrupted attempt is discarded (before any is stored): this attempt re-runs every gate.
   const [, checkout] = await inOrder([
-    discardVerificationAttempt(deps.prisma, iteration.id, VERIFICATION_FINDING_PREFIX),
+    fresh ? Promise.resolve() : discardVerificationAttempt(deps.prisma, iteration.id, VERIFICATION_FINDING_PREFIX),
     earlyCheckout,
   ]);
   // Gates (and set-up, which reads .npmrc and pip.conf) run with the base versions of their
