@@ -1,4 +1,4 @@
-import { minimatch } from 'minimatch';
+import { matchesGlob } from './glob-match';
 import { MAX_REVIEW_PARTS } from './review-limits';
 
 // What the review must see (docs/design.md §5.1): the diff of every changed file, in parts when it is too
@@ -98,7 +98,7 @@ export function exclusionOf(file: string, generated: ReturnType<typeof generated
 function matchesAttributePattern(file: string, pattern: string): boolean {
   const anchored = pattern.includes('/') && !pattern.endsWith('/');
   const glob = anchored ? pattern.replace(/^\//, '') : `**/${pattern.replace(/\/$/, '')}`;
-  return minimatch(file, glob, { dot: true });
+  return matchesGlob(file, glob, { dot: true });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { minimatch } from 'minimatch';
+import { matchesGlob } from '../../domain/glob-match';
 import { parse as parseYaml } from 'yaml';
 import { readPackageJson, type NodeFacts, type PackageJson } from './node-manifest';
 import { isRecord } from './util';
@@ -59,7 +59,7 @@ export async function readWorkspaceMembers(files: WorkspaceFiles, patterns: stri
   const depth = Math.max(...include.map((p) => (p.includes('**') ? 6 : p.split('/').length)));
   const members: Member[] = [];
   for (const dir of await files.directories(depth)) {
-    if (!include.some((p) => minimatch(dir, p)) || exclude.some((p) => minimatch(dir, p))) continue;
+    if (!include.some((p) => matchesGlob(dir, p)) || exclude.some((p) => matchesGlob(dir, p))) continue;
     if (!(await files.isFile(`${dir}/package.json`))) continue;
     const pkg = await readPackageJson(files, `${dir}/package.json`);
     if (pkg) members.push({ dir, pkg });

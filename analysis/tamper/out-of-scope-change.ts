@@ -1,4 +1,4 @@
-import { minimatch } from 'minimatch';
+import { matchesGlob } from '../../domain/glob-match';
 import { firstChangedLine } from './change-set';
 import type { TamperCheck, TamperFinding } from './types';
 
@@ -37,5 +37,5 @@ export const outOfScopeChange: TamperCheck = async ({ input, changes }) => {
 /** A glob, or a directory given without one (`migrations`, `migrations/`) meaning everything under it. */
 function matchesPathGlob(file: string, glob: string): boolean {
   const pattern = glob.replace(/^\.\//, '').replace(/\/+$/, '');
-  return minimatch(file, pattern, { dot: true }) || minimatch(file, `${pattern}/**`, { dot: true });
+  return matchesGlob(file, pattern, { dot: true }) || matchesGlob(file, `${pattern}/**`, { dot: true });
 }

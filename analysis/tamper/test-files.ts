@@ -1,4 +1,4 @@
-import { minimatch } from 'minimatch';
+import { matchesGlob } from '../../domain/glob-match';
 import { isRunnableSource, languageOf, withoutComments, type Language } from './languages';
 
 // Which files are tests, and how much a test file checks (test cases and assertions).
@@ -32,8 +32,8 @@ const JVM_MAIN = '**/src/main/**/*.{java,kt}';
 export function isTestFile(file: string): boolean {
   return (
     isRunnableSource(file) &&
-    TEST_FILE_GLOBS.some((glob) => minimatch(file, glob, { dot: true })) &&
-    ![...TEST_RESOURCES, JVM_MAIN].some((glob) => minimatch(file, glob, { dot: true }))
+    TEST_FILE_GLOBS.some((glob) => matchesGlob(file, glob, { dot: true })) &&
+    ![...TEST_RESOURCES, JVM_MAIN].some((glob) => matchesGlob(file, glob, { dot: true }))
   );
 }
 
@@ -57,8 +57,8 @@ const TEST_DATA_GLOBS = [
 export function isTestData(file: string): boolean {
   return (
     !isTestFile(file) &&
-    !minimatch(file, JVM_MAIN, { dot: true }) &&
-    TEST_DATA_GLOBS.some((glob) => minimatch(file, glob, { dot: true }))
+    !matchesGlob(file, JVM_MAIN, { dot: true }) &&
+    TEST_DATA_GLOBS.some((glob) => matchesGlob(file, glob, { dot: true }))
   );
 }
 
