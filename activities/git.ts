@@ -19,6 +19,11 @@ export function git(cwd: string, args: string[], maxBuffer = DEFAULT_MAX_BUFFER)
   return runGit(cwd, args, { maxBuffer, timeoutMs: GIT_TIMEOUT_MS });
 }
 
+/** git given `stdin`, its output as bytes (`cat-file --batch` frames objects by their byte sizes). */
+export function gitBytes(cwd: string, args: string[], stdin: string, maxBuffer = DEFAULT_MAX_BUFFER): Promise<Buffer> {
+  return runGitBytes(cwd, args, { maxBuffer, timeoutMs: GIT_TIMEOUT_MS, stdin });
+}
+
 /** git with a scratch index file in place of the repository's own (read-tree, checkout-index). */
 export function gitWithIndex(cwd: string, indexFile: string, args: string[]): Promise<string> {
   return runGit(cwd, args, { timeoutMs: GIT_TIMEOUT_MS, env: { GIT_INDEX_FILE: indexFile } });
@@ -327,9 +332,14 @@ interface RunOptions {
   remote?: RemoteAccess;
   timeoutMessage?: string;
   env?: Record<string, string>;
+  stdin?: string;
 }
 
 async function runGit(cwd: string, args: string[], options: RunOptions): Promise<string> {
+  return (await runGitBytes(cwd, args, options)).toString('utf8');
+}
+
+async function runGitBytes(cwd: string, args: string[], options: RunOptions): Promise<Buffer> {
   const maxBuffer = options.maxBuffer ?? DEFAULT_MAX_BUFFER;
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
@@ -348,6 +358,7 @@ async function runGit(cwd: string, args: string[], options: RunOptions): Promise
     args: [...gitConfigArgs(options.remote), ...args],
     cwd,
     env: { ...gitEnvironment(cwd, options.remote), ...options.env },
+    ...(options.stdin !== undefined && { stdin: options.stdin }),
     onStdout: (chunk) => {
       stdoutBytes += chunk.length;
       if (stdoutBytes > maxBuffer) stop(`output exceeded ${maxBuffer} bytes`);
@@ -373,5 +384,5 @@ async function runGit(cwd: string, args: string[], options: RunOptions): Promise
     const reason = failure ? [failure, message].filter(Boolean).join(': ') : message || `exit ${code ?? signal}`;
     throw new GitError(`git ${args.join(' ')} failed: ${reason}`);
   }
-  return Buffer.concat(stdout).toString('utf8');
+  return Buffer.concat(stdout);
 }

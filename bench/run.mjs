@@ -1,4 +1,4 @@
-// `npm run bench [-- name ...]`: runs the selected benches (the seven quick ones by default) one after
+// `npm run bench [-- name ...]`: runs the selected benches (the eight quick ones by default) one after
 // another, each in its own process with its own service, then writes bench/results/SUMMARY.md from every
 // result there (a bench not run this time keeps its last figures, with the date they were measured).
 // `parked` (2,000 loops waiting for a decision, about 15 minutes) runs only when named:
@@ -19,6 +19,7 @@ const BENCHES = {
   recovery: { title: 'Recovery after a worker is killed' },
   history: { title: 'History size' },
   setup: { title: 'Verification set-up per iteration' },
+  inspection: { title: "The checkpoint's tamper and scope check on a sweeping change" },
   parked: { title: 'Loops waiting for a decision', file: 'parked-loops', optIn: true },
 };
 const fileOf = (name) => BENCHES[name].file ?? name;

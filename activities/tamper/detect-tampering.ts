@@ -29,6 +29,12 @@ export async function detectTampering(input: TamperInput): Promise<TamperFinding
     read,
     input.collectedTests,
   );
+  // The rules read the changed tests one after another: asked for together, they are read by a few git
+  // processes (cachedReader), not two apiece.
+  for (const { basePath, checkpointPath } of changes) {
+    if (basePath && isTest(basePath)) void early(read(input.baseCommit, basePath));
+    if (checkpointPath && isTest(checkpointPath)) void early(read(input.checkpointCommit, checkpointPath));
+  }
   return tamperFindings({
     input,
     changes,

@@ -115,6 +115,42 @@ test('readAt: a file’s text, null for a path the commit lacks, a failure still
   expect(await read(base, 'src/gone.js')).toBe('gone();\n');
 });
 
+test('the cached reader, asked many reads at once, answers each as readAt does: texts, null, a failure, odd names, a directory', async () => {
+  const { dir, base, checkpoint } = branch();
+  fs.writeFileSync(path.join(dir, 'line\nbreak.js'), 'newline();\n');
+  for (let i = 0; i < 250; i++) fs.writeFileSync(path.join(dir, `many-${i}.js`), `m(${i});\n`);
+  const later = commit(dir);
+  const missingCommit = 'f'.repeat(40);
+  const asks: Array<[string, string]> = [
+    [base, 'src/keep.js'],
+    [checkpoint, 'src/keep.js'],
+    [base, 'src/gone.js'],
+    [checkpoint, 'src/gone.js'],
+    [checkpoint, 'src/nouveau é.js'],
+    [checkpoint, 'src/tab\tname.js'],
+    [base, 'assets/logo.bin'],
+    [later, 'line\nbreak.js'],
+    [later, 'src'],
+    [later, 'absent/file.js'],
+    [missingCommit, 'src/keep.js'],
+    // More than one batch's worth (BATCH_SIZE).
+    ...Array.from({ length: 250 }, (_, i): [string, string] => [later, `many-${i}.js`]),
+  ];
+  const settle = (p: Promise<string | null>) =>
+    p.then(
+      (text) => ({ text }),
+      (err: Error) => ({ failed: !!err }),
+    );
+  const read = cachedReader(dir);
+  const batched = await Promise.all(asks.map(([commit, file]) => settle(read(commit, file))));
+  const one = await Promise.all(asks.map(([commit, file]) => settle(readAt(dir, commit, file))));
+  expect(batched).toEqual(one);
+  expect(batched[0]).toEqual({ text: 'a();\n-- a/keep.js\nc();\n' });
+  expect(batched[3]).toEqual({ text: null });
+  expect(batched[10]).toEqual({ failed: true });
+  expect(batched.at(-1)).toEqual({ text: 'm(249);\n' });
+});
+
 test('the same two commits are read once by git, each caller getting a list of its own; a failed read is not kept', async () => {
   const { dir, base, checkpoint } = branch();
   const first = await loadChanges(dir, base, checkpoint);
