@@ -5,7 +5,14 @@ import { runMaker } from '../../activities/maker';
 import { prepareThenDeliver, type PrepareThenDeliverInput } from '../../activities/prepare-then-deliver';
 import { recordVerdict } from '../../activities/records';
 import { computeVerdict } from '../../domain/judge';
-import { inActivity, loopActivity, preparedLoop, TESTS_GATE, useActivityTestBed } from '../support/activity-test-bed';
+import {
+  firstMakerInput,
+  inActivity,
+  loopActivity,
+  preparedLoop,
+  TESTS_GATE,
+  useActivityTestBed,
+} from '../support/activity-test-bed';
 import { CORRECT_SUM } from '../support/fixture-repo';
 
 // The activity that prepares a passed change's delivery delivers it when nothing stands in the way
@@ -23,18 +30,7 @@ const prepareThenDeliverAttempt = (n: number, input: PrepareThenDeliverInput) =>
 async function passedLoop(): Promise<{ repo: string; loopId: string; input: PrepareThenDeliverInput }> {
   const { repo, loopId } = await preparedLoop(bed);
   const fix = `printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`;
-  await inActivity(loopActivity(loopId), () =>
-    runMaker(bed.deps, {
-      loopId,
-      sequence: 1,
-      roundIteration: 1,
-      maxIterations: 3,
-      contractVersion: 1,
-      directives: [],
-      maker: { backend: 'command', argv: ['sh', '-c', fix], timeoutSeconds: 60 },
-      inspect: { gates: [TESTS_GATE] },
-    }),
-  );
+  await inActivity(loopActivity(loopId), () => runMaker(bed.deps, firstMakerInput(loopId, fix)));
   const report = computeVerdict({
     roundIteration: 1,
     maxIterations: 3,

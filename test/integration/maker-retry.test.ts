@@ -8,7 +8,13 @@ import { ActivityCancellationDetails } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { runMaker } from '../../activities/maker';
 import { loadConfig } from '../../config/service-config';
-import { inActivity, loopActivity, preparedLoop, TESTS_GATE, useActivityTestBed } from '../support/activity-test-bed';
+import {
+  firstMakerInput,
+  inActivity,
+  loopActivity,
+  preparedLoop,
+  useActivityTestBed,
+} from '../support/activity-test-bed';
 import { CORRECT_SUM } from '../support/fixture-repo';
 
 // A worker that dies after storing the maker's result but before storing the checkpoint's tamper and
@@ -23,27 +29,13 @@ async function preparedLoopAttempt(): Promise<{ loopId: string; activity: MockAc
   return { loopId, activity: loopActivity(loopId) };
 }
 
-/** The maker input of iteration 1, running `script` as a command maker. */
-function makerInput(loopId: string, script: string) {
-  return {
-    loopId,
-    sequence: 1,
-    roundIteration: 1,
-    maxIterations: 3,
-    contractVersion: 1,
-    directives: [],
-    maker: { backend: 'command' as const, argv: ['sh', '-c', script], timeoutSeconds: 60 },
-    inspect: { gates: [TESTS_GATE] },
-  };
-}
-
 test('a retry after the inspection was lost checks the stored checkpoint again, without running the maker', async () => {
   const { loopId, activity } = await preparedLoopAttempt();
 
   // The maker fixes the code and deletes the tests; each run leaves a line outside the workspace.
   const runs = path.join(bed.dir, 'maker-runs.txt');
   const script = `echo run >> ${runs}; printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js; rm test/sum.test.js`;
-  const input = makerInput(loopId, script);
+  const input = firstMakerInput(loopId, script);
   const first = await inActivity(activity, () => runMaker(bed.deps, input));
   expect(first.inspected?.map((f) => [f.findingId, f.title, f.severity])).toEqual([
     ['TMP-001', 'Existing test file deleted', 'BLOCKER'],
@@ -68,7 +60,7 @@ test('a retry after the inspection was lost checks the stored checkpoint again, 
 
 test('an attempt its dying worker never recorded is recorded as INTERRUPTED when the maker runs again', async () => {
   const { loopId, activity } = await preparedLoopAttempt();
-  const input = makerInput(loopId, `printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`);
+  const input = firstMakerInput(loopId, `printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`);
   await inActivity(activity, () => runMaker(bed.deps, input));
   // The worker died while the maker ran: neither its record nor its result were stored.
   await bed.db.prisma.executionRecord.deleteMany({ where: { loopId } });
@@ -112,7 +104,7 @@ test('a maker its worker cancels at the end of the shutdown grace period is reco
   const { loopId, activity } = await preparedLoopAttempt();
   // A maker that runs until the process is stopped; it says when it has started.
   const started = path.join(bed.dir, `started-${loopId}`);
-  const held = makerInput(loopId, `touch ${started}; while :; do sleep 1; done`);
+  const held = firstMakerInput(loopId, `touch ${started}; while :; do sleep 1; done`);
   const run = inActivity(activity, () => runMaker(bed.deps, held)).catch((err: unknown) => err);
   for (let i = 0; i < 600 && !fs.existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
   expect(fs.existsSync(started)).toBe(true);
@@ -128,7 +120,7 @@ test('a maker its worker cancels at the end of the shutdown grace period is reco
   // The next attempt (after the restart) finds that run recorded and adds only its own.
   const retry = loopActivity(loopId, 2);
   await inActivity(retry, () =>
-    runMaker(bed.deps, makerInput(loopId, `printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`)),
+    runMaker(bed.deps, firstMakerInput(loopId, `printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`)),
   );
   const records = await bed.db.prisma.executionRecord.findMany({
     where: { loopId, role: 'maker', kind: 'AGENT_PROCESS' },
@@ -141,7 +133,7 @@ test('a loop that cancels its maker gets a CANCELLED record, not an INTERRUPTED 
   const { loopId, activity } = await preparedLoopAttempt();
   const started = path.join(bed.dir, `started-${loopId}`);
   const run = inActivity(activity, () =>
-    runMaker(bed.deps, makerInput(loopId, `touch ${started}; while :; do sleep 1; done`)),
+    runMaker(bed.deps, firstMakerInput(loopId, `touch ${started}; while :; do sleep 1; done`)),
   ).catch((err: unknown) => err);
   for (let i = 0; i < 600 && !fs.existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
   activity.cancel();
@@ -165,7 +157,7 @@ test('a built-in maker cut short records the model calls it made, the cut one to
   try {
     const { loopId, activity } = await preparedLoopAttempt();
     const input = {
-      ...makerInput(loopId, ''),
+      ...firstMakerInput(loopId, ''),
       maker: {
         backend: 'llm' as const,
         provider: 'openai' as const,

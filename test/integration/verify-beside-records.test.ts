@@ -2,7 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { makerThenVerify } from '../../activities/maker-then-verify';
 import type { ResolvedGate } from '../../domain/gates';
-import { inActivity, loopActivity, preparedLoop, TESTS_GATE, useActivityTestBed } from '../support/activity-test-bed';
+import {
+  firstMakerInput,
+  inActivity,
+  loopActivity,
+  preparedLoop,
+  TESTS_GATE,
+  useActivityTestBed,
+} from '../support/activity-test-bed';
 import { CORRECT_SUM } from '../support/fixture-repo';
 
 // The maker's activity starts the gates on its checkpoint while it stores the maker's result and the
@@ -33,14 +40,7 @@ test("the gates start on the checkpoint before the maker's result is stored, and
     ({ loopId, status: 'RUNNING', phase, roundIteration: 1, lastVerdict: null, failureReason: null, move: n }) as const;
   const run = inActivity(loopActivity(loopId), () =>
     makerThenVerify(bed.deps, {
-      loopId,
-      sequence: 1,
-      roundIteration: 1,
-      maxIterations: 3,
-      contractVersion: 1,
-      directives: [],
-      maker: { backend: 'command', argv: ['sh', '-c', fix], timeoutSeconds: 60 },
-      inspect: { gates: [gate] },
+      ...firstMakerInput(loopId, fix, [gate]),
       verify: {
         progress: move(2, 'VERIFY'),
         review: { reviewer: { backend: 'llm' }, profile: null, priorSignatures: [], progress: move(3, 'REVIEW') },

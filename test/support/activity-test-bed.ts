@@ -48,6 +48,20 @@ export const TESTS_GATE: ResolvedGate = {
   detail: 'the contract',
 };
 
+/** The maker input of a loop's first iteration, running `script` as a command maker (sh -c) checked against `gates`. */
+export function firstMakerInput(loopId: string, script: string, gates: ResolvedGate[] = [TESTS_GATE]) {
+  return {
+    loopId,
+    sequence: 1,
+    roundIteration: 1,
+    maxIterations: 3,
+    contractVersion: 1,
+    directives: [],
+    maker: { backend: 'command' as const, argv: ['sh', '-c', script], timeoutSeconds: 60 },
+    inspect: { gates },
+  };
+}
+
 /** The environment of attempt `attempt` of an activity of the loop's first run. */
 export function loopActivity(loopId: string, attempt = 1): MockActivityEnvironment {
   return new MockActivityEnvironment({ attempt, workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' } });
