@@ -143,11 +143,16 @@ async function readBatch(workspace: string, reads: BatchRead[]): Promise<void> {
     return;
   }
   const answers = catFileAnswers(out, names.length);
+  if (answers.length !== names.length) {
+    // Output this parser did not follow: nothing is read as absent on its word.
+    for (const r of batched) void byReadAt(r);
+    return;
+  }
   const missingCommits = new Set(commits.filter((_, i) => answers[i]?.type !== 'commit'));
   batched.forEach((r, i) => {
-    const answer = answers[commits.length + i];
+    const answer = answers[commits.length + i]!;
     if (missingCommits.has(r.commit)) void byReadAt(r);
-    else if (answer === undefined || answer.type === 'missing') r.resolve(null);
+    else if (answer.type === 'missing') r.resolve(null);
     else if (answer.type === 'blob') r.resolve(answer.content.toString('utf8'));
     else void byReadAt(r);
   });
