@@ -16,7 +16,8 @@ import { CORRECT_SUM } from '../support/fixture-repo';
 // inspection's findings (activities/maker-then-verify.ts), and marks the iteration verified only after
 // those rows. Here the iteration's row is held locked by another transaction from the agent's run on, so
 // the maker's result cannot be stored until the test lets go: the gate must start all the same, and the
-// activity still end with everything stored. Real Postgres, real git, real processes.
+// activity still end with everything stored; a result that cannot be stored at all fails the activity
+// only once the gate has ended. Real Postgres, real git, real processes.
 
 const bed = useActivityTestBed('verify-beside-records');
 
@@ -79,4 +80,54 @@ test("the gates start on the checkpoint before the maker's result is stored, and
   expect(stored.inspectedAt).not.toBeNull();
   expect(stored.verifiedAt).not.toBeNull();
   expect(stored.verifiedAt!.getTime()).toBeGreaterThanOrEqual(stored.makerFinishedAt!.getTime());
+}, 120_000);
+
+test("a maker's result that cannot be stored fails the activity only once the gates it started have ended", async () => {
+  const { loopId } = await preparedLoop(bed);
+  const go = path.join(bed.dir, `go-${loopId}`);
+  const gateStarted = path.join(bed.dir, `gate-${loopId}`);
+  const release = path.join(bed.dir, `release-${loopId}`);
+  const gateEnded = path.join(bed.dir, `ended-${loopId}`);
+  const fix = `until [ -f ${go} ]; do sleep 0.05; done; printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`;
+  // The gate runs until the test releases it, then its tests, then says it ended.
+  const held = `touch ${gateStarted}; until [ -f ${release} ]; do sleep 0.05; done; node --test; touch ${gateEnded}`;
+  const gate: ResolvedGate = { ...TESTS_GATE, argv: ['sh', '-c', held] };
+  const move = (n: number, phase: 'VERIFY' | 'REVIEW') =>
+    ({ loopId, status: 'RUNNING', phase, roundIteration: 1, lastVerdict: null, failureReason: null, move: n }) as const;
+  let endedWhenSettled: boolean | null = null;
+  const run = inActivity(loopActivity(loopId), () =>
+    makerThenVerify(bed.deps, {
+      ...firstMakerInput(loopId, fix, [gate]),
+      verify: {
+        progress: move(2, 'VERIFY'),
+        review: { reviewer: { backend: 'llm' }, profile: null, priorSignatures: [], progress: move(3, 'REVIEW') },
+        budget: { maxAgentSeconds: 1 },
+        usageBefore: { tokens: 0, costUsd: 0, agentMs: 5_000 },
+      },
+    }),
+  ).then(
+    () => null,
+    (err: unknown) => {
+      endedWhenSettled = fs.existsSync(gateEnded);
+      return err;
+    },
+  );
+  const iteration = () => bed.db.prisma.iteration.findFirst({ where: { loopId, sequence: 1 } });
+  expect(await until(async () => (await iteration())?.makerPid != null)).toBe(true);
+  const { id } = (await iteration())!;
+  // The row goes while the maker's result waits to be written: that write then fails.
+  await bed.db.prisma.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT id FROM "Iteration" WHERE id = ${id} FOR NO KEY UPDATE`;
+      fs.writeFileSync(go, '');
+      expect(await until(() => fs.existsSync(gateStarted))).toBe(true);
+      await tx.$executeRaw`DELETE FROM "Iteration" WHERE id = ${id}`;
+    },
+    { timeout: 60_000 },
+  );
+  fs.writeFileSync(release, '');
+  const failure = await run;
+  expect(failure).toBeInstanceOf(Error);
+  // Nothing of the attempt outlived it: the gate had ended when the activity failed.
+  expect(endedWhenSettled).toBe(true);
 }, 120_000);
