@@ -30,27 +30,34 @@ async function until(seen: () => boolean | Promise<boolean>): Promise<boolean> {
   return false;
 }
 
-test("the gates start on the checkpoint before the maker's result is stored, and the iteration is verified after it", async () => {
-  const { loopId } = await preparedLoop(bed);
-  const go = path.join(bed.dir, `go-${loopId}`);
-  const gateStarted = path.join(bed.dir, `gate-${loopId}`);
-  // The maker waits for the test's word (given once the row is locked), then fixes the code.
+/**
+ * The maker's activity of the loop's first iteration: a maker that waits for the file `go`, then fixes
+ * the code, and `gate`. No review is asked (the budget is spent before the maker), so no model is called.
+ */
+function makerThenVerifyOnWord(loopId: string, go: string, gate: ResolvedGate) {
   const fix = `until [ -f ${go} ]; do sleep 0.05; done; printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`;
-  const gate: ResolvedGate = { ...TESTS_GATE, argv: ['sh', '-c', `touch ${gateStarted} && node --test`] };
-  const move = (n: number, phase: 'MAKER' | 'VERIFY' | 'REVIEW') =>
+  const move = (n: number, phase: 'VERIFY' | 'REVIEW') =>
     ({ loopId, status: 'RUNNING', phase, roundIteration: 1, lastVerdict: null, failureReason: null, move: n }) as const;
-  const run = inActivity(loopActivity(loopId), () =>
+  return inActivity(loopActivity(loopId), () =>
     makerThenVerify(bed.deps, {
       ...firstMakerInput(loopId, fix, [gate]),
       verify: {
         progress: move(2, 'VERIFY'),
         review: { reviewer: { backend: 'llm' }, profile: null, priorSignatures: [], progress: move(3, 'REVIEW') },
-        // Spent before the maker: no review is asked, so no model is called.
         budget: { maxAgentSeconds: 1 },
         usageBefore: { tokens: 0, costUsd: 0, agentMs: 5_000 },
       },
     }),
   );
+}
+
+test("the gates start on the checkpoint before the maker's result is stored, and the iteration is verified after it", async () => {
+  const { loopId } = await preparedLoop(bed);
+  const go = path.join(bed.dir, `go-${loopId}`);
+  const gateStarted = path.join(bed.dir, `gate-${loopId}`);
+  // The maker's word is given once the row is locked.
+  const gate: ResolvedGate = { ...TESTS_GATE, argv: ['sh', '-c', `touch ${gateStarted} && node --test`] };
+  const run = makerThenVerifyOnWord(loopId, go, gate);
   const iteration = () => bed.db.prisma.iteration.findFirst({ where: { loopId, sequence: 1 } });
   // Locked once the agent runs (its pid is stored on the row before that): no UPDATE of the row passes then.
   expect(await until(async () => (await iteration())?.makerPid != null)).toBe(true);
@@ -88,24 +95,11 @@ test("a maker's result that cannot be stored fails the activity only once the ga
   const gateStarted = path.join(bed.dir, `gate-${loopId}`);
   const release = path.join(bed.dir, `release-${loopId}`);
   const gateEnded = path.join(bed.dir, `ended-${loopId}`);
-  const fix = `until [ -f ${go} ]; do sleep 0.05; done; printf '${CORRECT_SUM.replace(/\n/g, '\\n')}' > src/sum.js`;
   // The gate runs until the test releases it, then its tests, then says it ended.
   const held = `touch ${gateStarted}; until [ -f ${release} ]; do sleep 0.05; done; node --test; touch ${gateEnded}`;
   const gate: ResolvedGate = { ...TESTS_GATE, argv: ['sh', '-c', held] };
-  const move = (n: number, phase: 'VERIFY' | 'REVIEW') =>
-    ({ loopId, status: 'RUNNING', phase, roundIteration: 1, lastVerdict: null, failureReason: null, move: n }) as const;
   let endedWhenSettled: boolean | null = null;
-  const run = inActivity(loopActivity(loopId), () =>
-    makerThenVerify(bed.deps, {
-      ...firstMakerInput(loopId, fix, [gate]),
-      verify: {
-        progress: move(2, 'VERIFY'),
-        review: { reviewer: { backend: 'llm' }, profile: null, priorSignatures: [], progress: move(3, 'REVIEW') },
-        budget: { maxAgentSeconds: 1 },
-        usageBefore: { tokens: 0, costUsd: 0, agentMs: 5_000 },
-      },
-    }),
-  ).then(
+  const run = makerThenVerifyOnWord(loopId, go, gate).then(
     () => null,
     (err: unknown) => {
       endedWhenSettled = fs.existsSync(gateEnded);
