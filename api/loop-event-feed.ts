@@ -1,6 +1,7 @@
 import { TERMINAL_STATUSES, type LoopStatus } from '../domain/loop-state';
 import type { PrismaClient } from '../store/db';
-import { feedSnapshot } from '../store/loop-feed';
+import { feedSnapshot, type FeedSource } from '../store/loop-feed';
+import type { DueRows } from '../store/read-model';
 import { timelineEvents } from './loop-timeline';
 import type { TimelineEvent } from './timeline-schemas';
 
@@ -30,6 +31,19 @@ export interface FeedBatch {
   held: boolean;
 }
 
+/** `<table>:<id>` sources grouped by table. */
+function dueRows(sources: Iterable<string>): DueRows {
+  const rows = new Map<FeedSource, string[]>();
+  for (const source of sources) {
+    const at = source.indexOf(':');
+    const table = source.slice(0, at) as FeedSource;
+    const ids = rows.get(table) ?? [];
+    ids.push(source.slice(at + 1));
+    rows.set(table, ids);
+  }
+  return rows;
+}
+
 /** The events after `position` that can be served now; null when there is no such loop. */
 export async function nextBatch(prisma: PrismaClient, loopId: string, position: number): Promise<FeedBatch | null> {
   const { horizon, loop, rows } = await feedSnapshot(prisma, loopId);
@@ -39,7 +53,9 @@ export async function nextBatch(prisma: PrismaClient, loopId: string, position: 
   const waiting = rows.some((r) => r.xid >= horizon);
   const events: FeedEvent[] = [];
   if (due.size) {
-    for (const { source, event } of await timelineEvents(prisma, loopId)) {
+    // Only the tables and rows due are read: most batches are a row or two of a long timeline.
+    const only = due.size < rows.length ? dueRows(due.keys()) : undefined;
+    for (const { source, event } of await timelineEvents(prisma, loopId, only)) {
       const xid = due.get(source);
       if (xid !== undefined) events.push({ event, xid });
     }

@@ -1,7 +1,7 @@
 import { verdictRuleOf, type StoredJudgeReport } from '../domain/verdict-explanation';
 import type { PrismaClient } from '../store/db';
 import type { FeedSource } from '../store/loop-feed';
-import { timelineRows } from '../store/read-model';
+import { timelineRows, type DueRows } from '../store/read-model';
 import { loadLoop } from './load-loop';
 import type { TimelineEvent, TimelineEventKind } from './timeline-schemas';
 
@@ -46,9 +46,16 @@ export async function loopTimeline(prisma: PrismaClient, loopId: string): Promis
   return { loopId: loop.id, status: loop.status, phase: loop.phase, events: events.map((e) => e.event) };
 }
 
-/** Every event of the loop's timeline with its source row, in time order. */
-export async function timelineEvents(prisma: PrismaClient, loopId: string): Promise<SourcedEvent[]> {
-  const [phases, contracts, evidence, executions, verdicts, escalations, waiting] = await timelineRows(prisma, loopId);
+/**
+ * Every event of the loop's timeline with its source row, in time order; with `due`, those of the due rows
+ * and of the rows read beside them (store/read-model.ts, DueRows), each as the whole timeline has it.
+ */
+export async function timelineEvents(prisma: PrismaClient, loopId: string, due?: DueRows): Promise<SourcedEvent[]> {
+  const [phases, contracts, evidence, executions, verdicts, escalations, waiting] = await timelineRows(
+    prisma,
+    loopId,
+    due,
+  );
 
   const events: SourcedEvent[] = [
     ...phaseEvents(phases),

@@ -1,4 +1,5 @@
 import type { PrismaClient } from './db';
+import type { FeedSource } from './loop-feed';
 
 // The API's reads of whole loops: its list, its detail, an iteration's explanation and the timeline.
 
@@ -55,42 +56,65 @@ export function iterationWithFindings(db: PrismaClient, loopId: string, sequence
   });
 }
 
-/** Everything the loop's timeline is made of, read at once (large texts left out). */
-export function timelineRows(db: PrismaClient, loopId: string) {
+/**
+ * The timeline's rows a reader needs, by the table they are in (store/loop-feed.ts names them): only the
+ * rows of these ids, except where an event depends on its neighbours — every phase when one is due (they
+ * number iterations and last until the next), every verdict and escalation when one of those or a decision
+ * is (an escalation's iteration is its verdict's).
+ */
+export type DueRows = ReadonlyMap<FeedSource, readonly string[]>;
+
+/** Everything the loop's timeline is made of, read at once (large texts left out); with `due`, only what it needs. */
+export function timelineRows(db: PrismaClient, loopId: string, due?: DueRows) {
+  const wanted = (table: FeedSource) => !due || due.has(table);
+  const ids = (table: FeedSource) => (due ? { id: { in: [...(due.get(table) ?? [])] } } : {});
+  const escalationsWanted = wanted('Verdict') || wanted('Escalation') || wanted('Decision');
   return Promise.all([
-    db.loopEvent.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } }),
-    db.contractVersion.findMany({
-      where: { loopId },
-      orderBy: { version: 'asc' },
-      select: { id: true, version: true, hash: true, reason: true, createdAt: true },
-    }),
-    db.evidence.findMany({
-      where: { loopId },
-      select: {
-        id: true,
-        gate: true,
-        gateOrder: true,
-        status: true,
-        source: true,
-        sourceDetail: true,
-        command: true,
-        startTime: true,
-        endTime: true,
-        exitCode: true,
-        timeoutStatus: true,
-        testCounts: true,
-        failureReason: true,
-        createdAt: true,
-        iteration: { select: { sequence: true } },
-      },
-    }),
-    db.executionRecord.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } }),
-    db.verdict.findMany({
-      where: { loopId },
-      include: { iteration: { select: { sequence: true } } },
-      orderBy: { createdAt: 'asc' },
-    }),
-    db.escalation.findMany({ where: { loopId }, include: { decisions: true }, orderBy: { sequence: 'asc' } }),
-    db.loop.findUnique({ where: { id: loopId }, select: { waitingFor: true, waitingSince: true } }),
+    wanted('LoopEvent') ? db.loopEvent.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } }) : [],
+    wanted('ContractVersion')
+      ? db.contractVersion.findMany({
+          where: { loopId, ...ids('ContractVersion') },
+          orderBy: { version: 'asc' },
+          select: { id: true, version: true, hash: true, reason: true, createdAt: true },
+        })
+      : [],
+    wanted('Evidence')
+      ? db.evidence.findMany({
+          where: { loopId, ...ids('Evidence') },
+          select: {
+            id: true,
+            gate: true,
+            gateOrder: true,
+            status: true,
+            source: true,
+            sourceDetail: true,
+            command: true,
+            startTime: true,
+            endTime: true,
+            exitCode: true,
+            timeoutStatus: true,
+            testCounts: true,
+            failureReason: true,
+            createdAt: true,
+            iteration: { select: { sequence: true } },
+          },
+        })
+      : [],
+    wanted('ExecutionRecord')
+      ? db.executionRecord.findMany({ where: { loopId, ...ids('ExecutionRecord') }, orderBy: { createdAt: 'asc' } })
+      : [],
+    escalationsWanted
+      ? db.verdict.findMany({
+          where: { loopId },
+          include: { iteration: { select: { sequence: true } } },
+          orderBy: { createdAt: 'asc' },
+        })
+      : [],
+    escalationsWanted
+      ? db.escalation.findMany({ where: { loopId }, include: { decisions: true }, orderBy: { sequence: 'asc' } })
+      : [],
+    wanted('LoopWaiting')
+      ? db.loop.findUnique({ where: { id: loopId }, select: { waitingFor: true, waitingSince: true } })
+      : null,
   ]);
 }

@@ -3,6 +3,7 @@ import { FEED_START, nextBatch, type FeedEvent } from '../../api/loop-event-feed
 import { timelineEvents } from '../../api/loop-timeline';
 import { closeWithDecision, openEscalation } from '../../store/escalations';
 import { clearWaiting, markWaiting } from '../../store/loop-waiting';
+import { insertExecutionRecord } from '../../store/execution-records';
 import { moveLoop } from '../../store/progress';
 import { insertLoop, useTestDatabase } from '../support/database';
 
@@ -127,4 +128,54 @@ test('what a loop waits for comes with each attempt that meets the outage, and l
   expect((await timelineEvents(db.prisma, loopId)).map((e) => e.event.kind)).not.toContain('waiting');
   await move(loopId, 'JUDGE');
   expect(titles((await collect(loopId, second.batch.position, 1)).events)).toEqual(['phase JUDGE']);
+});
+
+test('a batch reads only the rows due, yet each event is what the whole timeline says of its row', async () => {
+  const loopId = await insertLoop(db.prisma, { status: 'RUNNING', phase: 'PREPARING' });
+  await move(loopId, 'MAKER');
+  const record = (role: string) =>
+    insertExecutionRecord(db.prisma, {
+      loopId,
+      role,
+      kind: 'MODEL_CALL',
+      provider: 'openai',
+      outcome: 'VALID_LEDGER',
+      latencyMs: 40,
+      iterationSeq: 1,
+    });
+  await record('reviewer');
+  const first = await collect(loopId, FEED_START, 2);
+  expect(titles(first.events)).toEqual([
+    'phase MAKER',
+    'model_call reviewer model call: openai → VALID_LEDGER',
+  ]);
+
+  // Each of these commits alone: a record, a gate's evidence, a phase (whose predecessor's duration it ends).
+  await record('triage');
+  await db.prisma.evidence.create({
+    data: {
+      loopId,
+      gate: 'tests',
+      gateOrder: 0,
+      status: 'PASSED',
+      source: 'RUNNER_JSON',
+      command: ['npm', 'test'],
+      executionId: randomUUID(),
+      stdout: 'x'.repeat(10_000),
+      stderr: '',
+      assertionEvidence: [],
+      exitCode: 0,
+    },
+  });
+  await move(loopId, 'REVIEW');
+  const next = await collect(loopId, first.batch.position, 3);
+  const whole = new Map((await timelineEvents(db.prisma, loopId)).map((e) => [e.event.title, e.event]));
+  expect(titles(next.events)).toEqual([
+    'model_call triage model call: openai → VALID_LEDGER',
+    'command tests: PASSED (exit 0)',
+    'phase REVIEW',
+  ]);
+  for (const { event } of next.events) expect(event).toEqual(whole.get(event.title));
+  // The earlier phase's row was not written again: it is not sent again, though its duration now has an end.
+  expect(next.events.map((e) => e.event.title)).not.toContain('MAKER');
 });
