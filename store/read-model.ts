@@ -12,6 +12,23 @@ export function loopsNewestFirst(db: PrismaClient, query: { status?: string; lim
   });
 }
 
+// A gate's output has endpoints of its own: a detail polled while the loop runs does not carry it.
+const GATE_OUTPUT = { stdout: true, stderr: true } as const;
+// What the detail view shows of a finding (api/loop-views.ts); the rest is the iteration's explanation's.
+const FINDING_SHOWN = {
+  findingId: true,
+  title: true,
+  topic: true,
+  severity: true,
+  validity: true,
+  signature: true,
+  source: true,
+  rule: true,
+  location: true,
+  evidence: true,
+  failureScenario: true,
+} as const;
+
 /** The loop with everything its detail view shows, or null. */
 export function loopWithHistory(db: PrismaClient, id: string) {
   return db.loop.findUnique({
@@ -22,14 +39,22 @@ export function loopWithHistory(db: PrismaClient, id: string) {
         orderBy: { sequence: 'asc' },
         include: {
           verdict: true,
-          evidence: { orderBy: { gateOrder: 'asc' } },
-          findings: { orderBy: { findingId: 'asc' } },
+          evidence: { orderBy: { gateOrder: 'asc' }, omit: GATE_OUTPUT },
+          findings: { orderBy: { findingId: 'asc' }, select: FINDING_SHOWN },
         },
       },
       escalations: { orderBy: { sequence: 'asc' }, include: { decisions: true } },
-      executions: { where: { role: 'decision' }, orderBy: { createdAt: 'asc' } },
+      executions: {
+        where: { role: 'decision' },
+        orderBy: { createdAt: 'asc' },
+        select: { provider: true, detail: true, createdAt: true },
+      },
       // Set-up in the maker's workspace belongs to the loop, not to an iteration.
-      evidence: { where: { iterationId: null }, orderBy: [{ startTime: 'asc' }, { gateOrder: 'asc' }] },
+      evidence: {
+        where: { iterationId: null },
+        orderBy: [{ startTime: 'asc' }, { gateOrder: 'asc' }],
+        omit: GATE_OUTPUT,
+      },
     },
   });
 }
