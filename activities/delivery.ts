@@ -15,6 +15,7 @@ import { iterationWithVerdict } from '../store/iterations';
 import { loopById, recordDelivery } from '../store/loops';
 import { finalReport, storeFinalReport, storePatchReport } from '../store/reports';
 import { baseDrift } from './base-drift';
+import type { DeliveryPreparation } from './prepare-delivery';
 import { changeImpact } from './context-impact';
 import { git, GitError, pushBranch } from './git';
 import { early, inOrder } from './in-order';
@@ -47,7 +48,11 @@ const DELIVERY_ATTEMPTS = 3;
  * verified and kept (workspace, patch, report); the failure is recorded (`deliveryError`) for a human.
  * Idempotent: once the final report exists, its delivery is the loop's.
  */
-export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<DeliverOutput> {
+export async function deliver(
+  deps: ActivityDeps,
+  input: DeliverInput,
+  prepared?: Pick<DeliveryPreparation, 'drift' | 'contextImpact'>,
+): Promise<DeliverOutput> {
   // The rows are read together; the iteration is only awaited when there is something to deliver.
   const loopRead = early(loopById(deps.prisma, input.loopId));
   const iterationRead = early(iterationWithVerdict(deps.prisma, input.loopId, input.sequence));
@@ -77,10 +82,15 @@ export async function deliver(deps: ActivityDeps, input: DeliverInput): Promise<
       out.split('\n').filter(Boolean),
     ),
     lastValidReview(deps.prisma, input.loopId, input.sequence),
-    changeImpact(loop.workspacePath!, loop.baseCommit!, checkpoint),
-    remoteAccessFor(deps.config, repositoryUrl, request.repository?.credential, 'repository url').then((remote) =>
-      baseDrift(loop.workspacePath!, { url: repositoryUrl, baseRef, remote }, loop.baseCommit!, checkpoint),
-    ),
+    // Read moments ago by the activity that prepared this delivery, when it is the one delivering.
+    prepared
+      ? Promise.resolve(prepared.contextImpact)
+      : changeImpact(loop.workspacePath!, loop.baseCommit!, checkpoint),
+    prepared
+      ? Promise.resolve(prepared.drift)
+      : remoteAccessFor(deps.config, repositoryUrl, request.repository?.credential, 'repository url').then((remote) =>
+          baseDrift(loop.workspacePath!, { url: repositoryUrl, baseRef, remote }, loop.baseCommit!, checkpoint),
+        ),
   ]);
   const report: FinalReport = {
     outcome: input.outcome,

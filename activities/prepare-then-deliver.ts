@@ -39,15 +39,22 @@ export async function prepareThenDeliver(
   }
   const prepared = await prepareDelivery(deps, input);
   if (prepared.drift.behind > 0 || prepared.replayed || prepared.approvalRequired) return prepared;
-  return { ...prepared, delivered: await deliverAndEnd(deps, { ...delivery, ended: deliverWhenClear.ended }) };
+  return {
+    ...prepared,
+    delivered: await deliverAndEnd(deps, { ...delivery, ended: deliverWhenClear.ended }, prepared),
+  };
 }
 
-/** Delivers, then records the loop's end that the workflow handed over: no write of its own. */
+/**
+ * Delivers, then records the loop's end that the workflow handed over: no write of its own. `prepared`: the
+ * drift and impact this activity read while preparing, which the report states without reading them again.
+ */
 export async function deliverAndEnd(
   deps: ActivityDeps,
   input: DeliverInput & { ended: ProgressInput },
+  prepared?: DeliveryPreparation,
 ): Promise<DeliverOutput> {
-  const delivered = await deliver(deps, input);
+  const delivered = await deliver(deps, input, prepared);
   await recordProgress(deps, input.ended);
   return delivered;
 }

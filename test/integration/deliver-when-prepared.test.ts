@@ -103,6 +103,8 @@ test('a clear change is delivered and its end recorded; the retry after the deli
   expect([loop.status, loop.phase]).toEqual(['PASSED', 'DONE']);
   const report = await bed.db.prisma.report.findFirstOrThrow({ where: { loopId, kind: 'FINAL' } });
   expect(report.id).toBe(first.delivered!.reportId);
+  // The report states the drift and impact the preparation read, not a second reading of its own.
+  expect(report.body).toMatchObject({ baseDrift: first.drift, contextImpact: first.contextImpact });
 
   moveBase(repo);
   const retried = await prepareThenDeliverAttempt(2, input);
