@@ -46,8 +46,8 @@ export async function makerThenVerify(
   // The checkout the gates run in is made at the start commit while the agent works (once the previous
   // one is out of its way: that removal renames the checkout's path aside). Once the checkpoint is
   // committed, the checkout is moved to it (only what the agent changed is written) and the verification
-  // starts, while the maker's result and the inspection's findings are stored; it waits for those rows
-  // only to store its own end.
+  // starts; as its first command runs, the maker's result and the inspection's findings are stored. It
+  // waits for those rows only to store its own end.
   let atStart: Promise<string> | undefined;
   let verifying: Promise<VerificationInMaker> | undefined;
   const making: Promise<MakerResult & { inspected: FindingSummary[] }> = runMaker(deps, maker, {
@@ -58,7 +58,13 @@ export async function makerThenVerify(
     afterCheckpoint: ({ commit, workspace, iterationId, loop, fresh }) => {
       const checkout = atStart && early(atStart.then((dir) => movedCheckout(deps, workspace, dir, commit)));
       const storing = { iterationId, stored: making, loop, fresh };
-      verifying = early(verifyMade(deps, asked, maker, commit, making, { checkout, storing }));
+      let besideGates!: () => void;
+      const underway = new Promise<void>((resolve) => (besideGates = resolve));
+      const started = early(verifyMade(deps, asked, maker, commit, making, { checkout, storing, besideGates }));
+      verifying = started;
+      // The maker's own reads and writes wait until the first gate runs (or the verification asks for them,
+      // or ended): on a busy machine they would only slow the checkout down.
+      return Promise.race([underway, started.then(() => undefined)]);
     },
   });
   let made: MakerResult & { inspected: FindingSummary[] };

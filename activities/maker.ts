@@ -123,7 +123,8 @@ export interface IterationHooks {
   beforeAgent?: (start: { startCommit: string; workspace: string; previousCheckoutGone: Promise<unknown> }) => void;
   /**
    * Called once the checkpoint is committed, before it is inspected and stored (in the iteration's row,
-   * `iterationId`; `fresh`: made by this attempt).
+   * `iterationId`; `fresh`: made by this attempt). What it returns, the maker's reads, records and inspection
+   * wait for (it must settle): they do not compete with what the caller starts for the processor.
    */
   afterCheckpoint?: (checkpoint: {
     commit: string;
@@ -131,7 +132,7 @@ export interface IterationHooks {
     iterationId: string;
     loop: PreparedLoop;
     fresh: boolean;
-  }) => void;
+  }) => Promise<unknown> | void;
 }
 
 /** The loop, and the iteration's row if an attempt made it. */
@@ -343,34 +344,39 @@ interface Committed {
 }
 
 /**
- * Commits what the agent changed; the cumulative diff and the files git ignores are read as soon as the
- * checkpoint is HEAD, beside the reading of its ids. `onCheckpoint` hears the checkpoint (the start commit
- * when nothing changed) once: as soon as HEAD's files name it, before those reads end.
+ * Commits what the agent changed; the cumulative diff and the files git ignores are read once the checkpoint
+ * is HEAD, beside the reading of its ids. `onCheckpoint` hears the checkpoint (the start commit when nothing
+ * changed) once: as soon as HEAD's files name it, before those reads, which wait for what it returns.
  */
 async function commitCheckpoint(
   input: MakerInput,
   loop: PreparedLoop,
   { startCommit }: Attempt,
   result: AgentOutcome,
-  onCheckpoint: (commit: string) => void,
+  onCheckpoint: (commit: string) => Promise<unknown> | void,
 ): Promise<Committed> {
   const workspace = loop.workspacePath;
   const baseCommit = loop.baseCommit;
   let leftBehind: Promise<string[]> | null = null;
   let told = false;
+  let clear!: (wait?: Promise<unknown> | void) => void;
+  const cleared = new Promise<unknown>((resolve) => (clear = resolve));
   const tell = (commit: string) => {
-    if (!told) onCheckpoint(commit);
+    // A failed wait is the caller's to report: the reads go on all the same.
+    if (!told) clear(Promise.resolve(onCheckpoint(commit)).catch(() => undefined));
     told = true;
   };
   const [, committed] = await inOrder([
     result.recorded,
     commitAllThen(workspace, `engineering-loop: iteration ${input.sequence} checkpoint`, () => {
-      leftBehind = early(leftBehindFiles(workspace));
       // Read apart from the reads below (git show names it too, when they end); an error leaves it to them.
       headCommit(workspace)
         .then(tell)
-        .catch(() => undefined);
-      return diffText(workspace, baseCommit, 'HEAD');
+        .catch(() => clear());
+      return cleared.then(() => {
+        leftBehind = early(leftBehindFiles(workspace));
+        return diffText(workspace, baseCommit, 'HEAD');
+      });
     }),
   ]);
   const checkpoint = committed?.checkpoint ?? null;

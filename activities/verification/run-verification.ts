@@ -101,6 +101,12 @@ export interface StartedVerification {
     /** The iteration was made by this attempt: no earlier verification of it left anything to discard. */
     fresh: boolean;
   };
+  /**
+   * Called once the verification no longer needs the processor to itself: its first command runs, or it
+   * needs the maker's rows (`storing`), which the maker's activity stores only after this. May be called
+   * more than once.
+   */
+  besideGates?: () => void;
 }
 
 /**
@@ -118,17 +124,21 @@ export async function runVerification(
   besideGates: () => void = () => undefined,
   started: StartedVerification = {},
 ): Promise<VerificationResult> {
+  const beside = () => {
+    besideGates();
+    started.besideGates?.();
+  };
   // Made while the rows are read: neither depends on them.
   const dirs = verificationDirs(deps, input);
   const { verifying, verified, checkout } = await readIteration(deps, input, started);
   if (verified) {
-    besideGates();
+    beside();
     await Promise.allSettled([checkout, dirs.buildDir, dirs.cacheDir]);
     return storedVerification(deps, verifying.iteration.id, input, verifying.contract.acceptanceCriteria);
   }
   const prepared = await prepareCheckout(verifying, checkout, dirs, started.storing?.fresh === true);
   try {
-    return await verify(verifying, prepared, besideGates);
+    return await verify(verifying, prepared, beside);
   } finally {
     // The dependencies' overlays last as long as the verification: the checkout kept after it holds no mount.
     await detachSnapshots(prepared.dir);
@@ -165,7 +175,7 @@ interface Verifying {
   iteration: { id: string };
   contract: FrozenContract['contract'];
   /** Settles once the maker's rows of the iteration are stored (StartedVerification.storing). */
-  makerStored: Promise<unknown>;
+  makerStored: () => Promise<unknown>;
 }
 
 /** The checkout the gates run in, ready but for the set-up. */
@@ -198,7 +208,12 @@ async function readIteration(deps: ActivityDeps, input: VerificationInput, start
     loadContract(deps, input.loopId, input.contractVersion),
   ]);
   assertGivenCheckpoint(input.loopId, input.sequence, checkpointCommit, iteration.checkpointCommit);
-  const makerStored = storing ? early(storing.stored) : Promise.resolve();
+  const stored = storing ? early(storing.stored) : Promise.resolve();
+  // Asking for the rows lets the maker's activity store them, if no command did so before.
+  const makerStored = () => {
+    started.besideGates?.();
+    return stored;
+  };
   const verifying: Verifying = { deps, input, loop, iteration, contract, makerStored };
   return { verifying, verified: iteration.verifiedAt !== null, checkout: earlyCheckout };
 }
@@ -286,7 +301,7 @@ async function setupFailed(
   { deps, input, iteration, makerStored }: Verifying,
   problem: string,
 ): Promise<VerificationResult> {
-  await makerStored;
+  await makerStored();
   await markVerified(deps.prisma, iteration.id);
   return {
     gates: GATE_ORDER.map((gate) =>
@@ -555,7 +570,7 @@ async function recordVerified(
   const { gates, acceptanceChecks } = ran;
   const { checkpointCommit } = input;
   // The inspection's findings are read below, and the iteration is marked verified after its maker's result.
-  await makerStored;
+  await makerStored();
   const verified = markVerified(deps.prisma, iteration.id);
   const frozenFound = frozen && makerTests ? await frozenFindings(verifying, frozen, makerTests) : [];
   // The maker's run names the test files it adds; the base run, those it changes.
