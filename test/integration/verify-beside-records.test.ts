@@ -12,9 +12,9 @@ import {
 } from '../support/activity-test-bed';
 import { CORRECT_SUM } from '../support/fixture-repo';
 
-// The maker's activity starts the gates on its checkpoint while it stores the maker's result and the
-// inspection's findings (activities/maker-then-verify.ts), and marks the iteration verified only after
-// those rows. Here the iteration's row is held locked by another transaction from the agent's run on, so
+// The maker's activity starts the gates on its checkpoint and stores the maker's result and the
+// inspection's findings once the first gate runs (activities/maker-then-verify.ts); it marks the iteration
+// verified only after those rows. Here the iteration's row is held locked by another transaction from the agent's run on, so
 // the maker's result cannot be stored until the test lets go: the gate must start all the same, and the
 // activity still end with everything stored; a result that cannot be stored at all fails the activity
 // only once the gate has ended. Real Postgres, real git, real processes.
@@ -87,6 +87,31 @@ test("the gates start on the checkpoint before the maker's result is stored, and
   expect(stored.inspectedAt).not.toBeNull();
   expect(stored.verifiedAt).not.toBeNull();
   expect(stored.verifiedAt!.getTime()).toBeGreaterThanOrEqual(stored.makerFinishedAt!.getTime());
+}, 120_000);
+
+test("the maker's result and inspection are stored once the first gate runs, not before, and not after it ends", async () => {
+  const { loopId } = await preparedLoop(bed);
+  const go = path.join(bed.dir, `go-${loopId}`);
+  const release = path.join(bed.dir, `release-${loopId}`);
+  const gate: ResolvedGate = {
+    ...TESTS_GATE,
+    argv: ['sh', '-c', `until [ -f ${release} ]; do sleep 0.05; done; node --test`],
+  };
+  const run = makerThenVerifyOnWord(loopId, go, gate);
+  fs.writeFileSync(go, '');
+  const iteration = () => bed.db.prisma.iteration.findFirst({ where: { loopId, sequence: 1 } });
+  // Stored while the gate is still held.
+  expect(await until(async () => (await iteration())?.inspectedAt != null)).toBe(true);
+  fs.writeFileSync(release, '');
+  const result = await run;
+  expect(result.verification).toMatchObject({ status: 'VERIFIED' });
+  const stored = (await iteration())!;
+  // The verification's first command (the base's tests, run before the gates) was started (its start time
+  // is taken before it is) before the maker's rows were written.
+  const evidence = await bed.db.prisma.evidence.findMany({ where: { loopId }, orderBy: { startTime: 'asc' } });
+  const first = evidence[0]!.startTime!.getTime();
+  expect(stored.makerFinishedAt!.getTime()).toBeGreaterThanOrEqual(first);
+  expect(stored.inspectedAt!.getTime()).toBeGreaterThanOrEqual(first);
 }, 120_000);
 
 test("a maker's result that cannot be stored fails the activity only once the gates it started have ended", async () => {
