@@ -58,9 +58,13 @@ export async function runReview(
   input: ReviewInput,
   reads: ReviewReads = startReviewReads(deps, input),
 ): Promise<ReviewResult> {
-  // The usage is summed beside the review's final write: every call it sums was recorded before it.
-  const usage = () => recordedUsage(deps, input.loopId, input.sequence, ['reviewer', 'triage']);
-  const [outcome, spent] = await reviewOnce(deps, input, reads, usage);
+  // The model calls' records are written while the review goes on (finish waits for them); the usage is
+  // summed beside the review's final write.
+  const calls: ReviewCalls = {
+    recording: [],
+    usage: () => recordedUsage(deps, input.loopId, input.sequence, ['reviewer', 'triage']),
+  };
+  const [outcome, spent] = await reviewOnce(deps, input, reads, calls);
   return { outcome, usage: spent };
 }
 
@@ -93,9 +97,10 @@ async function reviewOnce(
   deps: ActivityDeps,
   input: ReviewInput,
   { contract, prepared, diff: earlyDiff, attributes, frozenTests }: ReviewReads,
-  usage: () => Promise<Usage>,
+  calls: ReviewCalls,
 ): Promise<[ReviewOutcome, Usage]> {
   const { checkpointCommit } = input;
+  const { recording, usage } = calls;
   const [loop, iteration] = await inOrder([
     prepared,
     // Only what the verification summary quotes: evidence rows carry the gates' whole output.
@@ -117,7 +122,7 @@ async function reviewOnce(
     deps.config.review,
   );
   if (scope.kind === 'TOO_LARGE') {
-    return finish(deps, iteration.id, usage, {
+    return finish(deps, iteration.id, calls, {
       status: 'INCOMPLETE',
       reason: `${scope.reason}; not reviewed: ${describeUnreviewed(scope.unreviewed)}`,
     });
@@ -157,6 +162,7 @@ async function reviewOnce(
             return parsed.ok ? { ok: true, value: parsed.ledger } : parsed;
           },
           outcomes: { valid: 'VALID_LEDGER', invalid: 'INVALID_LEDGER' },
+          recording,
         });
   // An empty diff (every change excluded, or none) is still one review: of the contract and the gates.
   const parts = scope.parts.length > 0 ? scope.parts : [{ diff: '', files: [] }];
@@ -171,7 +177,7 @@ async function reviewOnce(
     const answer = await ask(messages);
     if (!answer.ok) {
       const where = parts.length > 1 ? ` (part ${i + 1} of ${parts.length})` : '';
-      return finish(deps, iteration.id, usage, {
+      return finish(deps, iteration.id, calls, {
         status: 'FAILED',
         reason: sanitise(
           `the reviewer's ledger${where} was still invalid after ${deps.config.llm.repairAttempts} repair attempt(s): ${answer.errors.slice(0, 5).join('; ')}`,
@@ -190,12 +196,13 @@ async function reviewOnce(
     checkpointCommit: checkpointCommit,
     diff: fullDiff,
     findings,
+    recording,
   });
   const stored = reviewerFindings(deps, iteration.id, input.loopId, findings, triaged);
   return finish(
     deps,
     iteration.id,
-    usage,
+    calls,
     {
       status: 'COMPLETED',
       findings: stored.summaries,
@@ -307,6 +314,12 @@ function sanitiseOptional(text: string | null | undefined): string | null {
   return text ? sanitise(text) : null;
 }
 
+/** The review's model calls: their records while they are written, and what the recorded ones spent. */
+interface ReviewCalls {
+  recording: Promise<unknown>[];
+  usage: () => Promise<Usage>;
+}
+
 /**
  * Marks the iteration reviewed, in one transaction with `writes` (the findings): a retry finds both or
  * neither. The review's usage is read meanwhile.
@@ -314,10 +327,12 @@ function sanitiseOptional(text: string | null | undefined): string | null {
 async function finish(
   deps: ActivityDeps,
   iterationId: string,
-  usage: () => Promise<Usage>,
+  { recording, usage }: ReviewCalls,
   outcome: ReviewOutcome,
   writes: PendingWrite[] = [],
 ): Promise<[ReviewOutcome, Usage]> {
+  // Every call is recorded before the review counts as done: a retry that finds it done sums them all.
+  await inOrder(recording);
   const [, spent] = await inOrder([
     inTransaction(deps.prisma, [...writes, markReviewed(deps.prisma, iterationId, outcome as object)]),
     usage(),

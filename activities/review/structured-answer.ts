@@ -1,6 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ActivityDeps } from '../deps';
 import { recordExecution } from '../execution-records';
+import { early } from '../in-order';
 import { whileHeartbeating } from '../heartbeat';
 import { modelCallCost } from '../usage';
 import { createChatCompletion, ProviderError, type ChatMessage } from './chat-completions';
@@ -16,6 +17,11 @@ export interface StructuredRequest<T> {
   parse: (content: string) => Parsed<T>;
   /** Execution-record outcomes for a valid and an invalid answer (e.g. VALID_LEDGER / INVALID_LEDGER). */
   outcomes: { valid: string; invalid: string };
+  /**
+   * Where the records of answered calls go while they are written, for a caller that awaits them before
+   * it sums what they spent; absent, each is awaited before the answer is used.
+   */
+  recording?: Promise<unknown>[];
 }
 
 export type StructuredAnswer<T> = { ok: true; value: T; responseIds: string[] } | { ok: false; errors: string[] };
@@ -35,7 +41,7 @@ export async function askForStructuredAnswer<T>(
   for (let attempt = 0; attempt <= deps.config.llm.repairAttempts; attempt++) {
     const completion = await callModel(deps, req, messages);
     const parsed = req.parse(completion.content);
-    await recordExecution(deps, {
+    const recorded = recordExecution(deps, {
       loopId: req.loopId,
       iterationSeq: req.sequence,
       role: req.role,
@@ -51,6 +57,8 @@ export async function askForStructuredAnswer<T>(
       outcome: parsed.ok ? req.outcomes.valid : req.outcomes.invalid,
       detail: parsed.ok ? null : parsed.errors.join('\n').slice(0, 4000),
     });
+    if (req.recording) req.recording.push(early(recorded));
+    else await recorded;
     if (completion.responseId) responseIds.push(completion.responseId);
     if (parsed.ok) return { ok: true, value: parsed.value, responseIds };
     errors = parsed.errors;

@@ -49,6 +49,8 @@ export async function triageFindings(
     checkpointCommit: string;
     diff: string;
     findings: Finding[];
+    /** Where the triage call's record goes while it is written (StructuredRequest.recording). */
+    recording?: Promise<unknown>[];
   },
 ): Promise<TriageResult> {
   const toCheck = input.findings.filter((f) => isBlocking(f) || f.validity === 'INVALID');
@@ -98,6 +100,7 @@ export async function triageFindings(
         : { ok: false, errors: describeIssues(parsed.error.issues) };
     },
     outcomes: { valid: 'VALID_TRIAGE', invalid: 'INVALID_TRIAGE' },
+    recording: input.recording,
   }).catch((err: unknown): { ok: false; errors: string[] } => {
     // A cancel, or a failure the activity retry policy can fix (429/5xx), goes up; anything else falls back.
     if (err instanceof CancelledFailure || (err instanceof ApplicationFailure && !err.nonRetryable)) throw err;
