@@ -102,9 +102,9 @@ export interface StartedVerification {
     fresh: boolean;
   };
   /**
-   * Called once the verification no longer needs the processor to itself: its first command runs, or it
-   * needs the maker's rows (`storing`), which the maker's activity stores only after this. May be called
-   * more than once.
+   * Called once the verification no longer needs the processor to itself: its first command (a set-up's or
+   * a gate's) runs, or it needs the maker's rows (`storing`), which the maker's activity stores only after
+   * this. May be called more than once.
    */
   besideGates?: () => void;
 }
@@ -118,8 +118,9 @@ export async function runVerification(
   deps: ActivityDeps,
   input: VerificationInput,
   /**
-   * Called as the verification's first command starts (at once when a retry finds the gates run): work
-   * that would only slow the checkout down goes beside the commands instead. May be called more than once.
+   * Called as the verification's first command starts, a set-up's or a gate's (at once when a retry finds
+   * the gates run): work that would only slow the checkout down goes beside the commands instead. May be
+   * called more than once.
    */
   besideGates: () => void = () => undefined,
   started: StartedVerification = {},
@@ -150,7 +151,7 @@ async function verify(
   prepared: PreparedCheckout,
   besideGates: () => void,
 ): Promise<VerificationResult> {
-  const setup = await installDependencies(verifying, prepared);
+  const setup = await installDependencies(verifying, prepared, besideGates);
   if (setup.problem) return setupFailed(verifying, setup.problem);
   const runner = await sandboxedRunner(verifying, prepared, setup.plan, besideGates);
   // The base and frozen runs go first, on the untouched set-up: nothing the maker's own test run writes can reach them.
@@ -278,9 +279,12 @@ async function prepareCheckout(
 async function installDependencies(
   { deps, input, loop, iteration }: Verifying,
   { dir: checkout, policy, restored }: PreparedCheckout,
+  besideGates: () => void,
 ) {
   const setupPlan = setupPlanOf(loop.gatePlan);
   if (!setupPlan) return { plan: setupPlan, problem: null };
+  // An install may take minutes: what waits for the first command goes on beside it.
+  if (setupPlan.commands.length > 0) besideGates();
   const setup = await setUpCheckout(deps, {
     loopId: input.loopId,
     iterationId: iteration.id,

@@ -114,6 +114,37 @@ test("the maker's result and inspection are stored once the first gate runs, not
   expect(stored.inspectedAt!.getTime()).toBeGreaterThanOrEqual(first);
 }, 120_000);
 
+test("a verification's set-up that takes long does not hold the maker's result back", async () => {
+  const { loopId } = await preparedLoop(bed);
+  const go = path.join(bed.dir, `go-${loopId}`);
+  const release = path.join(bed.dir, `release-${loopId}`);
+  // The checkout's install runs until the test releases it.
+  const loop = await bed.db.prisma.loop.findUniqueOrThrow({ where: { id: loopId } });
+  const install = { argv: ['sh', '-c', `until [ -f ${release} ]; do sleep 0.05; done`], timeoutSeconds: 60 };
+  const setup = {
+    commands: [{ ...install, source: 'test', detail: 'held' }],
+    outputs: [],
+    binDirs: [],
+    corepack: [],
+    notes: [],
+  };
+  await bed.db.prisma.loop.update({
+    where: { id: loopId },
+    data: { gatePlan: { ...(loop.gatePlan as object), setup } },
+  });
+  const run = makerThenVerifyOnWord(loopId, go, TESTS_GATE);
+  fs.writeFileSync(go, '');
+  const iteration = () => bed.db.prisma.iteration.findFirst({ where: { loopId, sequence: 1 } });
+  expect(await until(async () => (await iteration())?.inspectedAt != null)).toBe(true);
+  const setupRows = () => bed.db.prisma.evidence.count({ where: { loopId, gate: { startsWith: 'setup' } } });
+  // Stored while the install was still held: its evidence is written only when it ends.
+  expect(await setupRows()).toBe(0);
+  fs.writeFileSync(release, '');
+  const result = await run;
+  expect(result.verification).toMatchObject({ status: 'VERIFIED' });
+  expect(await setupRows()).toBeGreaterThan(0);
+}, 120_000);
+
 test("a maker's result that cannot be stored fails the activity only once the gates it started have ended", async () => {
   const { loopId } = await preparedLoop(bed);
   const go = path.join(bed.dir, `go-${loopId}`);
