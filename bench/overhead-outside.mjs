@@ -22,6 +22,7 @@ import { averageBreakdown, fetchLoopHistory, historyTimings } from './lib/histor
 import { benchLoopBody, gateArgv, makerArgv } from './lib/loop-body.mjs';
 import { startResult, table } from './lib/results.mjs';
 import { SANDBOX, startStack, submitLoop, TERMINAL } from './lib/stack.mjs';
+import { treeCpuSeconds } from './lib/proc.mjs';
 import { loadavg, logger, median, positiveInt, round, sleep } from './lib/util.mjs';
 
 requireBuilt();
@@ -113,7 +114,17 @@ await cleanup.main(async () => {
     };
   }
 
+  // CPU each of the service's processes used (with what it started), from after the warm-up on.
+  const serviceProcesses = {
+    api: stack.api.pid,
+    ...Object.fromEntries(Object.entries(stack.workers).map(([role, w]) => [`${role} worker`, w.pid])),
+    temporal: stack.pids.temporal,
+    postgres: stack.pids.postgres,
+  };
+  const cpuNow = () => Object.fromEntries(Object.entries(serviceProcesses).map(([n, pid]) => [n, treeCpuSeconds(pid)]));
+
   const warmUp = { service: await serviceRun(), plain: await plainRun(plainDir) };
+  const cpuBefore = cpuNow();
   log(`warm-up: service ${round(warmUp.service.sseSeconds, 2)} s (stream), plain ${round(warmUp.plain.seconds, 2)} s`);
   const runs = [];
   for (let i = 0; i < REPETITIONS; i++) {
@@ -128,6 +139,7 @@ await cleanup.main(async () => {
     );
   }
 
+  const cpuAfter = cpuNow();
   const stats = (values) => ({
     median: round(median(values), 3),
     min: round(Math.min(...values), 3),
@@ -158,6 +170,10 @@ await cleanup.main(async () => {
       polling: meanOf((r) => r.service.pollSeconds - r.service.steps.passedWritten),
     },
     breakdown: averageBreakdown(runs.map((r) => r.service.timings)),
+    // The plain runs between the loops use none of these processes.
+    cpuMsPerLoop: Object.fromEntries(
+      Object.keys(cpuBefore).map((n) => [n, Math.round(((cpuAfter[n] - cpuBefore[n]) * 1000) / REPETITIONS)]),
+    ),
     workerLog: stack.workerProblems(),
   };
   const f = figures;
@@ -208,6 +224,11 @@ await cleanup.main(async () => {
       `Inside the workflow (mean per loop, from its history; ${f.breakdown.totalMs} ms from start to close): ${f.breakdown.workflowTasks.count} workflow tasks, ` +
         `dispatch ${f.breakdown.workflowTasks.dispatchMs} ms, processing ${f.breakdown.workflowTasks.processingMs} ms (${f.breakdown.localActivities} local activities inside); ` +
         `activity dispatch ${f.breakdown.activityDispatchMs} ms.`,
+      '',
+      `CPU per loop by process (with what each started; mean of the repetitions): ` +
+        `${Object.entries(f.cpuMsPerLoop)
+          .map(([n, ms]) => `${n} ${ms} ms`)
+          .join(', ')}.`,
       '',
       ...table(
         ['activity', 'count', 'schedule-to-start ms', 'running ms', 'running besides the 1 s sleeps ms'],

@@ -110,8 +110,13 @@ const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 /** CPU seconds used so far by this process and everything it started (live, or exited and reaped). */
 function ownCpuSeconds() {
+  return treeCpuSeconds(process.pid);
+}
+
+/** CPU seconds used so far by a process and everything it started (live, or exited and reaped). */
+export function treeCpuSeconds(rootPid) {
   let ticks = 0;
-  for (const pid of tree(process.pid)) {
+  for (const pid of tree(rootPid)) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
