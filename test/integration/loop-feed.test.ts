@@ -145,10 +145,7 @@ test('a batch reads only the rows due, yet each event is what the whole timeline
     });
   await record('reviewer');
   const first = await collect(loopId, FEED_START, 2);
-  expect(titles(first.events)).toEqual([
-    'phase MAKER',
-    'model_call reviewer model call: openai → VALID_LEDGER',
-  ]);
+  expect(titles(first.events)).toEqual(['phase MAKER', 'model_call reviewer model call: openai → VALID_LEDGER']);
 
   // Each of these commits alone: a record, a gate's evidence, a phase (whose predecessor's duration it ends).
   await record('triage');
