@@ -7,15 +7,21 @@ import { sanitisedAnswer } from './sanitise-output';
 
 // GET /v1/loops/:id/events as server-sent events: every timeline event of the loop once its transaction
 // has ended, then new ones as they are written, until the loop has ended and all of it was sent. Each
-// stream reads the database on its own, at once when told a record of its loop was committed
-// (store/loop-writes.ts), and every poll interval anyway; they are few (a cap per API key) and each read
-// is one small query.
+// stream reads the database on its own: once a burst of commits of its loop is over (store/loop-writes.ts),
+// at once when the loop's end was committed, and every poll interval anyway; they are few (a cap per API
+// key) and each read is one small query.
 
 export const STREAM_LIMITS = {
   /** How often an open stream looks for new rows when no commit of its loop woke it. */
   pollMs: 500,
   /** How soon it looks again when rows of its loop wait for an older transaction (any loop's) to end. */
   heldPollMs: 50,
+  /**
+   * How long after a commit of its loop a stream waits for the next before it reads. A loop commits in bursts
+   * (an iteration's records, a phase's moves, tens of ms apart): one read after a burst instead of one per
+   * commit, and none while the loop's own next step is starting (docs/performance.md).
+   */
+  burstMs: 100,
   /** A comment line this often, so proxies and clients know the connection is alive. */
   heartbeatMs: 15_000,
   /** Open streams per API key. */
@@ -68,8 +74,11 @@ export interface StreamContext {
   log: FastifyBaseLogger;
   /** Called at each heartbeat: notices a run that ended outside the service (api/run-ended-outside.ts). */
   onHeartbeat(): Promise<void>;
-  /** Calls `onWrite` after each commit that wrote a record of the loop (store/loop-writes.ts); returns its end. */
-  subscribe?(onWrite: () => void): () => void;
+  /**
+   * Calls `onWrite` after each commit that wrote a record of the loop (`ended`: the loop's end;
+   * store/loop-writes.ts); returns its end.
+   */
+  subscribe?(onWrite: (ended: boolean) => void): () => void;
 }
 
 /**
@@ -84,19 +93,25 @@ export async function serveLoopEvents(
   streams: EventStreams,
 ): Promise<void> {
   let closed = false;
-  // A commit of the loop's records since the last read: the next read comes at once.
+  // A burst of commits of the loop's records ended since the last read: the next read comes at once.
   let written = false;
   let wake: (() => void) | null = null;
+  let burst: NodeJS.Timeout | undefined;
   const stop = () => {
     closed = true;
     wake?.();
   };
   res.on('close', stop);
   const removeStop = streams.onClose(stop);
+  const burstOver = () => {
+    written = true;
+    wake?.();
+  };
   const unsubscribe =
-    ctx.subscribe?.(() => {
-      written = true;
-      wake?.();
+    ctx.subscribe?.((ended) => {
+      clearTimeout(burst);
+      if (ended) burstOver();
+      else burst = setTimeout(burstOver, STREAM_LIMITS.burstMs);
     }) ?? (() => undefined);
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -143,6 +158,7 @@ export async function serveLoopEvents(
   } catch (err) {
     ctx.log.warn({ err, loopId: ctx.loopId }, 'event stream ended early; the client resumes from its last event');
   } finally {
+    clearTimeout(burst);
     unsubscribe();
     removeStop();
     res.off('close', stop);

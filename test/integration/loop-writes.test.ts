@@ -4,12 +4,14 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { FEED_START, nextBatch } from '../../api/loop-event-feed';
 import { EventStreams, serveLoopEvents, STREAM_LIMITS } from '../../api/loop-event-stream';
+import { LOOP_STATUSES, TERMINAL_STATUSES } from '../../domain/loop-state';
 import { moveLoop } from '../../store/progress';
 import { listenForLoopWrites, type LoopWrites } from '../../store/loop-writes';
 import { insertLoop, useTestDatabase } from '../support/database';
 
-// Commits of a loop's records heard from PostgreSQL (store/loop-writes.ts, the triggers of migration
-// 20261208090000_loop_feed_notify), and an event stream that sends them without waiting for its poll.
+// Commits of a loop's records heard from PostgreSQL (store/loop-writes.ts, the triggers of migrations
+// 20261208090000_loop_feed_notify and 20261209090000_loop_feed_ended), and an event stream that sends them
+// without waiting for its poll.
 
 const db = useTestDatabase();
 let writes: LoopWrites | undefined;
@@ -83,6 +85,27 @@ test('a commit that wrote a loop record is heard once, for that loop only; a rol
   await until('a commit after the reconnection', () => heard === 3);
 });
 
+test('a commit that writes the loop row with a terminal status is heard as its end; any other is not', async () => {
+  writes = listenForLoopWrites(db.url, () => undefined);
+  await until('the listener to connect', async () => (await listenerPids()).length === 1);
+  const endsHeard = new Map<string, boolean>();
+  for (const status of LOOP_STATUSES) {
+    const loopId = await insertLoop(db.prisma, { status: 'RUNNING', phase: 'PREPARING' });
+    endsHeard.set(status, false);
+    writes.subscribe(loopId, (ended) => void (ended && endsHeard.set(status, true)));
+    await move(loopId, status === 'RUNNING' ? 'MAKER' : 'DONE', status);
+  }
+  // Notifications come in commit order: once this last commit is heard, every move before it was too.
+  const last = await insertLoop(db.prisma, { status: 'RUNNING', phase: 'PREPARING' });
+  let lastHeard = false;
+  writes.subscribe(last, () => (lastHeard = true));
+  await move(last, 'MAKER');
+  await until('the last commit', () => lastHeard);
+  expect(Object.fromEntries(endsHeard)).toEqual(
+    Object.fromEntries(LOOP_STATUSES.map((status) => [status, TERMINAL_STATUSES.includes(status)])),
+  );
+});
+
 test("an event stream sends a commit of its loop without waiting for its poll, and ends when the loop's end is committed", async () => {
   const loopId = await insertLoop(db.prisma, { status: 'RUNNING', phase: 'PREPARING' });
   writes = listenForLoopWrites(db.url, () => undefined);
@@ -116,15 +139,56 @@ test("an event stream sends a commit of its loop without waiting for its poll, a
   }
 });
 
+test("a stream waits out a burst of its loop's commits before it reads, and reads the loop's end at once", async () => {
+  const loopId = await insertLoop(db.prisma, { status: 'RUNNING', phase: 'PREPARING' });
+  writes = listenForLoopWrites(db.url, () => undefined);
+  await until('the listener to connect', async () => (await listenerPids()).length === 1);
+  const res = new FakeResponse();
+  const limits = { ...STREAM_LIMITS };
+  // Longer than the test's own limit: neither the poll nor the end of a burst can move this stream.
+  STREAM_LIMITS.pollMs = 10 * 60_000;
+  STREAM_LIMITS.burstMs = 10 * 60_000;
+  try {
+    const first = (await nextBatch(db.prisma, loopId, FEED_START))!;
+    const serving = serveLoopEvents(
+      res as unknown as ServerResponse,
+      first,
+      {
+        prisma: db.prisma,
+        loopId,
+        log: { warn: () => undefined } as unknown as FastifyBaseLogger,
+        onHeartbeat: async () => undefined,
+        subscribe: (onWrite) => writes!.subscribe(loopId, onWrite),
+      },
+      new EventStreams(),
+    );
+    // The first batch is written before the stream first waits.
+    const firstWrites = res.writes.length;
+    const phases = ['MAKER', 'VERIFY', 'REVIEW', 'JUDGE'];
+    for (const phase of phases) await move(loopId, phase);
+    await move(loopId, 'DONE', 'PASSED');
+    await serving;
+    // One read after the first batch: the burst's moves with the end.
+    const withEvents = res.writes.slice(firstWrites).filter((chunk) => chunk.includes('"kind":'));
+    expect(withEvents).toHaveLength(1);
+    for (const phase of phases) expect(withEvents[0]).toContain(`"title":"${phase}`);
+    expect(res.text).toMatch(/event: end\ndata: \{"loopId":"[^"]+","status":"PASSED","phase":"DONE"\}/);
+  } finally {
+    Object.assign(STREAM_LIMITS, limits);
+  }
+});
+
 /** What serveLoopEvents uses of a ServerResponse, keeping what was written. */
 class FakeResponse extends EventEmitter {
   text = '';
+  writes: string[] = [];
   ended = false;
   writeHead(): this {
     return this;
   }
   write(chunk: string): boolean {
     this.text += chunk;
+    this.writes.push(chunk);
     return true;
   }
   end(): this {
