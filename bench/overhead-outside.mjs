@@ -2,10 +2,12 @@
 // overhead.mjs (maker sleeps 1 s, one gate sleeps 1 s, the reviewer answers at once), but
 //   - nothing waits for the machine or the disk to settle between runs;
 //   - the plain script is the plainest there is: the maker's and the gate's commands, three times, no git
-//     and no model call (about 6 s);
+//     and no model call (about 6 s). Beside it, for the issue's own description of the benchmark ("a plain
+//     script doing the same steps"), the script overhead.mjs measures against: clone, and per iteration the
+//     maker, git add + commit, the gate, the diff and the review call (plain-loop.mjs);
 //   - the loop's end is seen as a user sees it: its event stream (GET /v1/loops/:id/events, what the CLI's
 //     `watch` follows) and, beside it, GET /v1/loops/:id polled every OUTSIDE_POLL_MS — not Temporal's result.
-// Repetitions interleaved (order alternating), one warm-up of each first. Every service run is broken down
+// Repetitions interleaved (the order rotating), one warm-up of each first. Every service run is broken down
 // on one clock (epoch ms): POST answered, workflow started (its history), PASSED written (the loop's row),
 // workflow closed, and when each observer saw the end.
 //
@@ -20,6 +22,7 @@ import { createCleanup } from './lib/cleanup.mjs';
 import { requireBuilt } from './lib/dist.mjs';
 import { averageBreakdown, fetchLoopHistory, historyTimings } from './lib/history.mjs';
 import { benchLoopBody, gateArgv, makerArgv } from './lib/loop-body.mjs';
+import { plainLoop } from './lib/plain-loop.mjs';
 import { startResult, table } from './lib/results.mjs';
 import { SANDBOX, startStack, submitLoop, TERMINAL } from './lib/stack.mjs';
 import { treeCpuSeconds } from './lib/proc.mjs';
@@ -81,6 +84,23 @@ await cleanup.main(async () => {
   const plainDir = path.join(stack.tempDir, 'plain');
   fs.mkdirSync(plainDir);
   const key = stack.keys.submitter;
+  const stepsDir = path.join(stack.tempDir, 'same-steps');
+  fs.mkdirSync(stepsDir);
+
+  /** The plain script doing the loop's steps (plain-loop.mjs). Seconds it took. */
+  async function sameStepsRun() {
+    const started = Date.now();
+    const iterations = await plainLoop({
+      repo: stack.repo,
+      workDir: stepsDir,
+      llmBaseUrl: stack.llm.baseUrl,
+      makerSeconds: 1,
+      gateSeconds: 1,
+      maxIterations: ITERATIONS,
+    });
+    if (iterations !== ITERATIONS) throw new Error(`the same-steps script took ${iterations} iterations`);
+    return { seconds: (Date.now() - started) / 1000 };
+  }
 
   async function serviceRun() {
     const load = loadavg()[0];
@@ -123,19 +143,26 @@ await cleanup.main(async () => {
   };
   const cpuNow = () => Object.fromEntries(Object.entries(serviceProcesses).map(([n, pid]) => [n, treeCpuSeconds(pid)]));
 
-  const warmUp = { service: await serviceRun(), plain: await plainRun(plainDir) };
+  const warmUp = { service: await serviceRun(), plain: await plainRun(plainDir), sameSteps: await sameStepsRun() };
   const cpuBefore = cpuNow();
-  log(`warm-up: service ${round(warmUp.service.sseSeconds, 2)} s (stream), plain ${round(warmUp.plain.seconds, 2)} s`);
+  log(
+    `warm-up: service ${round(warmUp.service.sseSeconds, 2)} s (stream), plain ${round(warmUp.plain.seconds, 2)} s, ` +
+      `same steps ${round(warmUp.sameSteps.seconds, 2)} s`,
+  );
   const runs = [];
+  const kinds = { service: serviceRun, plain: () => plainRun(plainDir), sameSteps: sameStepsRun };
   for (let i = 0; i < REPETITIONS; i++) {
-    const serviceFirst = i % 2 === 0;
-    const first = serviceFirst ? await serviceRun() : await plainRun(plainDir);
-    const second = serviceFirst ? await plainRun(plainDir) : await serviceRun();
-    const [service, plain] = serviceFirst ? [first, second] : [second, first];
-    runs.push({ service, plain });
+    // Each kind first, second and third in turn, so none always follows another's after-effects.
+    const order = Object.keys(kinds).map((_, k, all) => all[(i + k) % all.length]);
+    const run = {};
+    for (const kind of order) run[kind] = await kinds[kind]();
+    const { service, plain, sameSteps } = run;
+    runs.push(run);
     log(
       `repetition ${i + 1}: service ${round(service.sseSeconds, 2)} s (stream) / ${round(service.pollSeconds, 2)} s (polling), ` +
-        `plain ${round(plain.seconds, 2)} s; ratio ${round(service.sseSeconds / plain.seconds, 3)} / ${round(service.pollSeconds / plain.seconds, 3)}; load ${service.load}`,
+        `plain ${round(plain.seconds, 2)} s, same steps ${round(sameSteps.seconds, 2)} s; ` +
+        `ratio ${round(service.sseSeconds / plain.seconds, 3)} / ${round(service.pollSeconds / plain.seconds, 3)}, ` +
+        `to the same steps ${round(service.sseSeconds / sameSteps.seconds, 3)}; load ${service.load}`,
     );
   }
 
@@ -154,16 +181,20 @@ await cleanup.main(async () => {
       streamSeconds: round(r.service.sseSeconds, 3),
       pollingSeconds: round(r.service.pollSeconds, 3),
       plainSeconds: round(r.plain.seconds, 3),
+      sameStepsSeconds: round(r.sameSteps.seconds, 3),
       steps: Object.fromEntries(stepNames.map((s) => [s, round(r.service.steps[s], 3)])),
       workflowTasks: r.service.timings.workflowTasks,
     })),
     ratio: {
       stream: stats(runs.map((r) => r.service.sseSeconds / r.plain.seconds)),
       polling: stats(runs.map((r) => r.service.pollSeconds / r.plain.seconds)),
+      streamToSameSteps: stats(runs.map((r) => r.service.sseSeconds / r.sameSteps.seconds)),
+      pollingToSameSteps: stats(runs.map((r) => r.service.pollSeconds / r.sameSteps.seconds)),
     },
     streamSeconds: stats(runs.map((r) => r.service.sseSeconds)),
     pollingSeconds: stats(runs.map((r) => r.service.pollSeconds)),
     plainSeconds: stats(runs.map((r) => r.plain.seconds)),
+    sameStepsSeconds: stats(runs.map((r) => r.sameSteps.seconds)),
     meanSteps: Object.fromEntries(stepNames.map((s) => [s, meanOf((r) => r.service.steps[s])])),
     meanObservedAfterPassed: {
       stream: meanOf((r) => r.service.sseSeconds - r.service.steps.passedWritten),
@@ -194,6 +225,11 @@ await cleanup.main(async () => {
         `against ${f.plainSeconds.median} s for the maker's and gate's commands run three times in a row (no git, no model). ` +
         `No settling between runs; sandbox ${SANDBOX}; each run's load average beside it.`,
       '',
+      `Against a plain script doing the loop's steps (clone; per iteration the maker, git add + commit, the gate, the diff ` +
+        `and the review call, as overhead.mjs measures against): **${f.ratio.streamToSameSteps.median}× ` +
+        `(${f.ratio.streamToSameSteps.min}–${f.ratio.streamToSameSteps.max}) on the stream, ${f.ratio.pollingToSameSteps.median}× polling**; ` +
+        `that script took ${f.sameStepsSeconds.median} s.`,
+      '',
       ...table(
         [
           'repetition',
@@ -201,7 +237,9 @@ await cleanup.main(async () => {
           'stream s',
           'polling s',
           'plain s',
+          'same steps s',
           'ratio (stream)',
+          'to the same steps',
           'POST answered',
           'workflow started',
           'PASSED written',
@@ -213,7 +251,9 @@ await cleanup.main(async () => {
           r.streamSeconds,
           r.pollingSeconds,
           r.plainSeconds,
+          r.sameStepsSeconds,
           round(r.streamSeconds / r.plainSeconds, 3),
+          round(r.streamSeconds / r.sameStepsSeconds, 3),
           ...stepNames.map((s) => r.steps[s]),
         ]),
       ),
