@@ -107,27 +107,13 @@ test('a commit that writes the loop row with a terminal status is heard as its e
 });
 
 test("an event stream sends a commit of its loop without waiting for its poll, and ends when the loop's end is committed", async () => {
-  const loopId = await insertLoop(db.prisma, { status: 'RUNNING', phase: 'PREPARING' });
-  writes = listenForLoopWrites(db.url, () => undefined);
-  await until('the listener to connect', async () => (await listenerPids()).length === 1);
+  const loopId = await listeningLoop();
   const res = new FakeResponse();
   const pollMs = STREAM_LIMITS.pollMs;
   // Longer than the test's own limit: only the commits can move this stream.
   STREAM_LIMITS.pollMs = 10 * 60_000;
   try {
-    const first = (await nextBatch(db.prisma, loopId, FEED_START))!;
-    const serving = serveLoopEvents(
-      res as unknown as ServerResponse,
-      first,
-      {
-        prisma: db.prisma,
-        loopId,
-        log: { warn: () => undefined } as unknown as FastifyBaseLogger,
-        onHeartbeat: async () => undefined,
-        subscribe: (onWrite) => writes!.subscribe(loopId, onWrite),
-      },
-      new EventStreams(),
-    );
+    const { serving } = await serveStream(loopId, res);
     await move(loopId, 'MAKER');
     await until('the MAKER phase on the stream', () => res.text.includes('"title":"MAKER'));
     await move(loopId, 'DONE', 'PASSED');
@@ -140,28 +126,14 @@ test("an event stream sends a commit of its loop without waiting for its poll, a
 });
 
 test("a stream waits out a burst of its loop's commits before it reads, and reads the loop's end at once", async () => {
-  const loopId = await insertLoop(db.prisma, { status: 'RUNNING', phase: 'PREPARING' });
-  writes = listenForLoopWrites(db.url, () => undefined);
-  await until('the listener to connect', async () => (await listenerPids()).length === 1);
+  const loopId = await listeningLoop();
   const res = new FakeResponse();
   const limits = { ...STREAM_LIMITS };
   // Longer than the test's own limit: neither the poll nor the end of a burst can move this stream.
   STREAM_LIMITS.pollMs = 10 * 60_000;
   STREAM_LIMITS.burstMs = 10 * 60_000;
   try {
-    const first = (await nextBatch(db.prisma, loopId, FEED_START))!;
-    const serving = serveLoopEvents(
-      res as unknown as ServerResponse,
-      first,
-      {
-        prisma: db.prisma,
-        loopId,
-        log: { warn: () => undefined } as unknown as FastifyBaseLogger,
-        onHeartbeat: async () => undefined,
-        subscribe: (onWrite) => writes!.subscribe(loopId, onWrite),
-      },
-      new EventStreams(),
-    );
+    const { serving } = await serveStream(loopId, res);
     // The first batch is written before the stream first waits.
     const firstWrites = res.writes.length;
     const phases = ['MAKER', 'VERIFY', 'REVIEW', 'JUDGE'];
@@ -177,6 +149,32 @@ test("a stream waits out a burst of its loop's commits before it reads, and read
     Object.assign(STREAM_LIMITS, limits);
   }
 });
+
+/** A new loop, with the listener connected. */
+async function listeningLoop(): Promise<string> {
+  const loopId = await insertLoop(db.prisma, { status: 'RUNNING', phase: 'PREPARING' });
+  writes = listenForLoopWrites(db.url, () => undefined);
+  await until('the listener to connect', async () => (await listenerPids()).length === 1);
+  return loopId;
+}
+
+/** The loop's event stream into `res`, woken by the listener; resolves once its first batch was written. */
+async function serveStream(loopId: string, res: FakeResponse): Promise<{ serving: Promise<void> }> {
+  const first = (await nextBatch(db.prisma, loopId, FEED_START))!;
+  const serving = serveLoopEvents(
+    res as unknown as ServerResponse,
+    first,
+    {
+      prisma: db.prisma,
+      loopId,
+      log: { warn: () => undefined } as unknown as FastifyBaseLogger,
+      onHeartbeat: async () => undefined,
+      subscribe: (onWrite) => writes!.subscribe(loopId, onWrite),
+    },
+    new EventStreams(),
+  );
+  return { serving };
+}
 
 /** What serveLoopEvents uses of a ServerResponse, keeping what was written. */
 class FakeResponse extends EventEmitter {
