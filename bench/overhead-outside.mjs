@@ -154,10 +154,10 @@ await cleanup.main(async () => {
   for (let i = 0; i < REPETITIONS; i++) {
     // Each kind first, second and third in turn, so none always follows another's after-effects.
     const order = Object.keys(kinds).map((_, k, all) => all[(i + k) % all.length]);
-    const run = {};
-    for (const kind of order) run[kind] = await kinds[kind]();
-    const { service, plain, sameSteps } = run;
-    runs.push(run);
+    const measured = {};
+    for (const kind of order) measured[kind] = await kinds[kind]();
+    const { service, plain, sameSteps } = measured;
+    runs.push(measured);
     log(
       `repetition ${i + 1}: service ${round(service.sseSeconds, 2)} s (stream) / ${round(service.pollSeconds, 2)} s (polling), ` +
         `plain ${round(plain.seconds, 2)} s, same steps ${round(sameSteps.seconds, 2)} s; ` +
