@@ -60,11 +60,10 @@ export async function makerThenVerify(
       const storing = { iterationId, stored: making, loop, fresh };
       let besideGates!: () => void;
       const underway = new Promise<void>((resolve) => (besideGates = resolve));
-      const started = early(verifyMade(deps, asked, maker, commit, making, { checkout, storing, besideGates }));
-      verifying = started;
+      verifying = early(verifyMade(deps, asked, maker, commit, making, { checkout, storing, besideGates }));
       // The maker's own reads and writes wait until the first gate runs (or the verification asks for them,
       // or ended): on a busy machine they would only slow the checkout down.
-      return Promise.race([underway, started.then(() => undefined)]);
+      return Promise.race([underway, verifying.then(() => undefined)]);
     },
   });
   let made: MakerResult & { inspected: FindingSummary[] };
