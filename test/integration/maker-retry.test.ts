@@ -10,6 +10,7 @@ import { runMaker } from '../../activities/maker';
 import { loadConfig } from '../../config/service-config';
 import {
   firstMakerInput,
+  firstRun,
   inActivity,
   loopActivity,
   preparedLoop,
@@ -74,7 +75,7 @@ test('an attempt its dying worker never recorded is recorded as INTERRUPTED when
   expect(makerStartedAt).toBeInstanceOf(Date);
   const env = new MockActivityEnvironment({
     attempt: 2,
-    workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' },
+    workflowExecution: firstRun(loopId),
     heartbeatDetails: { step: 'maker #1', aliveAt: makerStartedAt!.getTime() + 7000 },
   });
   await inActivity(env, () => runMaker(bed.deps, input));
