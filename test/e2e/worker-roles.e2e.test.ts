@@ -47,17 +47,29 @@ async function identities(
 test('workflow tasks and record writes run on the workflows worker, every activity on the activities worker', async () => {
   const repo = createFixtureRepo();
   const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
-  h.llm.enqueue({ content: cleanLedger });
-  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
+  // A contract to approve: its escalation and the decision are written by the workflow itself.
+  const submitted = await h.request(
+    'POST',
+    '/v1/loops',
+    loopRequest(repo, maker.argv, { requireContractApproval: true }),
+  );
   expect(submitted.status).toBe(201);
-  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
+  const waiting = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'FAILED']);
+  expect(waiting.escalations).toEqual([expect.objectContaining({ trigger: 'CONTRACT_APPROVAL' })]);
+  h.llm.enqueue({ content: cleanLedger });
+  const approve = { kind: 'approve', escalationId: waiting.escalations[0].id };
+  expect((await h.request('POST', `/v1/loops/${waiting.id}/decisions`, approve)).status).toBe(202);
+  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED']);
   expect(loop.status).toBe('PASSED');
+  // The verdict was handed to the delivery's preparation, on the activities worker.
+  expect(loop.iterations[0].verdict).toMatchObject({ verdict: 'PASS' });
 
   const ran = await identities(loop.workflowId);
   expect([...ran.workflowTasks]).toEqual([h.worker.pid]);
   expect([...ran.activityTasks]).toEqual([activities.pid]);
-  // The contract's freeze and the verdict (the phases' own activities record entering them).
-  expect(ran.localActivities).toBeGreaterThanOrEqual(2);
+  // The approval's escalation, its authorization and the decision (the phases' own activities record
+  // entering them, the contract and the verdicts).
+  expect(ran.localActivities).toBeGreaterThanOrEqual(3);
   expect(h.worker.output()).toContain('loops and their record writes, no commands');
   expect(activities.output()).toMatch(/up to \d+ activities at once/);
 });

@@ -6,6 +6,7 @@ import type { AmbiguousTest } from '../../../activities/verification/acceptance-
 import type { DeliverInput, DeliverOutput } from '../../../activities/delivery';
 import type { FreezeContractInput } from '../../../activities/contract';
 import type { ProgressInput } from '../../../activities/progress';
+import type { VerdictInput } from '../../../activities/records';
 import type { DeliveryPreparation } from '../../../activities/prepare-delivery';
 import type { GatePlan } from '../../../domain/gates';
 import { reviewSkipReason } from '../../../domain/review-when';
@@ -44,6 +45,8 @@ export interface IterationScript {
   reviewInVerificationFails?: string;
   /** The maker's activity does not return before this settles. */
   makerHeldUntil?: Promise<unknown>;
+  /** Thrown by the maker's activity, before it records anything (a verdict it was handed included). */
+  makerFailure?: Error;
 }
 
 export interface LoopScript {
@@ -77,6 +80,8 @@ export interface ScriptedLoop {
   verifications: Array<{ sequence: number; by: 'runMaker' | 'runVerification' }>;
   /** Every delivery, in order: what it delivered, the end it recorded, and the activity that delivered. */
   delivered: Array<DeliverInput & { ended: ProgressInput; by: 'prepareDelivery' | 'deliver' }>;
+  /** Every verdict recorded, in order, and the activity that recorded it. */
+  verdicts: Array<VerdictInput & { by: 'recordVerdict' | 'runMaker' | 'prepareDelivery' }>;
   /** Every contract version frozen, in order, and the activity that froze it. */
   frozen: Array<FreezeContractInput & { progress?: ProgressInput; by: 'prepareWorkspace' | 'freezeContract' }>;
   /** The inputs of every call of `activity`, in order. */
@@ -133,6 +138,7 @@ export class ScriptedLoops {
       verifications: [],
       delivered: [],
       frozen: [],
+      verdicts: [],
       inputsOf,
       called,
       push,
@@ -197,6 +203,8 @@ export class ScriptedLoops {
     runMaker: async (input) => {
       const loop = this.record('runMaker', input);
       const script = this.iteration(loop, input.sequence);
+      if (script.makerFailure) throw script.makerFailure;
+      if (input.verdict) loop.verdicts.push({ ...input.verdict, by: 'runMaker' });
       await script.makerHeldUntil;
       const maker = made(input.sequence, script.maker);
       const asked = input.verify;
@@ -228,6 +236,7 @@ export class ScriptedLoops {
     },
     prepareDelivery: async (input) => {
       const loop = this.record('prepareDelivery', input);
+      if (input.verdict) loop.verdicts.push({ ...input.verdict, by: 'prepareDelivery' });
       const prepared: DeliveryPreparation = {
         drift: {
           baseRef: 'main',
@@ -251,7 +260,7 @@ export class ScriptedLoops {
       return { ...prepared, delivered: scriptedDelivery(loop.script, input.loopId) };
     },
     recordVerdict: async (input) => {
-      this.record('recordVerdict', input);
+      this.record('recordVerdict', input).verdicts.push({ ...input, by: 'recordVerdict' });
     },
     recordEscalation: async (input) => {
       this.record('recordEscalation', input);
