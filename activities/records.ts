@@ -34,14 +34,17 @@ export interface HandedVerdict {
 /**
  * Records a handed verdict, with its move into JUDGE, before the activity's own work: the read model
  * takes a loop's moves in order, and the activity's come after it. A retry records it again, idempotently.
+ * `verdictRecorded` tells the workflow so: an activity worker from before this change ignores the verdict,
+ * and the workflow then records it itself.
  */
-export async function afterVerdict<T>(
+export async function afterVerdict<T extends object>(
   deps: ActivityDeps,
   verdict: VerdictInput | undefined,
   work: () => Promise<T>,
-): Promise<T> {
-  if (verdict) await inPhase(deps, verdict, () => recordVerdict(deps, verdict));
-  return work();
+): Promise<T & { verdictRecorded?: true }> {
+  if (!verdict) return work();
+  await inPhase(deps, verdict, () => recordVerdict(deps, verdict));
+  return { ...(await work()), verdictRecorded: true };
 }
 
 /** `warnings`: the gate plan's, for the report. */

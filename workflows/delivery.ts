@@ -40,7 +40,7 @@ export async function deliverPassed(run: LoopRun, passed: IterationOutcome): Pro
       },
     ],
   );
-  if (verdict) run.verdictCarried();
+  if (verdict) await run.verdictCarried(prepared);
   upsertSearchAttributes([{ key: LoopContextImpactKey, value: prepared.contextImpact.level }]);
   if (prepared.delivered) return await endDelivered(run, 'PASSED', prepared.delivered);
   const { drift, replayed } = prepared;

@@ -124,7 +124,7 @@ async function runMaker(
       },
     ],
   );
-  if (verdict) run.verdictCarried();
+  if (verdict) await run.verdictCarried(maker);
   run.usage = addUsage(run.usage, maker.usage);
   // A changed manifest or lockfile: the maker's workspace is set up again before the next maker.
   run.setupDue = touchesSetupInputs(maker.changedFiles);

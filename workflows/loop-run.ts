@@ -100,8 +100,10 @@ export class LoopRun {
     return this.verdict.record;
   }
 
-  verdictCarried(): void {
-    this.verdict = null;
+  /** The activity the verdict was handed to answered: recorded, it says; if not (a worker from before), it is recorded now. */
+  async verdictCarried({ verdictRecorded }: { verdictRecorded?: true }): Promise<void> {
+    if (verdictRecorded) this.verdict = null;
+    else await this.recordVerdict();
   }
 
   /**

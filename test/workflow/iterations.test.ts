@@ -151,6 +151,28 @@ test("a failing gate sends the maker back with the judge's directive, and the ne
   );
 });
 
+test('an activity worker from before the change ignores the verdict it is handed: the loop records it itself, next', async () => {
+  await loops.run(
+    { iterations: [{ verification: gateFailed(1) }, {}], ignoresHandedVerdicts: true },
+    loopInput(),
+    async ({ handle, activities }) => {
+      await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 2 });
+      expect(activities.inputsOf('runMaker')[1]!.verdict).toMatchObject({ sequence: 1 });
+      expect(activities.inputsOf('prepareDelivery')[0]!.verdict).toMatchObject({ sequence: 2 });
+      expect(activities.verdicts.map((v) => [v.sequence, v.report.verdict, v.by])).toEqual([
+        [1, 'ITERATE', 'recordVerdict'],
+        [2, 'PASS', 'recordVerdict'],
+      ]);
+      expect(activities.calls.map((c) => c.activity).slice(-4)).toEqual([
+        'runMaker',
+        'recordVerdict',
+        'prepareDelivery',
+        'recordVerdict',
+      ]);
+    },
+  );
+});
+
 test('an iteration worse than the best of its round is backtracked, with a recovery brief for the maker', async () => {
   const script = {
     iterations: [

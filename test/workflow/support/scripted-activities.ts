@@ -55,6 +55,8 @@ export interface LoopScript {
   iterations: IterationScript[];
   /** prepareWorkspace throws it. */
   prepareFailure?: Error;
+  /** The maker's activity and the delivery's preparation ignore a verdict handed to them, as workers from before that change. */
+  ignoresHandedVerdicts?: boolean;
   /** One for each set-up run, in order; past the end set-up passes. */
   setup?: SetupOutcome[];
   /** What each resolution of the contract's test names finds ambiguous, in order; past the end nothing is. */
@@ -204,9 +206,9 @@ export class ScriptedLoops {
       const loop = this.record('runMaker', input);
       const script = this.iteration(loop, input.sequence);
       if (script.makerFailure) throw script.makerFailure;
-      if (input.verdict) loop.verdicts.push({ ...input.verdict, by: 'runMaker' });
+      const handed = handedVerdict(loop, input.verdict, 'runMaker');
       await script.makerHeldUntil;
-      const maker = made(input.sequence, script.maker);
+      const maker = { ...made(input.sequence, script.maker), ...handed };
       const asked = input.verify;
       if (!asked) return maker;
       // As the real activity does (maker-then-verify.ts): no review once the maker's usage spent the budget,
@@ -236,8 +238,8 @@ export class ScriptedLoops {
     },
     prepareDelivery: async (input) => {
       const loop = this.record('prepareDelivery', input);
-      if (input.verdict) loop.verdicts.push({ ...input.verdict, by: 'prepareDelivery' });
-      const prepared: DeliveryPreparation = {
+      const handed = handedVerdict(loop, input.verdict, 'prepareDelivery');
+      const prepared: DeliveryPreparation & { verdictRecorded?: true } = {
         drift: {
           baseRef: 'main',
           baseCommit: 'b'.repeat(40),
@@ -250,6 +252,7 @@ export class ScriptedLoops {
         contextImpact: { level: 'NONE', reasons: [] },
         approvalRequired: false,
         ...loop.deliveries.shift(),
+        ...handed,
       };
       // As the real one: delivers when asked and nothing stands in the way.
       const { deliverWhenClear } = input;
@@ -335,4 +338,15 @@ function reviewInVerification(script: IterationScript) {
 
 function frozenVersion({ version, contract }: FreezeContractInput): { version: number; hash: string } {
   return { version, hash: createHash('sha256').update(JSON.stringify(contract)).digest('hex') };
+}
+
+/** As afterVerdict does (activities/records.ts): a handed verdict recorded first, and said so. */
+function handedVerdict(
+  loop: LoopRecord,
+  verdict: VerdictInput | undefined,
+  by: 'runMaker' | 'prepareDelivery',
+): { verdictRecorded?: true } {
+  if (!verdict || loop.script.ignoresHandedVerdicts) return {};
+  loop.verdicts.push({ ...verdict, by });
+  return { verdictRecorded: true };
 }
