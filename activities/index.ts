@@ -19,11 +19,8 @@ import {
   recordContractApproval,
   recordDecision,
   recordEscalation,
-  afterVerdict,
   recordVerdict,
   type EscalationInput,
-  type HandedVerdict,
-  type VerdictInput,
 } from './records';
 import { runReview, type ReviewInput } from './review/run-review';
 import { loopLogicAttempts, withRetryClasses } from './retry-classes';
@@ -83,10 +80,9 @@ function loopActivities(deps: ActivityDeps) {
     // The heavy phases heartbeat throughout, not only while a command runs: committing, checking out or
     // diffing a sweeping change (100,000 files) takes longer than the 20 s heartbeat timeout.
     runWorkspaceSetup: (input: WorkspaceSetupInput) => whileHeartbeating(runWorkspaceSetup(deps, input), 'set-up'),
-    // Either may record the last iteration's verdict first, handed over by the workflow (workflows/loop-run.ts).
-    runMaker: ({ verdict, ...input }: InPhase<MakerThenVerifyInput> & HandedVerdict) =>
+    runMaker: (input: InPhase<MakerThenVerifyInput>) =>
       whileHeartbeating(
-        afterVerdict(deps, verdict, () => inPhase(deps, input, () => makerThenVerify(deps, input))),
+        inPhase(deps, input, () => makerThenVerify(deps, input)),
         'maker',
       ),
     resolveAcceptanceTests: (input: AcceptanceTestsInput) =>
@@ -102,12 +98,10 @@ function loopActivities(deps: ActivityDeps) {
         'review',
       ),
     backtrack: (input: BacktrackInput) => whileHeartbeating(backtrack(deps, input), 'backtrack'),
-    prepareDelivery: ({ verdict, ...input }: PrepareThenDeliverInput & HandedVerdict) =>
-      whileHeartbeating(
-        afterVerdict(deps, verdict, () => prepareThenDeliver(deps, input)),
-        'prepare delivery',
-      ),
-    recordVerdict: (input: VerdictInput) => inPhase(deps, input, () => recordVerdict(deps, input)),
+    prepareDelivery: (input: PrepareThenDeliverInput) =>
+      whileHeartbeating(prepareThenDeliver(deps, input), 'prepare delivery'),
+    recordVerdict: (input: InPhase<Parameters<typeof recordVerdict>[1]>) =>
+      inPhase(deps, input, () => recordVerdict(deps, input)),
     recordEscalation: (input: EscalationInput) => recordEscalation(deps, input),
     recordContractApproval: (input: Parameters<typeof recordContractApproval>[1]) =>
       recordContractApproval(deps, input),

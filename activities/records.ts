@@ -13,7 +13,6 @@ import { describeProof } from '../domain/proof';
 import { loadContract } from './contract';
 import { observeDecision, observeVerdict } from '../telemetry/loop-metrics';
 import type { ActivityDeps } from './deps';
-import { inPhase, type InPhase } from './progress';
 import { closeWithDecision, escalationAt, openEscalation } from '../store/escalations';
 import { blockingFindings } from '../store/findings';
 import { loopById, loopWithAttempts } from '../store/loops';
@@ -22,30 +21,6 @@ import { makerRunRecords } from '../store/execution-records';
 import { makerOutcomesBySequence } from '../domain/maker-outcome';
 
 // Audit-trail writes for verdicts, escalations and decisions. Each is idempotent on its natural key.
-
-/** An iteration's verdict and the loop's move into JUDGE, as the workflow hands them to record. */
-export type VerdictInput = InPhase<Parameters<typeof recordVerdict>[1]>;
-
-/** The last iteration's verdict, when the workflow left it to the activity that follows (workflows/loop-run.ts). */
-export interface HandedVerdict {
-  verdict?: VerdictInput;
-}
-
-/**
- * Records a handed verdict, with its move into JUDGE, before the activity's own work: the read model
- * takes a loop's moves in order, and the activity's come after it. A retry records it again, idempotently.
- * `verdictRecorded` tells the workflow so: an activity worker from before this change ignores the verdict,
- * and the workflow then records it itself.
- */
-export async function afterVerdict<T extends object>(
-  deps: ActivityDeps,
-  verdict: VerdictInput | undefined,
-  work: () => Promise<T>,
-): Promise<T & { verdictRecorded?: true }> {
-  if (!verdict) return work();
-  await inPhase(deps, verdict, () => recordVerdict(deps, verdict));
-  return { ...(await work()), verdictRecorded: true };
-}
 
 /** `warnings`: the gate plan's, for the report. */
 export async function recordVerdict(

@@ -16,12 +16,7 @@ import { LoopContextImpactKey } from './search-attributes';
 // a MAJOR context impact waits for a person when the request or the operator asks (MAJOR_CONTEXT_IMPACT).
 
 export async function deliverPassed(run: LoopRun, passed: IterationOutcome): Promise<LoopOutcome> {
-  if (!patched(PREPARE_DELIVERY)) {
-    await run.recordVerdict();
-    return await deliver(run, 'PASSED', null);
-  }
-  // The passed iteration's verdict, when it was left to this activity to record.
-  const verdict = run.carryVerdict();
+  if (!patched(PREPARE_DELIVERY)) return await deliver(run, 'PASSED', null);
   // The end as the read model gets it, should the preparation find nothing in the way and deliver.
   const ended = patched(DELIVER_WHEN_PREPARED) ? run.progressRecord('PASSED', 'DONE') : null;
   const prepared = await gitWork.prepareDelivery.executeWithOptions(
@@ -36,11 +31,9 @@ export async function deliverPassed(run: LoopRun, passed: IterationOutcome): Pro
         contractVersion: run.state.contractVersion,
         gates: run.gatePlan.gates,
         ...(ended ? { deliverWhenClear: { ended } } : {}),
-        ...(verdict && { verdict }),
       },
     ],
   );
-  if (verdict) await run.verdictCarried(prepared);
   upsertSearchAttributes([{ key: LoopContextImpactKey, value: prepared.contextImpact.level }]);
   if (prepared.delivered) return await endDelivered(run, 'PASSED', prepared.delivered);
   const { drift, replayed } = prepared;

@@ -51,7 +51,6 @@ export async function engineeringLoop(input: LoopInput): Promise<LoopOutcome> {
     for (;;) {
       if (run.setupDue && (run.gatePlan.setup?.commands.length ?? 0) > 0) {
         deprecatePatch(SETUP_PHASE);
-        await run.recordVerdict();
         const ended = await setUp(run);
         if (ended) return ended;
       }
@@ -74,11 +73,8 @@ export async function engineeringLoop(input: LoopInput): Promise<LoopOutcome> {
     if (err instanceof ContinueAsNew) throw err;
     const status: LoopStatus = isCancellation(err) ? 'CANCELLED' : 'FAILED';
     const reason = isCancellation(err) ? 'cancelled' : rootCause(err);
-    // Record the end (and a verdict its carrier never recorded) even though the workflow scope is cancelled or failing.
-    await CancellationScope.nonCancellable(async () => {
-      await run.recordVerdict();
-      await run.transition(status, 'DONE', reason);
-    });
+    // Record the end even though the workflow scope is cancelled or failing.
+    await CancellationScope.nonCancellable(() => run.transition(status, 'DONE', reason));
     throw err;
   }
 }
@@ -104,7 +100,6 @@ async function carryOn(run: LoopRun, { report, maker }: IterationOutcome): Promi
     run.best = score;
     return;
   }
-  await run.recordVerdict();
   await gitWork.backtrack.executeWithOptions(withSummary(run.label(`backtrack to #${run.best.sequence}`)), [
     { loopId: run.loopId, sequence: run.state.sequence, toCommit: run.best.checkpointCommit },
   ]);

@@ -13,7 +13,6 @@ export async function escalateAndSettle(
   /** What an approval delivers as: the checkpoint accepted over the judge (the default), or a passed change let through. */
   approvedOutcome: 'PASSED' | 'APPROVED_BY_HUMAN' = 'APPROVED_BY_HUMAN',
 ): Promise<LoopOutcome> {
-  await run.recordVerdict();
   const { decision, effect } = await escalate(run, {
     trigger: report.trigger ?? 'UNKNOWN',
     record: (escalationSequence) =>

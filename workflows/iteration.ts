@@ -11,12 +11,7 @@ import type { VerifyAfterMaker } from '../activities/maker-then-verify';
 import type { ProgressInput } from '../activities/progress';
 import { work } from './activities';
 import { withSummary, type LoopRun } from './loop-run';
-import {
-  INSPECT_IN_MAKER_ACTIVITY,
-  REVIEW_IN_VERIFICATION,
-  VERDICT_WITH_NEXT_ACTIVITY,
-  VERIFY_IN_MAKER_ACTIVITY,
-} from './patches';
+import { INSPECT_IN_MAKER_ACTIVITY, REVIEW_IN_VERIFICATION, VERIFY_IN_MAKER_ACTIVITY } from './patches';
 
 // One iteration: the maker changes the workspace, the gates verify it, the reviewer reviews it, the judge decides.
 
@@ -64,7 +59,7 @@ export async function iterate(run: LoopRun): Promise<IterationOutcome> {
           moves: asked,
         });
   const review = await reviewUnlessSettled(run, maker, verification, reviewMove);
-  const report = await judge(run, iteration, { maker, verification, review, systemFindings }, true);
+  const report = await judge(run, iteration, { maker, verification, review, systemFindings });
   return { report, maker, systemFindings, review };
 }
 
@@ -103,8 +98,6 @@ async function runMaker(
         usageBefore: run.usage,
       }
     : null;
-  // The last iteration's verdict, when it was left to this activity to record.
-  const verdict = run.carryVerdict();
   const seconds = request.maker.timeoutSeconds + 120 + (asked ? verificationTimeoutSeconds(run, true) : 0);
   const maker = await work.runMaker.executeWithOptions(
     withSummary(run.label(asked ? 'maker, then verify' : 'maker'), { startToCloseTimeout: `${seconds}s` }),
@@ -120,11 +113,9 @@ async function runMaker(
         progress,
         inspect: { gates: run.gatePlan.gates },
         ...(asked && { verify: asked }),
-        ...(verdict && { verdict }),
       },
     ],
   );
-  if (verdict) await run.verdictCarried(maker);
   run.usage = addUsage(run.usage, maker.usage);
   // A changed manifest or lockfile: the maker's workspace is set up again before the next maker.
   run.setupDue = touchesSetupInputs(maker.changedFiles);
@@ -245,11 +236,7 @@ async function reviewUnlessSettled(
   return reviewed.outcome;
 }
 
-/**
- * The judge's verdict (a pure function), recorded with the iteration — or, with `deferRecord`, left for the
- * next activity to record (LoopRun.carryVerdict): a local activity of its own costs a workflow task about
- * 20 ms (docs/performance.md).
- */
+/** The judge's verdict (a pure function), recorded with the iteration. */
 export async function judge(
   run: LoopRun,
   iteration: IterationState,
@@ -259,7 +246,6 @@ export async function judge(
     review,
     systemFindings,
   }: { maker: MadeChange; verification: VerificationSummary; review: ReviewOutcome; systemFindings: FindingSummary[] },
-  deferRecord = false,
 ): Promise<JudgeReport> {
   const { state, request, contract } = run;
   const progress = run.enterPhase('JUDGE');
@@ -289,16 +275,11 @@ export async function judge(
   state.lastVerdict = report.verdict;
   iteration.verdict = report.verdict;
   iteration.trigger = report.trigger;
-  const record = {
-    loopId: run.loopId,
-    sequence: state.sequence,
-    report,
-    warnings: run.gatePlan.warnings ?? [],
-    progress,
-  };
-  const summary = run.label(`verdict ${report.verdict}`);
-  if (deferRecord && patched(VERDICT_WITH_NEXT_ACTIVITY)) run.deferVerdict(record, summary);
-  else await run.recorder().recordVerdict.executeWithOptions(withSummary(summary), [record]);
+  await run
+    .recorder()
+    .recordVerdict.executeWithOptions(withSummary(run.label(`verdict ${report.verdict}`)), [
+      { loopId: run.loopId, sequence: state.sequence, report, warnings: run.gatePlan.warnings ?? [], progress },
+    ]);
   return report;
 }
 

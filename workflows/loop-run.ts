@@ -7,16 +7,12 @@ import type { GatePlan } from '../domain/gates';
 import type { IterationRecord } from '../domain/judge';
 import type { LoopInput, LoopRequest } from '../domain/loop-request';
 import type { LoopPhase, LoopState, LoopStatus } from '../domain/loop-state';
-import type { LoopActivities } from '../activities';
 import type { FreezeContractInput } from '../activities/contract';
 import type { ProgressInput } from '../activities/progress';
 import { records } from './activities';
 import { currentDetails } from './details';
 import { LOCAL_RECORDS, PROGRESS_IN_PHASE_ACTIVITIES } from './patches';
 import { LoopIterationKey, LoopPhaseKey, LoopStatusKey, LoopVerdictKey } from './search-attributes';
-
-/** What recording an iteration's verdict takes: the judge's report, and the move into JUDGE. */
-export type VerdictRecord = Parameters<LoopActivities['recordVerdict']>[0];
 
 /** A decision as it arrived, and through which message. */
 export interface ReceivedDecision {
@@ -46,12 +42,6 @@ export class LoopRun {
   previous: IterationRecord[] = [];
   best: IterationScore | null = null;
   pendingDecision: ReceivedDecision | undefined;
-  /**
-   * The last verdict, judged but not yet recorded: the next activity, when it is the next maker's or the
-   * delivery's preparation, records it before its own work (`carryVerdict`); anything else first records
-   * it as before (`recordVerdict`). Carried: handed to an activity that has not answered yet.
-   */
-  private verdict: { record: VerdictRecord; summary: string; carried: boolean } | null = null;
   /** Numbers the moves the read model gets, so every attempt of a move's write records one event. */
   private moves = 0;
 
@@ -86,35 +76,6 @@ export class LoopRun {
   recorder(): typeof records {
     deprecatePatch(LOCAL_RECORDS);
     return records;
-  }
-
-  /** Leaves the iteration's verdict to the activity that comes next (carryVerdict), or to recordVerdict. */
-  deferVerdict(record: VerdictRecord, summary: string): void {
-    this.verdict = { record, summary, carried: false };
-  }
-
-  /** The verdict for the next activity to record, if one is left unrecorded; verdictCarried() once it answered. */
-  carryVerdict(): VerdictRecord | undefined {
-    if (!this.verdict) return undefined;
-    this.verdict.carried = true;
-    return this.verdict.record;
-  }
-
-  /** The activity the verdict was handed to answered: recorded, it says; if not (a worker from before), it is recorded now. */
-  async verdictCarried({ verdictRecorded }: { verdictRecorded?: true }): Promise<void> {
-    if (verdictRecorded) this.verdict = null;
-    else await this.recordVerdict();
-  }
-
-  /**
-   * Records a verdict left unrecorded — or handed to an activity that failed — before anything else is
-   * written: the read model takes the loop's moves in order, and the verdict's move into JUDGE comes first.
-   */
-  async recordVerdict(): Promise<void> {
-    if (!this.verdict) return;
-    const { record, summary } = this.verdict;
-    await this.recorder().recordVerdict.executeWithOptions(withSummary(summary), [record]);
-    this.verdict = null;
   }
 
   /** Moves the loop on, and writes the move to the read model itself. */

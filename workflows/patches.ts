@@ -14,8 +14,6 @@ export const VERIFY_IN_MAKER_ACTIVITY = 'verify-in-maker-activity';
 export const DELIVER_WHEN_PREPARED = 'deliver-when-prepared';
 /** A new loop's first contract version is frozen by prepareWorkspace, once the workspace is ready: no local activity of its own. */
 export const FREEZE_IN_PREPARE = 'freeze-in-prepare';
-/** An iteration's verdict is recorded by the next maker's activity or the delivery's preparation, when one comes next; else by its local activity. */
-export const VERDICT_WITH_NEXT_ACTIVITY = 'verdict-with-next-activity';
 
 // Patches retired at the version floor (CONTRIBUTING.md, "The version floor"): their old branches are gone,
 // and each is called as deprecatePatch() where its patched() was, so a loop started on the release before

@@ -43,7 +43,6 @@ export function handlePause(run: LoopRun): void {
 export async function holdIfPaused(run: LoopRun): Promise<void> {
   if (!run.state.pause) return;
   const { phase } = run.state;
-  await run.recordVerdict();
   await run.transition('PAUSED', phase);
   await condition(() => !run.state.pause);
   await run.transition('RUNNING', phase);

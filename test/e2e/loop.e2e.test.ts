@@ -143,7 +143,6 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
   recordHistory(loop.workflowId, 'verify-in-maker-fix-gate-then-pass');
   recordHistory(loop.workflowId, 'deliver-when-prepared-fix-gate-then-pass');
   recordHistory(loop.workflowId, 'freeze-in-prepare-fix-gate-then-pass');
-  recordHistory(loop.workflowId, 'verdict-with-next-activity-fix-gate-then-pass');
 });
 
 test('a persistent VALID BLOCKER escalates at max iterations; retry with guidance resumes at K=1 and passes', async () => {
@@ -216,7 +215,6 @@ test('a persistent VALID BLOCKER escalates at max iterations; retry with guidanc
   });
   expect(makerPrompts(maker.stateDir)[2]).toContain('Human guidance: Use BigInt so large integers stay exact.');
   recordHistory(loop.workflowId, 'escalate-retry-pass');
-  recordHistory(loop.workflowId, 'verdict-with-next-activity-escalate-retry-pass');
 });
 
 test('ESCALATE → approve delivers the checkpoint as a human override', async () => {

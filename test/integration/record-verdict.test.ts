@@ -1,14 +1,11 @@
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { recordProgress, type ProgressInput } from '../../activities/progress';
-import { afterVerdict, recordVerdict } from '../../activities/records';
+import { recordVerdict } from '../../activities/records';
 import type { GateSummary } from '../../domain/gates';
 import { computeVerdict } from '../../domain/judge';
 import { verdicts } from '../../telemetry/loop-metrics';
 import { insertLoop, useTestDatabase } from '../support/database';
 
-// The verdict is one statement through its iteration (on the loop's critical path, by a local activity or
-// by the activity that follows): a retry replaces it, the verdict counter counts it once, and the report
-// quotes the gate plan's warnings.
+// The verdict is one statement through its iteration (a local activity, on the loop's critical path): a
+// retry replaces it, the verdict counter counts it once, and the report quotes the gate plan's warnings.
 
 const db = useTestDatabase();
 
@@ -110,42 +107,4 @@ test('a verdict for an iteration that does not exist fails, writing nothing', as
     `loop ${loopId} has no iteration 2: its verdict cannot be recorded`,
   );
   expect(await db.prisma.verdict.count({ where: { loopId } })).toBe(0);
-});
-
-test('a verdict handed to the next activity is recorded with its move into JUDGE before that activity works; a retry adds nothing', async () => {
-  const loopId = await iterationOfNewLoop([]);
-  const move = (phase: 'JUDGE' | 'MAKER', n: number): ProgressInput => ({
-    loopId,
-    status: 'RUNNING',
-    phase,
-    roundIteration: 1,
-    lastVerdict: phase === 'MAKER' ? 'ITERATE' : null,
-    failureReason: null,
-    move: n,
-  });
-  const verdict = { loopId, sequence: 1, report: report('FAILED'), warnings: [], progress: move('JUDGE', 4) };
-  // The next maker's activity: its own move, once the verdict is in.
-  const seen: Array<string | undefined> = [];
-  const nextMaker = async () => {
-    seen.push((await db.prisma.verdict.findFirst({ where: { loopId } }))?.verdict);
-    await recordProgress(db.deps, move('MAKER', 5));
-    return { made: true };
-  };
-  const attempt = (n: number) =>
-    new MockActivityEnvironment({
-      attempt: n,
-      workflowExecution: { workflowId: `loop-${loopId}`, runId: `run-${loopId}` },
-    });
-
-  // Each answers that it recorded the verdict: the workflow records it itself otherwise.
-  const made = { made: true, verdictRecorded: true };
-  await expect(attempt(1).run(() => afterVerdict(db.deps, verdict, nextMaker))).resolves.toEqual(made);
-  await expect(attempt(2).run(() => afterVerdict(db.deps, verdict, nextMaker))).resolves.toEqual(made);
-  await expect(attempt(3).run(() => afterVerdict(db.deps, undefined, nextMaker))).resolves.toEqual({ made: true });
-
-  expect(seen).toEqual(['ITERATE', 'ITERATE', 'ITERATE']);
-  expect(await db.prisma.verdict.count({ where: { loopId } })).toBe(1);
-  const events = await db.prisma.loopEvent.findMany({ where: { loopId }, orderBy: { createdAt: 'asc' } });
-  expect(events.map((e) => e.phase)).toEqual(['JUDGE', 'MAKER']);
-  expect(await db.prisma.loop.findUniqueOrThrow({ where: { id: loopId } })).toMatchObject({ phase: 'MAKER' });
 });

@@ -178,7 +178,7 @@ test('amend freezes a new contract version whose criteria the next run is judged
   };
   await loops.run(script, input, async ({ handle, activities, awaitingDecision, decide, currentRun }) => {
     await awaitingDecision();
-    expect(activities.verdicts[0]!.report).toMatchObject({
+    expect(activities.inputsOf('recordVerdict')[0]!.report).toMatchObject({
       verdict: 'ESCALATE',
       trigger: 'MAX_ITERATIONS',
       rule: 'MAX_ITERATIONS',
@@ -198,7 +198,7 @@ test('amend freezes a new contract version whose criteria the next run is judged
       contractVersion: 2,
       verify: expect.anything(),
     });
-    expect(activities.verdicts[1]!.report).toMatchObject({
+    expect(activities.inputsOf('recordVerdict')[1]!.report).toMatchObject({
       verdict: 'PASS',
       acCompliance: [{ id: 'AC-2', status: 'PROVEN' }],
     });
@@ -419,7 +419,7 @@ describe('decision deadline', () => {
       input,
       async ({ handle, activities }) => {
         await expect(handle.result()).resolves.toMatchObject({ status: 'REJECTED', iterations: 1 });
-        expect(activities.verdicts[0]!.report).toMatchObject({
+        expect(activities.inputsOf('recordVerdict')[0]!.report).toMatchObject({
           verdict: 'ESCALATE',
           trigger: 'MAX_ITERATIONS',
           findingTriage: [{ findingId: 'TMP-001', outcome: 'BLOCKING' }],

@@ -36,10 +36,9 @@ test('a base that moved: the change replayed onto it is verified again, not made
   await loops.run({ iterations: [{}, {}], deliveries }, input, async ({ handle, activities }) => {
     await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 2 });
     expect(activities.calls.map((c) => c.activity).slice(-5)).toEqual([
-      'runMaker',
+      'recordVerdict',
       'prepareDelivery',
       'runVerification',
-      // The replayed change's verdict: the delivery that follows goes by it, so it is recorded first.
       'recordVerdict',
       'deliver',
     ]);
@@ -56,7 +55,7 @@ test('a base that moved: the change replayed onto it is verified again, not made
     const [verification] = activities.inputsOf('runVerification');
     expect(verification).toMatchObject({ sequence: 2, checkpointCommit: REPLAYED });
     expect(verification!.review).toBeUndefined();
-    expect(activities.verdicts.map((v) => [v.sequence, v.report.verdict])).toEqual([
+    expect(activities.inputsOf('recordVerdict').map((v) => [v.sequence, v.report.verdict])).toEqual([
       [1, 'PASS'],
       [2, 'PASS'],
     ]);
@@ -85,7 +84,7 @@ test('a replayed change that fails verification on the moved base escalates BASE
         `base: \`main\` moved 2 commit(s) since the loop started (now \`${MOVED}\`); the change still merges cleanly onto it`,
       );
       // The judge's own verdict on the replayed iteration is what it was; the escalation names the drift.
-      expect(activities.verdicts.at(-1)).toMatchObject({
+      expect(activities.inputsOf('recordVerdict').at(-1)).toMatchObject({
         sequence: 2,
         report: { verdict: 'ITERATE' },
       });

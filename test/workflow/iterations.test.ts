@@ -31,12 +31,9 @@ test('a first iteration that passes is delivered', async () => {
       'resolveAcceptanceTests',
       // The maker's activity verified its checkpoint, and reviewed it: it passed every gate.
       'runMaker',
-      // Nothing stands in the way of the passed change: the preparation's activity delivers it, after it
-      // recorded the verdict.
+      'recordVerdict',
+      // Nothing stands in the way of the passed change: the preparation's activity delivers it.
       'prepareDelivery',
-    ]);
-    expect(activities.verdicts.map((v) => [v.sequence, v.report.verdict, v.by])).toEqual([
-      [1, 'PASS', 'prepareDelivery'],
     ]);
     expect(activities.verifications).toEqual([{ sequence: 1, by: 'runMaker' }]);
     expect(activities.reviews).toEqual([{ sequence: 1, by: 'runMaker' }]);
@@ -48,7 +45,7 @@ test('a first iteration that passes is delivered', async () => {
       usageBefore: { tokens: 0, costUsd: 0, agentMs: 0 },
     });
     // Numbered in the order they happen (MAKER, VERIFY, REVIEW, JUDGE): the read model takes moves in order.
-    const judged = activities.verdicts[0]!.progress;
+    const judged = activities.inputsOf('recordVerdict')[0]!.progress;
     expect(maker.verify!.progress.move).toBe(maker.progress.move + 1);
     expect(maker.verify!.review.progress.move).toBe(maker.progress.move + 2);
     expect(judged.move).toBe(maker.progress.move + 3);
@@ -77,7 +74,7 @@ test('a first iteration that passes is delivered', async () => {
       directives: [],
       maker: input.request.maker,
     });
-    expect(activities.verdicts[0]!.report).toMatchObject({
+    expect(activities.inputsOf('recordVerdict')[0]!.report).toMatchObject({
       verdict: 'PASS',
       rule: 'ALL_CLEAR',
       trigger: null,
@@ -129,46 +126,22 @@ test("a failing gate sends the maker back with the judge's directive, and the ne
         'prepareWorkspace',
         'resolveAcceptanceTests',
         'runMaker',
+        'recordVerdict',
         'runMaker',
+        'recordVerdict',
         'prepareDelivery',
       ]);
       expect(activities.reviews).toEqual([{ sequence: 2, by: 'runMaker' }]);
-      // Each verdict recorded by the activity that came next, no local activity of its own.
-      expect(activities.verdicts.map((v) => [v.report.verdict, v.report.rule, v.by])).toEqual([
-        ['ITERATE', 'GATES_FAILED', 'runMaker'],
-        ['PASS', 'ALL_CLEAR', 'prepareDelivery'],
+      expect(activities.inputsOf('recordVerdict').map((v) => [v.report.verdict, v.report.rule])).toEqual([
+        ['ITERATE', 'GATES_FAILED'],
+        ['PASS', 'ALL_CLEAR'],
       ]);
-      // The verdict's move into JUDGE comes before the next maker's move into MAKER.
-      const [verdict, next] = [activities.verdicts[0]!, activities.inputsOf('runMaker')[1]!];
-      expect(next.progress.move).toBe(verdict.progress.move + 1);
       expect(activities.inputsOf('runMaker')[1]).toMatchObject({
         sequence: 2,
         roundIteration: 2,
         directives: ['1. Fix the failing tests gate: sum adds two numbers: expected 3, got -1.'],
       });
       expect((await state()).iterations.map((i) => i.verdict)).toEqual(['ITERATE', 'PASS']);
-    },
-  );
-});
-
-test('an activity worker from before the change ignores the verdict it is handed: the loop records it itself, next', async () => {
-  await loops.run(
-    { iterations: [{ verification: gateFailed(1) }, {}], ignoresHandedVerdicts: true },
-    loopInput(),
-    async ({ handle, activities }) => {
-      await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 2 });
-      expect(activities.inputsOf('runMaker')[1]!.verdict).toMatchObject({ sequence: 1 });
-      expect(activities.inputsOf('prepareDelivery')[0]!.verdict).toMatchObject({ sequence: 2 });
-      expect(activities.verdicts.map((v) => [v.sequence, v.report.verdict, v.by])).toEqual([
-        [1, 'ITERATE', 'recordVerdict'],
-        [2, 'PASS', 'recordVerdict'],
-      ]);
-      expect(activities.calls.map((c) => c.activity).slice(-4)).toEqual([
-        'runMaker',
-        'recordVerdict',
-        'prepareDelivery',
-        'recordVerdict',
-      ]);
     },
   );
 });
@@ -194,7 +167,6 @@ test('an iteration worse than the best of its round is backtracked, with a recov
       { loopId: expect.any(String), sequence: 2, toCommit: checkpointOf(1) },
     ]);
     const order = activities.calls.map((c) => c.activity);
-    // The worse iteration's verdict is recorded before the workspace goes back: no maker comes next.
     expect(order.slice(order.indexOf('backtrack') - 1, order.indexOf('backtrack') + 2)).toEqual([
       'recordVerdict',
       'backtrack',
@@ -238,7 +210,7 @@ test('a spent budget skips the review and escalates as BUDGET_EXHAUSTED', async 
     // The maker's activity verified, and did not review: the maker's usage spent the budget.
     expect(activities.verifications).toEqual([{ sequence: 1, by: 'runMaker' }]);
     expect(activities.reviews).toEqual([]);
-    const { report } = activities.verdicts[0]!;
+    const { report } = activities.inputsOf('recordVerdict')[0]!;
     expect(report).toMatchObject({ verdict: 'ESCALATE', trigger: 'BUDGET_EXHAUSTED', rule: 'BUDGET_EXHAUSTED' });
     expect(report.reasons).toEqual([
       'review unavailable: token budget reached: 12500 of 10000 tokens used',
@@ -273,7 +245,7 @@ test("the review's usage counts against the budget: the next iteration escalates
       { sequence: 1, by: 'runMaker' },
       { sequence: 2, by: 'runMaker' },
     ]);
-    expect(activities.verdicts.map((v) => [v.report.verdict, v.report.trigger])).toEqual([
+    expect(activities.inputsOf('recordVerdict').map((v) => [v.report.verdict, v.report.trigger])).toEqual([
       ['ITERATE', null],
       ['ESCALATE', 'BUDGET_EXHAUSTED'],
     ]);
@@ -292,7 +264,7 @@ test('a maker that changed nothing escalates as NO_CHANGE', async () => {
   };
   await loops.run(script, loopInput(), async ({ activities, awaitingDecision, state }) => {
     await awaitingDecision();
-    expect(activities.verdicts[1]!.report).toMatchObject({
+    expect(activities.inputsOf('recordVerdict')[1]!.report).toMatchObject({
       verdict: 'ESCALATE',
       trigger: 'NO_CHANGE',
       rule: 'NO_CHANGE',
@@ -314,7 +286,7 @@ test('a review activity that fails escalates as REVIEW_UNAVAILABLE instead of fa
   );
   await loops.run({ iterations: [{ review }] }, loopInput(), async ({ activities, awaitingDecision, state }) => {
     await awaitingDecision();
-    const { report } = activities.verdicts[0]!;
+    const { report } = activities.inputsOf('recordVerdict')[0]!;
     expect(report).toMatchObject({
       verdict: 'ESCALATE',
       trigger: 'REVIEW_UNAVAILABLE',
@@ -343,7 +315,7 @@ test("a review the maker's activity could not finish is asked of the review acti
     expect(activities.inputsOf('runReview')[0]!.progress).toEqual(
       activities.inputsOf('runMaker')[0]!.verify!.review.progress,
     );
-    expect(activities.verdicts[0]!.report).toMatchObject({ verdict: 'PASS' });
+    expect(activities.inputsOf('recordVerdict')[0]!.report).toMatchObject({ verdict: 'PASS' });
   });
 });
 
@@ -362,7 +334,7 @@ test("a verification the maker's activity could not finish is asked of the verif
     expect(verification).toMatchObject({ sequence: 1, checkpointCommit: checkpointOf(1) });
     expect(verification.progress).toEqual(asked.progress);
     expect(verification.review).toEqual(asked.review);
-    expect(activities.verdicts[0]!.progress.move).toBe(asked.progress.move + 2);
+    expect(activities.inputsOf('recordVerdict')[0]!.progress.move).toBe(asked.progress.move + 2);
   });
 });
 
@@ -380,15 +352,9 @@ test('the last allowed iteration still failing escalates as MAX_ITERATIONS', asy
       [1, 1, 2],
       [2, 2, 2],
     ]);
-    // #1's verdict recorded by #2's maker; the escalating one before the escalation, by its local activity.
-    expect(activities.verdicts.map((v) => [v.report.verdict, v.report.trigger, v.by])).toEqual([
-      ['ITERATE', null, 'runMaker'],
-      ['ESCALATE', 'MAX_ITERATIONS', 'recordVerdict'],
-    ]);
-    const order = activities.calls.map((c) => c.activity);
-    expect(order.slice(order.indexOf('recordVerdict'), order.indexOf('recordVerdict') + 2)).toEqual([
-      'recordVerdict',
-      'recordEscalation',
+    expect(activities.inputsOf('recordVerdict').map((v) => [v.report.verdict, v.report.trigger])).toEqual([
+      ['ITERATE', null],
+      ['ESCALATE', 'MAX_ITERATIONS'],
     ]);
     expect(await state()).toMatchObject({
       status: 'AWAITING_DECISION',
@@ -406,7 +372,7 @@ test('passing gates with an unproven acceptance criterion iterate', async () => 
     loopInput(),
     async ({ handle, activities }) => {
       await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 2 });
-      expect(activities.verdicts[0]!.report).toMatchObject({
+      expect(activities.inputsOf('recordVerdict')[0]!.report).toMatchObject({
         verdict: 'ITERATE',
         rule: 'ACCEPTANCE_UNPROVEN',
       });

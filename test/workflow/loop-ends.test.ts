@@ -76,30 +76,6 @@ test('an activity that fails for good fails the loop, recorded as FAILED with th
   });
 });
 
-test('a maker that fails for good before it recorded the verdict it was handed: the verdict is recorded, then FAILED', async () => {
-  const makerFailure = ApplicationFailure.create({ type: 'MakerError', message: 'disk full', nonRetryable: true });
-  await loops.run(
-    { iterations: [{ verification: gateFailed(1) }, { makerFailure }] },
-    loopInput(),
-    async ({ handle, activities, state }) => {
-      await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
-      // #1's ITERATE was handed to #2's maker, which never recorded it: the loop records it before its end.
-      expect(activities.verdicts.map((v) => [v.sequence, v.report.verdict, v.by])).toEqual([
-        [1, 'ITERATE', 'recordVerdict'],
-      ]);
-      const { by: _recorder, ...recorded } = activities.verdicts[0]!;
-      expect(activities.inputsOf('runMaker')[1]!.verdict).toEqual(recorded);
-      expect(activities.calls.map((c) => c.activity).slice(-3)).toEqual([
-        'runMaker',
-        'recordVerdict',
-        'recordProgress',
-      ]);
-      expect(activities.inputsOf('recordProgress').at(-1)).toMatchObject({ status: 'FAILED', phase: 'DONE' });
-      expect(await state()).toMatchObject({ status: 'FAILED', lastVerdict: 'ITERATE' });
-    },
-  );
-});
-
 test('an activity that keeps failing fails the loop once its retries are spent (on the skipped clock)', async () => {
   const verification = new Error('git worktree add exited 128: fatal: not a valid object name');
   await loops.run({ iterations: [{ verification }] }, loopInput(), async ({ handle, activities }) => {

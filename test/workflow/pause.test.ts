@@ -38,9 +38,6 @@ test('paused during a maker: the iteration finishes, the loop holds before the n
         pause: { actor: ANA, reason: 'reviewing the plan' },
       });
       expect(activities.inputsOf('runMaker')).toHaveLength(1);
-      // The verdict is recorded before the loop holds: no maker comes next to record it.
-      expect(activities.verdicts.map((v) => [v.report.verdict, v.by])).toEqual([['ITERATE', 'recordVerdict']]);
-      expect(activities.calls.map((c) => c.activity).slice(-2)).toEqual(['recordVerdict', 'recordProgress']);
       // The Web UI's current details say who paused it and how to resume.
       const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
       expect(metadata.currentDetails).toContain(

@@ -137,7 +137,7 @@ test('a verification checkout that cannot be set up escalates as ENVIRONMENT; re
   await loops.run(script, loopInput(), async ({ handle, activities, awaitingDecision, decide, currentRun }) => {
     await awaitingDecision();
     expect(activities.reviews).toEqual([]);
-    expect(activities.verdicts[0]!.report).toMatchObject({
+    expect(activities.inputsOf('recordVerdict')[0]!.report).toMatchObject({
       verdict: 'ESCALATE',
       trigger: 'ENVIRONMENT',
       reasons: [`environment problem: ${NPM_CI_FAILED}`],

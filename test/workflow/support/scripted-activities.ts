@@ -6,7 +6,6 @@ import type { AmbiguousTest } from '../../../activities/verification/acceptance-
 import type { DeliverInput, DeliverOutput } from '../../../activities/delivery';
 import type { FreezeContractInput } from '../../../activities/contract';
 import type { ProgressInput } from '../../../activities/progress';
-import type { VerdictInput } from '../../../activities/records';
 import type { DeliveryPreparation } from '../../../activities/prepare-delivery';
 import type { GatePlan } from '../../../domain/gates';
 import { reviewSkipReason } from '../../../domain/review-when';
@@ -45,8 +44,6 @@ export interface IterationScript {
   reviewInVerificationFails?: string;
   /** The maker's activity does not return before this settles. */
   makerHeldUntil?: Promise<unknown>;
-  /** Thrown by the maker's activity, before it records anything (a verdict it was handed included). */
-  makerFailure?: Error;
 }
 
 export interface LoopScript {
@@ -55,8 +52,6 @@ export interface LoopScript {
   iterations: IterationScript[];
   /** prepareWorkspace throws it. */
   prepareFailure?: Error;
-  /** The maker's activity and the delivery's preparation ignore a verdict handed to them, as workers from before that change. */
-  ignoresHandedVerdicts?: boolean;
   /** One for each set-up run, in order; past the end set-up passes. */
   setup?: SetupOutcome[];
   /** What each resolution of the contract's test names finds ambiguous, in order; past the end nothing is. */
@@ -82,8 +77,6 @@ export interface ScriptedLoop {
   verifications: Array<{ sequence: number; by: 'runMaker' | 'runVerification' }>;
   /** Every delivery, in order: what it delivered, the end it recorded, and the activity that delivered. */
   delivered: Array<DeliverInput & { ended: ProgressInput; by: 'prepareDelivery' | 'deliver' }>;
-  /** Every verdict recorded, in order, and the activity that recorded it. */
-  verdicts: Array<VerdictInput & { by: 'recordVerdict' | 'runMaker' | 'prepareDelivery' }>;
   /** Every contract version frozen, in order, and the activity that froze it. */
   frozen: Array<FreezeContractInput & { progress?: ProgressInput; by: 'prepareWorkspace' | 'freezeContract' }>;
   /** The inputs of every call of `activity`, in order. */
@@ -140,7 +133,6 @@ export class ScriptedLoops {
       verifications: [],
       delivered: [],
       frozen: [],
-      verdicts: [],
       inputsOf,
       called,
       push,
@@ -205,10 +197,8 @@ export class ScriptedLoops {
     runMaker: async (input) => {
       const loop = this.record('runMaker', input);
       const script = this.iteration(loop, input.sequence);
-      if (script.makerFailure) throw script.makerFailure;
-      const handed = handedVerdict(loop, input.verdict, 'runMaker');
       await script.makerHeldUntil;
-      const maker = { ...made(input.sequence, script.maker), ...handed };
+      const maker = made(input.sequence, script.maker);
       const asked = input.verify;
       if (!asked) return maker;
       // As the real activity does (maker-then-verify.ts): no review once the maker's usage spent the budget,
@@ -238,8 +228,7 @@ export class ScriptedLoops {
     },
     prepareDelivery: async (input) => {
       const loop = this.record('prepareDelivery', input);
-      const handed = handedVerdict(loop, input.verdict, 'prepareDelivery');
-      const prepared: DeliveryPreparation & { verdictRecorded?: true } = {
+      const prepared: DeliveryPreparation = {
         drift: {
           baseRef: 'main',
           baseCommit: 'b'.repeat(40),
@@ -252,7 +241,6 @@ export class ScriptedLoops {
         contextImpact: { level: 'NONE', reasons: [] },
         approvalRequired: false,
         ...loop.deliveries.shift(),
-        ...handed,
       };
       // As the real one: delivers when asked and nothing stands in the way.
       const { deliverWhenClear } = input;
@@ -263,7 +251,7 @@ export class ScriptedLoops {
       return { ...prepared, delivered: scriptedDelivery(loop.script, input.loopId) };
     },
     recordVerdict: async (input) => {
-      this.record('recordVerdict', input).verdicts.push({ ...input, by: 'recordVerdict' });
+      this.record('recordVerdict', input);
     },
     recordEscalation: async (input) => {
       this.record('recordEscalation', input);
@@ -338,15 +326,4 @@ function reviewInVerification(script: IterationScript) {
 
 function frozenVersion({ version, contract }: FreezeContractInput): { version: number; hash: string } {
   return { version, hash: createHash('sha256').update(JSON.stringify(contract)).digest('hex') };
-}
-
-/** As afterVerdict does (activities/records.ts): a handed verdict recorded first, and said so. */
-function handedVerdict(
-  loop: LoopRecord,
-  verdict: VerdictInput | undefined,
-  by: 'runMaker' | 'prepareDelivery',
-): { verdictRecorded?: true } {
-  if (!verdict || loop.script.ignoresHandedVerdicts) return {};
-  loop.verdicts.push({ ...verdict, by });
-  return { verdictRecorded: true };
 }
