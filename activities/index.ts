@@ -2,7 +2,6 @@ import { backtrack, type BacktrackInput } from './backtrack';
 import type { PresetBackend } from '../domain/maker-presets';
 import { checkAgent } from './makers/agent-check';
 import { freezeContract, type FreezeContractInput } from './contract';
-import { prepareThenFreeze, type PrepareThenFreezeInput } from './prepare-then-freeze';
 import {
   authorizeDecision,
   recordRefusedDecision,
@@ -30,6 +29,7 @@ import { withSanitisedFailures } from './sanitised-failures';
 import { runWorkspaceSetup, type WorkspaceSetupInput } from './setup/workspace-setup';
 import { resolveAcceptanceTests, type AcceptanceTestsInput } from './verification/acceptance-tests';
 import { verifyThenReview, type VerifyThenReviewInput } from './verification/verify-then-review';
+import { prepareWorkspace, type PrepareWorkspaceInput } from './workspace';
 
 /** Every activity the worker runs: the loop's and the presets' smoke tests. */
 export function createActivities(deps: ActivityDeps) {
@@ -68,10 +68,12 @@ function createAgentCheckActivities(deps: ActivityDeps) {
 
 function loopActivities(deps: ActivityDeps) {
   return boundToLoopRun(deps.prisma, {
-    prepareWorkspace: (input: PrepareThenFreezeInput) =>
-      whileHeartbeating(prepareThenFreeze(deps, input), 'prepare workspace'),
-    // The first version is frozen on entering CONTRACT (by prepareWorkspace since 'freeze-in-prepare'); later
-    // ones (after a decision) outside any phase entry.
+    prepareWorkspace: (input: InPhase<PrepareWorkspaceInput>) =>
+      whileHeartbeating(
+        inPhase(deps, input, () => prepareWorkspace(deps, input)),
+        'prepare workspace',
+      ),
+    // The first version is frozen on entering CONTRACT; later ones (after a decision) outside any phase entry.
     freezeContract: (input: FreezeContractInput & { progress?: ProgressInput }) =>
       input.progress
         ? inPhase(deps, { ...input, progress: input.progress }, () => freezeContract(deps, input))

@@ -7,7 +7,6 @@ import type { GatePlan } from '../domain/gates';
 import type { IterationRecord } from '../domain/judge';
 import type { LoopInput, LoopRequest } from '../domain/loop-request';
 import type { LoopPhase, LoopState, LoopStatus } from '../domain/loop-state';
-import type { FreezeContractInput } from '../activities/contract';
 import type { ProgressInput } from '../activities/progress';
 import { records } from './activities';
 import { currentDetails } from './details';
@@ -132,20 +131,10 @@ export class LoopRun {
   /** Freezes the current contract as `version`; `progress`: the move into CONTRACT, written with it. */
   async freeze(version: number, reason: string, progress?: ProgressInput): Promise<void> {
     const frozen = await this.recorder().freezeContract.executeWithOptions(withSummary(`freeze contract v${version}`), [
-      { ...this.freezing(version, reason), ...(progress && { progress }) },
+      { loopId: this.loopId, version, contract: this.contract, reason, ...(progress && { progress }) },
     ]);
-    this.frozen(frozen);
-  }
-
-  /** What freezing the current contract as `version` asks of the activity that freezes it. */
-  freezing(version: number, reason: string): FreezeContractInput {
-    return { loopId: this.loopId, version, contract: this.contract, reason };
-  }
-
-  /** The contract version an activity froze is the loop's. */
-  frozen({ version, hash }: { version: number; hash: string }): void {
-    this.state.contractVersion = version;
-    this.state.contractHash = hash;
+    this.state.contractVersion = frozen.version;
+    this.state.contractHash = frozen.hash;
   }
 
   /** An activity's summary in the Web UI: the phase and where the loop is. */

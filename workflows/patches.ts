@@ -12,8 +12,6 @@ export const REVIEW_IN_VERIFICATION = 'review-in-verification';
 export const VERIFY_IN_MAKER_ACTIVITY = 'verify-in-maker-activity';
 /** A passed change is delivered by the activity that prepared its delivery, when nothing stands in the way. */
 export const DELIVER_WHEN_PREPARED = 'deliver-when-prepared';
-/** A new loop's first contract version is frozen by prepareWorkspace, once the workspace is ready: no local activity of its own. */
-export const FREEZE_IN_PREPARE = 'freeze-in-prepare';
 
 // Patches retired at the version floor (CONTRIBUTING.md, "The version floor"): their old branches are gone,
 // and each is called as deprecatePatch() where its patched() was, so a loop started on the release before

@@ -1,9 +1,8 @@
-import { patched } from '@temporalio/workflow';
 import { gitWork } from './activities';
 import { escalate } from './decisions';
 import { endRejected, resumeWith, type LoopOutcome } from './endings';
 import { withSummary, type LoopRun } from './loop-run';
-import { FREEZE_IN_PREPARE, START_PROGRESS_IN_ACTIVITIES } from './patches';
+import { START_PROGRESS_IN_ACTIVITIES } from './patches';
 
 // A new loop's first steps: the workspace and its gate plan, the frozen contract, and — when asked for — a
 // person's approval of that contract before any maker runs.
@@ -11,22 +10,18 @@ import { FREEZE_IN_PREPARE, START_PROGRESS_IN_ACTIVITIES } from './patches';
 /** Returns the loop's outcome when a person rejected the contract, else null. */
 export async function prepare(run: LoopRun): Promise<LoopOutcome | null> {
   const { loopId, request } = run;
-  const progress = run.enterPhase('PREPARING', START_PROGRESS_IN_ACTIVITIES);
-  // Numbered now, after PREPARING: the activity writes it once the workspace is ready.
-  const freeze = patched(FREEZE_IN_PREPARE)
-    ? { ...run.freezing(1, 'submitted'), progress: run.progressRecord('RUNNING', 'CONTRACT') }
-    : undefined;
-  const prepared = await gitWork.prepareWorkspace.executeWithOptions(
-    withSummary(freeze ? 'prepare workspace, then freeze contract v1' : 'prepare workspace', {
-      startToCloseTimeout: '10m',
-    }),
-    [{ loopId, repository: request.repository, contractGates: request.gates, progress, ...(freeze && { freeze }) }],
-  );
-  run.gatePlan = prepared.gatePlan;
-  if (freeze && prepared.frozen) {
-    run.show('RUNNING', 'CONTRACT');
-    run.frozen(prepared.frozen);
-  } else await run.freeze(1, 'submitted', run.enterPhase('CONTRACT', START_PROGRESS_IN_ACTIVITIES));
+  ({ gatePlan: run.gatePlan } = await gitWork.prepareWorkspace.executeWithOptions(
+    withSummary('prepare workspace', { startToCloseTimeout: '10m' }),
+    [
+      {
+        loopId,
+        repository: request.repository,
+        contractGates: request.gates,
+        progress: run.enterPhase('PREPARING', START_PROGRESS_IN_ACTIVITIES),
+      },
+    ],
+  ));
+  await run.freeze(1, 'submitted', run.enterPhase('CONTRACT', START_PROGRESS_IN_ACTIVITIES));
   if (!request.requireContractApproval) return null;
 
   const { effect } = await escalate(run, {

@@ -128,8 +128,6 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
   const summaries = await activitySummaries(handle);
   expect(summaries).toEqual(
     expect.arrayContaining([
-      // The workspace's preparation freezes the contract's first version.
-      'prepare workspace, then freeze contract v1',
       // The maker's activity verifies its checkpoint, and reviews it once its gates passed.
       'maker, then verify · iteration 1 of 3 (#1)',
       'maker, then verify · iteration 2 of 3 (#2)',
@@ -142,7 +140,6 @@ test('a failing gate is fixed in iteration 2, the review is clean → PASS, with
   recordHistory(loop.workflowId, 'review-in-verification-fix-gate-then-pass');
   recordHistory(loop.workflowId, 'verify-in-maker-fix-gate-then-pass');
   recordHistory(loop.workflowId, 'deliver-when-prepared-fix-gate-then-pass');
-  recordHistory(loop.workflowId, 'freeze-in-prepare-fix-gate-then-pass');
 });
 
 test('a persistent VALID BLOCKER escalates at max iterations; retry with guidance resumes at K=1 and passes', async () => {

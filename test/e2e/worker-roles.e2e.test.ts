@@ -47,27 +47,17 @@ async function identities(
 test('workflow tasks and record writes run on the workflows worker, every activity on the activities worker', async () => {
   const repo = createFixtureRepo();
   const maker = scriptedMaker({ steps: { '1': { write: { 'src/sum.js': CORRECT_SUM } } } });
-  // A contract to approve: its escalation and the decision are written by the workflow itself.
-  const submitted = await h.request(
-    'POST',
-    '/v1/loops',
-    loopRequest(repo, maker.argv, { requireContractApproval: true }),
-  );
-  expect(submitted.status).toBe(201);
-  const waiting = await h.waitForLoop(submitted.body.id, ['AWAITING_DECISION', 'FAILED']);
-  expect(waiting.escalations).toEqual([expect.objectContaining({ trigger: 'CONTRACT_APPROVAL' })]);
   h.llm.enqueue({ content: cleanLedger });
-  const approve = { kind: 'approve', escalationId: waiting.escalations[0].id };
-  expect((await h.request('POST', `/v1/loops/${waiting.id}/decisions`, approve)).status).toBe(202);
-  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED']);
+  const submitted = await h.request('POST', '/v1/loops', loopRequest(repo, maker.argv));
+  expect(submitted.status).toBe(201);
+  const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION']);
   expect(loop.status).toBe('PASSED');
 
   const ran = await identities(loop.workflowId);
   expect([...ran.workflowTasks]).toEqual([h.worker.pid]);
   expect([...ran.activityTasks]).toEqual([activities.pid]);
-  // The approval's escalation, its authorization, the decision and the verdict (the phases' own activities
-  // record entering them, and the workspace's preparation the contract).
-  expect(ran.localActivities).toBeGreaterThanOrEqual(4);
+  // The contract's freeze and the verdict (the phases' own activities record entering them).
+  expect(ran.localActivities).toBeGreaterThanOrEqual(2);
   expect(h.worker.output()).toContain('loops and their record writes, no commands');
   expect(activities.output()).toMatch(/up to \d+ activities at once/);
 });

@@ -10,7 +10,6 @@ import { runMaker } from '../../activities/maker';
 import { loadConfig } from '../../config/service-config';
 import {
   firstMakerInput,
-  firstRun,
   inActivity,
   loopActivity,
   preparedLoop,
@@ -75,7 +74,7 @@ test('an attempt its dying worker never recorded is recorded as INTERRUPTED when
   expect(makerStartedAt).toBeInstanceOf(Date);
   const env = new MockActivityEnvironment({
     attempt: 2,
-    workflowExecution: firstRun(loopId),
+    workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' },
     heartbeatDetails: { step: 'maker #1', aliveAt: makerStartedAt!.getTime() + 7000 },
   });
   await inActivity(env, () => runMaker(bed.deps, input));

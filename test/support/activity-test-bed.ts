@@ -64,12 +64,7 @@ export function firstMakerInput(loopId: string, script: string, gates: ResolvedG
 
 /** The environment of attempt `attempt` of an activity of the loop's first run. */
 export function loopActivity(loopId: string, attempt = 1): MockActivityEnvironment {
-  return new MockActivityEnvironment({ attempt, workflowExecution: firstRun(loopId) });
-}
-
-/** The loop's first workflow run: its id is the loop's own, as Temporal's are (moves are keyed by it). */
-export function firstRun(loopId: string): { workflowId: string; runId: string } {
-  return { workflowId: `loop-${loopId}`, runId: `run-1-${loopId}` };
+  return new MockActivityEnvironment({ attempt, workflowExecution: { workflowId: `loop-${loopId}`, runId: 'run-1' } });
 }
 
 /** Runs `work` as an activity in `env`. */

@@ -121,11 +121,11 @@ test('retry with guidance continues as a new run that carries the loop on', asyn
         iterations: 2,
         reportId: `report-final-${input.loopId}`,
       });
-      expect(activities.frozen.map((f) => [f.version, f.reason, f.by])).toEqual([
-        [1, 'submitted', 'prepareWorkspace'],
-        [2, `retry by ${ALICE}`, 'freezeContract'],
+      expect(activities.inputsOf('freezeContract').map((f) => [f.version, f.reason])).toEqual([
+        [1, 'submitted'],
+        [2, `retry by ${ALICE}`],
       ]);
-      const retried = activities.frozen[1]!.contract;
+      const retried = activities.inputsOf('freezeContract')[1]!.contract;
       expect(retried.constraints).toEqual([...input.request.contract.constraints, `Human guidance: ${guidance}`]);
 
       const second = await currentRun();
@@ -186,7 +186,7 @@ test('amend freezes a new contract version whose criteria the next run is judged
     await decide({ kind: 'amend', actor: ALICE, contract: { acceptanceCriteria: [gateCriterion] }, ticket: TICKET });
 
     await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 2 });
-    const amended = activities.frozen[1]!;
+    const amended = activities.inputsOf('freezeContract')[1]!;
     expect(amended).toMatchObject({
       version: 2,
       reason: `amended by ${ALICE}`,
@@ -214,6 +214,7 @@ describe('contract approval', () => {
       await awaitingDecision();
       expect(activities.calls.map((c) => c.activity)).toEqual([
         'prepareWorkspace',
+        'freezeContract',
         'recordContractApproval',
         'recordProgress',
       ]);
@@ -233,7 +234,7 @@ describe('contract approval', () => {
         expect.objectContaining({ escalationSequence: 1, decision: { kind: 'approve', actor: ALICE } }),
       ]);
       expect(activities.inputsOf('runMaker')).toEqual([expect.objectContaining({ sequence: 1, contractVersion: 1 })]);
-      expect(activities.frozen).toHaveLength(1);
+      expect(activities.inputsOf('freezeContract')).toHaveLength(1);
     });
   });
 
@@ -251,7 +252,7 @@ describe('contract approval', () => {
         });
 
         await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 1 });
-        expect(activities.frozen.map((f) => [f.version, f.reason, f.contract.objective])).toEqual([
+        expect(activities.inputsOf('freezeContract').map((f) => [f.version, f.reason, f.contract.objective])).toEqual([
           [1, 'submitted', 'Make sum() add its two arguments.'],
           [2, `amended by ${ALICE}`, 'Make sum() add any number of arguments.'],
         ]);
@@ -289,6 +290,7 @@ describe('test names the base commit has more than once', () => {
         await awaitingDecision();
         expect(activities.calls.map((c) => c.activity)).toEqual([
           'prepareWorkspace',
+          'freezeContract',
           'resolveAcceptanceTests',
           'recordContractApproval',
           'recordProgress',

@@ -25,8 +25,8 @@ test('a first iteration that passes is delivered', async () => {
     });
 
     expect(activities.calls.map((c) => c.activity)).toEqual([
-      // The workspace prepared, then the contract's first version frozen, by one activity.
       'prepareWorkspace',
+      'freezeContract',
       // The contract's test name is resolved against the base commit's tests before the first maker.
       'resolveAcceptanceTests',
       // The maker's activity verified its checkpoint, and reviewed it: it passed every gate.
@@ -54,18 +54,12 @@ test('a first iteration that passes is delivered', async () => {
       repository: input.request.repository,
       contractGates: input.request.gates,
     });
-    expect(activities.frozen).toEqual([
-      expect.objectContaining({
-        by: 'prepareWorkspace',
-        version: 1,
-        reason: 'submitted',
-        contract: input.request.contract,
-        progress: expect.objectContaining({ status: 'RUNNING', phase: 'CONTRACT' }),
-      }),
-    ]);
-    // Numbered in the order they happen: PREPARING, then CONTRACT.
-    const preparing = activities.inputsOf('prepareWorkspace')[0]!;
-    expect(preparing.freeze!.progress.move).toBe(preparing.progress.move + 1);
+    expect(activities.inputsOf('freezeContract')[0]).toMatchObject({
+      version: 1,
+      reason: 'submitted',
+      contract: input.request.contract,
+      progress: { status: 'RUNNING', phase: 'CONTRACT' },
+    });
     expect(activities.inputsOf('runMaker')[0]).toMatchObject({
       sequence: 1,
       roundIteration: 1,
@@ -124,6 +118,7 @@ test("a failing gate sends the maker back with the judge's directive, and the ne
       // A failed gate skips the review: there is nothing worth reviewing yet.
       expect(activities.calls.map((c) => c.activity)).toEqual([
         'prepareWorkspace',
+        'freezeContract',
         'resolveAcceptanceTests',
         'runMaker',
         'recordVerdict',

@@ -120,7 +120,7 @@ test('an amendment that would make the contract invalid is rejected by the updat
     expect(message).toMatch(/^the amended contract is invalid: contract\.acceptanceCriteria: /);
     expect(await state()).toMatchObject({ status: 'AWAITING_DECISION', awaitingDecision: { escalationSequence: 1 } });
     expect(activities.inputsOf('authorizeDecision')).toEqual([]);
-    expect(activities.frozen).toHaveLength(1);
+    expect(activities.inputsOf('freezeContract')).toHaveLength(1);
   });
 });
 

@@ -15,8 +15,9 @@ test('a gate plan with set-up commands sets the workspace up before the first ma
   const input = loopInput();
   await loops.run({ ...withSetup, iterations: [{}] }, input, async ({ handle, activities }) => {
     await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 1 });
-    expect(activities.calls.map((c) => c.activity).slice(0, 5)).toEqual([
+    expect(activities.calls.map((c) => c.activity).slice(0, 6)).toEqual([
       'prepareWorkspace',
+      'freezeContract',
       'recordProgress',
       'runWorkspaceSetup',
       // The base run needs the set-up: the contract's test names are resolved after it.
@@ -83,7 +84,7 @@ describe('a set-up that fails escalates as ENVIRONMENT', () => {
         await decide({ kind: 'retry', actor: ALICE, guidance, ticket: 'dt_1' });
         await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 1 });
         expect(activities.inputsOf('runWorkspaceSetup').map((s) => s.key)).toEqual(['0.0', '0.1']);
-        expect(activities.frozen.map((f) => [f.version, f.reason])).toEqual([
+        expect(activities.inputsOf('freezeContract').map((f) => [f.version, f.reason])).toEqual([
           [1, 'submitted'],
           [2, `retry by ${ALICE}`],
         ]);
@@ -123,7 +124,7 @@ describe('a set-up that fails escalates as ENVIRONMENT', () => {
         await decide({ kind: 'approve', actor: ALICE, ticket: 'dt_1' });
         await expect(handle.result()).resolves.toMatchObject({ status: 'PASSED', iterations: 1 });
         expect(activities.inputsOf('runWorkspaceSetup')).toHaveLength(1);
-        expect(activities.frozen).toHaveLength(1);
+        expect(activities.inputsOf('freezeContract')).toHaveLength(1);
         expect(activities.inputsOf('runMaker')).toEqual([
           expect.objectContaining({ sequence: 1, contractVersion: 1, directives: [] }),
         ]);

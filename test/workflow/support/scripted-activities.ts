@@ -4,7 +4,6 @@ import type { LoopActivities } from '../../../activities';
 import type { DecisionAuthorization } from '../../../activities/decision-authorization';
 import type { AmbiguousTest } from '../../../activities/verification/acceptance-tests';
 import type { DeliverInput, DeliverOutput } from '../../../activities/delivery';
-import type { FreezeContractInput } from '../../../activities/contract';
 import type { ProgressInput } from '../../../activities/progress';
 import type { DeliveryPreparation } from '../../../activities/prepare-delivery';
 import type { GatePlan } from '../../../domain/gates';
@@ -77,8 +76,6 @@ export interface ScriptedLoop {
   verifications: Array<{ sequence: number; by: 'runMaker' | 'runVerification' }>;
   /** Every delivery, in order: what it delivered, the end it recorded, and the activity that delivered. */
   delivered: Array<DeliverInput & { ended: ProgressInput; by: 'prepareDelivery' | 'deliver' }>;
-  /** Every contract version frozen, in order, and the activity that froze it. */
-  frozen: Array<FreezeContractInput & { progress?: ProgressInput; by: 'prepareWorkspace' | 'freezeContract' }>;
   /** The inputs of every call of `activity`, in order. */
   inputsOf<K extends ActivityName>(activity: K): InputOf<K>[];
   /** The `nth` call of `activity` that matches, once the workflow made it. */
@@ -132,7 +129,6 @@ export class ScriptedLoops {
       reviews: [],
       verifications: [],
       delivered: [],
-      frozen: [],
       inputsOf,
       called,
       push,
@@ -166,22 +162,21 @@ export class ScriptedLoops {
       this.record('claimContinuedRun', input);
     },
     prepareWorkspace: async (input) => {
-      const loop = this.record('prepareWorkspace', input);
-      if (loop.script.prepareFailure) throw loop.script.prepareFailure;
-      // As the real activity does (prepare-then-freeze.ts): the version asked for, once the workspace is ready.
-      const { freeze } = input;
-      if (freeze) loop.frozen.push({ ...freeze, by: 'prepareWorkspace' });
+      const { script } = this.record('prepareWorkspace', input);
+      if (script.prepareFailure) throw script.prepareFailure;
       return {
         workspacePath: `/var/lib/engineering-loop/workspaces/${input.loopId}`,
         baseCommit: 'b'.repeat(40),
         branch: `engineering-loop/${input.loopId}`,
-        gatePlan: loop.script.gatePlan ?? GATE_PLAN,
-        ...(freeze && { frozen: frozenVersion(freeze) }),
+        gatePlan: script.gatePlan ?? GATE_PLAN,
       };
     },
     freezeContract: async (input) => {
-      this.record('freezeContract', input).frozen.push({ ...input, by: 'freezeContract' });
-      return frozenVersion(input);
+      this.record('freezeContract', input);
+      return {
+        version: input.version,
+        hash: createHash('sha256').update(JSON.stringify(input.contract)).digest('hex'),
+      };
     },
     recordProgress: async (input) => {
       this.record('recordProgress', input);
@@ -322,8 +317,4 @@ function reviewInVerification(script: IterationScript) {
     };
   if (review instanceof Error) return { status: 'NOT_REVIEWED' as const, reason: review.message };
   return { status: 'REVIEWED' as const, ...review };
-}
-
-function frozenVersion({ version, contract }: FreezeContractInput): { version: number; hash: string } {
-  return { version, hash: createHash('sha256').update(JSON.stringify(contract)).digest('hex') };
 }
