@@ -2,7 +2,13 @@ import { cleanLedger } from '../support/fake-llm-server';
 import { scriptedMaker } from '../support/fixture-repo';
 import { startLoopHarness, type LoopHarness } from '../support/loop-harness';
 import { MONOREPO_PROJECTS, type MonorepoShape } from '../support/monorepo-projects';
-import { corepackWorkerEnv, realProjectRepo, realProjectRequest } from '../support/real-projects';
+import {
+  corepackWorkerEnv,
+  realProjectRepo,
+  realProjectRequest,
+  REGISTRY_LOOP_WAIT_MS,
+  REGISTRY_TEST_TIMEOUT_MS,
+} from '../support/real-projects';
 
 // Real monorepos (issue "Real repositories, round 2", item 4): npm workspaces, a pnpm workspace, a Go
 // workspace (go.work over two modules, no root module) and a virtual Cargo workspace, each with two
@@ -41,7 +47,11 @@ test.concurrent.each(CASES)(
     const started = Date.now();
     const submitted = await h.request('POST', '/v1/loops', realProjectRequest(repo, project, maker.argv));
     expect(submitted.status).toBe(201);
-    const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION', 'REJECTED'], 420_000);
+    const loop = await h.waitForLoop(
+      submitted.body.id,
+      ['PASSED', 'FAILED', 'AWAITING_DECISION', 'REJECTED'],
+      REGISTRY_LOOP_WAIT_MS,
+    );
     const why =
       loop.status === 'PASSED'
         ? ''
@@ -94,5 +104,5 @@ test.concurrent.each(CASES)(
       `${shape}: set-up ${workspace} ms (workspace), ${checkout} ms (checkout); whole loop ${Date.now() - started} ms`,
     );
   },
-  450_000,
+  REGISTRY_TEST_TIMEOUT_MS,
 );

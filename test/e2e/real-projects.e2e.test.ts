@@ -6,6 +6,8 @@ import {
   REAL_PROJECTS,
   realProjectRepo,
   realProjectRequest,
+  REGISTRY_LOOP_WAIT_MS,
+  REGISTRY_TEST_TIMEOUT_MS,
   type Ecosystem,
 } from '../support/real-projects';
 
@@ -55,7 +57,11 @@ test.concurrent.each(CASES)(
     const started = Date.now();
     const submitted = await h.request('POST', '/v1/loops', realProjectRequest(repo, project, maker.argv));
     expect(submitted.status).toBe(201);
-    const loop = await h.waitForLoop(submitted.body.id, ['PASSED', 'FAILED', 'AWAITING_DECISION', 'REJECTED'], 420_000);
+    const loop = await h.waitForLoop(
+      submitted.body.id,
+      ['PASSED', 'FAILED', 'AWAITING_DECISION', 'REJECTED'],
+      REGISTRY_LOOP_WAIT_MS,
+    );
     // Anything but PASS shows why: the failure, or the report that went to a human.
     const why =
       loop.status === 'PASSED'
@@ -127,5 +133,5 @@ test.concurrent.each(CASES)(
       `${ecosystem}: set-up ${workspace} ms (workspace), ${checkout} ms (checkout); whole loop ${Date.now() - started} ms`,
     );
   },
-  450_000,
+  REGISTRY_TEST_TIMEOUT_MS,
 );

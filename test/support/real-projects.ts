@@ -46,6 +46,14 @@ export function corepackWorkerEnv(): Record<string, string> {
 
 export const PNPM_VERSION = '9.15.4';
 
+/**
+ * How long a test waits for a loop whose set-up downloads from the registries, and the test's own timeout.
+ * Here such a loop takes 15–110 s; on a loaded CI host with a slow mirror one took 4× that (go 240 s,
+ * python's set-up 120 s twice, pnpm's 183 s) and the sixth loop of real-projects missed a 420 s wait.
+ */
+export const REGISTRY_LOOP_WAIT_MS = 900_000;
+export const REGISTRY_TEST_TIMEOUT_MS = REGISTRY_LOOP_WAIT_MS + 60_000;
+
 // ---------------------------------------------------------------- npm + jest (package-lock.json) ------
 // Its loop is in setup.e2e.test.ts; here for the set-up benchmark, which covers every ecosystem.
 
