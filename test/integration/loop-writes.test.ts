@@ -144,7 +144,7 @@ test("a stream waits out a burst of its loop's commits before it reads, and read
     });
     const { serving } = await serveStream(loopId, res, counted);
     let heard = 0;
-    const stopHearing = writes!.subscribe(loopId, () => void heard++);
+    writes!.subscribe(loopId, () => void heard++);
     const phases = ['MAKER', 'VERIFY', 'REVIEW', 'JUDGE'];
     for (const phase of phases) await move(loopId, phase);
     // Four commits of its loop heard, and a round trip more (a read due at once would have started by
@@ -155,7 +155,6 @@ test("a stream waits out a burst of its loop's commits before it reads, and read
     const beforeEnd = res.writes.length;
     await move(loopId, 'DONE', 'PASSED');
     await serving;
-    stopHearing();
     // The end's commit made it read at once: the burst's moves, each once and in order. Usually in one read;
     // rows written after a transaction still open elsewhere on the server began (the horizon is the
     // cluster's: any test's database) are held back and read again 50 ms later (api/loop-event-feed.ts).
